@@ -1,0 +1,26 @@
+"""twinflow: a small deep-learning framework on NumPy with TensorFlow 2's API.
+
+Ops run eagerly by default; ``tw.function`` traces Python into an optimized, compiled graph.
+This module only re-exports; each op module lists its public names in ``__all__``.
+"""
+from .core import dtypes as _dtypes
+from .core.context import device, executing_eagerly
+from .core.dtypes import (DType, as_dtype, bool_ as bool,
+                          complex64, complex128, double, float16, float32, float64, half, int8,
+                          int16, int32, int64, resource, string, uint8, uint16, uint32, uint64,
+                          variant)
+from .core.shapes import TensorShape
+from .eager.execute import constant, convert_to_tensor, is_tensor
+from .graph.graph import Graph, control_dependencies, get_default_graph, name_scope
+from .graph.tensor import Tensor
+from .ops import overloads as _overloads  # noqa: F401  (installs Tensor operators)
+from .ops.array_ops import *  # noqa: F401,F403
+from .ops.linalg_ops import *  # noqa: F401,F403
+from .ops.math_ops import *  # noqa: F401,F403
+from .ops.reduction_ops import *  # noqa: F401,F403
+from .ops.variables import Variable, VariableAggregation, VariableSynchronization
+from .autodiff.tape import GradientTape, UnconnectedGradients
+from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
+
+newaxis = None
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""``tw.config``: run-time switches and device listing (re-exports)."""

@@ -1,0 +1,1 @@
+"""``tw.debugging``: assertions and numeric checks (re-exports)."""

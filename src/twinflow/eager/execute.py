@@ -1,0 +1,318 @@
+"""``bind``: the one entry point through which every op runs, eagerly or into a graph.
+
+* Eager (no graph being built): run the kernel now and wrap the result. When a tape or
+  check_numerics is active (``ctx.slow_path``), also record the op / check its outputs.
+* Graph (a graph is being built): infer output dtypes and shapes, add an Operation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.context import ctx
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape
+from ..graph.core_ops import Const
+from ..graph.graph import user_source_location
+from ..graph.registry import OpDef
+from ..graph.tensor import SymbolicTensor, Tensor
+from .tensor import EagerTensor
+
+_EMPTY: dict = {}
+
+
+class EagerOp:
+    """What a tape remembers of an op run eagerly; reads like a graph Operation."""
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs")
+
+    def __init__(self, opdef: OpDef, inputs, outputs, attrs: dict) -> None:
+        self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
+
+    @property
+    def type(self) -> str:
+        return self.opdef.name
+
+    @property
+    def name(self) -> str:
+        return self.opdef.name
+
+    def get_attr(self, name: str):
+        return self.attrs[name]
+
+    def _error_context(self) -> str:
+        return f"op {self.opdef.name}"
+
+
+def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
+    """Runs ``opdef`` on ``inputs`` (tensors) with ``attrs``; returns its output(s).
+
+    Args:
+        opdef: the registered op.
+        inputs: a list or tuple of Tensors (eager, or symbolic of the graph being built).
+        attrs: the op's attributes (Python values).
+        name: the op name in graph mode.
+
+    Returns:
+        One tensor, or a list of tensors for a multi-output op.
+    """
+    if ctx.graph is None:
+        if opdef.same_dtype and len(inputs) > 1:
+            _check_same_dtype(opdef, inputs)
+        try:
+            out = opdef.kernel(*[t._value for t in inputs], **attrs)
+        except (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
+                np.linalg.LinAlgError, AttributeError, KeyError) as e:
+            raise _kernel_error(opdef, inputs, attrs, e) from e
+        if opdef.multi_output:
+            result = [EagerTensor(o) for o in out]
+        else:
+            result = EagerTensor(out)
+        if ctx.slow_path:
+            _after_eager(opdef, inputs, attrs, result)
+        return result
+    return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def _after_eager(opdef: OpDef, inputs, attrs: dict, result) -> None:
+    outputs = result if opdef.multi_output else [result]
+    if ctx.check_numerics:
+        for t in outputs:
+            _check_numerics(opdef.name, t._value, "")
+    if ctx.tapes:
+        record = EagerOp(opdef, tuple(inputs), outputs, attrs)
+        for tape in ctx.tapes:
+            tape.record(record)
+
+
+def _check_numerics(op_name: str, value, where: str) -> None:
+    if getattr(value, "dtype", None) is None or value.dtype.kind not in "fc":
+        return
+    if np.isnan(value).any():
+        kind = "NaN"
+    elif np.isinf(value).any():
+        kind = "Inf"
+    else:
+        return
+    raise InvalidArgumentError(
+        None, None, f"tw.debugging.check_numerics: op {op_name} produced {kind} values"
+        f"{where}. Tensor had {kind} values [Op:{op_name}]")
+
+
+def _check_same_dtype(opdef: OpDef, inputs) -> None:
+    first = inputs[0]._value.dtype
+    for t in inputs[1:]:
+        d = t._value.dtype
+        if d is not first and d != first:
+            raise InvalidArgumentError(
+                None, None, f"cannot compute {opdef.name} as input #1(zero-based) was expected "
+                f"to be a {dtypes.from_numpy(first).name} tensor but is a "
+                f"{dtypes.from_numpy(d).name} tensor (dtypes "
+                f"{[x.dtype.name for x in inputs]}; twinflow, like TensorFlow, does not "
+                f"promote dtypes: use tw.cast) [Op:{opdef.name}]")
+
+
+def _describe_inputs(inputs) -> str:
+    return ", ".join(f"{t.dtype.name}{list(t.shape.as_tuple() or ())}" for t in inputs)
+
+
+def _kernel_error(opdef: OpDef, inputs, attrs: dict, e: Exception) -> Exception:
+    if isinstance(e, InvalidArgumentError) and "[Op:" in str(e):
+        return e
+    # Let the op's shape rules explain the problem if they can see it.
+    try:
+        opdef.infer(*inputs, **attrs)
+    except (InvalidArgumentError, ValueError, TypeError) as rule_error:
+        msg = str(rule_error)
+        if "[Op:" not in msg:
+            msg = f"{msg} [Op:{opdef.name}]"
+        return InvalidArgumentError(None, None, msg)
+    shown = {k: v for k, v in attrs.items() if not isinstance(v, np.ndarray)}
+    return InvalidArgumentError(
+        None, None, f"{opdef.name} failed on inputs ({_describe_inputs(inputs)})"
+        f"{' with ' + repr(shown) if shown else ''}: {e} [Op:{opdef.name}]")
+
+
+def _bind_graph(g, opdef: OpDef, inputs, attrs: dict, name):
+    sym = []
+    for t in inputs:
+        if isinstance(t, SymbolicTensor):
+            if t.graph is not g:
+                t = g.capture(t)
+        else:
+            t = g.capture(t)
+        sym.append(t)
+    try:
+        if opdef.same_dtype and len(sym) > 1:
+            first = sym[0].dtype
+            for t in sym[1:]:
+                if t.dtype is not first:
+                    raise InvalidArgumentError(
+                        None, None, f"{opdef.name} needs inputs of one dtype, got "
+                        f"{[x.dtype.name for x in sym]}; twinflow, like TensorFlow, does not "
+                        "promote dtypes: use tw.cast")
+        spec = opdef.infer(*sym, **attrs)
+    except (InvalidArgumentError, ValueError, TypeError) as e:
+        raise _graph_error(g, opdef, name, e) from e
+    specs = spec if opdef.multi_output else [spec]
+    op = g.create_op(opdef, sym, attrs, specs, name)
+    outs = op.outputs
+    if ctx.tapes:
+        for tape in ctx.tapes:
+            tape.record(op)
+    return outs if opdef.multi_output else outs[0]
+
+
+def _graph_error(g, opdef: OpDef, name, e: Exception) -> Exception:
+    loc = user_source_location()
+    where = f"\n  created at {loc}" if loc else ""
+    msg = str(e)
+    if "[Op:" not in msg:
+        msg += f" [Op:{opdef.name}]"
+    err = type(e) if isinstance(e, InvalidArgumentError) else InvalidArgumentError
+    return err(None, None, f"{msg} (while building node {g.unique_name(name or opdef.name, False)}"
+                           f" in a graph){where}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversion of Python values to tensors.
+
+def _python_to_array(value, dtype):
+    """TensorFlow's inference: Python float -> float32, int -> int32, NumPy keeps its dtype."""
+    if dtype is not None:
+        try:
+            arr = np.asarray(value, dtype=dtype.np)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}") from e
+        if dtype.is_integer and not isinstance(value, np.ndarray):
+            if not np.array_equal(np.asarray(value), arr):
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
+                                f"{dtype.name}: it is not an integer")
+        return arr
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.array(value)
+    arr = np.array(value)
+    k = arr.dtype.kind
+    if k == "f" and arr.dtype != np.float32:
+        return arr.astype(np.float32)
+    if k in "iu":
+        if arr.size and (arr.max() >= 2**31 or arr.min() < -2**31):
+            return arr.astype(np.int64)
+        return arr.astype(np.int32)
+    if k == "c":
+        return arr.astype(np.complex128)
+    if k == "U":
+        return arr.astype(object)
+    if k == "O":
+        raise TypeError(f"Cannot convert {value!r} to a tensor: it mixes types or nests "
+                        "irregularly")
+    return arr
+
+
+def constant_array(value, dtype=None) -> np.ndarray:
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(value, EagerTensor):
+        arr = value._value
+        return arr if dtype is None else np.asarray(arr, dtype=dtype.np)
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        value = [constant_array(v, dtype) for v in value]
+    return _python_to_array(value, dtype)
+
+
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
+    """Converts tensors, variables, NumPy arrays and Python values to a Tensor.
+
+    Args:
+        value: the value.
+        dtype: the required dtype; a tensor of another dtype raises.
+        name: the Const op's name in graph mode.
+        dtype_hint: the dtype to use for Python values when ``dtype`` is not given.
+
+    Returns:
+        An EagerTensor, or a symbolic tensor in graph mode.
+    """
+    if isinstance(value, Tensor):
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+            if value.dtype is not dtype:
+                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor "
+                                 f"with dtype {value.dtype.name}: {value!r}")
+        return value
+    conv = getattr(value, "_as_tensor", None)
+    if conv is not None:
+        return conv(dtype)
+    if dtype is None and dtype_hint is not None and not isinstance(value, np.ndarray):
+        try:
+            return constant(value, dtype_hint, name=name)
+        except (TypeError, ValueError):
+            pass
+    if dtype is not None and isinstance(value, (np.ndarray, np.generic)):
+        dtype = dtypes.as_dtype(dtype)
+        if dtypes.from_numpy(value.dtype) is not dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for NumPy array "
+                             f"with dtype {value.dtype}")
+    return constant(value, dtype, name=name)
+
+
+def constant(value, dtype=None, shape=None, name=None) -> Tensor:
+    """``tw.constant``: a tensor from a Python or NumPy value (copied).
+
+    Args:
+        value: a Python scalar, nested list, NumPy array or tensor.
+        dtype: the dtype; by default inferred as TensorFlow does (float -> float32).
+        shape: if given, the value is reshaped (or a scalar broadcast) to it.
+        name: the op name in graph mode.
+
+    Returns:
+        The tensor.
+    """
+    if isinstance(value, SymbolicTensor):
+        raise TypeError(f"tw.constant needs a concrete value, got symbolic tensor {value.name}; "
+                        "use tw.identity or tw.cast inside a tw.function")
+    arr = constant_array(value, dtype)
+    if shape is not None:
+        shape = tuple(TensorShape(shape).as_list())
+        if arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), shape).copy()
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError(f"Eager execution of tw.constant with unsupported shape. Tried to "
+                            f"reshape a value of {arr.size} elements to shape {list(shape)}")
+    elif arr is getattr(value, "_value", None):
+        pass  # an EagerTensor's value is immutable: no copy needed
+    elif isinstance(value, np.ndarray) and arr is value:
+        arr = arr.copy()
+    g = ctx.graph
+    if g is None:
+        return EagerTensor(arr)
+    dt = dtypes.from_numpy(arr.dtype)
+    op = g.create_op(Const, [], {"value": arr, "dtype": dt},
+                     [(dt, TensorShape._from_tuple(arr.shape))], name or "Const")
+    return op.outputs[0]
+
+
+def constant_value(t):
+    """The value of ``t`` if it is known without running a graph (eager, or a Const), else None.
+    """
+    if isinstance(t, EagerTensor):
+        return t._value
+    if isinstance(t, SymbolicTensor):
+        op = t.op
+        if op.type == "Const":
+            return op.attrs["value"]
+        folder = getattr(op.opdef, "constant_value", None)
+        if folder is not None:
+            return folder(op)
+        return None
+    if isinstance(t, (np.ndarray, np.generic, int, float, bool, list, tuple)):
+        try:
+            return np.asarray(t)
+        except ValueError:
+            return None
+    return None
+
+
+def is_tensor(x) -> bool:
+    """``tw.is_tensor``: True for eager and symbolic tensors."""
+    return isinstance(x, Tensor)

@@ -1,0 +1,165 @@
+"""EagerTensor: a Tensor holding a NumPy value.
+
+An EagerTensor is one slot, ``_value`` (an ndarray or NumPy scalar, never mutated), so wrapping a
+kernel's result costs one allocation. dtype and shape are derived on demand.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape
+from ..graph.tensor import Tensor
+
+_from_numpy = dtypes.from_numpy
+_BY_NP = dtypes._BY_NP
+
+
+class EagerTensor(Tensor):
+    """A concrete tensor: the result of running an op eagerly."""
+
+    __slots__ = ("_value", "__weakref__")
+
+    def __init__(self, value) -> None:
+        self._value = value
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        d = _BY_NP.get(self._value.dtype)
+        return d if d is not None else _from_numpy(self._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape._from_tuple(self._value.shape)
+
+    @property
+    def name(self) -> str:
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def numpy(self):
+        """The value as a NumPy array (a copy: changing it does not change the tensor)."""
+        v = self._value
+        if type(v) is np.ndarray:
+            return v.copy()
+        return v
+
+    def __array__(self, dtype=None, copy=None):
+        v = np.asarray(self._value)
+        return v if dtype is None else v.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        shape = self._value.shape
+        if not shape:
+            raise TypeError("Scalar tensor has no `len()`")
+        return shape[0]
+
+    def __iter__(self):
+        if not self._value.shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (EagerTensor(v) for v in self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self.dtype.is_integer and self._value.shape == ():
+            return int(self._value)
+        raise TypeError(f"Only integer scalar tensors can be used as an index, "
+                        f"got shape {self.shape} dtype {self.dtype.name}")
+
+    def _scalar(self, what: str):
+        v = self._value
+        if getattr(v, "size", 1) != 1:
+            raise InvalidArgumentError(
+                f"{what}() of a tensor needs exactly one element; this one has shape "
+                f"{self.shape}. Use tw.reduce_any/tw.reduce_all for a truth value of many.")
+        return v.reshape(()) if isinstance(v, np.ndarray) else v
+
+    def __format__(self, spec: str) -> str:
+        if spec and np.ndim(self._value) == 0:
+            return format(self._value.item(), spec)
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return (f"<tw.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+                f"numpy={_numpy_repr(self._value)}>")
+
+    def __str__(self) -> str:
+        text = _numpy_str(self._value)
+        if "\n" in text:
+            text = "\n" + text
+        return f"tw.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __reduce__(self):
+        return EagerTensor, (np.asarray(self._value),)
+
+    def cpu(self) -> EagerTensor:
+        return self
+
+    def gpu(self, gpu_index: int = 0):
+        raise RuntimeError("No GPU: twinflow runs on the CPU only.")
+
+
+def _numpy_str(v) -> str:
+    if isinstance(v, np.ndarray) and v.dtype.kind in "SUO":
+        return str(np.vectorize(_as_bytes_repr)(v)) if v.size else str(v)
+    if isinstance(v, (bytes, str, np.bytes_, np.str_)):
+        return _as_bytes_repr(v)
+    return str(v)
+
+
+def _numpy_repr(v) -> str:
+    """TensorFlow's ``numpy=`` text: a scalar bare, an array as NumPy's repr."""
+    if isinstance(v, (bytes, str, np.bytes_, np.str_)):
+        return _as_bytes_repr(v)
+    if np.ndim(v) == 0:
+        return _numpy_str(v)
+    r = repr(v)
+    return "\n" + r if "\n" in r else r
+
+
+def _as_bytes_repr(x) -> str:
+    if isinstance(x, str):
+        x = x.encode()
+    return repr(bytes(x))
+
+
+class ResourceHandle(EagerTensor):
+    """An eager handle to a variable: its value is the Python Variable object itself."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.resource
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape._from_tuple(())
+
+    def __repr__(self) -> str:
+        return f"<tw.Tensor: dtype=resource, handle to {self._value!r}>"
+
+    __str__ = __repr__

@@ -1,0 +1,291 @@
+"""The graph IR as plain data: Graph, Operation, and the name scopes that name them."""
+from __future__ import annotations
+
+import contextlib
+import linecache
+import os
+import sys
+from typing import Iterator, Optional
+
+from ..core import context
+from ..core.context import ctx
+from ..core.errors import InaccessibleTensorError
+from ..core.shapes import TensorShape
+from .core_ops import Const
+from .graph_def import graph_def_of, node_def_of
+from .tensor import SymbolicTensor, Tensor
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SourceLocation:
+    """Where in the user's code an op was created."""
+
+    __slots__ = ("filename", "lineno", "function", "line")
+
+    def __init__(self, filename: str, lineno: int, function: str, line: str) -> None:
+        self.filename, self.lineno, self.function, self.line = filename, lineno, function, line
+
+    def __str__(self) -> str:
+        text = f"{self.filename}:{self.lineno} in {self.function}"
+        return f"{text}: {self.line}" if self.line else text
+
+
+def user_source_location() -> Optional[SourceLocation]:
+    """The innermost stack frame outside the twinflow package (the user's line)."""
+    f = sys._getframe(1)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(_PKG_DIR) and not fn.startswith("<frozen"):
+            line = _line_of(fn, f.f_lineno)
+            return SourceLocation(fn, f.f_lineno, f.f_code.co_name, line)
+        f = f.f_back
+    return None
+
+
+def _line_of(filename: str, lineno: int) -> str:
+    return linecache.getline(filename, lineno).strip()
+
+
+class Operation:
+    """A node of a Graph: an op type applied to input tensors, with attributes."""
+
+    def __init__(self, graph: Graph, opdef, name: str, inputs: list, attrs: dict,
+                 output_specs: list, control_inputs: list, device: str,
+                 source: Optional[SourceLocation]) -> None:
+        self.graph = graph
+        self.opdef = opdef
+        self.type = opdef.name
+        self.name = name
+        self.inputs = list(inputs)
+        self.attrs = dict(attrs)
+        self.control_inputs = list(control_inputs)
+        self.device = device
+        self.source = source
+        self.outputs = [SymbolicTensor(self, i, dt, sh) for i, (dt, sh) in enumerate(output_specs)]
+
+    @property
+    def stateful(self) -> bool:
+        return self.opdef.stateful
+
+    def get_attr(self, name: str):
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation {self.name!r} ({self.type}) has no attr {name!r}; "
+                             f"it has {sorted(self.attrs)}") from None
+
+    @property
+    def node_def(self):
+        return node_def_of(self)
+
+    def _error_context(self) -> str:
+        where = f" (created at {self.source})" if self.source else ""
+        return f"node {self.name} ({self.type}){where}"
+
+    def __repr__(self) -> str:
+        return f"<tw.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A dataflow graph: Operations in creation order, named uniquely."""
+
+    def __init__(self) -> None:
+        self._ops: list = []
+        self._by_name: dict = {}
+        self._name_counts: dict = {}
+        self._scope: str = ""
+        self._control_deps: list = []
+        self.seed: Optional[int] = None
+        self._op_seed_counter = 0
+        # Variables created while building this graph, in creation order.
+        self.variables: list = []
+        self.collections: dict = {}
+        self._finalized = False
+        self._version = 0
+
+    # ----- building -----
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """``name`` inside the current name scope, suffixed ``_1``, ``_2``... if taken."""
+        full = f"{self._scope}/{name}" if self._scope else name
+        key = full.lower()
+        i = self._name_counts.get(key, 0)
+        unique = full
+        if i > 0:
+            while True:
+                unique = f"{full}_{i}"
+                if unique.lower() not in self._name_counts:
+                    break
+                i += 1
+        if mark_as_used:
+            self._name_counts[key] = i + 1
+            if unique != full:
+                self._name_counts[unique.lower()] = 1
+        return unique
+
+    def create_op(self, opdef, inputs: list, attrs: dict, output_specs: list,
+                  name: Optional[str] = None) -> Operation:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        for t in inputs:
+            if isinstance(t, SymbolicTensor) and t.graph is not self:
+                raise InaccessibleTensorError(
+                    f"Tensor {t.name} belongs to another graph and cannot be used as an input "
+                    f"to op {opdef.name} in this graph. Did a tensor leak out of a tw.function "
+                    "or a `with graph.as_default()` block?")
+        op_name = self.unique_name(name or opdef.name)
+        controls = [c for deps in self._control_deps for c in deps]
+        op = Operation(self, opdef, op_name, inputs, attrs, output_specs, controls,
+                       ctx.device, user_source_location())
+        self._ops.append(op)
+        self._by_name[op_name] = op
+        self._version += 1
+        return op
+
+    def capture(self, tensor: Tensor) -> SymbolicTensor:
+        """Turns a tensor from outside this graph into one of its own.
+
+        A plain graph embeds eager values as constants; function graphs override this to
+        take them as implicit inputs instead.
+        """
+        value = tensor._value
+        shape = TensorShape._from_tuple(tuple(getattr(value, "shape", ())))
+        op = self.create_op(Const, [], {"value": value, "dtype": tensor.dtype},
+                            [(tensor.dtype, shape)], name="Const")
+        return op.outputs[0]
+
+    # ----- inspection -----
+    def get_operations(self) -> list:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        if ":" not in name:
+            raise ValueError(f"The name {name!r} looks like an Operation name; tensor names "
+                             "look like 'op_name:0'.")
+        op_name, idx = name.rsplit(":", 1)
+        op = self.get_operation_by_name(op_name)
+        i = int(idx)
+        if i >= len(op.outputs):
+            raise KeyError(f"Operation {op_name!r} has {len(op.outputs)} outputs; "
+                           f"{name!r} does not exist.")
+        return op.outputs[i]
+
+    def as_graph_element(self, obj):
+        if isinstance(obj, str):
+            return self.get_tensor_by_name(obj) if ":" in obj else self.get_operation_by_name(obj)
+        return obj
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def finalize(self) -> None:
+        self._finalized = True
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    def add_to_collection(self, name: str, value) -> None:
+        self.collections.setdefault(name, []).append(value)
+
+    def get_collection(self, name: str, scope=None) -> list:
+        return list(self.collections.get(name, []))
+
+    def as_graph_def(self, add_shapes: bool = False):
+        return graph_def_of(self, add_shapes=add_shapes)
+
+    # ----- scopes -----
+    def as_default(self):
+        """Makes this graph the one ops are added to (``with g.as_default():``)."""
+        return context.graph_mode(self)
+
+    @contextlib.contextmanager
+    def name_scope(self, name: Optional[str]) -> Iterator[str]:
+        old = self._scope
+        if name is None or name == "":
+            self._scope = ""
+        elif name.endswith("/"):
+            self._scope = name[:-1]
+        else:
+            self._scope = self.unique_name(name)
+        try:
+            yield self._scope + "/" if self._scope else ""
+        finally:
+            self._scope = old
+
+    def get_name_scope(self) -> str:
+        return self._scope
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs) -> Iterator[None]:
+        if control_inputs is None:
+            saved, self._control_deps = self._control_deps, []
+            try:
+                yield
+            finally:
+                self._control_deps = saved
+            return
+        ops = []
+        for c in control_inputs:
+            if isinstance(c, SymbolicTensor):
+                ops.append(c.op)
+            elif isinstance(c, Operation):
+                ops.append(c)
+            elif c is not None and hasattr(c, "op") and isinstance(c.op, Operation):
+                ops.append(c.op)
+        self._control_deps.append(ops)
+        try:
+            yield
+        finally:
+            self._control_deps.pop()
+
+    def next_op_seed(self) -> int:
+        self._op_seed_counter += 1
+        return self._op_seed_counter
+
+    def __repr__(self) -> str:
+        return f"<tw.Graph with {len(self._ops)} ops at 0x{id(self):x}>"
+
+
+_default_graph: Optional[Graph] = None
+
+
+def get_default_graph() -> Graph:
+    """The graph being built, or a process-wide global graph when executing eagerly."""
+    global _default_graph
+    if ctx.graph is not None:
+        return ctx.graph
+    if _default_graph is None:
+        _default_graph = Graph()
+    return _default_graph
+
+
+def reset_default_graph() -> None:
+    global _default_graph
+    _default_graph = None
+
+
+@contextlib.contextmanager
+def name_scope(name: str) -> Iterator[str]:
+    """``tw.name_scope``: prefixes the names of ops created in the block (graph mode)."""
+    g = ctx.graph
+    if g is None:
+        yield (name + "/") if name else ""
+        return
+    with g.name_scope(name) as scope:
+        yield scope
+
+
+def control_dependencies(control_inputs):
+    """``tw.control_dependencies``: in graph mode, ops in the block run after these."""
+    g = ctx.graph
+    if g is None:
+        return contextlib.nullcontext()
+    return g.control_dependencies(control_inputs)

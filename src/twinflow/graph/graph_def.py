@@ -1,0 +1,140 @@
+"""GraphDef: a serializable description of a Graph, printed like TensorFlow's text format."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.shapes import TensorShape
+
+GRAPH_DEF_VERSION = 1645
+
+
+class AttrValue:
+    """One attribute value; prints as TensorFlow's ``AttrValue`` text proto."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def lines(self) -> list:
+        v = self.value
+        if isinstance(v, dtypes.DType):
+            return [f"type: DT_{v.name.upper()}"]
+        if isinstance(v, TensorShape):
+            return _shape_lines(v)
+        if isinstance(v, bool):
+            return [f"b: {'true' if v else 'false'}"]
+        if isinstance(v, (int, np.integer)):
+            return [f"i: {int(v)}"]
+        if isinstance(v, (float, np.floating)):
+            return [f"f: {float(v)!r}"]
+        if isinstance(v, str):
+            return [f's: "{_escape(v)}"']
+        if isinstance(v, np.ndarray) or np.isscalar(v) and not isinstance(v, str):
+            return _tensor_lines(np.asarray(v))
+        if isinstance(v, (list, tuple)):
+            inner = []
+            for item in v:
+                inner.extend(AttrValue(item).lines())
+            return ["list {"] + ["  " + x for x in inner] + ["}"]
+        if v is None:
+            return ["list {", "}"]
+        return [f's: "{_escape(repr(v))}"']
+
+
+def _escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _shape_lines(shape: TensorShape) -> list:
+    if shape.rank is None:
+        return ["shape {", "  unknown_rank: true", "}"]
+    body = []
+    for d in shape.as_list():
+        body += ["  dim {", f"    size: {-1 if d is None else d}", "  }"]
+    return ["shape {"] + body + ["}"]
+
+
+def _tensor_lines(arr: np.ndarray) -> list:
+    dt = dtypes.from_numpy(arr.dtype)
+    body = [f"  dtype: DT_{dt.name.upper()}", "  tensor_shape {"]
+    for d in arr.shape:
+        body += ["    dim {", f"      size: {d}", "    }"]
+    body.append("  }")
+    flat = arr.reshape(-1)
+    field = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val",
+             "c": "scomplex_val"}.get(arr.dtype.kind, "string_val")
+    if dt is dtypes.float64:
+        field = "double_val"
+    elif dt is dtypes.int64:
+        field = "int64_val"
+    if flat.size and np.all(flat == flat[0]):
+        flat = flat[:1]  # TensorFlow stores a splat constant as its one value
+    for x in flat[:16]:
+        if field == "bool_val":
+            body.append(f"  {field}: {'true' if x else 'false'}")
+        elif field == "string_val":
+            body.append(f'  {field}: "{_escape(str(x))}"')
+        else:
+            body.append(f"  {field}: {x.item()!r}")
+    return ["tensor {"] + body + ["}"]
+
+
+class NodeDef:
+    """One node: name, op type, input names (``^name`` for control inputs), device, attrs."""
+
+    def __init__(self, name: str, op: str, inputs: list, device: str, attr: dict) -> None:
+        self.name, self.op, self.input, self.device, self.attr = name, op, inputs, device, attr
+
+    def lines(self) -> list:
+        out = [f'name: "{self.name}"', f'op: "{self.op}"']
+        out += [f'input: "{i}"' for i in self.input]
+        if self.device:
+            out.append(f'device: "{self.device}"')
+        for key in sorted(self.attr):
+            out += ["attr {", f'  key: "{key}"', "  value {"]
+            out += ["    " + x for x in self.attr[key].lines()]
+            out += ["  }", "}"]
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines()) + "\n"
+
+
+class GraphDef:
+    """A list of NodeDefs plus a version; ``str()`` gives TensorFlow's text format."""
+
+    def __init__(self, nodes: list, producer: int = GRAPH_DEF_VERSION) -> None:
+        self.node = nodes
+        self.producer = producer
+
+    def __str__(self) -> str:
+        out = []
+        for n in self.node:
+            out.append("node {")
+            out += ["  " + x for x in n.lines()]
+            out.append("}")
+        out += ["versions {", f"  producer: {self.producer}", "}"]
+        return "\n".join(out) + "\n"
+
+    __repr__ = __str__
+
+
+def _tensor_input_name(t) -> str:
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def node_def_of(op, add_shapes: bool = False) -> NodeDef:
+    attrs = {}
+    for k, v in op.attrs.items():
+        if k.startswith("_") or callable(v) and not isinstance(v, dtypes.DType):
+            continue  # private attrs and Python callables do not serialize
+        attrs[k] = AttrValue(v)
+    if add_shapes:
+        attrs["_output_shapes"] = AttrValue([t.shape for t in op.outputs])
+    inputs = [_tensor_input_name(t) for t in op.inputs]
+    inputs += ["^" + c.name for c in op.control_inputs]
+    return NodeDef(op.name, op.type, inputs, "", attrs)
+
+
+def graph_def_of(graph, add_shapes: bool = False) -> GraphDef:
+    return GraphDef([node_def_of(op, add_shapes) for op in graph.get_operations()])

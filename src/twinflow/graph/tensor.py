@@ -1,0 +1,144 @@
+"""The Tensor base class shared by eager and symbolic tensors.
+
+Operator overloads (``+``, ``@``, ``[]``...) are installed on ``Tensor`` by the ops layer
+(``twinflow.ops.overloads``), as TensorFlow does, so this layer needs no op.
+"""
+from __future__ import annotations
+
+from ..core import dtypes
+from ..core.errors import OperatorNotAllowedInGraphError
+from ..core.shapes import TensorShape
+
+
+class Tensor:
+    """A multidimensional array with a dtype and a (possibly partial) static shape."""
+
+    __slots__ = ()
+    # Make NumPy defer to our reflected operators (ndarray + Tensor -> Tensor.__radd__).
+    __array_priority__ = 100
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def ref(self) -> Reference:
+        """A hashable reference to this tensor (tensors themselves are unhashable)."""
+        return Reference(self)
+
+    def experimental_ref(self) -> Reference:
+        return Reference(self)
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class Reference:
+    """Hashable wrapper around a tensor or variable, compared by identity (``t.ref()``)."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj) -> None:
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self) -> int:
+        return id(self._obj)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Reference) and other._obj is self._obj
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._obj!r}>"
+
+
+class SymbolicTensor(Tensor):
+    """An output of an Operation in a Graph: a dtype and a static shape, no value."""
+
+    __slots__ = ("op", "value_index", "dtype", "_shape", "__weakref__")
+
+    def __init__(self, op, value_index: int, dtype, shape: TensorShape) -> None:
+        self.op = op
+        self.value_index = value_index
+        self.dtype = dtype
+        self._shape = shape
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape) -> None:
+        """Refines the static shape (raises ValueError if incompatible)."""
+        self._shape = self._shape.merge_with(shape)
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    def consumers(self) -> list:
+        return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
+
+    def numpy(self):
+        raise NotImplementedError(
+            f"{self.name} is a symbolic tensor: it has no value while a graph is being built. "
+            "Return it from the tw.function, or use tw.print to see its value at run time.")
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic tw.Tensor ({self.name}) as a Python bool is not allowed while "
+            "tracing: its value is only known when the graph runs. Use tw.cond or "
+            "AutoGraph (the default of tw.function) for `if`/`while` on tensors.")
+
+    def __iter__(self):
+        dims = self._shape.as_tuple()
+        if dims is None or not dims or dims[0] is None:
+            raise OperatorNotAllowedInGraphError(
+                f"Iterating over a symbolic tw.Tensor ({self.name}, shape {self._shape}) "
+                "needs a known first dimension; use tw.map_fn or AutoGraph.")
+        return (self[i] for i in range(dims[0]))
+
+    def __len__(self) -> int:
+        dims = self._shape.as_tuple()
+        if dims is None or not dims or dims[0] is None:
+            raise TypeError(f"len() of a tensor with unknown first dimension ({self.name}, "
+                            f"shape {self._shape}) is not defined; use tw.shape(x)[0].")
+        return dims[0]
+
+    def __index__(self):
+        raise TypeError(f"Symbolic tensor {self.name} cannot be used as a Python index.")
+
+    def __repr__(self) -> str:
+        return f"<tw.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
+
+    __str__ = __repr__
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic tw.Tensor ({self.name}) to a NumPy array: it has no "
+            "value while tracing. Use tw ops instead of NumPy functions inside tw.function.")
+
+
+def is_symbolic(x) -> bool:
+    return isinstance(x, SymbolicTensor)
+
+
+def dtype_of(x):
+    return x.dtype if isinstance(x, Tensor) else dtypes.as_dtype(type(x))

@@ -1,0 +1,1 @@
+"""``tw.nn``: neural-network ops (re-exports)."""

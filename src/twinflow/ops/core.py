@@ -1,0 +1,265 @@
+"""Helpers shared by op declarations: input conversion, shape rules, gradient reduction."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.context import ctx
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape, broadcast_shapes
+from ..eager.execute import bind, constant, constant_value, convert_to_tensor
+from ..eager.tensor import EagerTensor
+from ..graph.registry import register_op
+from ..graph.tensor import SymbolicTensor, Tensor
+
+__all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
+           "known_shape", "shape_from_tensor", "normalize_axis", "check_float", "np_dtype_of",
+           "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
+           "convert_to_tensor", "dtypes", "ctx", "InvalidArgumentError", "bind", "register_op",
+           "Pack", "Unpack", "ZerosLike", "OnesLike"]
+
+
+def convert(x, dtype=None, name: str = "x", dtype_hint=None) -> Tensor:
+    """Converts an op argument to a tensor, auto-packing lists that contain tensors."""
+    if isinstance(x, Tensor):
+        if dtype is not None and x.dtype is not dtypes.as_dtype(dtype):
+            raise InvalidArgumentError(
+                None, None, f"Argument `{name}` must be a {dtypes.as_dtype(dtype).name} tensor, "
+                f"got {x.dtype.name}")
+        return x
+    if isinstance(x, (list, tuple)) and _contains_tensor(x):
+        return _autopack(x, dtype)
+    return convert_to_tensor(x, dtype=dtype, dtype_hint=dtype_hint)
+
+
+def _contains_tensor(x) -> bool:
+    for v in x:
+        if isinstance(v, Tensor) or isinstance(v, (list, tuple)) and _contains_tensor(v):
+            return True
+    return False
+
+
+def _autopack(x, dtype):
+    items = [convert(v, dtype) if isinstance(v, (list, tuple)) else v for v in x]
+    dt = dtype
+    if dt is None:
+        dt = next(v.dtype for v in items if isinstance(v, Tensor))
+    return bind(Pack, [convert(v, dt) for v in items], {"axis": 0})
+
+
+def convert_pair(x, y):
+    """Converts two operands; a Python scalar or list takes the dtype of the tensor operand."""
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            y = _convert_like(y, x)
+    elif isinstance(y, Tensor):
+        x = _convert_like(x, y)
+    else:
+        x = convert(x)
+        y = _convert_like(y, x)
+    return x, y
+
+
+def _convert_like(v, like: Tensor) -> Tensor:
+    conv = getattr(v, "_as_tensor", None)
+    if conv is not None:
+        return conv(None)
+    if isinstance(v, np.ndarray):
+        return convert(v)
+    if isinstance(v, (list, tuple)) and _contains_tensor(v):
+        return convert(v, like.dtype)
+    try:
+        return constant(v, like.dtype)
+    except (TypeError, ValueError):
+        # e.g. int tensor + 1.5: TensorFlow refuses too
+        return convert(v)
+
+
+def convert_n(values, dtype=None) -> list:
+    """Converts a list of values to tensors of one dtype (the first tensor's, if any)."""
+    values = list(values)
+    if dtype is None:
+        for v in values:
+            if isinstance(v, Tensor):
+                dtype = v.dtype
+                break
+            conv = getattr(v, "_as_tensor", None)
+            if conv is not None:
+                dtype = v.dtype
+                break
+    return [convert(v, dtype) if isinstance(v, Tensor) else convert_to_tensor(v, dtype)
+            for v in values]
+
+
+def np_dtype_of(x):
+    return x.dtype.np
+
+
+def unary_infer(x):
+    return x.dtype, x.shape
+
+
+def binary_infer(x, y):
+    shape = broadcast_shapes(x.shape, y.shape)
+    if shape is None:
+        raise InvalidArgumentError(None, None, f"Incompatible shapes: {_fmt(x.shape)} vs. "
+                                               f"{_fmt(y.shape)}")
+    return x.dtype, shape
+
+
+def _fmt(shape: TensorShape) -> str:
+    if shape.rank is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def check_float(op_name: str, x, allow_complex: bool = True) -> None:
+    d = x.dtype
+    if not (d.is_floating or allow_complex and d.is_complex):
+        raise InvalidArgumentError(
+            None, None, f"Value for attr 'T' of {d.name} is not in the list of allowed values: "
+            f"half, float, double{', complex64, complex128' if allow_complex else ''}; "
+            f"{op_name} needs a floating-point tensor (use tw.cast)")
+
+
+def known_shape(x) -> tuple | None:
+    """The fully known static shape of ``x`` as a tuple, or None."""
+    dims = x.shape.as_tuple()
+    if dims is None or None in dims:
+        return None
+    return dims
+
+
+def shape_from_tensor(t) -> TensorShape:
+    """The static shape that a 1-D shape tensor describes, as far as it is known."""
+    v = constant_value(t)
+    if v is not None:
+        return TensorShape([int(d) if d >= 0 else None for d in np.asarray(v).reshape(-1)])
+    if isinstance(t, SymbolicTensor):
+        op = t.op
+        if op.type == "Shape":
+            return op.inputs[0].shape
+        if op.type == "Pack" and op.attrs.get("axis", 0) == 0:
+            dims = []
+            for i in op.inputs:
+                c = constant_value(i)
+                dims.append(None if c is None or int(c) < 0 else int(c))
+            return TensorShape(dims)
+        n = t.shape[0] if t.shape.rank == 1 else None
+        return TensorShape(None if n is None else [None] * n)
+    return TensorShape(None)
+
+
+def normalize_axis(axis, rank, op_name: str) -> tuple | None:
+    """Turns an axis argument (int, list, None) into a sorted tuple of non-negative axes."""
+    if axis is None:
+        return None if rank is None else tuple(range(rank))
+    if isinstance(axis, Tensor):
+        v = constant_value(axis)
+        if v is None:
+            raise InvalidArgumentError(
+                None, None, f"{op_name}: axis must be known when the graph is built, got the "
+                f"symbolic tensor {axis.name}")
+        axis = v
+    axes = np.asarray(axis).reshape(-1).tolist()
+    if rank is None:
+        return tuple(axes)
+    out = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(
+                None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
+                f"(axis must be in [{-rank}, {rank}))")
+        out.append(a % rank)
+    return tuple(sorted(set(out)))
+
+
+# Pack and Unpack live here, not in array_ops, because converting a list that holds tensors
+# (``tw.zeros([batch, 3])``) packs it, and every op's argument conversion needs that.
+
+@register_op("Pack", same_dtype=True)
+class Pack:
+    """Stacks N tensors of one shape along a new axis (``tw.stack``)."""
+
+    def infer(*values, axis=0):
+        shape = values[0].shape
+        for v in values[1:]:
+            if not shape.is_compatible_with(v.shape):
+                raise InvalidArgumentError(
+                    None, None, f"Shapes of all inputs must match: values[0].shape = "
+                    f"{_fmt(values[0].shape)} != values[i].shape = {_fmt(v.shape)}")
+            shape = shape.merge_with(v.shape)
+        if shape.rank is None:
+            return values[0].dtype, TensorShape(None)
+        dims = list(shape.as_list())
+        rank = len(dims) + 1
+        if not -rank <= axis < rank:
+            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
+        dims.insert(axis % rank, len(values))
+        return values[0].dtype, TensorShape(dims)
+
+    def kernel(*values, axis=0):
+        return np.stack(values, axis=axis)
+
+    def grad(op, dy):
+        return bind(Unpack, [dy], {"num": len(op.inputs), "axis": op.attrs["axis"]})
+
+    def constant_value(op):
+        vals = [constant_value(t) for t in op.inputs]
+        if any(v is None for v in vals):
+            return None
+        return np.stack(vals, axis=op.attrs["axis"])
+
+
+@register_op("Unpack", multi_output=True)
+class Unpack:
+    """Splits a tensor into ``num`` tensors along ``axis`` (``tw.unstack``)."""
+
+    def infer(value, *, num, axis=0):
+        if value.shape.rank is None:
+            return [(value.dtype, TensorShape(None))] * num
+        dims = list(value.shape.as_list())
+        rank = len(dims)
+        if not -rank <= axis < rank:
+            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
+        axis %= rank
+        if dims[axis] is not None and dims[axis] != num:
+            raise InvalidArgumentError(
+                None, None, f"Cannot unpack dimension {axis} of size {dims[axis]} into {num} "
+                "tensors")
+        del dims[axis]
+        return [(value.dtype, TensorShape(dims))] * num
+
+    def kernel(value, *, num, axis=0):
+        return tuple(np.moveaxis(value, axis, 0)) if value.ndim else ()
+
+    def grad(op, *dys):
+        dys = [dy if dy is not None else bind(ZerosLike, [out]) for dy, out in
+               zip(dys, op.outputs)]
+        return bind(Pack, dys, {"axis": op.attrs["axis"]})
+
+
+@register_op("ZerosLike")
+class ZerosLike:
+    """A tensor of zeros with the shape and dtype of ``x``."""
+
+    infer = unary_infer
+
+    def kernel(x):
+        return np.zeros_like(x)
+
+    def grad(op, dy):
+        return None
+
+
+@register_op("OnesLike")
+class OnesLike:
+    """A tensor of ones with the shape and dtype of ``x``."""
+
+    infer = unary_infer
+
+    def kernel(x):
+        return np.ones_like(x)
+
+    def grad(op, dy):
+        return None

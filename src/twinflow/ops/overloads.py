@@ -1,0 +1,131 @@
+"""Python operators on tensors (``x + y``, ``a @ b``, ``t[1:, ::2]``...), installed on Tensor.
+
+``x + y`` on two eager tensors is the hottest path in the library: it goes straight to ``bind``
+without argument conversion.
+"""
+from __future__ import annotations
+
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor
+from ..graph.tensor import Tensor
+from . import array_ops, linalg_ops, math_ops
+from .core import convert_pair
+
+_AddV2, _Sub, _Mul = math_ops.AddV2, math_ops.Sub, math_ops.Mul
+_ET = EagerTensor
+
+
+def _add(x, y):
+    if type(y) is _ET and type(x) is _ET:
+        return bind(_AddV2, (x, y))
+    return bind(_AddV2, convert_pair(x, y))
+
+
+def _radd(y, x):
+    return bind(_AddV2, convert_pair(x, y))
+
+
+def _sub(x, y):
+    if type(y) is _ET and type(x) is _ET:
+        return bind(_Sub, (x, y))
+    return bind(_Sub, convert_pair(x, y))
+
+
+def _rsub(y, x):
+    return bind(_Sub, convert_pair(x, y))
+
+
+def _mul(x, y):
+    if type(y) is _ET and type(x) is _ET:
+        return bind(_Mul, (x, y))
+    return bind(_Mul, convert_pair(x, y))
+
+
+def _rmul(y, x):
+    return bind(_Mul, convert_pair(x, y))
+
+
+def _eq(x, y):
+    if y is None:
+        return False
+    try:
+        return math_ops.equal(x, y)
+    except (TypeError, ValueError):
+        return False
+
+
+def _ne(x, y):
+    if y is None:
+        return True
+    try:
+        return math_ops.not_equal(x, y)
+    except (TypeError, ValueError):
+        return True
+
+
+def _flip(fn):
+    def reflected(y, x):
+        return fn(x, y)
+    return reflected
+
+
+def _and(x, y):
+    x, y = convert_pair(x, y)
+    return math_ops.logical_and(x, y) if x.dtype.is_bool else math_ops.bitwise_and(x, y)
+
+
+def _or(x, y):
+    x, y = convert_pair(x, y)
+    return math_ops.logical_or(x, y) if x.dtype.is_bool else math_ops.bitwise_or(x, y)
+
+
+def _xor(x, y):
+    x, y = convert_pair(x, y)
+    return math_ops.logical_xor(x, y) if x.dtype.is_bool else math_ops.bitwise_xor(x, y)
+
+
+def _invert(x):
+    return math_ops.logical_not(x) if x.dtype.is_bool else math_ops.invert(x)
+
+
+def _install() -> None:
+    table = {
+        "__add__": _add, "__radd__": _radd,
+        "__sub__": _sub, "__rsub__": _rsub,
+        "__mul__": _mul, "__rmul__": _rmul,
+        "__truediv__": lambda x, y: math_ops.truediv(x, y),
+        "__rtruediv__": lambda y, x: math_ops.truediv(x, y),
+        "__floordiv__": lambda x, y: math_ops.floordiv(x, y),
+        "__rfloordiv__": lambda y, x: math_ops.floordiv(x, y),
+        "__mod__": lambda x, y: math_ops.floormod(x, y),
+        "__rmod__": lambda y, x: math_ops.floormod(x, y),
+        "__pow__": lambda x, y: math_ops.pow(x, y),
+        "__rpow__": lambda y, x: math_ops.pow(x, y),
+        "__matmul__": lambda x, y: linalg_ops.matmul(x, y),
+        "__rmatmul__": lambda y, x: linalg_ops.matmul(x, y),
+        "__neg__": lambda x: math_ops.negative(x),
+        "__pos__": lambda x: x,
+        "__abs__": lambda x: math_ops.abs(x),
+        "__invert__": _invert,
+        "__and__": _and, "__rand__": _flip(_and),
+        "__or__": _or, "__ror__": _flip(_or),
+        "__xor__": _xor, "__rxor__": _flip(_xor),
+        "__lt__": lambda x, y: math_ops.less(x, y),
+        "__le__": lambda x, y: math_ops.less_equal(x, y),
+        "__gt__": lambda x, y: math_ops.greater(x, y),
+        "__ge__": lambda x, y: math_ops.greater_equal(x, y),
+        "__eq__": _eq,
+        "__ne__": _ne,
+        "__getitem__": lambda x, key: array_ops.slice_helper(x, key),
+    }
+    for name, fn in table.items():
+        setattr(Tensor, name, fn)
+    # __eq__ on the class resets __hash__; tensors stay unhashable with TensorFlow's message.
+    Tensor.__hash__ = _unhashable
+
+
+def _unhashable(self):
+    raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+
+_install()

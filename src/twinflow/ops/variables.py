@@ -1,0 +1,308 @@
+"""tw.Variable: mutable state, read and written through stateful ops.
+
+A variable's handle is a resource tensor whose value is the Variable object itself, so the same
+ReadVariableOp/AssignVariableOp run eagerly, in a traced function (the handle is captured) and
+in a TF1 graph. The stored array is never mutated in place: assignment replaces it, so tensors
+read earlier keep their values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.context import ctx, eager_mode
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
+from ..graph.registry import register_op
+from ..graph.tensor import Reference, Tensor
+from .core import convert
+from .math_ops import cast
+
+
+@register_op("ReadVariableOp", stateful=True)
+class ReadVariableOp:
+    """The current value of the variable behind ``resource``."""
+
+    def infer(resource, *, dtype, shape):
+        return dtype, shape
+
+    def kernel(resource, *, dtype, shape):
+        return resource._value
+
+    def grad(op, dy):
+        return dy
+
+
+def _check_assign(var, value) -> None:
+    vs = value.shape
+    if not var._shape_static.is_compatible_with(vs):
+        raise InvalidArgumentError(
+            None, None, f"Cannot assign a value of shape {vs} to variable {var.name!r} of shape "
+            f"{var._shape_static} (create the variable with shape=tw.TensorShape(None) to allow "
+            "changing shapes)")
+
+
+@register_op("AssignVariableOp", stateful=True, multi_output=True)
+class AssignVariableOp:
+    """Sets the variable behind ``resource`` to ``value``."""
+
+    def infer(resource, value):
+        return []
+
+    def kernel(resource, value):
+        resource._set(value)
+        return ()
+
+
+@register_op("AssignAddVariableOp", stateful=True, multi_output=True)
+class AssignAddVariableOp:
+    """Adds ``value`` to the variable behind ``resource``."""
+
+    def infer(resource, value):
+        return []
+
+    def kernel(resource, value):
+        resource._set(np.add(resource._value, value))
+        return ()
+
+
+@register_op("AssignSubVariableOp", stateful=True, multi_output=True)
+class AssignSubVariableOp:
+    """Subtracts ``value`` from the variable behind ``resource``."""
+
+    def infer(resource, value):
+        return []
+
+    def kernel(resource, value):
+        resource._set(np.subtract(resource._value, value))
+        return ()
+
+
+class VariableAggregation:
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+class VariableSynchronization:
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+_uid = [0]
+
+
+class Variable:
+    """A mutable tensor-like value that survives across calls (``tw.Variable``)."""
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None,
+                 import_scope=None, constraint=None, synchronization=None, aggregation=None,
+                 shape=None, experimental_enable_variable_checkpointing=True) -> None:
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if callable(initial_value) and not isinstance(initial_value, Tensor):
+            initial_value = initial_value()
+        # Variables outlive any graph being built, so their initial value is computed eagerly
+        # (TensorFlow's init_scope); a symbolic initial value cannot be lifted.
+        if getattr(initial_value, "graph", None) is not None and ctx.graph is not None \
+                and not isinstance(initial_value, EagerTensor):
+            raise ValueError(
+                "A tw.Variable's initial value must not depend on tensors of the graph being "
+                f"built (got {initial_value!r}). Create variables outside tw.function, or from "
+                "Python/NumPy values.")
+        with eager_mode():
+            value = convert(initial_value, dtype=None) if dtype is None else \
+                _convert_initial(initial_value, dtype)
+        self._value = value._value if isinstance(value, EagerTensor) else np.asarray(value)
+        if isinstance(self._value, np.generic):
+            self._value = np.asarray(self._value)
+        self._dtype = dtypes.from_numpy(self._value.dtype)
+        self._shape_static = TensorShape(shape) if shape is not None else \
+            TensorShape._from_tuple(self._value.shape)
+        if not validate_shape:
+            self._shape_static = TensorShape(None)
+        self._trainable = True if trainable is None else bool(trainable)
+        base = name or "Variable"
+        self._name = base if base.endswith(":0") else base + ":0"
+        self._constraint = constraint
+        self.synchronization = synchronization
+        self.aggregation = aggregation
+        _uid[0] += 1
+        self._unique_id = _uid[0]
+        self.handle = ResourceHandle(self)
+        graph = ctx.graph
+        # A variable made while a graph is built belongs to it (tracking, init ops).
+        self._graph = graph
+        if graph is not None:
+            graph.variables.append(self)
+
+    # ----- storage -----
+    def _set(self, value) -> None:
+        arr = np.asarray(value)
+        if arr.dtype != self._value.dtype:
+            arr = arr.astype(self._value.dtype)
+        if not self._shape_static.is_compatible_with(arr.shape):
+            raise InvalidArgumentError(
+                None, None, f"Cannot assign a value of shape {list(arr.shape)} to variable "
+                f"{self._name!r} of shape {self._shape_static}")
+        self._value = arr
+
+    # ----- properties -----
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        if self._shape_static.is_fully_defined():
+            return self._shape_static
+        return TensorShape._from_tuple(self._value.shape)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def graph(self):
+        return self._graph
+
+    # ----- reading and writing -----
+    def read_value(self) -> Tensor:
+        """The variable's current value as a tensor (recorded on tapes that watch it)."""
+        return bind(ReadVariableOp, [self.handle],
+                    {"dtype": self._dtype, "shape": self._shape_static})
+
+    value = read_value
+
+    def _as_tensor(self, dtype=None) -> Tensor:
+        t = self.read_value()
+        if dtype is not None and dtypes.as_dtype(dtype) is not self._dtype:
+            raise ValueError(f"Incompatible type conversion requested to type "
+                             f"{dtypes.as_dtype(dtype).name} for variable of type "
+                             f"{self._dtype.name} ({self._name})")
+        return t
+
+    def numpy(self):
+        if ctx.graph is not None:
+            raise NotImplementedError("numpy() is only available when eager execution is "
+                                      "enabled (not while tracing).")
+        return self._value.copy()
+
+    def _assign_op(self, opdef, value, read_value: bool):
+        value = convert(value, dtype=self._dtype) if isinstance(value, Tensor) else \
+            convert(_convert_initial(value, self._dtype))
+        _check_assign(self, value)
+        bind(opdef, [self.handle, value])
+        if ctx.graph is not None:
+            return self.read_value() if read_value else None
+        return self
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """Sets the variable to ``value``; returns the variable (eagerly) or its new value."""
+        return self._assign_op(AssignVariableOp, value, read_value)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta`` to the variable."""
+        return self._assign_op(AssignAddVariableOp, delta, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """Subtracts ``delta`` from the variable."""
+        return self._assign_op(AssignSubVariableOp, delta, read_value)
+
+    # ----- Python protocol -----
+    def ref(self) -> Reference:
+        return Reference(self)
+
+    experimental_ref = ref
+
+    def __hash__(self):
+        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        return v if dtype is None else v.astype(dtype)
+
+    def __bool__(self) -> bool:
+        return bool(self.read_value())
+
+    def __float__(self) -> float:
+        return float(self.read_value())
+
+    def __int__(self) -> int:
+        return int(self.read_value())
+
+    def __index__(self) -> int:
+        return self.read_value().__index__()
+
+    def __len__(self) -> int:
+        return len(self.read_value())
+
+    def __iter__(self):
+        return iter(self.read_value())
+
+    def __format__(self, spec: str) -> str:
+        return format(self.read_value(), spec)
+
+    def __repr__(self) -> str:
+        if ctx.graph is not None:
+            return f"<tw.Variable '{self._name}' shape={self.shape} dtype={self._dtype.name}>"
+        return (f"<tw.Variable '{self._name}' shape={self.shape} dtype={self._dtype.name}, "
+                f"numpy={_numpy_repr(self._value)}>")
+
+    def __deepcopy__(self, memo):
+        return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+
+
+def _convert_initial(value, dtype):
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        return value if value.dtype is dtype else cast(value, dtype)
+    if isinstance(value, Variable):
+        return value.read_value()
+    arr = np.asarray(value)
+    if arr.dtype.kind == "f" and dtype.is_integer:
+        raise TypeError(f"Cannot convert {value!r} to a variable of dtype {dtype.name}")
+    return EagerTensor(arr.astype(dtype.np))
+
+
+def _install_operators() -> None:
+    """Variables support every Tensor operator by reading their value first."""
+    names = ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+             "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+             "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+             "__abs__", "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
+             "__rxor__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
+             "__getitem__", "__pos__"]
+    for n in names:
+        def method(self, *args, _n=n):
+            return getattr(Tensor, _n)(self.read_value(), *args)
+        method.__name__ = n
+        setattr(Variable, n, method)
+
+
+_install_operators()

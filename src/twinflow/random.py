@@ -1,0 +1,1 @@
+"""``tw.random``: random number generation (re-exports)."""

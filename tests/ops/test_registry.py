@@ -1,0 +1,42 @@
+"""Runs every Case of every ``cases_*.py`` module and checks that every op has one."""
+from __future__ import annotations
+
+import importlib
+import pathlib
+
+import pytest
+
+from twinflow.graph.registry import REGISTRY
+
+from .harness import op_types_used, run_case
+
+_HERE = pathlib.Path(__file__).parent
+_MODULES = sorted(p.stem for p in _HERE.glob("cases_*.py"))
+CASES = []
+for _m in _MODULES:
+    CASES.extend(importlib.import_module(f"{__package__}.{_m}").CASES)
+
+# Ops checked elsewhere: graph plumbing, state, randomness and control flow have their own tests
+# (they name the test that covers them).
+COVERED_ELSEWHERE = {
+    "Placeholder": "used by every case",
+    "Const": "used by every case",
+    "NoOp": "tests/graph",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_op(case):
+    run_case(case)
+
+
+def test_every_op_has_a_case():
+    used = set()
+    for c in CASES:
+        used |= op_types_used(c)
+    extra = set()
+    for _m in _MODULES:
+        extra |= set(getattr(importlib.import_module(f"{__package__}.{_m}"),
+                             "COVERED_ELSEWHERE", {}))
+    missing = sorted(set(REGISTRY) - used - set(COVERED_ELSEWHERE) - extra)
+    assert not missing, f"ops without a registry case: {missing}"

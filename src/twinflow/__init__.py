@@ -24,3 +24,9 @@ from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa:
 
 newaxis = None
 __version__ = "0.1.0"
+
+# Each section below belongs to one area; extend only your own (keeps parallel edits apart).
+# [exports: autodiff, debugging, config]
+# [exports: graph mode]
+# [exports: control flow and autograph]
+# [exports: training]

@@ -13,7 +13,7 @@ check runs the function:
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -44,8 +44,8 @@ class Case:
 
     fn: Callable
     args: Sequence[np.ndarray]
-    ref: Optional[Callable] = None
-    grad: Optional[Sequence[int]] = None
+    ref: Callable | None = None
+    grad: Sequence[int] | None = None
     name: str = ""
     rtol: float = 1e-6
     atol: float = 1e-6

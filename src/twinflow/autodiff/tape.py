@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..core import context, dtypes, nest
 from ..core.context import ctx
@@ -19,7 +19,6 @@ from ..graph.tensor import Tensor
 from ..ops import math_ops
 from ..ops.core import OnesLike, ZerosLike, convert
 from ..ops.variables import Variable
-
 
 _RESOURCE = dtypes.resource
 

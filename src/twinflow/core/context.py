@@ -6,7 +6,8 @@ hot path pays one attribute load per question ("is a graph being built?", "is a 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 
 class Context:
@@ -22,7 +23,7 @@ class Context:
         self.run_functions_eagerly: bool = False
         # When set, every op checks its float outputs for NaN/Inf (tw.debugging).
         self.check_numerics: bool = False
-        self.global_seed: Optional[int] = None
+        self.global_seed: int | None = None
         self.op_seed_counter: int = 0
         # Rebuilt whenever tapes or check_numerics change: True when bind must leave its
         # fastest path (something beyond "run kernel, wrap result" is needed).

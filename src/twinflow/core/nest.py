@@ -5,7 +5,8 @@ keys flatten alike whatever their insertion order.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def is_nested(x) -> bool:

@@ -1,7 +1,7 @@
 """TensorShape: a possibly partially known shape (unknown rank, or unknown dims as None)."""
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 
 class TensorShape:
@@ -30,11 +30,11 @@ class TensorShape:
         return s
 
     @property
-    def dims(self) -> Optional[list]:
+    def dims(self) -> list | None:
         return None if self._dims is None else list(self._dims)
 
     @property
-    def rank(self) -> Optional[int]:
+    def rank(self) -> int | None:
         return None if self._dims is None else len(self._dims)
 
     ndims = rank
@@ -44,13 +44,13 @@ class TensorShape:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
-    def as_tuple(self) -> Optional[tuple]:
+    def as_tuple(self) -> tuple | None:
         return self._dims
 
     def is_fully_defined(self) -> bool:
         return self._dims is not None and None not in self._dims
 
-    def num_elements(self) -> Optional[int]:
+    def num_elements(self) -> int | None:
         if not self.is_fully_defined():
             return None
         n = 1
@@ -171,11 +171,11 @@ def as_shape(value) -> TensorShape:
     return TensorShape(value)
 
 
-def unknown_shape(rank: Optional[int] = None) -> TensorShape:
+def unknown_shape(rank: int | None = None) -> TensorShape:
     return TensorShape(None if rank is None else [None] * rank)
 
 
-def broadcast_shapes(a: TensorShape, b: TensorShape) -> Optional[TensorShape]:
+def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape | None:
     """NumPy broadcasting of two static shapes; None means they cannot broadcast."""
     if a._dims is None or b._dims is None:
         return TensorShape(None)

@@ -5,7 +5,7 @@ import contextlib
 import linecache
 import os
 import sys
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 from ..core import context
 from ..core.context import ctx
@@ -31,7 +31,7 @@ class SourceLocation:
         return f"{text}: {self.line}" if self.line else text
 
 
-def user_source_location() -> Optional[SourceLocation]:
+def user_source_location() -> SourceLocation | None:
     """The innermost stack frame outside the twinflow package (the user's line)."""
     f = sys._getframe(1)
     while f is not None:
@@ -52,7 +52,7 @@ class Operation:
 
     def __init__(self, graph: Graph, opdef, name: str, inputs: list, attrs: dict,
                  output_specs: list, control_inputs: list, device: str,
-                 source: Optional[SourceLocation]) -> None:
+                 source: SourceLocation | None) -> None:
         self.graph = graph
         self.opdef = opdef
         self.type = opdef.name
@@ -96,7 +96,7 @@ class Graph:
         self._name_counts: dict = {}
         self._scope: str = ""
         self._control_deps: list = []
-        self.seed: Optional[int] = None
+        self.seed: int | None = None
         self._op_seed_counter = 0
         # Variables created while building this graph, in creation order.
         self.variables: list = []
@@ -124,7 +124,7 @@ class Graph:
         return unique
 
     def create_op(self, opdef, inputs: list, attrs: dict, output_specs: list,
-                  name: Optional[str] = None) -> Operation:
+                  name: str | None = None) -> Operation:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         for t in inputs:
@@ -207,7 +207,7 @@ class Graph:
         return context.graph_mode(self)
 
     @contextlib.contextmanager
-    def name_scope(self, name: Optional[str]) -> Iterator[str]:
+    def name_scope(self, name: str | None) -> Iterator[str]:
         old = self._scope
         if name is None or name == "":
             self._scope = ""
@@ -254,7 +254,7 @@ class Graph:
         return f"<tw.Graph with {len(self._ops)} ops at 0x{id(self):x}>"
 
 
-_default_graph: Optional[Graph] = None
+_default_graph: Graph | None = None
 
 
 def get_default_graph() -> Graph:

@@ -15,7 +15,7 @@ of pairs for an op with several outputs (then ``kernel`` returns a tuple of arra
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..core.errors import InvalidArgumentError
 
@@ -28,9 +28,9 @@ class OpDef:
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "same_dtype", "multi_output",
                  "check", "doc", "__dict__")
 
-    def __init__(self, name: str, infer: Callable, kernel: Optional[Callable],
-                 grad: Optional[Callable], stateful: bool, same_dtype: bool,
-                 multi_output: bool, check: Optional[Callable], doc: str) -> None:
+    def __init__(self, name: str, infer: Callable, kernel: Callable | None,
+                 grad: Callable | None, stateful: bool, same_dtype: bool,
+                 multi_output: bool, check: Callable | None, doc: str) -> None:
         self.name = name
         self.infer = infer
         self.kernel = kernel

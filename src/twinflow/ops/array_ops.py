@@ -3,9 +3,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import (InvalidArgumentError, OnesLike, Pack, TensorShape, Unpack, ZerosLike, bind,
-                   constant_value, convert, convert_n, dtypes, known_shape, register_op,
-                   shape_from_tensor, unary_infer)
+from .core import (
+    InvalidArgumentError,
+    OnesLike,
+    Pack,
+    TensorShape,
+    Unpack,
+    ZerosLike,
+    bind,
+    constant_value,
+    convert,
+    convert_n,
+    dtypes,
+    known_shape,
+    register_op,
+    shape_from_tensor,
+    unary_infer,
+)
 
 
 @register_op("Identity")

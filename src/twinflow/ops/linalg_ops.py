@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.shapes import broadcast_shapes
 from . import math_ops
 from .array_ops import sum_to
 from .core import InvalidArgumentError, TensorShape, bind, convert, register_op
-from ..core.shapes import broadcast_shapes
 
 
 def _matmul_infer(a, b, *, transpose_a=False, transpose_b=False):

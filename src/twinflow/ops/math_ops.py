@@ -4,9 +4,19 @@ from __future__ import annotations
 import numpy as np
 
 from .array_ops import sum_to
-from .core import (InvalidArgumentError, TensorShape, binary_infer, bind, check_float, convert,
-                   convert_n, convert_pair, dtypes, register_op, unary_infer)
-
+from .core import (
+    InvalidArgumentError,
+    TensorShape,
+    binary_infer,
+    bind,
+    check_float,
+    convert,
+    convert_n,
+    convert_pair,
+    dtypes,
+    register_op,
+    unary_infer,
+)
 
 # ----- binary arithmetic ------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .array_ops import broadcast_to, reshape, shape
-from .core import TensorShape, bind, convert, register_op, normalize_axis
+from .core import TensorShape, bind, convert, normalize_axis, register_op
 
 
 def _reduce_infer(x, *, axis, keepdims=False):

@@ -1,1 +1,36 @@
 """``tw.debugging``: assertions and numeric checks (re-exports)."""
+from .ops.debugging_ops import (
+    Assert,
+    assert_all_finite,
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_near,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
+    assert_proper_iterable,
+    assert_rank,
+    assert_rank_at_least,
+    assert_scalar,
+    assert_shapes,
+    assert_type,
+    check_numerics,
+    disable_check_numerics,
+    enable_check_numerics,
+    is_numeric_tensor,
+    set_log_device_placement,
+)
+
+__all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater",
+           "assert_greater_equal", "assert_less", "assert_less_equal", "assert_near",
+           "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least",
+           "assert_scalar", "assert_shapes", "assert_type", "check_numerics",
+           "disable_check_numerics", "enable_check_numerics", "is_numeric_tensor",
+           "set_log_device_placement"]
+

@@ -1,2 +1,18 @@
 """``tw.linalg``: linear algebra (re-exports)."""
+from .ops.array_ops import eye  # noqa: F401
 from .ops.linalg_ops import *  # noqa: F401,F403
+from .ops.linalg_ops import (  # noqa: F401
+    adjoint,
+    band_part,
+    cholesky,
+    det,
+    diag_part,
+    inv,
+    matrix_transpose,
+    matvec,
+    solve,
+    trace,
+)
+from .ops.math_ops import global_norm  # noqa: F401
+from .ops.nn_ops import l2_normalize  # noqa: F401
+from .ops.reduction_ops import norm  # noqa: F401

@@ -1,1 +1,22 @@
 """``tw.random``: random number generation (re-exports)."""
+from .ops.random_ops import (
+    Generator,
+    categorical,
+    get_global_generator,
+    get_seed,
+    set_global_generator,
+    set_seed,
+    stateless_truncated_normal,
+    truncated_normal,
+)
+from .ops.random_ops import random_gamma as gamma
+from .ops.random_ops import random_normal as normal
+from .ops.random_ops import random_poisson as poisson
+from .ops.random_ops import random_shuffle as shuffle
+from .ops.random_ops import random_uniform as uniform
+from .ops.random_ops import stateless_random_normal as stateless_normal
+from .ops.random_ops import stateless_random_uniform as stateless_uniform
+
+__all__ = ["Generator", "categorical", "gamma", "get_global_generator", "get_seed", "normal",
+           "poisson", "set_global_generator", "set_seed", "shuffle", "stateless_normal",
+           "stateless_truncated_normal", "stateless_uniform", "truncated_normal", "uniform"]

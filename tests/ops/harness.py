@@ -8,7 +8,9 @@ check runs the function:
    shape must equal what its kernel produced, and running the graph must match eager;
 3. traced with every dimension unknown: inferred shapes must be compatible with the real ones;
 4. differentiated by a GradientTape, eagerly and inside the graph, against central finite
-   differences of ``sum(w * f(x))`` in float64 (w fixed random weights).
+   differences of ``sum(w * f(x))`` in float64 (w fixed random weights);
+5. inside ``tw.function`` (traced, optimized by the compiler passes, compiled to Python):
+   values, dtypes and shapes must match eager, on the first and on a cached call.
 """
 from __future__ import annotations
 
@@ -205,11 +207,33 @@ def check_gradients(case: Case, eager_outs) -> None:
                                    err_msg=f"{case.id}: d/darg{i} graph vs eager")
 
 
+def check_function(case: Case, eager_outs) -> None:
+    """The case inside ``tw.function`` (traced, optimized, compiled) must match eager."""
+    tensors = [tw.constant(a) for a in case.args]
+    fn = tw.function(case.fn)
+    got = as_list(fn(*tensors))
+    expected = as_list(eager_outs)
+    assert len(got) == len(expected), f"{case.id}: tw.function gives {len(got)} outputs"
+    for gv, ev in zip(got, expected):
+        gv, ev = np.asarray(gv), np.asarray(ev)
+        assert gv.dtype == ev.dtype, f"{case.id}: tw.function dtype {gv.dtype} vs {ev.dtype}"
+        assert gv.shape == ev.shape, f"{case.id}: tw.function shape {gv.shape} vs {ev.shape}"
+        if not case.stateful_random:
+            np.testing.assert_allclose(gv, ev, rtol=case.rtol, atol=case.atol,
+                                       err_msg=f"{case.id}: tw.function vs eager")
+    # Called again, the cached compiled function must give the same values.
+    again = as_list(fn(*tensors))
+    if not case.stateful_random:
+        for a, b in zip(got, again):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
 def run_case(case: Case) -> None:
     assert context.ctx.graph is None
     outs = check_eager(case)
     if case.graph:
         check_graph(case, outs)
+        check_function(case, outs)
     check_gradients(case, outs)
 
 

@@ -11,16 +11,20 @@ import contextlib
 import enum
 from collections.abc import Iterator
 
+import numpy as np
+
 from ..core import context, dtypes, nest
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError
-from ..eager.execute import bind
-from ..graph.tensor import Tensor
-from ..ops import math_ops
-from ..ops.core import OnesLike, ZerosLike, convert
+from ..eager.execute import bind, constant
+from ..graph.tensor import SymbolicTensor, Tensor
+from ..ops import array_ops, math_ops
+from ..ops.core import OnesLike, Pack, ZerosLike, convert
 from ..ops.variables import Variable
 
 _RESOURCE = dtypes.resource
+# Control flow's Histories and TensorLists: their gradients are variants too (None = zeros).
+_VARIANT = dtypes.variant
 
 
 class UnconnectedGradients(enum.Enum):
@@ -49,6 +53,7 @@ class GradientTape:
         self._ops: list = []
         self._watched: dict = {}       # id -> tensor (kept alive so ids stay unique)
         self._sources: list = []       # watched tensors/variables, in watch order
+        self._watched_vars: set = set()  # ids of watched Variables (their handles vary by graph)
         self._recording = False
         self._used = False
         self.graph = None
@@ -69,6 +74,7 @@ class GradientTape:
         """Makes the tape track ``tensor`` (a tensor, variable, or nested structure of them)."""
         for t in nest.flatten(tensor):
             if isinstance(t, Variable):
+                self._watched_vars.add(id(t))
                 self._watch_key(id(t.handle), t.handle, t)
             elif isinstance(t, Tensor):
                 if t.dtype.is_differentiable:
@@ -91,13 +97,19 @@ class GradientTape:
                 hit = True
                 break
         if not hit:
-            if op.type != "ReadVariableOp" or not self._watch_accessed_variables:
+            if op.type != "ReadVariableOp":
                 return
             handle = op.inputs[0]
             var = _variable_of(handle)
-            if var is None or not var.trainable:
+            if var is None:
                 return
-            self._watch_key(id(handle), handle, var)
+            if id(var) not in self._watched_vars:
+                if not self._watch_accessed_variables or not var.trainable:
+                    return
+                self._watched_vars.add(id(var))
+                self._watch_key(id(var.handle), var.handle, var)
+            # In a graph the handle is a captured copy: remember it as watched too.
+            watched[id(handle)] = handle
         self._ops.append(op)
         for t in op.outputs:
             watched[id(t)] = t
@@ -120,9 +132,15 @@ class GradientTape:
         self._ops = []
         self._watched = {}
         self._sources = []
+        self._watched_vars = set()
         self._used = False
 
     def watched_variables(self) -> tuple:
+        """The variables this tape watches, in the order they were first watched.
+
+        Returns:
+            A tuple of ``tw.Variable``.
+        """
         return tuple(s for s in self._sources if isinstance(s, Variable))
 
     # ----- differentiation -----
@@ -140,13 +158,8 @@ class GradientTape:
         Returns:
             Gradients in the structure of ``sources`` (None for integer or unconnected ones).
         """
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians)")
-        self._used = True
-        unconnected = UnconnectedGradients(
-            unconnected_gradients.value if isinstance(unconnected_gradients, enum.Enum)
-            else unconnected_gradients)
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
         flat_targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
         if output_gradients is not None:
@@ -162,6 +175,82 @@ class GradientTape:
             self._ops = []
         return nest.pack_sequence_as(sources, grads)
 
+    def _check_usable(self) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """The full Jacobian of ``target`` with respect to each source.
+
+        One backward pass per element of ``target``, each seeded with a one-hot output gradient
+        (``experimental_use_pfor`` and ``parallel_iterations`` are accepted and ignored). Works
+        eagerly and while building a graph when ``target``'s shape is static.
+
+        Args:
+            target: a tensor (or variable) to differentiate.
+            sources: a tensor/variable or nested structure of them.
+            unconnected_gradients: ``'none'`` (default) or ``'zero'``.
+            parallel_iterations: ignored.
+            experimental_use_pfor: ignored.
+
+        Returns:
+            Per source, a tensor of shape ``target.shape + source.shape`` (or None).
+        """
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        if isinstance(target, Variable):
+            target = target.read_value()
+        target = convert(target)
+        tshape = _static_shape(target, "jacobian target")
+        flat_sources = nest.flatten(sources)
+        n = int(np.prod(tshape, dtype=np.int64))
+        with self._paused():
+            per_element = [backprop(self._ops, [target], flat_sources,
+                                    [_one_hot_seed(target, tshape, i, None)], unconnected)
+                           for i in range(n)]
+            out = [_assemble(target, s, [row[k] for row in per_element], tshape, (), unconnected)
+                   for k, s in enumerate(flat_sources)]
+        return nest.pack_sequence_as(sources, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians: ``target[i]`` with respect to ``source[i]`` for each row ``i``.
+
+        Assumes, as TensorFlow does, that row ``i`` of ``target`` depends only on row ``i`` of
+        ``source``.
+
+        Args:
+            target: a tensor of shape ``[b, ...]``.
+            source: a tensor of shape ``[b, ...]``.
+            unconnected_gradients: ``'none'`` (default) or ``'zero'``.
+            parallel_iterations: ignored.
+            experimental_use_pfor: ignored.
+
+        Returns:
+            A tensor of shape ``[b] + target.shape[1:] + source.shape[1:]`` (or None).
+        """
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        if isinstance(target, Variable):
+            target = target.read_value()
+        target = convert(target)
+        tshape = _static_shape(target, "batch_jacobian target")
+        if not tshape:
+            raise ValueError("batch_jacobian needs a target of rank >= 1 (the batch axis)")
+        sshape = _static_shape(source, "batch_jacobian source")
+        if not sshape or sshape[0] != tshape[0]:
+            raise ValueError(f"batch_jacobian: target shape {list(tshape)} and source shape "
+                             f"{list(sshape)} need the same first (batch) dimension")
+        n = int(np.prod(tshape[1:], dtype=np.int64))
+        with self._paused():
+            grads = [backprop(self._ops, [target], [source],
+                              [_one_hot_seed(target, tshape, j, tshape[0])], unconnected)[0]
+                     for j in range(n)]
+            return _assemble(target, source, grads, tshape[1:], (tshape[0],), unconnected)
+
     @contextlib.contextmanager
     def _paused(self) -> Iterator[None]:
         was = self._recording
@@ -176,13 +265,91 @@ class GradientTape:
                 self._recording = True
 
 
+def _unconnected(value) -> UnconnectedGradients:
+    if isinstance(value, UnconnectedGradients):
+        return value
+    if isinstance(value, enum.Enum):
+        value = value.value
+    try:
+        return UnconnectedGradients(str(value).lower())
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (expected "
+                         "'none' or 'zero')") from None
+
+
+def _static_shape(t, what: str) -> tuple:
+    shape = t.shape
+    if not shape.is_fully_defined():
+        raise ValueError(f"{what} needs a statically known shape, got {shape}")
+    return tuple(shape.as_list())
+
+
+def _one_hot_seed(target, tshape: tuple, index: int, batch):
+    """An output gradient selecting element ``index`` of target (of every row when batched)."""
+    if batch is None:
+        seed = np.zeros(int(np.prod(tshape, dtype=np.int64)), dtype=target.dtype.np)
+        seed[index] = 1
+    else:
+        seed = np.zeros((batch, int(np.prod(tshape[1:], dtype=np.int64))),
+                        dtype=target.dtype.np)
+        seed[:, index] = 1
+    return constant(seed.reshape(tshape))
+
+
+def _assemble(target, source, grads: list, tshape: tuple, batch: tuple,
+              unconnected: UnconnectedGradients):
+    """Stacks per-element gradients into ``batch + tshape + source.shape[len(batch):]``."""
+    src = source.read_value() if isinstance(source, Variable) else source
+    if src is None or not src.dtype.is_differentiable:
+        return None
+    sshape = tuple(src.shape.as_list()) if src.shape.is_fully_defined() else None
+    if not grads and sshape is not None:  # an empty target
+        return constant(np.zeros(batch + tshape + sshape[len(batch):], src.dtype.np))
+    if all(g is None for g in grads):
+        if unconnected is UnconnectedGradients.NONE or sshape is None:
+            return None
+        return constant(np.zeros(batch + tshape + sshape[len(batch):], src.dtype.np))
+    filled = [g if g is not None else bind(ZerosLike, [src]) for g in grads]
+    stacked = bind(Pack, filled, {"axis": len(batch)})
+    if sshape is None:
+        raise ValueError(f"jacobian needs a source of statically known shape, got {src.shape}")
+    return array_ops.reshape(stacked, list(batch + tshape + sshape[len(batch):]))
+
+
 def _variable_of(handle):
+    """The Variable behind a resource handle: eager, embedded as a Const, or captured."""
     v = getattr(handle, "_value", None)
-    return v if isinstance(v, Variable) else None
+    if isinstance(v, Variable):
+        return v
+    op = getattr(handle, "op", None)
+    if op is None:
+        return None
+    if op.type == "Const":
+        v = op.attrs.get("value")
+        return v if isinstance(v, Variable) else None
+    for outer, inner in getattr(op.graph, "captures", ()):
+        if inner is handle:
+            return _variable_of(outer)
+    return None
 
 
 def _source_tensor(s):
     return s.handle if isinstance(s, Variable) else s
+
+
+def _source_ids(sources: list, ops: list) -> list:
+    """Per source, the ids of the tensors that stand for it (a variable may have several
+    handles: its eager one and one per graph that captured it)."""
+    ids = [set() if s is None else {id(_source_tensor(s))} for s in sources]
+    var_index = {id(s): i for i, s in enumerate(sources) if isinstance(s, Variable)}
+    if var_index:
+        for op in ops:
+            for h in op.inputs:
+                if h.dtype is _RESOURCE and isinstance(h, SymbolicTensor):
+                    i = var_index.get(id(_variable_of(h)))
+                    if i is not None:
+                        ids[i].add(id(h))
+    return ids
 
 
 def backprop(ops: list, targets: list, sources: list, output_grads: list,
@@ -207,13 +374,13 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             t = t.read_value()
         if not isinstance(t, Tensor):
             raise ValueError(f"gradient target must be a tensor, got {t!r}")
-        if not t.dtype.is_differentiable:
+        if not (t.dtype.is_differentiable or t.dtype is _VARIANT and g is not None):
             continue
         seed = bind(OnesLike, [t]) if g is None else convert(g, dtype=t.dtype)
         partials.setdefault(id(t), []).append(seed)
     # Only ops on a path from a source to a target matter: walk forward from the sources.
-    source_ids = {id(_source_tensor(s)) for s in sources if s is not None}
-    reachable = set(source_ids)
+    per_source = _source_ids(sources, ops)
+    reachable = set().union(*per_source) if per_source else set()
     relevant = []
     for op in ops:
         if any(id(t) in reachable for t in op.inputs):
@@ -243,20 +410,15 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
         for t, g in zip(op.inputs, in_grads):
             if g is None or id(t) not in reachable:
                 continue
-            if not (t.dtype.is_differentiable or t.dtype is _RESOURCE):
+            if not (t.dtype.is_differentiable or t.dtype is _RESOURCE or t.dtype is _VARIANT):
                 continue
             partials.setdefault(id(t), []).append(g)
     out = []
-    for s in sources:
-        st = _source_tensor(s)
-        if st is None:
+    for s, ids in zip(sources, per_source):
+        if s is None or not (s.dtype.is_differentiable or s.dtype is _VARIANT):
             out.append(None)
             continue
-        dt = s.dtype
-        if not dt.is_differentiable:
-            out.append(None)
-            continue
-        g = _sum(partials.get(id(st)))
+        g = _sum([g for i in ids for g in partials.get(i, ())])
         if g is None and unconnected is UnconnectedGradients.ZERO:
             g = bind(ZerosLike, [s.read_value() if isinstance(s, Variable) else s])
         out.append(g)

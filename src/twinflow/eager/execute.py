@@ -14,7 +14,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
-from ..graph.registry import OpDef
+from ..graph.registry import REGISTRY, OpDef
 from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor
 
@@ -72,6 +72,38 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             _after_eager(opdef, inputs, attrs, result)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def bind_binary(opdef: OpDef, x, y):
+    """``bind(opdef, (x, y))`` for a ``same_dtype`` op without attrs and with one output.
+
+    The eager path of ``x + y``: the same checks, errors, tape recording and numeric checks as
+    ``bind``, without building an argument list or a kwargs dict.
+
+    Args:
+        opdef: a registered op with ``same_dtype=True``, no attrs and a single output.
+        x: the first input tensor.
+        y: the second input tensor.
+
+    Returns:
+        The output tensor.
+    """
+    if ctx.graph is None:
+        xv = x._value
+        yv = y._value
+        dt = xv.dtype
+        if dt is not yv.dtype and dt != yv.dtype:
+            _check_same_dtype(opdef, (x, y))
+        try:
+            out = opdef.kernel(xv, yv)
+        except (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
+                np.linalg.LinAlgError, AttributeError, KeyError) as e:
+            raise _kernel_error(opdef, (x, y), _EMPTY, e) from e
+        result = EagerTensor(out)
+        if ctx.slow_path:
+            _after_eager(opdef, (x, y), _EMPTY, result)
+        return result
+    return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)
 
 
 def _after_eager(opdef: OpDef, inputs, attrs: dict, result) -> None:
@@ -160,7 +192,20 @@ def _bind_graph(g, opdef: OpDef, inputs, attrs: dict, name):
     if ctx.tapes:
         for tape in ctx.tapes:
             tape.record(op)
+    if ctx.check_numerics and opdef.name != "CheckNumerics":
+        outs = _graph_check_numerics(op, outs)
     return outs if opdef.multi_output else outs[0]
+
+
+def _graph_check_numerics(op, outs: list) -> list:
+    """tw.debugging.enable_check_numerics while building a graph: each float output goes
+    through a CheckNumerics op naming this node, so the check runs each time the graph runs."""
+    check = REGISTRY.get("CheckNumerics")
+    if check is None:
+        return outs
+    return [bind(check, [t], {"message": f"tw.debugging.check_numerics: op {op.type} (node "
+                                         f"{op.name}) produced NaN or Inf values"})
+            if t.dtype.is_floating or t.dtype.is_complex else t for t in outs]
 
 
 def _graph_error(g, opdef: OpDef, name, e: Exception) -> Exception:

@@ -100,7 +100,8 @@ class EagerTensor(Tensor):
     def __format__(self, spec: str) -> str:
         if spec and np.ndim(self._value) == 0:
             return format(self._value.item(), spec)
-        return format(str(self), spec)
+        # As TensorFlow: the NumPy value's text ("hello, {}".format(m) gives "hello, [[4.]]").
+        return format(_numpy_str(self._value), spec)
 
     def __repr__(self) -> str:
         return (f"<tw.Tensor: shape={self.shape}, dtype={self.dtype.name}, "

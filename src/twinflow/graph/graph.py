@@ -148,6 +148,11 @@ class Graph:
         A plain graph embeds eager values as constants; function graphs override this to
         take them as implicit inputs instead.
         """
+        if isinstance(tensor, SymbolicTensor):
+            raise InaccessibleTensorError(
+                f"Tensor {tensor.name} must be from the same graph as the op using it: it "
+                "belongs to another graph. Did a tensor leak out of a tw.function or a "
+                "`with graph.as_default()` block?")
         value = tensor._value
         shape = TensorShape._from_tuple(tuple(getattr(value, "shape", ())))
         op = self.create_op(Const, [], {"value": value, "dtype": tensor.dtype},

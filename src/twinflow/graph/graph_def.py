@@ -8,6 +8,16 @@ from ..core.shapes import TensorShape
 
 GRAPH_DEF_VERSION = 1645
 
+# TensorFlow's enum names where they differ from "DT_" + the dtype's name in upper case.
+_DT_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF"}
+# Private attrs TensorFlow itself prints.
+_PRINTED_PRIVATE = ("_user_specified_name", "_output_shapes")
+
+
+def dt_name(dtype) -> str:
+    """The ``DataType`` enum name TensorFlow prints for ``dtype`` (``DT_FLOAT``...)."""
+    return _DT_NAMES.get(dtype.name, f"DT_{dtype.name.upper()}")
+
 
 class AttrValue:
     """One attribute value; prints as TensorFlow's ``AttrValue`` text proto."""
@@ -18,7 +28,7 @@ class AttrValue:
     def lines(self) -> list:
         v = self.value
         if isinstance(v, dtypes.DType):
-            return [f"type: DT_{v.name.upper()}"]
+            return [f"type: {dt_name(v)}"]
         if isinstance(v, TensorShape):
             return _shape_lines(v)
         if isinstance(v, bool):
@@ -56,7 +66,7 @@ def _shape_lines(shape: TensorShape) -> list:
 
 def _tensor_lines(arr: np.ndarray) -> list:
     dt = dtypes.from_numpy(arr.dtype)
-    body = [f"  dtype: DT_{dt.name.upper()}", "  tensor_shape {"]
+    body = [f"  dtype: {dt_name(dt)}", "  tensor_shape {"]
     for d in arr.shape:
         body += ["    dim {", f"      size: {d}", "    }"]
     body.append("  }")
@@ -124,16 +134,32 @@ def _tensor_input_name(t) -> str:
 
 
 def node_def_of(op, add_shapes: bool = False) -> NodeDef:
+    """The NodeDef of an Operation: name, op type, inputs (``^name`` for control inputs),
+    attrs; type-polymorphic ops get TensorFlow's ``T`` attr from their first input.
+    """
     attrs = {}
     for k, v in op.attrs.items():
-        if k.startswith("_") or callable(v) and not isinstance(v, dtypes.DType):
-            continue  # private attrs and Python callables do not serialize
+        if k.startswith("_") and k not in _PRINTED_PRIVATE:
+            continue  # private attrs do not serialize
+        if callable(v) and not isinstance(v, dtypes.DType) or _is_object(v):
+            continue  # Python objects (callables, functions, variables) do not serialize
         attrs[k] = AttrValue(v)
+    if op.inputs and "T" not in attrs and "dtype" not in attrs:
+        first = next((t for t in op.inputs if t.dtype is not dtypes.resource), None)
+        if first is not None:
+            attrs["T"] = AttrValue(first.dtype)
     if add_shapes:
         attrs["_output_shapes"] = AttrValue([t.shape for t in op.outputs])
     inputs = [_tensor_input_name(t) for t in op.inputs]
     inputs += ["^" + c.name for c in op.control_inputs]
     return NodeDef(op.name, op.type, inputs, "", attrs)
+
+
+def _is_object(v) -> bool:
+    if isinstance(v, np.ndarray):
+        return v.dtype == object and v.size > 0 and not isinstance(v.flat[0], (str, bytes))
+    return not isinstance(v, (dtypes.DType, TensorShape, bool, int, float, str, list, tuple,
+                              np.generic, type(None)))
 
 
 def graph_def_of(graph, add_shapes: bool = False) -> GraphDef:

@@ -5,7 +5,7 @@ without argument conversion.
 """
 from __future__ import annotations
 
-from ..eager.execute import bind
+from ..eager.execute import bind, bind_binary
 from ..eager.tensor import EagerTensor
 from ..graph.tensor import Tensor
 from . import array_ops, linalg_ops, math_ops
@@ -17,7 +17,7 @@ _ET = EagerTensor
 
 def _add(x, y):
     if type(y) is _ET and type(x) is _ET:
-        return bind(_AddV2, (x, y))
+        return bind_binary(_AddV2, x, y)
     return bind(_AddV2, convert_pair(x, y))
 
 
@@ -27,7 +27,7 @@ def _radd(y, x):
 
 def _sub(x, y):
     if type(y) is _ET and type(x) is _ET:
-        return bind(_Sub, (x, y))
+        return bind_binary(_Sub, x, y)
     return bind(_Sub, convert_pair(x, y))
 
 
@@ -37,7 +37,7 @@ def _rsub(y, x):
 
 def _mul(x, y):
     if type(y) is _ET and type(x) is _ET:
-        return bind(_Mul, (x, y))
+        return bind_binary(_Mul, x, y)
     return bind(_Mul, convert_pair(x, y))
 
 
@@ -125,6 +125,11 @@ def _install() -> None:
 
 
 def _unhashable(self):
+    # As in TensorFlow, tensors of a TF1-style graph (not a function being traced) hash by
+    # identity, so they can key a Session's feed_dict.
+    op = getattr(self, "op", None) if type(self).__name__ == "SymbolicTensor" else None
+    if op is not None and not getattr(op.graph, "building_function", False):
+        return id(self)
     raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
 

@@ -218,8 +218,13 @@ class Variable:
             convert(_convert_initial(value, self._dtype))
         _check_assign(self, value)
         bind(opdef, [self.handle, value])
-        if ctx.graph is not None:
-            return self.read_value() if read_value else None
+        g = ctx.graph
+        if g is not None:
+            if not read_value:
+                return None
+            # The value read back must come after the assignment when the graph runs.
+            with g.control_dependencies([g.get_operations()[-1]]):
+                return self.read_value()
         return self
 
     def assign(self, value, use_locking=None, name=None, read_value=True):

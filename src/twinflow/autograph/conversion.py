@@ -1,0 +1,301 @@
+"""Converting a Python function: source -> AST -> converters -> compiled function.
+
+The converted function keeps the original's file name and line numbers (errors and graph ops
+point at the user's lines), its globals and its closure cells; ``ag__`` (the operators) is one
+more closure variable. ``to_code`` shows the converted source.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import sys
+import sysconfig
+import textwrap
+import types
+import warnings
+from collections.abc import Callable
+
+from .converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    conditional_expressions,
+    continue_statements,
+    for_statements,
+    if_statements,
+    list_ops,
+    logical_expressions,
+    return_statements,
+    while_statements,
+)
+from .converters.base import AG, ConversionError, Namer, make_function
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIB_DIRS = tuple({p for p in (sysconfig.get_paths().get("stdlib"),
+                               sysconfig.get_paths().get("purelib"),
+                               sysconfig.get_paths().get("platlib")) if p})
+
+
+class AutoGraphWarning(UserWarning):
+    """AutoGraph could not convert a function and runs it as plain traced Python."""
+
+
+class AutoGraphError(ConversionError):
+    """AutoGraph could not convert a function and strict mode forbids falling back."""
+
+
+_cache: dict = {}   # code object -> (converted FunctionDef source, code object of f, freevars)
+
+
+def _is_converted(fn) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and AG in code.co_freevars
+
+
+def is_library(fn) -> bool:
+    """True for twinflow's own functions, builtins, the standard library and installed
+    packages: AutoGraph calls these as they are."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    fname = code.co_filename
+    if fname.startswith(_PKG_DIR):
+        return True
+    if fname.startswith("<"):
+        return False
+    return any(fname.startswith(d) for d in _LIB_DIRS) and "site-packages" in fname or \
+        any(fname.startswith(d) for d in _LIB_DIRS[:1]) and "site-packages" not in fname and \
+        fname.startswith(sysconfig.get_paths().get("stdlib", "\0"))
+
+
+def _lower_block(stmts: list, defined: set, namer: Namer) -> list:
+    def lower(block, d):
+        return _lower_block(block, d, namer)
+
+    def expr_pass(e):
+        return _expressions(e) if e is not None else None
+
+    out: list = []
+    defined = set(defined)
+    for s in stmts:
+        if isinstance(s, ast.If):
+            out.extend(if_statements.lower(s, defined, namer, lower))
+        elif isinstance(s, ast.While):
+            out.extend(while_statements.lower(s, defined, namer, lower, expr_pass))
+        elif isinstance(s, ast.For):
+            out.extend(for_statements.lower(s, defined, namer, lower, expr_pass))
+        elif isinstance(s, (ast.AsyncFor, ast.AsyncWith, ast.Await)):
+            raise ConversionError("async code is not supported", s)
+        elif isinstance(s, (ast.FunctionDef,)):
+            params = {a.arg for a in s.args.args + s.args.kwonlyargs + s.args.posonlyargs}
+            s.body = _lower_block(s.body, defined | params | {s.name}, namer)
+            out.append(s)
+        elif isinstance(s, (ast.With, ast.Try)):
+            s.body = lower(s.body, defined)
+            for field in ("orelse", "finalbody"):
+                if getattr(s, field, None):
+                    setattr(s, field, lower(getattr(s, field), defined))
+            for h in getattr(s, "handlers", []) or []:
+                h.body = lower(h.body, defined)
+            out.append(s)
+        else:
+            out.append(s)
+        from .converters.base import assigned_names  # noqa: PLC0415  (cheap, local helper)
+        defined |= set(assigned_names([s]))
+    return out
+
+
+def _expressions(node):
+    for t in (list_ops.Transformer(), asserts.Transformer(),
+              conditional_expressions.Transformer(), logical_expressions.Transformer(),
+              call_trees.Transformer()):
+        node = t.visit(node)
+    return node
+
+
+class _Unsupported(ast.NodeVisitor):
+    def visit_Yield(self, node):
+        raise ConversionError("generators (`yield`) are not supported", node)
+
+    visit_YieldFrom = visit_Yield
+
+    def visit_Global(self, node):
+        raise ConversionError("`global` statements are not supported", node)
+
+    def visit_Nonlocal(self, node):
+        raise ConversionError("`nonlocal` statements are not supported", node)
+
+
+def _parse(fn) -> tuple:
+    try:
+        lines, lnum = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except (OSError, TypeError) as e:
+        raise ConversionError(f"its source code is not available ({e})") from None
+    src = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(src)
+    except SyntaxError as e:
+        raise ConversionError(f"its source could not be parsed ({e.msg})") from None
+    fdefs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not fdefs or fdefs[0].name != fn.__code__.co_name:
+        raise ConversionError("it is a lambda or its source does not start with its `def`")
+    fdef = fdefs[0]
+    if isinstance(fdef, ast.AsyncFunctionDef):
+        raise ConversionError("async functions are not supported")
+    return fdef, filename, lnum
+
+
+def convert_ast(fn) -> ast.FunctionDef:
+    """The converted FunctionDef of ``fn`` (raises ConversionError)."""
+    fdef, _, _ = _parse(fn)
+    _Unsupported().visit(fdef)
+    fdef.decorator_list = []
+    namer = Namer()
+    return_statements.convert(fdef)
+    break_statements.convert(fdef, namer)
+    continue_statements.convert(fdef, namer)
+    fdef.body = [_expressions(s) for s in fdef.body]
+    a = fdef.args
+    params = {x.arg for x in a.args + a.kwonlyargs + a.posonlyargs}
+    params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    fdef.body = _lower_block(fdef.body, params, namer)
+    ast.fix_missing_locations(fdef)
+    return fdef
+
+
+def _compile(fn) -> tuple:
+    code = fn.__code__
+    hit = _cache.get(code)
+    if hit is not None:
+        return hit
+    fdef = convert_ast(fn)
+    _, filename, lnum = _parse(fn)
+    # Python fills the defaults from the original function (__defaults__) after creation.
+    fdef.args.defaults = [ast.Constant(None) for _ in fdef.args.defaults]
+    fdef.args.kw_defaults = [None if d is None else ast.Constant(None)
+                             for d in fdef.args.kw_defaults]
+    freevars = list(code.co_freevars)
+    factory = make_function("ag__factory", [AG] + freevars, [fdef], None)
+    factory.body.append(ast.Return(value=ast.Name(fdef.name, ast.Load())))
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, lnum - 1)
+    compiled = compile(module, filename, "exec")
+    fac_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    f_code = next(c for c in fac_code.co_consts if isinstance(c, types.CodeType)
+                  and c.co_name == fdef.name)
+    hit = (f_code,)
+    _cache[code] = hit
+    return hit
+
+
+def _operators_module():
+    from . import operators  # noqa: PLC0415  (operators import control flow lazily here)
+    return operators
+
+
+def convert(fn: Callable, strict: bool = False, warn: bool = True) -> Callable:
+    """``fn`` with Python control flow on tensors turned into graph control flow.
+
+    Args:
+        fn: a Python function or bound method.
+        strict: raise AutoGraphError instead of falling back when ``fn`` cannot be converted.
+        warn: warn (AutoGraphWarning) when falling back.
+
+    Returns:
+        The converted function (``fn`` itself if it needs no conversion or cannot be
+        converted).
+    """
+    if getattr(fn, "__ag_do_not_convert__", False) or _is_converted(fn):
+        return fn
+    if isinstance(fn, types.MethodType):
+        inner = convert(fn.__func__, strict, warn)
+        return fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    try:
+        (f_code,) = _compile(fn)
+    except ConversionError as e:
+        return _fallback(fn, e.reason if e.lineno is None else str(e), strict, warn)
+    cells = []
+    ops = _operators_module()
+    orig = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for v in f_code.co_freevars:
+        if v == AG:
+            cells.append(types.CellType(ops))
+        elif v in orig:
+            cells.append(orig[v])
+        else:
+            return _fallback(fn, f"it uses the free variable {v!r} in an unsupported way",
+                             strict, warn)
+    new = types.FunctionType(f_code, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(cells))
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__dict__.update(fn.__dict__)
+    new.__doc__ = fn.__doc__
+    new.__qualname__ = fn.__qualname__
+    new.__module__ = fn.__module__
+    new.__ag_original__ = fn
+    return new
+
+
+def _fallback(fn, reason: str, strict: bool, warn: bool):
+    name = getattr(fn, "__qualname__", repr(fn))
+    msg = (f"AutoGraph could not convert {name}: {reason}. It runs as plain Python while "
+           "tracing: `if`/`while`/`for` on symbolic tensors in it will raise instead of "
+           "becoming graph control flow.")
+    if strict:
+        raise AutoGraphError(msg + " (strict conversion is on: fix the function, or mark it "
+                             "with tw.autograph.experimental.do_not_convert)")
+    if warn:
+        warnings.warn(msg + " To silence this, decorate it with "
+                      "tw.autograph.experimental.do_not_convert.", AutoGraphWarning,
+                      stacklevel=3)
+    return fn
+
+
+def to_code(entity: Callable, recursive: bool = True, experimental_optional_features=None) -> str:
+    """The Python source AutoGraph generates for ``entity`` (``tw.autograph.to_code``).
+
+    Args:
+        entity: a Python function, method, or tw.function.
+        recursive: accepted for TensorFlow compatibility (called functions are converted
+            when they are called).
+        experimental_optional_features: accepted for TensorFlow compatibility.
+
+    Returns:
+        The converted source, calling the ``ag__`` operators.
+    """
+    fn = getattr(entity, "_python_function", entity)
+    fn = getattr(fn, "__func__", fn)
+    fdef = convert_ast(fn)
+    return ast.unparse(fdef) + "\n"
+
+
+def do_not_convert(func: Callable | None = None):
+    """Decorator: AutoGraph calls ``func`` as it is (``tw.autograph.experimental``).
+
+    Args:
+        func: the function (or None when used as ``@do_not_convert()``).
+
+    Returns:
+        The same function, marked.
+    """
+    def mark(f):
+        try:
+            f.__ag_do_not_convert__ = True
+        except AttributeError:
+            pass
+        return f
+    return mark if func is None else mark(func)
+
+
+def user_module_of(fn) -> bool:
+    """True when ``fn`` is user code AutoGraph should convert when called."""
+    return isinstance(fn, (types.FunctionType, types.MethodType)) and not is_library(
+        getattr(fn, "__func__", fn)) and getattr(fn, "__name__", "") != "<lambda>"
+
+
+del sys

@@ -1,0 +1,159 @@
+"""Shared AST helpers for the converters: name analysis, templates, fresh names."""
+from __future__ import annotations
+
+import ast
+
+# Names the converters generate; they are never loop or branch variables.
+GENERATED_PREFIXES = ("if_body_", "else_body_", "loop_body_", "loop_test_", "extra_test_",
+                      "itr_", "ag__")
+AG = "ag__"
+
+
+class ConversionError(Exception):
+    """Code AutoGraph cannot convert (unsupported syntax); carries the reason and line."""
+
+    def __init__(self, reason: str, node: ast.AST | None = None) -> None:
+        self.reason = reason
+        self.lineno = getattr(node, "lineno", None)
+        super().__init__(reason if self.lineno is None else f"{reason} (line {self.lineno})")
+
+
+class Namer:
+    """Hands out fresh names (``if_body_1``...) unique within one converted function."""
+
+    def __init__(self) -> None:
+        self.counts: dict = {}
+
+    def new(self, prefix: str) -> str:
+        n = self.counts.get(prefix, 0) + 1
+        self.counts[prefix] = n
+        return f"{prefix}{n}"
+
+
+class _Assigned(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.names: list = []
+
+    def _add(self, name: str) -> None:
+        if name not in self.names and not name.startswith(GENERATED_PREFIXES):
+            self.names.append(name)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self._add(node.id)
+
+    def visit_FunctionDef(self, node) -> None:
+        self._add(node.name)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node) -> None:
+        self._add(node.name)
+
+    def visit_Lambda(self, node) -> None:
+        pass
+
+    def visit_ListComp(self, node) -> None:
+        pass
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_Import(self, node) -> None:
+        for a in node.names:
+            self._add((a.asname or a.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+
+def assigned_names(stmts: list) -> list:
+    """Names a block binds (in order of first binding), not looking into nested scopes."""
+    v = _Assigned()
+    for s in stmts:
+        v.visit(s)
+    return v.names
+
+
+def parse_stmts(src: str) -> list:
+    return ast.parse(src).body
+
+
+def parse_expr(src: str) -> ast.expr:
+    return ast.parse(src, mode="eval").body
+
+
+def name(id_: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+
+
+def ag_call(func: str, args: list, keywords: list | None = None) -> ast.Call:
+    """``ag__.func(*args)``."""
+    return ast.Call(func=ast.Attribute(value=name(AG), attr=func, ctx=ast.Load()),
+                    args=args, keywords=keywords or [])
+
+
+def tuple_of(names: list, store: bool = False) -> ast.expr:
+    return ast.Tuple(elts=[name(n, store) for n in names],
+                     ctx=ast.Store() if store else ast.Load())
+
+
+def str_tuple(names: list) -> ast.Tuple:
+    return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
+
+
+def make_function(fname: str, params: list, body: list, returns: list | None) -> ast.FunctionDef:
+    """``def fname(*params): body; return (returns)`` (no return when ``returns`` is None)."""
+    body = list(body)
+    if returns is not None:
+        body.append(ast.Return(value=tuple_of(returns)))
+    if not body:
+        body = [ast.Pass()]
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    fdef = ast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        fdef.type_params = []
+    return fdef
+
+
+def assign(targets: list, value: ast.expr) -> ast.stmt:
+    """``a, b = value`` (a one-element tuple target for one name)."""
+    return ast.Assign(targets=[tuple_of(targets, store=True)], value=value)
+
+
+def init_undefined(names: list, defined: set) -> list:
+    """``x = ag__.Undefined('x')`` for each name not possibly bound yet."""
+    return [ast.Assign(targets=[name(n, True)], value=ag_call("Undefined", [ast.Constant(n)]))
+            for n in names if n not in defined]
+
+
+class Defined(ast.NodeVisitor):
+    """Collects every name bound anywhere in a function (incl. its parameters)."""
+
+    def __init__(self) -> None:
+        self.names: set = set()
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.names.add(node.arg)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self.names.add(node.id)
+
+
+def contains(stmts: list, kinds: tuple, stop_at_loops: bool = False) -> bool:
+    """True if a statement of ``kinds`` occurs in ``stmts`` (not inside nested functions;
+    with ``stop_at_loops``, not inside nested loops either)."""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if stop_at_loops and isinstance(s, (ast.For, ast.While)):
+            if contains(s.orelse, kinds, stop_at_loops):
+                return True
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            sub = getattr(s, field, None)
+            if sub and contains(sub, kinds, stop_at_loops):
+                return True
+    return False

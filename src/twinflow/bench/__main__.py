@@ -1,0 +1,6 @@
+"""``python -m twinflow.bench``."""
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,229 @@
+"""``tw.compat.v1``: placeholders, Sessions and variable initializers for TF1-style graphs.
+
+Build ops inside ``with graph.as_default():``, then ``Session(graph=g).run(fetches,
+feed_dict)``. Fetches may be nested (lists, tuples, dicts, namedtuples) of tensors,
+operations, variables or their names. Names not defined here resolve to ``twinflow``'s own
+(``tw.compat.v1.matmul is tw.matmul``).
+"""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ..core import dtypes, nest
+from ..core.context import ctx
+from ..core.shapes import TensorShape
+from ..eager.execute import bind, constant
+from ..eager.interpreter import run_graph
+from ..graph.core_ops import NoOp, Placeholder
+from ..graph.graph import Graph, Operation, get_default_graph, reset_default_graph
+from ..graph.tensor import SymbolicTensor
+from ..ops.variables import AssignVariableOp, Variable
+
+__all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession",
+           "global_variables_initializer", "initialize_all_variables", "variables_initializer",
+           "global_variables", "trainable_variables", "disable_eager_execution",
+           "enable_eager_execution", "executing_eagerly", "get_default_graph",
+           "reset_default_graph", "Graph"]
+
+
+def placeholder(dtype, shape=None, name: str | None = None) -> SymbolicTensor:
+    """A graph input that ``Session.run`` must feed (``tf.compat.v1.placeholder``).
+
+    Args:
+        dtype: its dtype.
+        shape: its shape (None dims, or None for unknown rank).
+        name: the op name.
+
+    Returns:
+        The placeholder tensor.
+    """
+    if ctx.graph is None:
+        raise RuntimeError("tf.placeholder() is not compatible with eager execution.")
+    return bind(Placeholder, [], {"dtype": dtypes.as_dtype(dtype), "shape": TensorShape(shape)},
+                name=name or "Placeholder")
+
+
+def placeholder_with_default(input, shape, name: str | None = None):
+    """A constant standing in for a placeholder (feeding it overrides the value)."""
+    return constant(input, name=name or "PlaceholderWithDefault")
+
+
+def _variables(graph) -> list:
+    return list(getattr(graph, "variables", []))
+
+
+def global_variables(scope=None) -> list:
+    """The variables created while building the default graph."""
+    return _variables(get_default_graph())
+
+
+def trainable_variables(scope=None) -> list:
+    return [v for v in _variables(get_default_graph()) if v.trainable]
+
+
+def variables_initializer(var_list, name: str = "init") -> Operation:
+    """An op that (re)assigns each variable the value it had when this op was made.
+
+    Args:
+        var_list: the variables.
+        name: the op name.
+
+    Returns:
+        A NoOp that depends on one AssignVariableOp per variable.
+    """
+    g = get_default_graph()
+    assigns = []
+    with g.as_default():
+        for v in var_list:
+            init = constant(np.array(v._value, copy=True), name=f"{v.name.split(':')[0]}/init")
+            bind(AssignVariableOp, [v.handle, init], name=f"{v.name.split(':')[0]}/Assign")
+            assigns.append(g.get_operations()[-1])
+        with g.control_dependencies(assigns):
+            op = g.create_op(NoOp, [], {}, [], name=name)
+    return op
+
+
+def global_variables_initializer() -> Operation:
+    """``tf.compat.v1.global_variables_initializer``: initializes the graph's variables."""
+    return variables_initializer(_variables(get_default_graph()))
+
+
+initialize_all_variables = global_variables_initializer
+
+_eager_disabled: list = []
+
+
+def disable_eager_execution() -> None:
+    """Makes ops build into the default graph from now on (TF1 mode)."""
+    if not _eager_disabled:
+        g = get_default_graph()
+        ctx.graph_stack.append(ctx.graph)
+        ctx.graph = g
+        _eager_disabled.append(g)
+
+
+def enable_eager_execution(config=None, device_policy=None, execution_mode=None) -> None:
+    """Undoes ``disable_eager_execution``."""
+    if _eager_disabled:
+        _eager_disabled.pop()
+        ctx.graph = ctx.graph_stack.pop()
+
+
+def executing_eagerly() -> bool:
+    return ctx.graph is None
+
+
+class Session:
+    """Runs parts of a graph (``tf.compat.v1.Session``).
+
+    Args:
+        target: ignored (in-process execution).
+        graph: the graph to run (default: the default graph).
+        config: ignored.
+    """
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
+        self.graph = graph if graph is not None else get_default_graph()
+        self._closed = False
+        self._default = None
+
+    def __enter__(self) -> Session:
+        self._default = self.graph.as_default()
+        self._default.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._default is not None:
+            self._default.__exit__(*exc)
+            self._default = None
+        self.close()
+
+    def close(self) -> None:
+        self._closed = True
+
+    def as_default(self):
+        return self.graph.as_default()
+
+    def _element(self, f):
+        g = self.graph
+        if isinstance(f, str):
+            try:
+                return g.as_graph_element(f)
+            except KeyError as e:
+                raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                                 f"({e})") from None
+        if isinstance(f, SymbolicTensor) or isinstance(f, Operation):
+            if f.graph is not g:
+                raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. "
+                                 f"(Tensor {f!r} is not an element of this graph.)")
+            return f
+        if isinstance(f, Variable):
+            return f
+        if f is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}, must be a string "
+                        "or Tensor. (Can not convert a {type(f).__name__} into a Tensor or "
+                        "Operation.)")
+
+    def _feeds(self, feed_dict) -> dict:
+        feeds: dict = {}
+        for k, v in (feed_dict or {}).items():
+            t = self.graph.as_graph_element(k) if isinstance(k, str) else k
+            if isinstance(t, Variable):
+                raise TypeError("Feeding a tw.Variable is not supported; assign it instead")
+            if not isinstance(t, SymbolicTensor):
+                raise TypeError(f"The value of a feed cannot be a tf.Tensor object; feed key "
+                                f"{k!r} is not a tensor of this graph")
+            if t.graph is not self.graph:
+                raise ValueError(f"Cannot feed {t!r}: it is not an element of this graph.")
+            arr = np.asarray(v._value if hasattr(v, "_value") else v)
+            if t.dtype is not dtypes.string and arr.dtype != t.dtype.np:
+                arr = arr.astype(t.dtype.np)
+            if not t.shape.is_compatible_with(arr.shape):
+                raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor "
+                                 f"{t.name!r}, which has shape {t.shape}")
+            feeds[id(t)] = arr
+        return feeds
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Computes ``fetches`` (nested tensors/ops/names/variables) given ``feed_dict``.
+
+        Args:
+            fetches: what to compute.
+            feed_dict: {placeholder (or any tensor, or its name): value}.
+            options: ignored.
+            run_metadata: ignored.
+
+        Returns:
+            ``fetches`` with tensors replaced by NumPy values (None for operations).
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat = [self._element(f) for f in nest.flatten(fetches)]
+        feeds = self._feeds(feed_dict)
+        graph_fetches = [f for f in flat if not isinstance(f, Variable)]
+        values = run_graph(graph_fetches, feeds)
+        it = iter(values)
+        out = []
+        for f in flat:
+            if isinstance(f, Variable):
+                out.append(np.array(f._value, copy=True))
+            else:
+                out.append(next(it))
+        return nest.pack_sequence_as(fetches, out) if nest.is_nested(fetches) else out[0]
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default (kept for TF1 scripts)."""
+
+
+def __getattr__(name: str):
+    # Everything else in tf.compat.v1 is the TF2 symbol of the same name. compat sits above
+    # the namespace modules in the layering, so the top-level package is looked up lazily.
+    top = importlib.import_module("twinflow")
+    try:
+        return getattr(top, name)
+    except AttributeError:
+        raise AttributeError(f"module 'twinflow.compat.v1' has no attribute {name!r}") from None

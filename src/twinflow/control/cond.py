@@ -1,0 +1,392 @@
+"""``tw.cond``, ``tw.case``, ``tw.switch_case``: eager Python branching, graph If/Case ops.
+
+In a graph each branch is traced into a SubGraph; the op (``If``/``StatelessIf`` with attrs
+``then_branch``/``else_branch``, or ``Case``/``StatelessCase`` with attr ``branches``) takes the
+predicate (or branch index) and then the union of the tensors the branches capture, and runs one
+branch when the graph runs. All branches take the same inputs (``branch.inputs`` lines up with
+``op.inputs[1:]``) and return the same dtypes (``Tout``) with shapes ``output_shapes``.
+
+The gradient of an If is an If of the branches' gradients: each gradient branch replays its
+forward branch from the same inputs and backpropagates the output gradients through it, so the
+gradient is itself an If (and differentiable again).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..autodiff.tape import backprop
+from ..core import dtypes, nest
+from ..core.errors import InvalidArgumentError
+from ..eager.execute import bind, convert_to_tensor
+from ..graph.graph import user_source_location
+from ..graph.registry import register_op
+from ..graph.tensor import SymbolicTensor, Tensor
+from ..ops.array_ops import zeros_like
+from .subgraph import SubGraph, compiled, finish, replay, trace
+from .variant import zeros_for
+
+
+def _infer_branches(*inputs, Tout, output_shapes, **_):
+    return list(zip(Tout, output_shapes))
+
+
+def _run_branch(g: SubGraph, inputs) -> tuple:
+    return tuple(compiled(g)(inputs))
+
+
+def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
+    return _run_branch(then_branch if pred else else_branch, inputs)
+
+
+def _case_kernel(index, *inputs, branches, Tout, output_shapes):
+    i = int(index)
+    if not 0 <= i < len(branches):
+        i = len(branches) - 1  # the last branch is the default
+    return _run_branch(branches[i], inputs)
+
+
+def _if_grad(op, *dys):
+    return _branch_grads(op, [op.attrs["then_branch"], op.attrs["else_branch"]], dys)
+
+
+def _case_grad(op, *dys):
+    return _branch_grads(op, list(op.attrs["branches"]), dys)
+
+
+@register_op("If", multi_output=True, stateful=True)
+class If:
+    """Runs ``then_branch`` or ``else_branch`` (SubGraphs) on the inputs; has side effects."""
+
+    infer = _infer_branches
+    kernel = _if_kernel
+    grad = _if_grad
+
+
+@register_op("StatelessIf", multi_output=True)
+class StatelessIf:
+    """Runs ``then_branch`` or ``else_branch`` (SubGraphs) on the inputs."""
+
+    infer = _infer_branches
+    kernel = _if_kernel
+    grad = _if_grad
+
+
+@register_op("Case", multi_output=True, stateful=True)
+class Case:
+    """Runs ``branches[index]`` (the last one if out of range); has side effects."""
+
+    infer = _infer_branches
+    kernel = _case_kernel
+    grad = _case_grad
+
+
+@register_op("StatelessCase", multi_output=True)
+class StatelessCase:
+    """Runs ``branches[index]`` (the last one if out of range)."""
+
+    infer = _infer_branches
+    kernel = _case_kernel
+    grad = _case_grad
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+def _has_state(g: SubGraph) -> bool:
+    return any(op.opdef.stateful and op.type != "Placeholder" for op in g.get_operations())
+
+
+def _differentiable(dt) -> bool:
+    return dt.is_differentiable or dt is dtypes.variant
+
+
+def unify_inputs(graphs: list) -> list:
+    """Makes every graph take the same inputs: its args, then the union of all captures.
+
+    Args:
+        graphs: SubGraphs with the same number of explicit args.
+
+    Returns:
+        The outside tensors the op must pass after the explicit inputs.
+    """
+    ext: list = []
+    seen: set = set()
+    for g in graphs:
+        for t, _ in g.captures:
+            if id(t) not in seen:
+                seen.add(id(t))
+                ext.append(t)
+    for g in graphs:
+        phs = []
+        for t in ext:
+            ph = g.capture_of(t)
+            if ph is None:
+                ph = g.capture(t)
+            phs.append(ph)
+        g.inputs = g.inputs[:g.arg_count] + phs
+        g.captures = [(t, ph) for t, ph in zip(ext, phs)]
+        g._plan = None
+    return ext
+
+
+def _match_outputs(results: list, names: list | None, what: str) -> tuple:
+    """Flattens each branch's result; Python numbers take the dtype of the other branches."""
+    flats = [nest.flatten(r) for r in results]
+    for r in results[1:]:
+        try:
+            nest.assert_same_structure(results[0], r, check_types=False)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{what}: all branches must return the same structure: {e}") \
+                from None
+    out_dtypes = []
+    for i in range(len(flats[0])):
+        dt = next((f[i].dtype for f in flats if isinstance(f[i], Tensor)), None)
+        out_dtypes.append(dt)
+    return flats, out_dtypes
+
+
+def _describe(names, i) -> str:
+    if names and i < len(names) and names[i]:
+        return f"'{names[i]}'"
+    return f"output #{i}"
+
+
+def build_branches(selector, fns: list, what: str, names: list | None = None,
+                   branch_names: list | None = None, resolve: Callable | None = None):
+    """Traces ``fns`` (nullary) into SubGraphs and adds one If/Case op choosing among them.
+
+    Args:
+        selector: a boolean scalar tensor (two fns: If) or an int32 scalar (Case).
+        fns: the branch functions.
+        what: the public name for errors (``tw.cond``...).
+        names: optional names of the flattened outputs (AutoGraph passes variable names).
+        branch_names: names of the SubGraphs.
+        resolve: optional ``resolve(i, values, graphs)`` deciding what flattened output ``i``
+            becomes from the branches' ``values``: ``("py", value)`` keeps a Python value out
+            of the op, ``("tensors", values)`` makes it an output (None: the default rule).
+
+    Returns:
+        The outputs packed like the first branch's result.
+    """
+    branch_names = branch_names or [f"{what.split('.')[-1]}_branch{i}" for i in range(len(fns))]
+    graphs, results = [], []
+    for fn, bname in zip(fns, branch_names):
+        g, r = trace(lambda fn=fn: fn(), [], bname)
+        graphs.append(g)
+        results.append(r)
+    flats, out_dtypes = _match_outputs(results, names, what)
+    n = len(flats[0])
+    python_values: dict = {}
+    columns = []
+    for i in range(n):
+        vs = [f[i] for f in flats]
+        r = resolve(i, vs, graphs) if resolve is not None else None
+        if r is not None and r[0] == "py":
+            python_values[i] = r[1]
+            continue
+        if r is not None:
+            vs = list(r[1])
+        columns.append((i, vs))
+    loc = user_source_location()
+    where = f" at {loc}" if loc else ""
+    per_graph: list = [[] for _ in graphs]
+    for i, vs in columns:
+        dt = next((v.dtype for v in vs if isinstance(v, Tensor)), None)
+        for b, (g, v) in enumerate(zip(graphs, vs)):
+            if not isinstance(v, Tensor):
+                if v is None:
+                    raise ValueError(
+                        f"{what}: {_describe(names, i)} is None in branch {b} but not in "
+                        f"another{where}; every branch must give it a tensor of one dtype.")
+                with g.as_default():
+                    v = convert_to_tensor(v, dtype=dt) if dt is not None else \
+                        convert_to_tensor(v)
+            per_graph[b].append(v)
+    for g, outs in zip(graphs, per_graph):
+        finish(g, outs)
+    tout, shapes = [], []
+    for k, (i, _) in enumerate(columns):
+        first = graphs[0].outputs[k]
+        dt, sh = first.dtype, first.shape
+        for bi, g in enumerate(graphs[1:], 1):
+            o = g.outputs[k]
+            if o.dtype is not dt:
+                raise TypeError(
+                    f"{what}: {_describe(names, i)} has dtype {dt.name} in branch 0 but "
+                    f"{o.dtype.name} in branch {bi}{where}. Every branch of a tensor "
+                    f"condition must produce the same dtype: cast one with tw.cast(..., "
+                    f"tw.{dt.name}).")
+            sh = sh.most_specific_compatible_shape(o.shape) if sh != o.shape else sh
+        tout.append(dt)
+        shapes.append(sh)
+    ext = unify_inputs(graphs)
+    stateful = any(_has_state(g) for g in graphs)
+    if len(fns) == 2 and selector.dtype is dtypes.bool_:
+        opdef = If if stateful else StatelessIf
+        attrs = {"then_branch": graphs[0], "else_branch": graphs[1], "Tout": tout,
+                 "output_shapes": shapes}
+    else:
+        opdef = Case if stateful else StatelessCase
+        attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
+    outs = bind(opdef, [selector] + ext, attrs, name=what.split(".")[-1].replace(" ", "_"))
+    it = iter(outs)
+    flat = [python_values[i] if i in python_values else next(it) for i in range(n)]
+    return nest.pack_sequence_as(results[0], flat)
+
+
+def _branch_grads(op, branches: list, dys) -> list:
+    """Gradients of an If/Case op: the same op over gradient branches."""
+    selector, ins = op.inputs[0], op.inputs[1:]
+    outs = op.outputs
+    d_out = [i for i, t in enumerate(outs) if _differentiable(t.dtype)]
+    d_in = [i for i, t in enumerate(ins) if _differentiable(t.dtype)]
+    if not d_out or not d_in:
+        return [None] * len(op.inputs)
+    seeds = []
+    for i in d_out:
+        dy = dys[i]
+        seeds.append(dy if dy is not None else zeros_like(outs[i]))
+    specs = [(t.dtype, t.shape) for t in ins] + [(t.dtype, t.shape) for t in seeds]
+    graphs = []
+    for g in branches:
+        gg, grads = trace(lambda *a, g=g: _vjp(g, a[:len(ins)], a[len(ins):], d_out, d_in),
+                          specs, f"{g.name}_grad")
+        finish(gg, grads)
+        graphs.append(gg)
+    ext = unify_inputs(graphs)
+    tout = [ins[i].dtype for i in d_in]
+    shapes = [ins[i].shape for i in d_in]
+    stateful = any(_has_state(g) for g in graphs)
+    if op.type in ("If", "StatelessIf"):
+        opdef = If if stateful else StatelessIf
+        attrs = {"then_branch": graphs[0], "else_branch": graphs[1], "Tout": tout,
+                 "output_shapes": shapes}
+    else:
+        opdef = Case if stateful else StatelessCase
+        attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
+    res = bind(opdef, [selector] + list(ins) + seeds + ext, attrs, name=op.type + "Grad")
+    grads: list = [None] * len(op.inputs)
+    for j, i in enumerate(d_in):
+        grads[1 + i] = res[j]
+    return grads
+
+
+def _vjp(g: SubGraph, inputs, seeds, d_out: list, d_in: list) -> list:
+    """In the graph being built: replays ``g`` on ``inputs``, returns d(outputs)/d(inputs)."""
+    outs, _, ops = replay(g, list(inputs))
+    targets = [outs[i] for i in d_out]
+    sources = [inputs[i] for i in d_in]
+    grads = backprop(ops, targets, sources, list(seeds))
+    return [gr if gr is not None else zeros_for(s) for gr, s in zip(grads, sources)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Public functions
+
+def _as_pred(pred, what: str):
+    if isinstance(pred, Tensor):
+        if pred.dtype is not dtypes.bool_:
+            raise TypeError(f"{what}: pred must be a bool tensor, got {pred.dtype.name}")
+        if pred.shape.rank not in (None, 0):
+            raise ValueError(f"{what}: pred must be a scalar, got shape {pred.shape}")
+    return pred
+
+
+def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None, name=None):
+    """``tw.cond``: ``true_fn()`` if ``pred`` else ``false_fn()``.
+
+    Eagerly (or for a Python bool) this is a Python ``if``. While building a graph with a
+    symbolic ``pred`` both functions are traced and one If op runs the right one.
+
+    Args:
+        pred: a scalar bool tensor or a Python bool.
+        true_fn: callable returning a nested structure of tensors.
+        false_fn: callable returning the same structure and dtypes.
+        name: op name.
+
+    Returns:
+        What the chosen function returned.
+    """
+    if true_fn is None or false_fn is None:
+        raise TypeError("tw.cond needs both true_fn and false_fn")
+    pred = _as_pred(pred, "tw.cond")
+    if not isinstance(pred, SymbolicTensor):
+        return true_fn() if pred else false_fn()
+    return build_branches(pred, [true_fn, false_fn], "tw.cond",
+                          branch_names=[f"{name or 'cond'}_true", f"{name or 'cond'}_false"])
+
+
+def switch_case(branch_index, branch_fns, default: Callable | None = None, name=None):
+    """``tw.switch_case``: runs ``branch_fns[branch_index]`` (``default`` if out of range).
+
+    Args:
+        branch_index: an int32 scalar tensor or Python int.
+        branch_fns: a list of callables, or a dict {int: callable}, or list of (int, callable).
+        default: callable for out-of-range indices (default: the last branch).
+        name: op name.
+
+    Returns:
+        The chosen branch's result.
+    """
+    if isinstance(branch_fns, dict):
+        items = sorted(branch_fns.items())
+    else:
+        items = [b if isinstance(b, tuple) else (i, b) for i, b in enumerate(branch_fns)]
+    keys = [k for k, _ in items]
+    if keys != list(range(len(keys))):
+        raise ValueError(f"tw.switch_case: branch keys must be 0..{len(keys) - 1}, got {keys}")
+    fns = [f for _, f in items]
+    if not isinstance(branch_index, SymbolicTensor):
+        i = int(branch_index)
+        if 0 <= i < len(fns):
+            return fns[i]()
+        return (default or fns[-1])()
+    if branch_index.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"tw.switch_case: branch_index must be int32, got "
+                        f"{branch_index.dtype.name}")
+    if default is not None:
+        fns = fns + [default]
+    return build_branches(branch_index, fns, "tw.switch_case",
+                          branch_names=[f"{name or 'switch_case'}_branch{i}"
+                                        for i in range(len(fns))])
+
+
+def case(pred_fn_pairs, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name=None):
+    """``tw.case``: runs the fn of the first pred that is True, else ``default``.
+
+    Args:
+        pred_fn_pairs: a list of (bool scalar tensor, callable) pairs (or a dict).
+        default: callable run when no pred holds (default: the last pair's fn).
+        exclusive: accepted; when True, more than one True pred raises (eager only).
+        strict: accepted for TensorFlow compatibility.
+        name: op name.
+
+    Returns:
+        The chosen fn's result.
+    """
+    pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else \
+        list(pred_fn_pairs)
+    if not pairs:
+        if default is None:
+            raise ValueError("tw.case needs at least one pair or a default")
+        return default()
+    if default is None:
+        *pairs, (_, default) = pairs
+        if not pairs:
+            return default()
+    if exclusive and not any(isinstance(p, SymbolicTensor) for p, _ in pairs):
+        hits = [i for i, (p, _) in enumerate(pairs) if bool(p)]
+        if len(hits) > 1:
+            raise InvalidArgumentError(None, None, f"tw.case: more than one condition is True "
+                                                   f"(pairs {hits}) with exclusive=True")
+
+    def chain(i: int):
+        if i == len(pairs):
+            return default()
+        p, fn = pairs[i]
+        return cond(p, fn, lambda: chain(i + 1), name=name or "case")
+    return chain(0)
+
+
+__all__ = ["cond", "case", "switch_case"]

@@ -1,0 +1,250 @@
+"""``tw.map_fn``, ``tw.scan``, ``tw.foldl``, ``tw.foldr``: loops over the first axis.
+
+Eagerly each is a Python loop over the rows; in a graph each is one While over TensorArrays
+(so the rows are not unrolled and the gradient is the While's).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core import dtypes, nest
+from ..core.context import ctx
+from ..core.shapes import TensorShape
+from ..eager.func_graph import TensorSpec
+from ..graph.tensor import Tensor
+from ..ops import array_ops
+from ..ops.core import convert
+from .tensor_array import TensorArray
+from .while_loop import while_loop
+
+
+def _rows(flat: list):
+    """The static number of rows of ``flat`` tensors (None if unknown) and the dynamic one."""
+    static = None
+    for t in flat:
+        if t.shape.rank == 0:
+            raise ValueError(f"elements must have rank >= 1 to be unstacked, got shape "
+                             f"{t.shape}")
+        if t.shape.rank is not None and t.shape[0] is not None:
+            static = t.shape[0]
+            break
+    n = static if static is not None else array_ops.shape(flat[0])[0]
+    return static, n
+
+
+def _signature_leaves(sig, like_structure) -> list:
+    """(dtype, TensorShape or None) for each leaf of an output signature."""
+    out = []
+    for s in nest.flatten(sig):
+        if isinstance(s, TensorSpec):
+            out.append((s.dtype, s.shape))
+        else:
+            out.append((dtypes.as_dtype(s), None))
+    return out
+
+
+def _stack_eager(results: list, structure):
+    flat = [nest.flatten(r) for r in results]
+    return nest.pack_sequence_as(structure, [array_ops.stack(list(col)) for col in zip(*flat)])
+
+
+def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop: bool = True,
+           swap_memory: bool = False, infer_shape: bool = True, name=None,
+           fn_output_signature=None):
+    """``tw.map_fn``: applies ``fn`` to each row of ``elems`` and stacks the results.
+
+    Args:
+        fn: callable taking one row (in the structure of ``elems``).
+        elems: a tensor or nested structure of tensors with a common first dimension.
+        dtype: deprecated alias of ``fn_output_signature``.
+        parallel_iterations: accepted for TensorFlow compatibility.
+        back_prop: accepted for TensorFlow compatibility.
+        swap_memory: accepted for TensorFlow compatibility.
+        infer_shape: accepted for TensorFlow compatibility.
+        name: op name.
+        fn_output_signature: dtype, TensorSpec, or structure of them describing fn's output
+            (default: the structure and dtypes of ``elems``).
+
+    Returns:
+        The stacked outputs.
+    """
+    sig = fn_output_signature if fn_output_signature is not None else dtype
+    flat_elems = [convert(e) for e in nest.flatten(elems)]
+    packed_elems = nest.pack_sequence_as(elems, flat_elems)
+    if ctx.graph is None:
+        n = int(flat_elems[0].shape[0])
+        results = [fn(nest.map_structure(lambda e, i=i: e[i], packed_elems)) for i in range(n)]
+        if not results:
+            out_struct = sig if sig is not None else elems
+            leaves = _signature_leaves(out_struct, None) if sig is not None else \
+                [(t.dtype, t.shape[1:]) for t in flat_elems]
+            zeros = [convert(np.zeros([0] + [d or 0 for d in (s.as_list() if s is not None and
+                                                             s.rank is not None else [])],
+                                      dt.np)) for dt, s in leaves]
+            return nest.pack_sequence_as(out_struct, zeros)
+        return _stack_eager(results, results[0])
+    static_n, n = _rows(flat_elems)
+    out_struct = sig if sig is not None else elems
+    out_leaves = _signature_leaves(sig, elems) if sig is not None else \
+        [(t.dtype, t.shape[1:] if t.shape.rank else None) for t in flat_elems]
+    in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
+    out_tas = [TensorArray(dt, size=n, element_shape=s) for dt, s in out_leaves]
+
+    def body(i, tas):
+        row = nest.pack_sequence_as(elems, [ta.read(i) for ta in in_tas])
+        y = fn(row)
+        ys = nest.flatten(y)
+        if len(ys) != len(tas):
+            raise ValueError(
+                f"tw.map_fn: fn returned {len(ys)} tensors but {len(tas)} were expected from "
+                "the structure of elems; pass fn_output_signature describing fn's output.")
+        new = []
+        for ta, v, (dt, _) in zip(tas, ys, out_leaves):
+            v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
+            if v.dtype is not dt:
+                raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
+                                "expected; pass fn_output_signature=tw."
+                                f"{v.dtype.name} (or cast the result).")
+            new.append(ta.write(i, v))
+        return i + 1, new
+
+    _, tas = while_loop(lambda i, _: i < n, body, (convert(0), out_tas),
+                        parallel_iterations=parallel_iterations or 10,
+                        maximum_iterations=n, name=name or "map")
+    outs = []
+    for ta in tas:
+        o = ta.stack()
+        if static_n is not None and o.shape.rank is not None:
+            o.set_shape(TensorShape([static_n]).concatenate(o.shape[1:]))
+        outs.append(o)
+    if sig is None:
+        return nest.pack_sequence_as(out_struct, outs)
+    return nest.pack_sequence_as(sig, outs) if nest.is_nested(sig) else outs[0]
+
+
+def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str):
+    flat_elems = [convert(e) for e in nest.flatten(elems)]
+    packed = nest.pack_sequence_as(elems, flat_elems)
+    if ctx.graph is None:
+        n = int(flat_elems[0].shape[0])
+        order = list(range(n))[::-1] if reverse else list(range(n))
+        if initializer is None:
+            if not order:
+                raise ValueError(f"tw.{name} on empty elems needs an initializer")
+            acc = nest.map_structure(lambda e: e[order[0]], packed)
+            outs = [acc]
+            order = order[1:]
+        else:
+            acc = initializer
+            outs = []
+        for i in order:
+            acc = fn(acc, nest.map_structure(lambda e, i=i: e[i], packed))
+            outs.append(acc)
+        if not keep_all:
+            return acc
+        if reverse:
+            outs = outs[::-1]
+        return _stack_eager(outs, outs[0])
+    static_n, n = _rows(flat_elems)
+    in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
+
+    def row(i):
+        return nest.pack_sequence_as(elems, [ta.read(i) for ta in in_tas])
+
+    def index(k):
+        return n - 1 - k if reverse else k
+
+    if initializer is None:
+        acc0 = row(index(0))
+        start = 1
+    else:
+        acc0 = nest.map_structure(convert, initializer)
+        start = 0
+    flat_acc = nest.flatten(acc0)
+    out_tas = [TensorArray(a.dtype, size=n, element_shape=a.shape) for a in flat_acc]
+    if start:
+        out_tas = [ta.write(index(0), a) for ta, a in zip(out_tas, flat_acc)]
+
+    def body(k, acc, tas):
+        new_acc = fn(nest.pack_sequence_as(acc0, acc), row(index(k)))
+        flat_new = [convert(v) for v in nest.flatten(new_acc)]
+        if keep_all:
+            tas = [ta.write(index(k), v) for ta, v in zip(tas, flat_new)]
+        return k + 1, flat_new, tas
+
+    _, acc, tas = while_loop(lambda k, *_: k < n, body, (convert(start), flat_acc, out_tas),
+                             name=name)
+    if not keep_all:
+        return nest.pack_sequence_as(acc0, acc)
+    outs = []
+    for ta in tas:
+        o = ta.stack()
+        if static_n is not None and o.shape.rank is not None:
+            o.set_shape(TensorShape([static_n]).concatenate(o.shape[1:]))
+        outs.append(o)
+    return nest.pack_sequence_as(acc0, outs)
+
+
+def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+         back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
+         reverse: bool = False, name=None):
+    """``tw.scan``: the running accumulation ``a = fn(a, row)`` over rows, stacked.
+
+    Args:
+        fn: callable (accumulator, row) -> new accumulator.
+        elems: a tensor or nested structure of tensors with a common first dimension.
+        initializer: the first accumulator (default: the first row, which is then output).
+        parallel_iterations: accepted for TensorFlow compatibility.
+        back_prop: accepted for TensorFlow compatibility.
+        swap_memory: accepted for TensorFlow compatibility.
+        infer_shape: accepted for TensorFlow compatibility.
+        reverse: scan from the last row to the first.
+        name: op name.
+
+    Returns:
+        The accumulators, stacked (in the structure of the accumulator).
+    """
+    return _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
+
+
+def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name=None):
+    """``tw.foldl``: ``a = fn(a, row)`` over rows first to last; returns the final ``a``.
+
+    Args:
+        fn: callable (accumulator, row) -> new accumulator.
+        elems: a tensor or nested structure of tensors with a common first dimension.
+        initializer: the first accumulator (default: the first row).
+        parallel_iterations: accepted for TensorFlow compatibility.
+        back_prop: accepted for TensorFlow compatibility.
+        swap_memory: accepted for TensorFlow compatibility.
+        name: op name.
+
+    Returns:
+        The final accumulator.
+    """
+    return _scan_impl(fn, elems, initializer, False, False, name or "foldl")
+
+
+def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name=None):
+    """``tw.foldr``: ``a = fn(a, row)`` over rows last to first; returns the final ``a``.
+
+    Args:
+        fn: callable (accumulator, row) -> new accumulator.
+        elems: a tensor or nested structure of tensors with a common first dimension.
+        initializer: the first accumulator (default: the last row).
+        parallel_iterations: accepted for TensorFlow compatibility.
+        back_prop: accepted for TensorFlow compatibility.
+        swap_memory: accepted for TensorFlow compatibility.
+        name: op name.
+
+    Returns:
+        The final accumulator.
+    """
+    return _scan_impl(fn, elems, initializer, True, False, name or "foldr")
+
+
+__all__ = ["map_fn", "scan", "foldl", "foldr"]

@@ -1,0 +1,215 @@
+"""Sub-graphs: the bodies of functional control-flow ops (If branches, While cond/body).
+
+A ``SubGraph`` is a Graph traced from a Python callable. Tensors from outside it (of an
+enclosing graph, or eager values) become Placeholders listed in ``captures``; the op that holds
+the sub-graph passes the outside tensors as extra inputs, so gradients flow through them and
+nested control flow composes (an inner capture becomes a capture of the enclosing sub-graph).
+
+``SubGraph.inputs`` are all Placeholders in order (explicit arguments first, then captures) and
+``SubGraph.outputs`` the returned tensors: this is the interface the interpreter kernels and the
+codegen use (``run_subgraph``/``compile_subgraph``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..core import context
+from ..core.context import ctx
+from ..core.errors import InvalidArgumentError
+from ..eager.func_graph import FuncGraph, TensorSpec
+from ..eager.interpreter import ops_needed
+from ..graph.tensor import SymbolicTensor, Tensor
+
+
+class SubGraph(FuncGraph):
+    """A FuncGraph holding a branch or loop body; outside tensors become capture placeholders.
+
+    Args:
+        name: a readable name (``cond_true``, ``while_body``...), shown in GraphDefs.
+        outer: the graph the holding op is created in (None when building eagerly).
+    """
+
+    def __init__(self, name: str, outer=None) -> None:
+        super().__init__(name, outer)
+        self.arg_count = 0
+        self._plan = None
+        if outer is not None:
+            self.seed = outer.seed
+
+    def add_arg(self, dtype, shape, name: str = "arg") -> SymbolicTensor:
+        """A new explicit argument placeholder (call before any capture)."""
+        self.arg_count += 1
+        return self.add_input(TensorSpec(shape, dtype), name)
+
+    def capture_of(self, tensor: Tensor):
+        """The placeholder of an already captured outside tensor, or None."""
+        return self._capture_map.get(id(tensor))
+
+    def __repr__(self) -> str:
+        return f"<SubGraph {self.name}: {self.arg_count} args, {len(self.captures)} captures, " \
+               f"{len(self.outputs)} outputs, {len(self._ops)} ops>"
+
+    # GraphDef attrs print the str; keep it short like TensorFlow's ``func { name: ... }``.
+    def __str__(self) -> str:
+        return self.name
+
+
+def trace(fn: Callable, args: list, name: str, arg_names: list | None = None):
+    """Traces ``fn(*placeholders)`` into a new SubGraph.
+
+    Args:
+        fn: the Python callable; it receives one placeholder per entry of ``args``.
+        args: (dtype, TensorShape) of each argument.
+        name: the sub-graph's name.
+        arg_names: placeholder names.
+
+    Returns:
+        (subgraph, python result of ``fn``). ``subgraph.outputs`` is left for the caller to set.
+    """
+    g = SubGraph(name, ctx.graph)
+    names = arg_names or [f"arg{i}" for i in range(len(args))]
+    with context.graph_mode(g):
+        phs = [g.add_arg(dt, sh, n) for (dt, sh), n in zip(args, names)]
+        result = fn(*phs)
+    return g, result
+
+
+def finish(g: SubGraph, outputs: list) -> None:
+    """Sets ``g.outputs``, turning outside tensors and Python values into graph tensors."""
+    outs = []
+    with context.graph_mode(g):
+        for t in outputs:
+            if isinstance(t, SymbolicTensor) and t.graph is g:
+                outs.append(t)
+            elif isinstance(t, Tensor):
+                outs.append(g.capture(t))
+            else:
+                raise TypeError(f"sub-graph output must be a tensor, got {t!r}")
+    g.outputs = outs
+    g._plan = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a sub-graph: a precomputed plan (kernel, argument slots, result slots) per op.
+
+class Plan:
+    """A SubGraph flattened into a list of kernel calls over numbered value slots."""
+
+    __slots__ = ("n_in", "template", "steps", "out_slots", "ops")
+
+    def __init__(self, g: SubGraph) -> None:
+        fetch = [t.op for t in g.outputs]
+        # Stateful ops (prints, assignments) run even when no output depends on them.
+        fetch += [op for op in g.get_operations() if op.stateful and op.type != "Placeholder"]
+        feeds = {id(t): None for t in g.inputs}
+        slot: dict = {}
+        for i, t in enumerate(g.inputs):
+            slot[id(t)] = i
+        template: list = [None] * len(g.inputs)
+        steps = []
+        ops = []
+        for op in ops_needed(fetch, feeds):
+            if op.type == "Placeholder":
+                if all(id(t) in slot for t in op.outputs):
+                    continue
+                raise InvalidArgumentError(
+                    None, op, f"placeholder {op.name} of sub-graph {g.name} has no value")
+            if op.type == "Const":
+                slot[id(op.outputs[0])] = len(template)
+                template.append(op.attrs["value"])
+                continue
+            ins = tuple(slot[id(t)] for t in op.inputs)
+            outs = []
+            for t in op.outputs:
+                slot[id(t)] = len(template)
+                outs.append(len(template))
+                template.append(None)
+            multi = op.opdef.multi_output
+            steps.append((op.opdef.kernel, op.attrs, ins, tuple(outs) if multi else outs[0],
+                          multi))
+            ops.append(op)
+        self.n_in = len(g.inputs)
+        self.template = template
+        self.steps = steps
+        self.ops = ops
+        self.out_slots = [slot[id(t)] for t in g.outputs]
+
+    def __call__(self, args) -> list:
+        vals = self.template.copy()
+        vals[:self.n_in] = args
+        k = 0
+        try:
+            for k, (kernel, attrs, ins, outs, multi) in enumerate(self.steps):  # noqa: B007
+                r = kernel(*[vals[i] for i in ins], **attrs)
+                if multi:
+                    for i, v in zip(outs, r):
+                        vals[i] = v
+                else:
+                    vals[outs] = r
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(
+                None, self.ops[k], f"{e}\n  while running {self.ops[k]._error_context()}") from e
+        except (TypeError, ValueError, IndexError, ArithmeticError) as e:
+            op = self.ops[k]
+            shapes = [getattr(vals[i], "shape", None) for i in self.steps[k][2]]
+            raise InvalidArgumentError(
+                None, op, f"{op.type} failed on inputs of shapes {shapes}: {e}\n  while running "
+                f"{op._error_context()}") from e
+        return [vals[i] for i in self.out_slots]
+
+
+def _default_compiler(g: SubGraph) -> Callable:
+    return Plan(g)
+
+
+# The compiler layer may install a faster lowering (generated Python) here; kernels of If/While
+# call whatever is installed. It takes a SubGraph and returns a callable(list of args) -> list.
+subgraph_compiler: list = [_default_compiler]
+
+
+def compiled(g: SubGraph) -> Callable:
+    """The callable running ``g`` (list of input values -> list of output values), cached."""
+    p = g._plan
+    if p is None:
+        p = g._plan = subgraph_compiler[0](g)
+    return p
+
+
+def set_subgraph_compiler(fn: Callable | None) -> None:
+    """Installs ``fn(subgraph) -> callable(args) -> outputs`` used by control-flow kernels.
+
+    Args:
+        fn: the compiler, or None to restore the reference plan executor.
+    """
+    subgraph_compiler[0] = fn or _default_compiler
+
+
+# ---------------------------------------------------------------------------------------------
+# Replaying a sub-graph's ops into the graph being built (for gradients).
+
+def replay(g: SubGraph, inputs: list) -> list:
+    """Copies the ops of ``g`` into the current graph with ``inputs`` for its placeholders.
+
+    Args:
+        g: the sub-graph.
+        inputs: tensors of the current graph, one per ``g.inputs``.
+
+    Returns:
+        (outputs, mapping): the copies of ``g.outputs`` and {id(original): copy} for all
+        tensors, and the list of copied Operations in order (for backprop).
+    """
+    target = ctx.graph
+    mapping = {id(p): t for p, t in zip(g.inputs, inputs)}
+    # Only what the outputs need: side effects (prints, assignments) must not run again.
+    needed = {id(op) for op in ops_needed([t.op for t in g.outputs], mapping)}
+    new_ops = []
+    for op in g.get_operations():
+        if id(op) not in needed or op.type == "Placeholder" and id(op.outputs[0]) in mapping:
+            continue
+        ins = [mapping[id(t)] for t in op.inputs]
+        specs = [(t.dtype, t.shape) for t in op.outputs]
+        new = target.create_op(op.opdef, ins, op.attrs, specs, name=op.name.split("/")[-1])
+        for a, b in zip(op.outputs, new.outputs):
+            mapping[id(a)] = b
+        new_ops.append(new)
+    return [mapping[id(t)] for t in g.outputs], mapping, new_ops

@@ -1,0 +1,382 @@
+"""``tw.while_loop``: a Python loop eagerly, one functional While op in graphs.
+
+Graph form. ``While``/``StatelessWhile`` take the loop variables, then (if ``has_max``) the
+maximum number of iterations, then the tensors that ``cond``/``body`` capture. Attrs: ``cond``
+and ``body`` are SubGraphs whose inputs are the loop variables followed by the captures
+(``cond`` returns one bool scalar, ``body`` the next loop variables); ``T``/``output_shapes``
+describe the loop variables (shapes relaxed by ``shape_invariants``); ``n_vars`` counts them.
+
+Outputs: the final loop variables, then one ``variant`` tensor, the loop's History: the loop
+values entering each iteration. The gradient is a second While running over the iterations in
+reverse; its body reads iteration k's values from the History, replays the forward body on them
+and backpropagates. It is built with the same machinery, so it is differentiable again.
+(Codegen can skip recording the History when that output has no consumer.)
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..autodiff.tape import backprop
+from ..core import dtypes, nest
+from ..core.context import ctx
+from ..core.shapes import TensorShape
+from ..eager.execute import bind, convert_to_tensor
+from ..graph.graph import user_source_location
+from ..graph.registry import register_op
+from ..graph.tensor import Tensor
+from ..ops import math_ops
+from .cond import unify_inputs
+from .subgraph import compiled, finish, replay, trace
+from .variant import History, zeros_for
+
+_SCALAR = TensorShape([])
+
+
+# ---------------------------------------------------------------------------------------------
+# History ops
+
+@register_op("WhileHistoryRead", multi_output=True)
+class WhileHistoryRead:
+    """Values ``indices`` of the loop values entering iteration ``k`` of a History.
+
+    With ``likes`` (one per index) a missing (None) value reads as zeros like it: that is how
+    gradient Histories, which hold None for zeros, are read.
+    """
+
+    def infer(history, k, *likes, T, shapes, indices, n):
+        return list(zip(T, shapes))
+
+    def kernel(history, k, *likes, T, shapes, indices, n):
+        step = history.steps[int(k)]
+        if not likes:
+            return tuple(step[i] for i in indices)
+        if step is None:
+            return tuple(_zeros_value(like) for like in likes)
+        return tuple(_zeros_value(like) if step[i] is None else step[i]
+                     for i, like in zip(indices, likes))
+
+    def grad(op, *dys):
+        present = [p for p, d in enumerate(dys) if d is not None]
+        if not present:
+            return [None] * len(op.inputs)
+        idx = op.attrs["indices"]
+        h = bind(WhileHistoryOneHot, [op.inputs[0], op.inputs[1]] + [dys[p] for p in present],
+                 {"positions": tuple(idx[p] for p in present), "n": op.attrs["n"]})
+        return [h] + [None] * (len(op.inputs) - 1)
+
+
+def _zeros_value(like):
+    z = getattr(like, "zeros_like", None)
+    return z() if z is not None else np.zeros_like(like)
+
+
+@register_op("WhileHistoryOneHot")
+class WhileHistoryOneHot:
+    """A History gradient: ``values`` (at ``positions``) at iteration ``k``, None elsewhere."""
+
+    def infer(history, k, *values, positions, n):
+        return dtypes.variant, _SCALAR
+
+    def kernel(history, k, *values, positions, n):
+        step = [None] * n
+        for i, v in zip(positions, values):
+            step[i] = v
+        steps = [None] * len(history.steps)
+        steps[int(k)] = step
+        return History(steps)
+
+    def grad(op, dy):
+        values = op.inputs[2:]
+        picks = bind(WhileHistoryRead, [dy, op.inputs[1]] + list(values), {
+            "T": [t.dtype for t in values], "shapes": [t.shape for t in values],
+            "indices": op.attrs["positions"], "n": op.attrs["n"]})
+        return [None, None] + list(picks)
+
+
+@register_op("WhileHistoryLength")
+class WhileHistoryLength:
+    """The number of iterations a History recorded (int32 scalar)."""
+
+    def infer(history):
+        return dtypes.int32, _SCALAR
+
+    def kernel(history):
+        return np.int32(len(history.steps))
+
+    def grad(op, dy):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# While
+
+def _while_infer(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
+    return list(zip(T, output_shapes)) + [(dtypes.variant, _SCALAR)]
+
+
+def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
+    vals = list(inputs[:n_vars])
+    caps = list(inputs[n_vars + has_max:])
+    limit = int(inputs[n_vars]) if has_max else -1
+    run_cond = compiled(cond)
+    run_body = compiled(body)
+    steps = []
+    while limit != len(steps) and run_cond(vals + caps)[0]:
+        steps.append(vals)
+        vals = run_body(vals + caps)
+    return tuple(vals) + (History(steps),)
+
+
+def _while_grad(op, *dys):
+    a = op.attrs
+    n, has = a["n_vars"], int(a["has_max"])
+    ins = op.inputs
+    caps = ins[n + has:]
+    hist, dyh = op.outputs[n], dys[n]
+    d_vars = [j for j in range(n) if _differentiable(a["T"][j])]
+    d_caps = [m for m, c in enumerate(caps) if _differentiable(c.dtype)]
+    if not d_vars and not d_caps:
+        return [None] * len(ins)
+    count = bind(WhileHistoryLength, [hist])
+    g0 = [dys[j] if dys[j] is not None else zeros_for(op.outputs[j]) for j in d_vars]
+    gc0 = [zeros_for(caps[m]) for m in d_caps]
+    body_g = a["body"]
+    shapes = a["output_shapes"]
+    nd = len(d_vars)
+
+    def grad_cond(k, *_):
+        return math_ops.greater_equal(k, 0)
+
+    def grad_body(k, *acc):
+        gs, gcs = list(acc[:nd]), list(acc[nd:])
+        v = bind(WhileHistoryRead, [hist, k], {"T": list(a["T"]), "shapes": list(shapes),
+                                               "indices": tuple(range(n)), "n": n})
+        g = ctx.graph
+        local_caps = [g.capture(c) for c in caps]
+        outs, _, ops = replay(body_g, list(v) + local_caps)
+        sources = [v[j] for j in d_vars] + [local_caps[m] for m in d_caps]
+        grads = backprop(ops, [outs[j] for j in d_vars], sources, gs)
+        grads = [gr if gr is not None else zeros_for(s) for gr, s in zip(grads, sources)]
+        new_g = grads[:nd]
+        if dyh is not None:
+            extra = bind(WhileHistoryRead, [dyh, k] + [v[j] for j in d_vars], {
+                "T": [a["T"][j] for j in d_vars], "shapes": [shapes[j] for j in d_vars],
+                "indices": tuple(d_vars), "n": n})
+            new_g = [math_ops.add_n([x, y]) for x, y in zip(new_g, extra)]
+        new_gc = [math_ops.add_n([x, y]) for x, y in zip(gcs, grads[nd:])]
+        return [k - 1] + new_g + new_gc
+
+    loop_in = [count - 1] + g0 + gc0
+    inv = [_SCALAR] + [shapes[j] for j in d_vars] + [caps[m].shape for m in d_caps]
+    res = build_while(grad_cond, grad_body, loop_in, inv, None, "while_grad",
+                      a["parallel_iterations"])
+    grads: list = [None] * len(ins)
+    for i, j in enumerate(d_vars):
+        grads[j] = res[1 + i]
+    for i, m in enumerate(d_caps):
+        grads[n + has + m] = res[1 + nd + i]
+    return grads
+
+
+def _differentiable(dt) -> bool:
+    return dt.is_differentiable or dt is dtypes.variant
+
+
+@register_op("While", multi_output=True, stateful=True)
+class While:
+    """Runs ``body`` while ``cond`` holds (SubGraphs); has side effects."""
+
+    infer = _while_infer
+    kernel = _while_kernel
+    grad = _while_grad
+
+
+@register_op("StatelessWhile", multi_output=True)
+class StatelessWhile:
+    """Runs ``body`` while ``cond`` holds (SubGraphs)."""
+
+    infer = _while_infer
+    kernel = _while_kernel
+    grad = _while_grad
+
+
+def _name_of(names, i) -> str:
+    if names and i < len(names) and names[i]:
+        return f"'{names[i]}'"
+    return f"loop variable #{i}"
+
+
+def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariants: list,
+                max_iter, name: str, parallel_iterations: int = 10,
+                names: list | None = None) -> list:
+    """Traces ``cond_fn``/``body_fn`` (on flat tensors) and adds one While op.
+
+    Args:
+        cond_fn: flat loop tensors -> bool scalar.
+        body_fn: flat loop tensors -> list of next flat loop tensors.
+        flat_vars: initial loop tensors.
+        invariants: one TensorShape per loop tensor (the shape it keeps across iterations).
+        max_iter: an int32 scalar tensor, or None.
+        name: the op name.
+        parallel_iterations: accepted (recorded as an attr).
+        names: loop variable names for errors (AutoGraph passes them).
+
+    Returns:
+        The final loop tensors.
+    """
+    specs = [(t.dtype, s) for t, s in zip(flat_vars, invariants)]
+    cond_g, c = trace(cond_fn, specs, f"{name}_cond")
+    if not isinstance(c, Tensor):
+        c = convert_to_tensor(bool(c))
+    if c.dtype is not dtypes.bool_ or c.shape.rank not in (None, 0):
+        raise TypeError(f"the condition of a while loop must be a bool scalar, got "
+                        f"{c.dtype.name} of shape {c.shape}")
+    finish(cond_g, [c])
+    body_g, out = trace(body_fn, specs, f"{name}_body")
+    if len(out) != len(flat_vars):
+        raise ValueError(f"the body of a while loop returned {len(out)} tensors for "
+                         f"{len(flat_vars)} loop variables")
+    loc = user_source_location()
+    where = f" (at {loc})" if loc else ""
+    outs = []
+    for i, (o, t, inv) in enumerate(zip(out, flat_vars, invariants)):
+        if not isinstance(o, Tensor):
+            with_graph = body_g.as_default()
+            with with_graph:
+                o = convert_to_tensor(o, dtype=t.dtype)
+        if o.dtype is not t.dtype:
+            raise TypeError(
+                f"{_name_of(names, i)} enters the loop as {t.dtype.name} but the loop body "
+                f"makes it {o.dtype.name}{where}. A loop variable must keep its dtype across "
+                f"iterations: cast it with tw.cast(..., tw.{t.dtype.name}), or give it the "
+                "body's dtype before the loop.")
+        if not inv.is_compatible_with(o.shape) or \
+                inv.rank is not None and o.shape.rank is None:
+            raise ValueError(
+                f"{_name_of(names, i)} enters the loop with shape {inv} but has shape "
+                f"{o.shape} after one iteration{where}. To allow the shape to vary across "
+                "iterations, pass shape_invariants to tw.while_loop with a less specific "
+                f"shape (e.g. {TensorShape([None] * (o.shape.rank or 0))}), or keep the "
+                "shape fixed.")
+        outs.append(o)
+    finish(body_g, outs)
+    ext = unify_inputs([cond_g, body_g])
+    stateful = any(op.opdef.stateful and op.type != "Placeholder"
+                   for g in (cond_g, body_g) for op in g.get_operations())
+    inputs = list(flat_vars) + ([max_iter] if max_iter is not None else []) + ext
+    attrs = {"cond": cond_g, "body": body_g, "T": [t.dtype for t in flat_vars],
+             "output_shapes": list(invariants), "n_vars": len(flat_vars),
+             "has_max": max_iter is not None, "parallel_iterations": int(parallel_iterations)}
+    res = bind(While if stateful else StatelessWhile, inputs, attrs, name=name)
+    return res[:len(flat_vars)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Public function
+
+def _to_tensors(leaf):
+    """A loop variable leaf as a tensor (TensorArrays travel as their flow tensor)."""
+    conv = getattr(leaf, "_loop_tensor", None)
+    if conv is not None:
+        return conv()
+    if isinstance(leaf, Tensor):
+        return leaf
+    return convert_to_tensor(leaf)
+
+
+def _from_tensors(template_leaf, t):
+    back = getattr(template_leaf, "_from_loop_tensor", None)
+    return back(t) if back is not None else t
+
+
+def _call(fn, packed, is_seq: bool):
+    return fn(*packed) if is_seq else fn(packed)
+
+
+def _normalize_body_result(result, loop_vars, is_seq: bool):
+    if is_seq and len(loop_vars) == 1 and not isinstance(result, (list, tuple)):
+        result = [result]
+    if is_seq and isinstance(result, (list, tuple)) and type(result) is not type(loop_vars) \
+            and not hasattr(loop_vars, "_fields"):
+        result = type(loop_vars)(result)
+    return result
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
+               parallel_iterations: int = 10, back_prop: bool = True,
+               swap_memory: bool = False, maximum_iterations=None, name=None,
+               _names: list | None = None):
+    """``tw.while_loop``: repeats ``body`` while ``cond`` is True.
+
+    Eagerly this is a Python ``while``. While building a graph, ``cond`` and ``body`` are
+    traced once and one While op runs them (the loop is not unrolled).
+
+    Args:
+        cond: callable taking the loop variables, returning a bool scalar.
+        body: callable taking the loop variables, returning their next values (same
+            structure, dtypes, and shapes compatible with ``shape_invariants``).
+        loop_vars: a tensor, or a (nested) list/tuple/dict of tensors and TensorArrays.
+        shape_invariants: shapes the loop variables keep (None dims may vary).
+        parallel_iterations: accepted for TensorFlow compatibility.
+        back_prop: accepted for TensorFlow compatibility.
+        swap_memory: accepted for TensorFlow compatibility.
+        maximum_iterations: stop after this many iterations at most.
+        name: op name.
+
+    Returns:
+        The final loop variables, in the structure of ``loop_vars``.
+    """
+    is_seq = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
+    if ctx.graph is None:
+        vars_ = loop_vars
+        n = 0
+        limit = None if maximum_iterations is None else int(maximum_iterations)
+        while (limit is None or n < limit) and _call(cond, vars_, is_seq):
+            vars_ = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
+            n += 1
+        return vars_
+    leaves = nest.flatten(loop_vars)
+    flat = [_to_tensors(x) for x in leaves]
+    if shape_invariants is None:
+        invariants = [t.shape for t in flat]
+    else:
+        inv_leaves = nest.flatten(shape_invariants)
+        if len(inv_leaves) != len(flat):
+            raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
+                             "loop variables")
+        invariants = []
+        for t, s in zip(flat, inv_leaves):
+            s = s if isinstance(s, TensorShape) else TensorShape(s)
+            if t.dtype is dtypes.variant:
+                s = t.shape
+            if not s.is_compatible_with(t.shape):
+                raise ValueError(f"loop variable {t} has shape {t.shape}, not compatible with "
+                                 f"its shape invariant {s}")
+            invariants.append(s)
+
+    def pack(ts):
+        return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)])
+
+    def cond_fn(*ts):
+        return _call(cond, pack(ts), is_seq)
+
+    def body_fn(*ts):
+        res = _normalize_body_result(_call(body, pack(ts), is_seq), loop_vars, is_seq)
+        try:
+            nest.assert_same_structure(loop_vars, res, check_types=False)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"the body of tw.while_loop must return the structure of "
+                             f"loop_vars: {e}") from None
+        return [_to_tensors(x) for x in nest.flatten(res)]
+
+    max_iter = None
+    if maximum_iterations is not None:
+        max_iter = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
+    outs = build_while(cond_fn, body_fn, flat, invariants, max_iter, name or "while",
+                       parallel_iterations, _names)
+    return pack(outs)
+
+
+__all__ = ["while_loop"]

@@ -1,0 +1,210 @@
+"""A compiled graph called as one op, so that a GradientTape outside a tw.function
+differentiates through the call.
+
+``GraphCallable`` compiles a Program. Under a tape, a call becomes one
+``StatefulPartitionedCall`` op whose kernel runs a *forward* variant of the program that also
+returns the intermediate values the backward pass needs; its gradient calls a *backward*
+program, traced once from the forward graph with the same gradient rules ``backprop`` uses
+eagerly. The backward program is itself a GraphCallable, so higher-order gradients work.
+"""
+from __future__ import annotations
+
+from ..autodiff.tape import backprop
+from ..compiler.codegen import compile_program
+from ..compiler.pipeline import optimize
+from ..compiler.program import Program, copy_program
+from ..core import dtypes
+from ..core.context import ctx, graph_mode
+from ..eager.execute import bind
+from ..graph.core_ops import Placeholder
+from ..graph.graph import Graph
+from ..graph.registry import register_op
+from ..ops import math_ops
+from ..ops.core import ZerosLike
+
+
+def _diff(dt) -> bool:
+    return dt.is_differentiable
+
+
+class GraphCallable:
+    """A Program compiled once; runnable on arrays, as an op, and differentiable.
+
+    Args:
+        program: the Program (its inputs are fed on every call, in order).
+        name: a name for the generated code and error messages.
+    """
+
+    def __init__(self, program: Program, name: str) -> None:
+        self.program = program
+        self.name = name
+        self.optimized, self.pass_stats = optimize(program)
+        self.compiled = compile_program(self.optimized, name)
+        self.run = self.compiled.run
+        self._tape_forward: GraphCallable | None = None
+        # Set on the forward variant: how its gradient is computed.
+        self.backward: GraphCallable | None = None
+        self.n_user = len(program.outputs)
+        self.dy_index: list = []
+        self.grad_index: list = []
+
+    def __repr__(self) -> str:
+        return f"<GraphCallable {self.name}>"
+
+    def tape_forward(self) -> GraphCallable:
+        """The variant to run under a tape: also returns what the backward pass needs."""
+        if self._tape_forward is None:
+            self._tape_forward = _build_pair(self.program, self.name)
+        return self._tape_forward
+
+
+def _extract(ops: list, feeds: list, fetches: list) -> Program:
+    """A Program of ``ops`` (in order) where ``feeds`` become new placeholders."""
+    g = Graph()
+    mapping: dict = {}
+    inputs = []
+    for i, t in enumerate(feeds):
+        if id(t) in mapping:
+            # The same tensor fed twice: both inputs read one placeholder's value.
+            inputs.append(mapping[id(t)])
+            continue
+        op = g.create_op(Placeholder, [], {"dtype": t.dtype, "shape": t.shape},
+                         [(t.dtype, t.shape)], name=f"{t.op.name}_in{i}")
+        mapping[id(t)] = op.outputs[0]
+        inputs.append(op.outputs[0])
+    op_map: dict = {}
+    for op in ops:
+        if all(id(t) in mapping for t in op.outputs) and op.outputs:
+            continue
+        new = g.create_op(op.opdef, [mapping[id(t)] for t in op.inputs], op.attrs,
+                          [(t.dtype, t.shape) for t in op.outputs], name=op.name)
+        new.source, new.device = op.source, op.device
+        new.control_inputs = [op_map[id(c)] for c in op.control_inputs if id(c) in op_map]
+        op_map[id(op)] = new
+        for o, n in zip(op.outputs, new.outputs):
+            mapping[id(o)] = n
+    return Program(g, inputs, [mapping[id(t)] for t in fetches])
+
+
+def _build_pair(program: Program, name: str) -> GraphCallable:
+    """Traces the backward pass of ``program``; returns the forward GraphCallable.
+
+    The forward variant also outputs the intermediates X the backward pass reads. For
+    higher-order gradients the backward also takes gradients flowing into X; as that can
+    make it read more intermediates, X grows until it is closed under this.
+    """
+    extra: list = []   # (op index, output index) of each intermediate output, in order
+    for _ in range(32):
+        prog = copy_program(program)
+        fwd_ops = prog.graph.get_operations()
+        x_tensors = [fwd_ops[i].outputs[j] for i, j in extra]
+        fwd, bwd, feeds, grads, grad_index, dy_index = _backward(prog, x_tensors)
+        pos = {id(t): (i, j) for i, op in enumerate(fwd_ops) for j, t in enumerate(op.outputs)}
+        more = [pos[id(t)] for t in feeds if id(t) in pos and pos[id(t)] not in extra]
+        if not more:
+            break
+        extra += more
+    forward = GraphCallable(_extract(fwd, prog.inputs, prog.outputs + x_tensors),
+                            f"{name}_forward")
+    dys = [t for t in feeds if id(t) not in pos]
+    backward = GraphCallable(_extract(bwd, x_tensors + dys, grads), f"{name}_backward")
+    forward.backward = backward
+    forward.n_user = len(prog.outputs)
+    forward.dy_index = dy_index
+    forward.grad_index = grad_index
+    return forward
+
+
+def _backward(prog: Program, x_tensors: list) -> tuple:
+    """Adds the backward pass of ``prog`` (targets: outputs and ``x_tensors``) to its graph.
+
+    Returns:
+        (forward ops, backward ops, forward tensors the backward reads followed by the dy
+        placeholders, input gradients, their input indices, indices of the forward-variant
+        outputs that get a dy).
+    """
+    g = prog.graph
+    fwd_ops = g.get_operations()
+    ins = prog.inputs
+    targets = list(prog.outputs) + list(x_tensors)
+    dy_index = [i for i, t in enumerate(targets) if _diff(t.dtype)]
+    dys = []
+    for i in dy_index:
+        t = targets[i]
+        op = g.create_op(Placeholder, [], {"dtype": t.dtype, "shape": t.shape},
+                         [(t.dtype, t.shape)], name=f"dy_{i}")
+        dys.append(op.outputs[0])
+    # A variable's gradient is the sum of the gradients of every read of it.
+    sources: list = []
+    owners: list = []   # input index of each source
+    for j, t in enumerate(ins):
+        if _diff(t.dtype):
+            sources.append(t)
+            owners.append(j)
+        elif t.dtype is dtypes.resource:
+            for op in fwd_ops:
+                if op.type == "ReadVariableOp" and op.inputs and op.inputs[0] is t \
+                        and _diff(op.outputs[0].dtype):
+                    sources.append(op.outputs[0])
+                    owners.append(j)
+    with graph_mode(g):
+        grads = backprop(fwd_ops, [targets[i] for i in dy_index], sources, dys) \
+            if sources and dy_index else [None] * len(sources)
+        per_input: dict = {}
+        for j, gr in zip(owners, grads):
+            if gr is not None:
+                per_input.setdefault(j, []).append(gr)
+        in_grads = {j: (gs[0] if len(gs) == 1 else math_ops.add_n(gs))
+                    for j, gs in per_input.items()}
+    grad_index = sorted(in_grads)
+    grad_tensors = [in_grads[j] for j in grad_index]
+    bwd_ops = g.get_operations()[len(fwd_ops):]
+    fwd_ids = {id(t) for op in fwd_ops for t in op.outputs}
+    needed: list = []
+    seen: set = set()
+    for t in [t for op in bwd_ops for t in op.inputs] + grad_tensors:
+        if id(t) in fwd_ids and id(t) not in seen:
+            seen.add(id(t))
+            needed.append(t)
+    return fwd_ops, bwd_ops, needed + dys, grad_tensors, grad_index, dy_index
+
+
+@register_op("StatefulPartitionedCall", stateful=True, multi_output=True)
+class StatefulPartitionedCall:
+    """Calls a compiled function (attr ``f``, a GraphCallable) on its inputs."""
+
+    def infer(*inputs, f):
+        return [(t.dtype, t.shape) for t in f.program.outputs]
+
+    def kernel(*inputs, f):
+        return f.run(*inputs)
+
+    def grad(op, *dys):
+        f = op.attrs["f"]
+        if f.backward is None:
+            raise LookupError(f"No gradient for a call of {f.name} made without a tape")
+        outs = op.outputs
+        dy_list = [dys[i] if dys[i] is not None else bind(ZerosLike, [outs[i]])
+                   for i in f.dy_index]
+        res = call(f.backward, list(outs[f.n_user:]) + dy_list)
+        grads: list = [None] * len(op.inputs)
+        for j, r in zip(f.grad_index, res):
+            grads[j] = r
+        return grads
+
+
+def call(f: GraphCallable, inputs: list) -> list:
+    """Runs ``f`` on eager tensors as one op (recorded on active tapes); returns its outputs.
+
+    Args:
+        f: the GraphCallable.
+        inputs: one eager tensor per input of ``f.program``.
+
+    Returns:
+        The output tensors (without the forward variant's extra intermediates).
+    """
+    if ctx.tapes:
+        fwd = f.tape_forward()
+        outs = bind(StatefulPartitionedCall, inputs, {"f": fwd})
+        return outs[:fwd.n_user]
+    return bind(StatefulPartitionedCall, inputs, {"f": f})

@@ -1,0 +1,575 @@
+"""``tw.function``: a polymorphic callable that traces Python into graphs, compiles them, and
+runs the compiled graph on every later call with matching arguments.
+
+* ``Function`` keeps one ``ConcreteFunction`` per cache key (see ``trace_type``): tensors by
+  dtype and shape, Python values by value, objects by identity. A miss traces a new graph
+  (Python side effects run only then) and records *why* (``experimental_retrace_reasons``).
+* ``ConcreteFunction`` holds the traced ``graph``, the ``optimized_graph`` with ``pass_stats``,
+  and the ``generated_source`` the graph was compiled to.
+* Inside another trace a Function is inlined (its ops join the caller's graph); under
+  ``tw.config.run_functions_eagerly(True)`` it calls the Python function directly; under an
+  active GradientTape the call is one differentiable op (``call_op``).
+
+AutoGraph hooks in from above: ``twinflow.autograph`` sets ``function._converter`` to a
+callable ``converter(python_function) -> converted function``; it is applied when
+``autograph=True`` (the default). This module never imports autograph (layering).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import weakref
+
+import numpy as np
+
+from ..compiler.program import Program, bind_captures
+from ..core import nest
+from ..core.context import ctx
+from ..eager.execute import convert_to_tensor
+from ..eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
+from ..eager.tensor import EagerTensor, ResourceHandle
+from ..graph.tensor import SymbolicTensor, Tensor
+from ..ops.variables import Variable
+from . import retracing
+from .call_op import GraphCallable, call
+from .trace_type import generalize, is_tensor_leaf, key_accepts, make_key, relaxed
+
+# Set by twinflow.autograph: converter(python_function) -> function with graph control flow.
+_converter = None
+
+_FAST_SCALARS = (int, float, bool, str, type(None))
+_VARIABLE_ERROR = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+    "tf.Variable is only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.")
+
+
+def _make_packer(structure):
+    """A function turning the compiled program's output arrays into the user's structure."""
+    if isinstance(structure, SymbolicTensor):
+        return lambda outs: EagerTensor(outs[0])
+    flat = nest.flatten(structure)
+    slots = [isinstance(x, SymbolicTensor) for x in flat]
+
+    def pack(outs):
+        it = iter(outs)
+        vals = [EagerTensor(next(it)) if s else x for x, s in zip(flat, slots)]
+        return nest.pack_sequence_as(structure, vals)
+    return pack
+
+
+def _leaf_value(x):
+    """The array fed for a tensor-like argument leaf."""
+    if type(x) is EagerTensor:
+        return x._value
+    if isinstance(x, np.ndarray):
+        return x
+    return convert_to_tensor(x)._value
+
+
+class ConcreteFunction:
+    """One traced graph of a Function, compiled; callable with matching tensors.
+
+    Args:
+        func_graph: the traced FuncGraph.
+        function_name: the Python function's name.
+    """
+
+    def __init__(self, func_graph: FuncGraph, function_name: str) -> None:
+        self.graph = func_graph
+        self.name = function_name
+        fg = func_graph
+        n_args = len(fg.inputs) - len(fg.captures)
+        self._arg_inputs = fg.inputs[:n_args]
+        program = bind_captures(fg, self._arg_inputs, fg.captures, fg.outputs)
+        self._callable = GraphCallable(program, function_name)
+        self._run = self._callable.run
+        self._pack = _make_packer(fg.structured_outputs)
+        args, kwargs = fg.structured_input_signature
+        flat_sig = nest.flatten(list(args)) + nest.flatten(kwargs)
+        self._tensor_positions = [i for i, s in enumerate(flat_sig) if isinstance(s, TensorSpec)]
+        self._taped: GraphCallable | None = None
+
+    # ----- inspection -----
+    @property
+    def inputs(self) -> list:
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self) -> list:
+        return list(self.graph.outputs)
+
+    @property
+    def structured_input_signature(self):
+        return self.graph.structured_input_signature
+
+    @property
+    def structured_outputs(self):
+        return self.graph.structured_outputs
+
+    @property
+    def captured_inputs(self) -> list:
+        return [outer for outer, _ in self.graph.captures]
+
+    @property
+    def variables(self) -> tuple:
+        """The variables the graph reads or writes (captured handles), in capture order."""
+        return tuple(o._value for o in self.captured_inputs
+                     if isinstance(o, ResourceHandle) and isinstance(o._value, Variable))
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def optimized_graph(self):
+        """The graph after the compiler's passes (the one the generated code runs)."""
+        return self._callable.optimized.graph
+
+    @property
+    def pass_stats(self) -> dict:
+        """How many changes each compiler pass made: ``{'constant_folding': 2, ...}``."""
+        return dict(self._callable.pass_stats)
+
+    @property
+    def generated_source(self) -> str:
+        """The straight-line Python the optimized graph was compiled to."""
+        return self._callable.compiled.source
+
+    @property
+    def function_def(self):
+        return self.graph.as_graph_def()
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """The signature as TensorFlow prints it (inputs, output type, captures)."""
+        args, kwargs = self.structured_input_signature
+        names = self.graph.python_signature or []
+        lines = ["Input Parameters:"]
+        for i, a in enumerate(args):
+            pname = names[i] if i < len(names) else f"arg{i}"
+            lines.append(f"  {pname} (POSITIONAL_OR_KEYWORD): {_type_text(a)}")
+        for k, v in kwargs.items():
+            lines.append(f"  {k} (KEYWORD_ONLY): {_type_text(v)}")
+        lines.append("Output Type:")
+        lines.append(f"  {_type_text(nest.map_structure(_spec, self.structured_outputs))}")
+        lines.append("Captures:")
+        caps = self.graph.captures
+        if not caps:
+            lines.append("  None")
+        for outer, ph in caps:
+            lines.append(f"  {id(outer)}: {_type_text(_spec(ph))}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ConcreteFunction {self.name}{self._short_sig()} at 0x{id(self):X}>"
+
+    def _short_sig(self) -> str:
+        args, kwargs = self.structured_input_signature
+        parts = [_type_text(a) for a in args] + [f"{k}={_type_text(v)}" for k, v in
+                                                   kwargs.items()]
+        return f"({', '.join(parts)})"
+
+    # ----- calling -----
+    def __call__(self, *args, **kwargs):
+        flat = nest.flatten(list(args)) + nest.flatten(kwargs)
+        if len(flat) == len(self._arg_inputs):
+            leaves = flat
+        else:
+            leaves = [flat[i] for i in self._tensor_positions]
+        if len(leaves) != len(self._arg_inputs):
+            raise TypeError(f"{self.name}: expected {len(self._arg_inputs)} tensor arguments, "
+                            f"got {len(leaves)}")
+        for x, ph in zip(leaves, self._arg_inputs):
+            t = x if isinstance(x, Tensor) else None
+            if t is not None and (t.dtype is not ph.dtype
+                                  or not ph.shape.is_compatible_with(t.shape)):
+                raise ValueError(f"{self.name}: argument {x!r} does not match the traced "
+                                 f"input {ph.name} (dtype {ph.dtype.name}, shape {ph.shape})")
+        return self._call_leaves(leaves)
+
+    def _call_leaves(self, leaves: list):
+        """Runs the graph on the tensor leaves of the arguments (in signature order)."""
+        if ctx.graph is not None:
+            raise RuntimeError("calling a ConcreteFunction while tracing is not supported; "
+                               "call the tw.function (it is inlined)")
+        if ctx.tapes:
+            return self._call_taped(leaves)
+        vals = [_leaf_value(x) for x in leaves]
+        try:
+            outs = self._run(*vals)
+        except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
+            raise self._callable.compiled.error(e) from e
+        return self._pack(outs)
+
+    def _call_fast(self, args: tuple):
+        """A call whose arguments are all tensors or Python scalars (no nesting)."""
+        pos = self._tensor_positions
+        try:
+            if len(pos) == len(args):
+                outs = self._run(*[a._value for a in args])
+            else:
+                outs = self._run(*[args[i]._value for i in pos])
+        except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
+            raise self._callable.compiled.error(e) from e
+        return self._pack(outs)
+
+    def _call_taped(self, leaves: list):
+        """A call under an active tape: one op, differentiable through the traced graph."""
+        fg = self.graph
+        if self._taped is None:
+            self._taped = GraphCallable(Program(fg, fg.inputs, fg.outputs), self.name)
+        tensors = [x if isinstance(x, EagerTensor) else EagerTensor(_leaf_value(x))
+                   for x in leaves]
+        captured = [outer for outer, _ in fg.captures]
+        for tape in ctx.tapes:
+            if not tape._watch_accessed_variables:
+                continue
+            for outer in captured:
+                var = outer._value if isinstance(outer, ResourceHandle) else None
+                if isinstance(var, Variable) and var.trainable:
+                    tape._watch_key(id(outer), outer, var)
+        outs = call(self._taped, tensors + captured)
+        it = iter(outs)
+        flat = nest.flatten(fg.structured_outputs)
+        vals = [next(it) if isinstance(x, SymbolicTensor) else x for x in flat]
+        if isinstance(fg.structured_outputs, SymbolicTensor):
+            return vals[0]
+        return nest.pack_sequence_as(fg.structured_outputs, vals)
+
+
+def _spec(x):
+    if isinstance(x, SymbolicTensor):
+        return TensorSpec(x.shape, x.dtype, None)
+    return x
+
+
+def _type_text(x) -> str:
+    if isinstance(x, TensorSpec):
+        return repr(x)
+    if isinstance(x, (list, tuple, dict)):
+        return repr(nest.map_structure(lambda v: v, x))
+    return f"Literal[{x!r}]"
+
+
+class Function:
+    """A Python function compiled to graphs on demand (``tw.function``).
+
+    Args:
+        python_function: the function (or bound method) to compile.
+        name: its name (default: ``__name__``).
+        input_signature: a list of TensorSpecs (nested allowed): trace once, for these.
+        autograph: convert Python control flow on tensors (applied when AutoGraph is loaded).
+        jit_compile: accepted for compatibility (every graph is compiled).
+        reduce_retracing: on a shape change, retrace once with the differing dims unknown.
+    """
+
+    def __init__(self, python_function, name: str | None = None, input_signature=None,
+                 autograph: bool = True, jit_compile=None, reduce_retracing: bool = False,
+                 experimental_implements=None, experimental_autograph_options=None,
+                 experimental_attributes=None, experimental_follow_type_hints=None) -> None:
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", "function")
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._input_signature = None if input_signature is None else list(input_signature)
+        functools.update_wrapper(self, python_function, updated=())
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._param_names, self._fast_nargs = self._analyse_signature()
+        self._cache: dict = {}
+        self._concretes: list = []      # (key, ConcreteFunction), in trace order
+        self._key_refs: list = []
+        self._tracing_count = 0
+        self._retrace_reasons: list = []
+        self._converted = None
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._bound_by_id: dict = {}
+        self._counter = retracing.counter_for(python_function)
+
+    def _analyse_signature(self) -> tuple:
+        sig = self._signature
+        if sig is None:
+            return [], -1
+        names = []
+        simple = True
+        for p in sig.parameters.values():
+            names.append(p.name)
+            if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                simple = False
+        return names, (len(names) if simple else -1)
+
+    # ----- Python protocol -----
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = self._bound_by_id.get(id(instance))
+        if bound is None:
+            method = types.MethodType(self._python_function, instance)
+            bound = Function(method, self._name, self._input_signature, self._autograph,
+                             self._jit_compile, self._reduce_retracing)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                self._bound_by_id[id(instance)] = bound
+        return bound
+
+    def __repr__(self) -> str:
+        return f"<twinflow.Function {self._name} at 0x{id(self):X}>"
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    @property
+    def function_spec(self):
+        return self._signature
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many graphs this Function has traced."""
+        return self._tracing_count
+
+    def experimental_retrace_reasons(self) -> list:
+        """One line per retrace: which argument changed, how, and how to avoid it."""
+        return list(self._retrace_reasons)
+
+    # ----- calling -----
+    def _python_callable(self):
+        if not self._autograph or _converter is None:
+            return self._python_function
+        if self._converted is None:
+            self._converted = _converter(self._python_function)
+        return self._converted
+
+    def __call__(self, *args, **kwargs):
+        c = ctx
+        if c.run_functions_eagerly:
+            return self._python_function(*args, **kwargs)
+        if c.graph is not None:
+            # Nested call while tracing: inline the function's ops into the caller's graph.
+            return self._python_callable()(*args, **kwargs)
+        if not kwargs and len(args) == self._fast_nargs and not c.slow_path:
+            key = []
+            for a in args:
+                t = type(a)
+                if t is EagerTensor:
+                    v = a._value
+                    key.append((v.dtype, v.shape))
+                elif t in _FAST_SCALARS:
+                    key.append((t, a))
+                else:
+                    break
+            else:
+                cf = self._cache.get(tuple(key))
+                if cf is not None:
+                    self._counter.called_without_tracing()
+                    return cf._call_fast(args)
+        return self._call_slow(args, kwargs)
+
+    def _canonicalize(self, args: tuple, kwargs: dict) -> tuple:
+        if self._signature is None:
+            return tuple(args), dict(kwargs)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self._name}(): {e}") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    def _call_slow(self, args: tuple, kwargs: dict):
+        cargs, ckwargs = self._canonicalize(args, kwargs)
+        if self._input_signature is not None:
+            cargs, ckwargs = self._apply_signature(cargs, ckwargs)
+        refs: list = []
+        key = make_key(cargs, ckwargs, refs)
+        cf = self._lookup(key)
+        if cf is None and self._input_signature is not None and self._concretes:
+            cf = self._cache[key] = self._concretes[0][1]
+        if cf is None:
+            cf = self._trace(cargs, ckwargs, key, refs)
+        else:
+            self._counter.called_without_tracing()
+        flat = nest.flatten(list(cargs)) + nest.flatten(ckwargs)
+        leaves = [flat[i] for i in cf._tensor_positions]
+        return cf._call_leaves(leaves)
+
+    def _lookup(self, key):
+        cf = self._cache.get(key)
+        if cf is not None:
+            return cf
+        for k, c in reversed(self._concretes):
+            if key_accepts(k, key):
+                self._cache[key] = c
+                return c
+        return None
+
+    def _apply_signature(self, cargs: tuple, ckwargs: dict) -> tuple:
+        """Checks the arguments against input_signature; converts them to tensors."""
+        sig = self._input_signature
+        if ckwargs or len(cargs) != len(sig):
+            raise ValueError(f"{self._name}: the call has {len(cargs)} positional and "
+                             f"{len(ckwargs)} keyword arguments but input_signature has "
+                             f"{len(sig)} entries: {sig}")
+        out = []
+        for i, (a, spec) in enumerate(zip(cargs, sig)):
+            if isinstance(spec, TensorSpec):
+                flat_a, flat_s = [a], [spec]
+            else:
+                try:
+                    nest.assert_same_structure(spec, a, check_types=False)
+                except (ValueError, TypeError) as e:
+                    raise ValueError(f"{self._name}: argument {i} {a!r} does not match "
+                                     f"input_signature {spec}: {e}") from None
+                flat_a, flat_s = nest.flatten(a), nest.flatten(spec)
+            conv = []
+            for x, s in zip(flat_a, flat_s):
+                try:
+                    t = x if isinstance(x, np.ndarray) else convert_to_tensor(x, dtype=s.dtype)
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"{self._name}: argument {x!r} cannot be converted to "
+                                     f"{s}: {e}") from None
+                dt = t.dtype if isinstance(t, Tensor) else None
+                shape = t.shape if isinstance(t, Tensor) else TensorSpec.from_tensor(t).shape
+                if isinstance(t, np.ndarray):
+                    dt = TensorSpec.from_tensor(t).dtype
+                if dt is not s.dtype or not s.shape.is_compatible_with(shape):
+                    raise ValueError(
+                        f"Python inputs incompatible with input_signature:\n  inputs: "
+                        f"({x!r})\n  input_signature: ({s!r}).")
+                conv.append(t)
+            out.append(conv[0] if isinstance(spec, TensorSpec) else
+                       nest.pack_sequence_as(spec, conv))
+        return tuple(out), {}
+
+    def _trace_args(self, cargs: tuple, ckwargs: dict, key) -> tuple:
+        """The arguments to trace with: TensorSpecs for tensor leaves (maybe generalized)."""
+        if self._input_signature is not None:
+            return tuple(self._input_signature), {}
+        if self._reduce_retracing:
+            fam = relaxed(key)
+            for k, _ in reversed(self._concretes):
+                if relaxed(k) == fam:
+                    key = generalize(k, key)
+                    break
+        specs_a = tuple(_specs_from_key(a, k, self._param_name(i))
+                        for i, (a, k) in enumerate(zip(cargs, key)))
+        specs_k = {}
+        if ckwargs:
+            kw = dict(key[-1][1])
+            specs_k = {k: _specs_from_key(v, kw[k], k) for k, v in ckwargs.items()}
+        return specs_a, specs_k
+
+    def _param_name(self, i: int) -> str:
+        return self._param_names[i] if i < len(self._param_names) else f"args_{i}"
+
+    def _trace(self, cargs: tuple, ckwargs: dict, key, refs: list) -> ConcreteFunction:
+        targs, tkwargs = self._trace_args(cargs, ckwargs, key)
+        reason = None
+        if self._concretes:
+            reason = retracing.explain(self._concretes[-1][0], key,
+                                       [self._param_name(i) for i in range(len(cargs))])
+            self._retrace_reasons.append(reason)
+            retracing.logger.info("tw.function %s retraced: %s", self._name, reason)
+        fg = FuncGraph(self._name)
+        fg.python_signature = [self._param_name(i) for i in range(len(cargs))]
+        trace_func_graph(self._python_callable(), targs, tkwargs, name=self._name,
+                         arg_names=fg.python_signature, graph=fg)
+        if fg.variables and self._tracing_count > 0:
+            raise ValueError(_VARIABLE_ERROR)
+        self._tracing_count += 1
+        cf = ConcreteFunction(fg, self._name)
+        gkey = make_key(targs, tkwargs) if self._input_signature is None else key
+        if self._reduce_retracing:
+            gkey = _key_of_specs(targs, tkwargs)
+        self._concretes.append((gkey, cf))
+        self._cache[key] = cf
+        self._key_refs.extend(refs)
+        self._counter.called_with_tracing(repr(self._python_function), reason)
+        return cf
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ConcreteFunction for these arguments (tensors, TensorSpecs or Python values),
+        tracing it if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(self._input_signature)
+        cargs, ckwargs = self._canonicalize(args, kwargs)
+        refs: list = []
+        key = make_key(cargs, ckwargs, refs)
+        cf = self._lookup(key)
+        if cf is None:
+            cf = self._trace(cargs, ckwargs, key, refs)
+        return cf
+
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        """Returns ``f(stage='hlo')`` giving the generated Python source for these arguments."""
+        cf = self.get_concrete_function(*args, **kwargs)
+
+        def ir(stage: str = "hlo", **_ignored) -> str:
+            if stage in ("optimized_graph", "graph"):
+                return str(cf.optimized_graph.as_graph_def())
+            return cf.generated_source
+        return ir
+
+
+def _key_of_specs(targs: tuple, tkwargs: dict):
+    return make_key(targs, tkwargs)
+
+
+def _specs_from_key(arg, key, name: str):
+    """``arg`` with its tensor leaves replaced by TensorSpecs of the (generalized) ``key``."""
+    if is_tensor_leaf(arg) and not isinstance(arg, TensorSpec):
+        dt = arg.dtype
+        if isinstance(arg, np.ndarray):
+            dt = TensorSpec.from_tensor(arg).dtype
+        return TensorSpec(None if key[1] is None else list(key[1]), dt, name)
+    if isinstance(arg, TensorSpec):
+        return TensorSpec(arg.shape, arg.dtype, arg.name or name)
+    if isinstance(arg, dict):
+        kk = dict(key[1])
+        return type(arg)((k, _specs_from_key(v, kk[k], f"{name}_{k}")) for k, v in arg.items())
+    if isinstance(arg, tuple) and hasattr(arg, "_fields"):
+        return type(arg)(*[_specs_from_key(v, k, f"{name}_{i}")
+                           for i, (v, k) in enumerate(zip(arg, key[1]))])
+    if isinstance(arg, (list, tuple)):
+        return type(arg)(_specs_from_key(v, k, f"{name}_{i}")
+                         for i, (v, k) in enumerate(zip(arg, key[1])))
+    return arg
+
+
+def function(func=None, input_signature=None, autograph: bool = True, jit_compile=None,
+             reduce_retracing: bool = False, experimental_implements=None,
+             experimental_autograph_options=None, experimental_relax_shapes=None,
+             experimental_compile=None, experimental_follow_type_hints=None,
+             experimental_attributes=None, name: str | None = None):
+    """``tw.function``: compiles ``func`` to graphs; usable as ``@tw.function`` or
+    ``@tw.function(...)``.
+
+    Args:
+        func: the function or method.
+        input_signature: TensorSpecs fixing the traced input types (None dims allowed).
+        autograph: convert Python control flow on tensors.
+        jit_compile: accepted (twinflow always compiles).
+        reduce_retracing: generalize shapes instead of retracing per shape.
+        experimental_relax_shapes: old name of reduce_retracing.
+        experimental_compile: old name of jit_compile.
+
+    Returns:
+        A Function, or a decorator making one.
+    """
+    relax = bool(reduce_retracing or experimental_relax_shapes)
+    jit = jit_compile if jit_compile is not None else experimental_compile
+
+    def deco(f):
+        return Function(f, name=name, input_signature=input_signature, autograph=autograph,
+                        jit_compile=jit, reduce_retracing=relax)
+    return deco if func is None else deco(func)

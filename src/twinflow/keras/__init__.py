@@ -1,0 +1,8 @@
+"""``tw.keras``: layers, models, losses, optimizers, metrics, callbacks, datasets."""
+from . import (activations, backend, callbacks, datasets, initializers, layers, losses, metrics,
+               models, optimizers, utils)
+from .layers import Input
+from .models import Model, Sequential
+
+__all__ = ["activations", "backend", "callbacks", "datasets", "initializers", "layers", "losses",
+           "metrics", "models", "optimizers", "utils", "Input", "Model", "Sequential"]

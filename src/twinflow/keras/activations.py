@@ -1,0 +1,244 @@
+"""``tw.keras.activations``: element-wise activation functions, looked up by name."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ops import math_ops, nn_ops
+
+
+def linear(x):
+    """The identity (no activation).
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        ``x``.
+    """
+    return x
+
+
+def relu(x, alpha: float = 0.0, max_value=None, threshold: float = 0.0):
+    """Rectified linear unit, ``max(x, 0)`` (with Keras' leaky/capped variants).
+
+    Args:
+        x: a tensor.
+        alpha: slope below the threshold.
+        max_value: an upper cap.
+        threshold: values below it are zeroed (or scaled by alpha).
+
+    Returns:
+        The activated tensor.
+    """
+    if alpha == 0.0 and max_value is None and threshold == 0.0:
+        return nn_ops.relu(x)
+    if alpha != 0.0 and max_value is None and threshold == 0.0:
+        return nn_ops.leaky_relu(x, alpha=alpha)
+    y = nn_ops.relu(x - threshold) + threshold if threshold else nn_ops.relu(x)
+    if max_value is not None:
+        y = math_ops.minimum(y, max_value)
+    return y
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))``.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return math_ops.sigmoid(x)
+
+
+def tanh(x):
+    """Hyperbolic tangent.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return math_ops.tanh(x)
+
+
+def softmax(x, axis: int = -1):
+    """Softmax over ``axis``.
+
+    Args:
+        x: a tensor.
+        axis: the normalized axis.
+
+    Returns:
+        Probabilities summing to one along ``axis``.
+    """
+    return nn_ops.softmax(x, axis=axis)
+
+
+def log_softmax(x, axis: int = -1):
+    """Log of the softmax over ``axis``.
+
+    Args:
+        x: a tensor.
+        axis: the normalized axis.
+
+    Returns:
+        The log-probabilities.
+    """
+    return nn_ops.log_softmax(x, axis=axis)
+
+
+def elu(x, alpha: float = 1.0):
+    """Exponential linear unit.
+
+    Args:
+        x: a tensor.
+        alpha: scale of the negative part.
+
+    Returns:
+        The activated tensor.
+    """
+    y = nn_ops.elu(x)
+    return y if alpha == 1.0 else math_ops.where(x > 0, y, y * alpha)
+
+
+def selu(x):
+    """Scaled exponential linear unit.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.selu(x)
+
+
+def softplus(x):
+    """``log(1 + exp(x))``.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.softplus(x)
+
+
+def softsign(x):
+    """``x / (1 + |x|)``.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.softsign(x)
+
+
+def swish(x):
+    """``x * sigmoid(x)`` (also called SiLU).
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.silu(x)
+
+
+def gelu(x, approximate: bool = False):
+    """Gaussian error linear unit.
+
+    Args:
+        x: a tensor.
+        approximate: use the tanh approximation.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.gelu(x, approximate=approximate)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.relu6(x)
+
+
+def leaky_relu(x, alpha: float = 0.2):
+    """``x`` for positive values, ``alpha * x`` otherwise.
+
+    Args:
+        x: a tensor.
+        alpha: the negative slope.
+
+    Returns:
+        The activated tensor.
+    """
+    return nn_ops.leaky_relu(x, alpha=alpha)
+
+
+def exponential(x):
+    """``exp(x)``.
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return math_ops.exp(x)
+
+
+silu = swish
+
+_BY_NAME = {f.__name__: f for f in (linear, relu, sigmoid, tanh, softmax, log_softmax, elu,
+                                     selu, softplus, softsign, swish, gelu, relu6, leaky_relu,
+                                     exponential)}
+_BY_NAME["silu"] = swish
+
+
+def get(identifier) -> Callable:
+    """Resolves an activation name (``'relu'``), None (linear) or callable.
+
+    Args:
+        identifier: the activation.
+
+    Returns:
+        The activation function.
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        try:
+            return _BY_NAME[identifier.lower()]
+        except KeyError:
+            raise ValueError(f"Unknown activation function: {identifier!r}. Known: "
+                             f"{sorted(_BY_NAME)}") from None
+    if callable(identifier):
+        return identifier
+    raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
+
+
+def serialize(activation: Callable) -> str:
+    """The name of ``activation``.
+
+    Args:
+        activation: an activation function.
+
+    Returns:
+        Its name.
+    """
+    return getattr(activation, "__name__", str(activation))

@@ -1,0 +1,358 @@
+"""``tw.keras.callbacks``: hooks called by ``fit``/``evaluate``/``predict``."""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from ..summary import writer as _summary
+
+
+class Callback:
+    """Base class: override the ``on_*`` hooks you need; ``self.model`` is the model."""
+
+    def __init__(self) -> None:
+        self.model = None
+        self.params: dict = {}
+
+    def set_model(self, model) -> None:
+        """Attaches the model being trained.
+
+        Args:
+            model: the model.
+        """
+        self.model = model
+
+    def set_params(self, params: dict) -> None:
+        """Receives ``epochs``, ``steps`` and ``verbose``.
+
+        Args:
+            params: the training parameters.
+        """
+        self.params = params
+
+    def on_train_begin(self, logs=None): pass  # noqa: E704
+    def on_train_end(self, logs=None): pass  # noqa: E704
+    def on_epoch_begin(self, epoch, logs=None): pass  # noqa: E704
+    def on_epoch_end(self, epoch, logs=None): pass  # noqa: E704
+    def on_train_batch_begin(self, batch, logs=None): pass  # noqa: E704
+    def on_train_batch_end(self, batch, logs=None): pass  # noqa: E704
+    def on_test_begin(self, logs=None): pass  # noqa: E704
+    def on_test_end(self, logs=None): pass  # noqa: E704
+    def on_test_batch_begin(self, batch, logs=None): pass  # noqa: E704
+    def on_test_batch_end(self, batch, logs=None): pass  # noqa: E704
+    def on_predict_begin(self, logs=None): pass  # noqa: E704
+    def on_predict_end(self, logs=None): pass  # noqa: E704
+    def on_predict_batch_begin(self, batch, logs=None): pass  # noqa: E704
+    def on_predict_batch_end(self, batch, logs=None): pass  # noqa: E704
+
+    # Keras 1 names
+    def on_batch_begin(self, batch, logs=None):
+        self.on_train_batch_begin(batch, logs)
+
+    def on_batch_end(self, batch, logs=None):
+        self.on_train_batch_end(batch, logs)
+
+
+class CallbackList:
+    """Calls a hook on every callback in order.
+
+    Args:
+        callbacks: the callbacks.
+        model: the model they observe.
+        params: training parameters.
+    """
+
+    def __init__(self, callbacks=None, model=None, params: dict | None = None) -> None:
+        self.callbacks = list(callbacks or [])
+        for cb in self.callbacks:
+            if model is not None:
+                cb.set_model(model)
+            cb.set_params(params or {})
+
+    def __getattr__(self, hook: str) -> Callable:
+        if not hook.startswith("on_"):
+            raise AttributeError(hook)
+
+        def call(*args, **kwargs) -> None:
+            for cb in self.callbacks:
+                getattr(cb, hook)(*args, **kwargs)
+        return call
+
+
+class History(Callback):
+    """Records the logs of every epoch in ``history`` (name -> list of values)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history: dict = {}
+        self.epoch: list = []
+
+    def on_train_begin(self, logs=None) -> None:
+        self.epoch = []
+        self.history = {}
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+
+
+def _monitor_mode(monitor: str, mode: str) -> str:
+    if mode not in ("auto", "min", "max"):
+        raise ValueError(f"mode must be 'auto', 'min' or 'max', got {mode!r}")
+    if mode != "auto":
+        return mode
+    return "max" if ("acc" in monitor or monitor.startswith("fmeasure")
+                     or "auc" in monitor) else "min"
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` stops improving for ``patience`` epochs.
+
+    Args:
+        monitor: the logged quantity (``val_loss``...).
+        min_delta: the smallest change counted as an improvement.
+        patience: epochs without improvement before stopping.
+        verbose: print a message when stopping.
+        mode: ``'min'``, ``'max'`` or ``'auto'`` (max for accuracies).
+        baseline: a value the quantity must beat.
+        restore_best_weights: put back the best epoch's weights when stopping.
+        start_from_epoch: epochs to wait before monitoring.
+    """
+
+    def __init__(self, monitor: str = "val_loss", min_delta: float = 0.0, patience: int = 0,
+                 verbose: int = 0, mode: str = "auto", baseline=None,
+                 restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
+        super().__init__()
+        self.monitor = monitor
+        self.min_delta = abs(min_delta)
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = _monitor_mode(monitor, mode)
+        self.baseline = baseline
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.stopped_epoch = 0
+        self.best_epoch = 0
+
+    def _better(self, current: float, reference: float) -> bool:
+        if self.mode == "min":
+            return current < reference - self.min_delta
+        return current > reference + self.min_delta
+
+    def on_train_begin(self, logs=None) -> None:
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = math.inf if self.mode == "min" else -math.inf
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        current = (logs or {}).get(self.monitor)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        current = float(current)
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+        self.wait += 1
+        if self._better(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._better(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+            if self.restore_best_weights and self.best_weights is not None:
+                if self.verbose:
+                    print("Restoring model weights from the end of the best epoch: "
+                          f"{self.best_epoch + 1}.")
+                self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs=None) -> None:
+        if self.stopped_epoch > 0 and self.verbose:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model's weights after epochs (optionally only when ``monitor`` improves).
+
+    ``filepath`` may contain ``{epoch}`` and log names (``ckpt-{epoch:02d}-{val_loss:.2f}``).
+
+    Args:
+        filepath: where to save.
+        monitor: the quantity for ``save_best_only``.
+        verbose: print a message on each save.
+        save_best_only: save only when ``monitor`` improves.
+        save_weights_only: accepted; twinflow always writes a weights checkpoint.
+        mode: ``'min'``, ``'max'`` or ``'auto'``.
+        save_freq: ``'epoch'`` or a number of batches.
+        initial_value_threshold: the value to beat first.
+    """
+
+    def __init__(self, filepath: str, monitor: str = "val_loss", verbose: int = 0,
+                 save_best_only: bool = False, save_weights_only: bool = False,
+                 mode: str = "auto", save_freq="epoch", options=None,
+                 initial_value_threshold=None) -> None:
+        super().__init__()
+        self.filepath = os.fspath(filepath)
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.mode = _monitor_mode(monitor, mode)
+        self.save_freq = save_freq
+        self.best = initial_value_threshold if initial_value_threshold is not None else (
+            math.inf if self.mode == "min" else -math.inf)
+        self._batches = 0
+        self._epoch = 0
+
+    def _save(self, epoch: int, logs: dict | None, batch: int | None = None) -> None:
+        logs = logs or {}
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                return
+            current = float(current)
+            better = current < self.best if self.mode == "min" else current > self.best
+            if not better:
+                return
+            if self.verbose:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
+                      f"{current:.5f}, saving model to {self.filepath}")
+            self.best = current
+        path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs)
+        if self.verbose and not self.save_best_only:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        self.model.save_weights(path)
+
+    def on_epoch_begin(self, epoch, logs=None) -> None:
+        self._epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        if self.save_freq == "epoch":
+            self._save(epoch, logs)
+
+    def on_train_batch_end(self, batch, logs=None) -> None:
+        if isinstance(self.save_freq, int):
+            self._batches += 1
+            if self._batches % self.save_freq == 0:
+                self._save(self._epoch, logs, batch)
+
+
+class LambdaCallback(Callback):
+    """A callback from plain functions (``on_epoch_end=lambda epoch, logs: ...``).
+
+    Args:
+        **hooks: functions named after the hooks they implement.
+    """
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_batch_begin=None,
+                 on_batch_end=None, on_train_begin=None, on_train_end=None, **kwargs) -> None:
+        super().__init__()
+        hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                     on_train_batch_begin=on_batch_begin, on_train_batch_end=on_batch_end,
+                     on_train_begin=on_train_begin, on_train_end=on_train_end, **kwargs)
+        for name, fn in hooks.items():
+            if fn is not None:
+                setattr(self, name, fn)
+
+
+class LearningRateScheduler(Callback):
+    """Sets the optimizer's learning rate at each epoch from ``schedule(epoch, lr)``.
+
+    Args:
+        schedule: a function of the epoch (and the current rate).
+        verbose: print the new rate.
+    """
+
+    def __init__(self, schedule: Callable, verbose: int = 0) -> None:
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None) -> None:
+        opt = self.model.optimizer
+        current = float(np.asarray(opt.learning_rate))
+        try:
+            lr = self.schedule(epoch, current)
+        except TypeError:
+            lr = self.schedule(epoch)
+        opt.learning_rate = float(lr)
+        if self.verbose:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {lr}.")
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        if logs is not None:
+            logs["lr"] = float(np.asarray(self.model.optimizer.learning_rate))
+
+
+class TerminateOnNaN(Callback):
+    """Stops training when the loss becomes NaN or infinite."""
+
+    def on_train_batch_end(self, batch, logs=None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is not None and not np.isfinite(loss):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class TensorBoard(Callback):
+    """Writes the epoch logs (and optionally per-batch logs) as TensorBoard scalars.
+
+    Training logs go to ``log_dir/train``, validation logs to ``log_dir/validation``.
+
+    Args:
+        log_dir: the log directory.
+        histogram_freq: write weight histograms every this many epochs (0: never).
+        update_freq: ``'epoch'`` or a number of batches between batch-level scalars.
+        **kwargs: other Keras arguments (ignored).
+    """
+
+    def __init__(self, log_dir: str = "logs", histogram_freq: int = 0,
+                 update_freq="epoch", **kwargs) -> None:
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = histogram_freq
+        self.update_freq = update_freq
+        self._train = None
+        self._val = None
+        self._step = 0
+
+    def on_train_begin(self, logs=None) -> None:
+        self._train = _summary.create_file_writer(os.path.join(self.log_dir, "train"))
+        self._val = _summary.create_file_writer(os.path.join(self.log_dir, "validation"))
+
+    def on_train_batch_end(self, batch, logs=None) -> None:
+        self._step += 1
+        if isinstance(self.update_freq, int) and self._step % self.update_freq == 0:
+            with self._train.as_default():
+                for k, v in (logs or {}).items():
+                    _summary.scalar(f"batch_{k}", float(v), step=self._step)
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        for k, v in (logs or {}).items():
+            w, name = (self._val, k[4:]) if k.startswith("val_") else (self._train, k)
+            with w.as_default():
+                _summary.scalar(f"epoch_{name}", float(v), step=epoch)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            with self._train.as_default():
+                for v in self.model.weights:
+                    _summary.histogram(v.name.split(":")[0], v.numpy(), step=epoch)
+        self._train.flush()
+        self._val.flush()
+
+    def on_train_end(self, logs=None) -> None:
+        for w in (self._train, self._val):
+            if w is not None:
+                w.close()
+
+
+class ProgbarLogger(Callback):
+    """Kept for compatibility: ``fit`` draws its own progress bar (``verbose=1``)."""

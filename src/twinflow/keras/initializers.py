@@ -1,0 +1,288 @@
+"""``tw.keras.initializers``: callables ``init(shape, dtype) -> tensor`` for new weights.
+
+Initial values are computed with NumPy's generator: seeded initializers give the same values on
+every call (TensorFlow 2.x behaviour), unseeded ones follow ``tw.random.set_seed`` through the
+context's op-seed counter, so a seeded program builds the same model every run.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes
+from ..core.context import ctx
+from ..eager.tensor import EagerTensor
+
+
+def _rng(seed: int | None) -> np.random.Generator:
+    if seed is not None:
+        return np.random.default_rng(int(seed))
+    if ctx.global_seed is not None:
+        ctx.op_seed_counter += 1
+        return np.random.default_rng([int(ctx.global_seed), ctx.op_seed_counter, 0x4B45])
+    return np.random.default_rng()
+
+
+def _fans(shape) -> tuple:
+    shape = tuple(shape)
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[:-2]))
+    return shape[-2] * receptive, shape[-1] * receptive
+
+
+def _np_dtype(dtype) -> np.dtype:
+    return dtypes.as_dtype(dtype or "float32").np
+
+
+class Initializer:
+    """Base class: ``initializer(shape, dtype=None)`` returns a tensor of that shape."""
+
+    def __call__(self, shape, dtype=None, **kwargs) -> EagerTensor:
+        arr = self._generate(tuple(int(d) for d in shape), _np_dtype(dtype))
+        return EagerTensor(np.asarray(arr, dtype=_np_dtype(dtype)))
+
+    def _generate(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Initializer:
+        """Builds an initializer from ``get_config()``'s output.
+
+        Args:
+            config: the arguments.
+
+        Returns:
+            The initializer.
+        """
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    """All zeros."""
+
+    def _generate(self, shape, dtype):
+        return np.zeros(shape, dtype)
+
+
+class Ones(Initializer):
+    """All ones."""
+
+    def _generate(self, shape, dtype):
+        return np.ones(shape, dtype)
+
+
+class Constant(Initializer):
+    """A constant value, broadcast to the shape."""
+
+    def __init__(self, value=0) -> None:
+        self.value = value
+
+    def _generate(self, shape, dtype):
+        return np.broadcast_to(np.asarray(self.value, dtype), shape).copy()
+
+    def get_config(self) -> dict:
+        return {"value": self.value}
+
+
+class RandomNormal(Initializer):
+    """Normal samples with ``mean`` and ``stddev``."""
+
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def _generate(self, shape, dtype):
+        return _rng(self.seed).normal(self.mean, self.stddev, shape)
+
+    def get_config(self) -> dict:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class RandomUniform(Initializer):
+    """Uniform samples in ``[minval, maxval)``."""
+
+    def __init__(self, minval: float = -0.05, maxval: float = 0.05,
+                 seed: int | None = None) -> None:
+        self.minval, self.maxval, self.seed = minval, maxval, seed
+
+    def _generate(self, shape, dtype):
+        return _rng(self.seed).uniform(self.minval, self.maxval, shape)
+
+    def get_config(self) -> dict:
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
+
+def _truncated_normal(rng: np.random.Generator, stddev: float, shape: tuple) -> np.ndarray:
+    # Resample values beyond two standard deviations, as TensorFlow's truncated_normal.
+    out = rng.normal(0.0, 1.0, shape)
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+        bad = np.abs(out) > 2
+    return out * stddev
+
+
+class TruncatedNormal(Initializer):
+    """Normal samples beyond two standard deviations redrawn."""
+
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
+        self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def _generate(self, shape, dtype):
+        return self.mean + _truncated_normal(_rng(self.seed), self.stddev, shape)
+
+    def get_config(self) -> dict:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
+
+class VarianceScaling(Initializer):
+    """Samples scaled by the fan-in/fan-out of the weight (Glorot, He, LeCun)."""
+
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None) -> None:
+        if mode not in ("fan_in", "fan_out", "fan_avg"):
+            raise ValueError(f"Invalid `mode` argument: {mode!r}")
+        distribution = distribution.lower()
+        if distribution == "normal":
+            distribution = "truncated_normal"
+        if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
+            raise ValueError(f"Invalid `distribution` argument: {distribution!r}")
+        self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def _generate(self, shape, dtype):
+        fan_in, fan_out = _fans(shape)
+        n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
+        scale = self.scale / max(1.0, n)
+        rng = _rng(self.seed)
+        if self.distribution == "truncated_normal":
+            # 0.879... is the stddev of a unit normal truncated to [-2, 2].
+            return _truncated_normal(rng, math.sqrt(scale) / 0.87962566103423978, shape)
+        if self.distribution == "untruncated_normal":
+            return rng.normal(0.0, math.sqrt(scale), shape)
+        limit = math.sqrt(3.0 * scale)
+        return rng.uniform(-limit, limit, shape)
+
+    def get_config(self) -> dict:
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
+
+class GlorotUniform(VarianceScaling):
+    """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_avg", "uniform", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+class GlorotNormal(VarianceScaling):
+    """Truncated normal with variance ``2 / (fan_in + fan_out)``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+class HeNormal(VarianceScaling):
+    """Truncated normal with variance ``2 / fan_in``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+class HeUniform(VarianceScaling):
+    """Uniform in ``±sqrt(6 / fan_in)``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(2.0, "fan_in", "uniform", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+class LecunNormal(VarianceScaling):
+    """Truncated normal with variance ``1 / fan_in``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+zeros = Zeros
+ones = Ones
+constant = Constant
+random_normal = RandomNormal
+random_uniform = RandomUniform
+truncated_normal = TruncatedNormal
+glorot_uniform = GlorotUniform
+glorot_normal = GlorotNormal
+he_normal = HeNormal
+he_uniform = HeUniform
+lecun_normal = LecunNormal
+
+_BY_NAME = {
+    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
+    "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
+    "he_uniform": HeUniform, "lecun_normal": LecunNormal, "variance_scaling": VarianceScaling,
+}
+
+
+def get(identifier) -> Initializer | None:
+    """Resolves a name (``'glorot_uniform'``), class, config dict or callable to an initializer.
+
+    Args:
+        identifier: the initializer description (None gives None).
+
+    Returns:
+        A callable initializer.
+    """
+    if identifier is None or isinstance(identifier, Initializer):
+        return identifier
+    if isinstance(identifier, str):
+        key = identifier if identifier in _BY_NAME else \
+            "".join("_" + c.lower() if c.isupper() else c for c in identifier).lstrip("_")
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown initializer: {identifier!r}")
+        return _BY_NAME[key]()
+    if isinstance(identifier, dict):
+        return get(identifier["class_name"]).__class__(**identifier.get("config", {}))
+    if isinstance(identifier, type) and issubclass(identifier, Initializer):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
+
+
+def serialize(initializer: Initializer) -> dict:
+    """The config dict of ``initializer``.
+
+    Args:
+        initializer: an initializer.
+
+    Returns:
+        ``{"class_name": ..., "config": ...}``.
+    """
+    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}

@@ -1,0 +1,717 @@
+"""The Keras ``Layer`` base class, symbolic ``KerasTensor``s, ``Input`` and ``InputLayer``.
+
+A layer creates its weights lazily: the first call builds it from the input shape (always
+eagerly, even while a ``tw.function`` is being traced, so the variables outlive the trace).
+Called on ``KerasTensor``s (from ``Input``) a layer records a node instead of computing; the
+output shapes come from tracing the layer once into a scratch graph with placeholders, so every
+layer gets shape inference for free from the ops' ``infer`` rules.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+
+from ...core import dtypes, nest
+from ...core.context import ctx, eager_mode, graph_mode
+from ...core.shapes import TensorShape
+from ...eager.execute import convert_to_tensor
+from ...graph.core_ops import Placeholder
+from ...graph.graph import Graph
+from ...graph.graph import name_scope as _name_scope
+from ...graph.tensor import Tensor
+from ...ops import math_ops
+from ...ops.variables import Variable
+from ...train.checkpoint import apply_deferred
+from ...train.module import Module, camel_to_snake
+from .. import initializers as _initializers
+
+_NAME_COUNTS: dict = {}
+
+
+def unique_layer_name(base: str) -> str:
+    """``base``, ``base_1``, ``base_2``... across the session (Keras' layer naming).
+
+    Args:
+        base: the base name.
+
+    Returns:
+        A name not handed out before (until ``clear_session``).
+    """
+    n = _NAME_COUNTS.get(base, 0)
+    _NAME_COUNTS[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+def clear_session() -> None:
+    """Resets layer naming (``tw.keras.backend.clear_session``)."""
+    _NAME_COUNTS.clear()
+
+
+class _CallContext:
+    """The ``training`` flag of the outermost layer call, seen by nested layers."""
+
+    training = None
+    depth = 0
+
+
+_CALL = _CallContext()
+_ACCEPTS: dict = {}
+
+
+def _call_accepts(cls: type, arg: str) -> bool:
+    key = (cls, arg)
+    hit = _ACCEPTS.get(key)
+    if hit is None:
+        params = inspect.signature(cls.call).parameters
+        hit = arg in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+        _ACCEPTS[key] = hit
+    return hit
+
+
+def _shape_tuple(shape) -> tuple | None:
+    if shape is None:
+        return None
+    s = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    return None if s.rank is None else tuple(s.as_list())
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic tensors
+
+class KerasTensor:
+    """A symbolic value in a functional model: a shape, a dtype and the layer that makes it."""
+
+    def __init__(self, shape, dtype=dtypes.float32, layer=None, node=None, index: int = 0,
+                 name: str | None = None) -> None:
+        self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self._layer = layer
+        self._node = node
+        self._index = index
+        self.name = name or (layer.name if layer is not None else "keras_tensor")
+
+    @property
+    def ndim(self) -> int | None:
+        return self.shape.rank
+
+    def __repr__(self) -> str:
+        return (f"<KerasTensor: shape={self.shape} dtype={self.dtype.name} "
+                f"(created by layer '{self._layer.name if self._layer else None}')>")
+
+    def __len__(self) -> int:
+        raise TypeError("KerasTensors have no len(): they stand for values not yet computed")
+
+
+class Node:
+    """One call of a layer on KerasTensors: which inputs, which keyword arguments, which outputs.
+    """
+
+    def __init__(self, layer: Layer, args: tuple, kwargs: dict, outputs) -> None:
+        self.layer = layer
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+        self.parents = [t for t in nest.flatten((args, kwargs)) if isinstance(t, KerasTensor)]
+
+
+def _placeholder(g: Graph, spec: KerasTensor | TensorShape, dtype, name: str):
+    shape = spec if isinstance(spec, TensorShape) else TensorShape(spec)
+    op = g.create_op(Placeholder, [], {"dtype": dtype, "shape": shape}, [(dtype, shape)], name)
+    return op.outputs[0]
+
+
+def symbolic_call(fn: Callable, args: tuple, kwargs: dict):
+    """Runs ``fn`` on placeholders standing for the KerasTensors in ``args``/``kwargs``.
+
+    Args:
+        fn: the callable (usually a layer's ``__call__``).
+        args: positional arguments, with KerasTensors.
+        kwargs: keyword arguments, with KerasTensors.
+
+    Returns:
+        The outputs as a structure of ``(TensorShape, DType)`` pairs.
+    """
+    g = Graph()
+    with graph_mode(g):
+        def to_ph(x):
+            if isinstance(x, KerasTensor):
+                return _placeholder(g, x.shape, x.dtype, "input")
+            return x
+        a, k = nest.map_structure(to_ph, (args, kwargs))
+        out = fn(*a, **k)
+    return nest.map_structure(lambda t: (t.shape, t.dtype) if isinstance(t, Tensor) else t, out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Layer
+
+class Layer(Module):
+    """Base class of Keras layers (``tw.keras.layers.Layer``).
+
+    Args:
+        trainable: whether the layer's weights are trained.
+        name: the layer name (unique by default).
+        dtype: the dtype of the weights and of floating inputs (default float32).
+        input_shape: the shape of one sample (first layer of a Sequential model).
+        batch_input_shape: the shape including the batch dimension.
+        input_dim: shorthand for ``input_shape=(input_dim,)``.
+        **kwargs: ``batch_size``, ``dynamic`` and ``autocast`` are accepted.
+    """
+
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
+                 dynamic: bool = False, input_shape=None, batch_input_shape=None,
+                 input_dim: int | None = None, **kwargs) -> None:
+        unknown = set(kwargs) - {"batch_size", "autocast", "weights", "activity_regularizer"}
+        if unknown:
+            raise TypeError(f"Keyword argument not understood: {sorted(unknown)}")
+        base = name or unique_layer_name(camel_to_snake(type(self).__name__))
+        Module.__init__(self, base)
+        self._tw_weights: list = []
+        self._tw_trainable = trainable
+        self._tw_losses: list = []
+        self.built = False
+        self._tw_dtype = dtypes.as_dtype(dtype or "float32")
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is not None:
+            self._tw_batch_input_shape = tuple(batch_input_shape)
+        elif input_shape is not None:
+            self._tw_batch_input_shape = (kwargs.get("batch_size"),) + tuple(input_shape)
+        else:
+            self._tw_batch_input_shape = None
+        self._tw_output_shape = None
+        self._tw_input_shape = None
+        self._tw_nodes: list = []
+        self.supports_masking = False
+
+    # ----- properties -----
+    @property
+    def dtype(self) -> str:
+        """The dtype of the layer's weights, as a string (Keras)."""
+        return self._tw_dtype.name
+
+    @property
+    def compute_dtype(self) -> str:
+        return self._tw_dtype.name
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._tw_dtype.name
+
+    @property
+    def trainable(self) -> bool:
+        """Whether ``trainable_weights`` includes this layer's weights."""
+        return self._tw_trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._tw_trainable = bool(value)
+        for sub in self._tracked_layers():
+            sub.trainable = value
+
+    @property
+    def input_shape(self):
+        """The shape the layer was built for."""
+        if self._tw_input_shape is None:
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 "no defined input shape.")
+        return self._tw_input_shape
+
+    @property
+    def output_shape(self):
+        """The shape of the layer's output (known once it was called or built symbolically)."""
+        if self._tw_output_shape is None:
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 "no defined output shape.")
+        return self._tw_output_shape
+
+    # ----- weights -----
+    def add_weight(self, name: str | None = None, shape=None, dtype=None, initializer=None,
+                   regularizer=None, trainable: bool | None = None, constraint=None,
+                   use_resource=None, synchronization=None, aggregation=None,
+                   **kwargs) -> Variable:
+        """Creates a weight variable owned by this layer.
+
+        Args:
+            name: the weight's name (``kernel``, ``bias``...).
+            shape: its shape.
+            dtype: its dtype (the layer's by default).
+            initializer: an initializer, name or callable (glorot_uniform for floats).
+            regularizer: ignored (twinflow keeps no regularization losses yet).
+            trainable: whether it is trained (default True).
+            constraint: stored on the variable.
+            use_resource: ignored.
+            synchronization: passed to the variable.
+            aggregation: passed to the variable.
+            **kwargs: ignored.
+
+        Returns:
+            The new variable.
+        """
+        shape = () if shape is None else tuple(shape)
+        dt = dtypes.as_dtype(dtype or self._tw_dtype)
+        init = _initializers.get(initializer) or (
+            _initializers.GlorotUniform() if dt.is_floating else _initializers.Zeros())
+        with eager_mode():
+            value = init(shape, dtype=dt)
+            var = Variable(value, trainable=True if trainable is None else trainable,
+                           name=f"{self.name}/{name or 'Variable'}", dtype=dt,
+                           constraint=constraint, synchronization=synchronization,
+                           aggregation=aggregation)
+        var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
+        self._tw_weights.append(var)
+        return var
+
+    def _tracked_layers(self) -> list:
+        out, seen = [], set()
+        for key, value in vars(self).items():
+            if key.startswith("_tw_") or key == "_deferred_restores":
+                continue
+            for leaf in _leaves(value):
+                if isinstance(leaf, Module) and id(leaf) not in seen:
+                    seen.add(id(leaf))
+                    out.append(leaf)
+        return out
+
+    def _own_variables(self) -> list:
+        out, seen = [], set()
+        for v in self._tw_weights:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        for key, value in vars(self).items():
+            if key.startswith("_tw_") or key == "_deferred_restores":
+                continue
+            for leaf in _leaves(value):
+                if isinstance(leaf, Variable) and id(leaf) not in seen:
+                    seen.add(id(leaf))
+                    out.append(leaf)
+        return out
+
+    def _gather(self, want_trainable: bool | None) -> list:
+        out: list = []
+        seen: set = set()
+
+        def add(v, layer_trainable: bool) -> None:
+            if id(v) in seen:
+                return
+            is_t = v.trainable and layer_trainable
+            if want_trainable is None or want_trainable == is_t:
+                seen.add(id(v))
+                out.append(v)
+
+        def visit(layer, layer_trainable: bool) -> None:
+            layer_trainable = layer_trainable and getattr(layer, "trainable", True)
+            if isinstance(layer, Layer):
+                for v in layer._own_variables():
+                    add(v, layer_trainable)
+                for sub in layer._tracked_layers():
+                    visit(sub, layer_trainable)
+            else:
+                for v in layer.variables:
+                    add(v, layer_trainable)
+        visit(self, True)
+        return out
+
+    @property
+    def trainable_weights(self) -> list:
+        """Trainable weights of this layer and its sub-layers, in creation order."""
+        return self._gather(True)
+
+    @property
+    def non_trainable_weights(self) -> list:
+        """Weights that are not trained (frozen layers, BatchNormalization statistics)."""
+        return self._gather(False)
+
+    @property
+    def weights(self) -> list:
+        """``trainable_weights + non_trainable_weights``."""
+        return self.trainable_weights + self.non_trainable_weights
+
+    @property
+    def variables(self) -> list:
+        return self.weights
+
+    @property
+    def trainable_variables(self) -> list:
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list:
+        return self.non_trainable_weights
+
+    @property
+    def submodules(self) -> tuple:
+        out, seen = [], set()
+
+        def visit(layer) -> None:
+            for sub in (layer._tracked_layers() if isinstance(layer, Layer)
+                        else layer.submodules):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    out.append(sub)
+                    if isinstance(sub, Layer):
+                        visit(sub)
+        visit(self)
+        return tuple(out)
+
+    @property
+    def losses(self) -> list:
+        """Losses added with ``add_loss`` during the last call (this layer and sub-layers)."""
+        out = list(self._tw_losses)
+        for sub in self._tracked_layers():
+            out.extend(getattr(sub, "losses", []))
+        return out
+
+    def add_loss(self, loss) -> None:
+        """Adds a loss to be added to the training objective (cleared on each call).
+
+        Args:
+            loss: a scalar tensor or a zero-argument callable returning one.
+        """
+        self._tw_losses.append(loss() if callable(loss) else loss)
+
+    def get_weights(self) -> list:
+        """The weights' values as NumPy arrays.
+
+        Returns:
+            A list of arrays, in ``weights`` order.
+        """
+        return [np.array(v._value) for v in self.weights]
+
+    def set_weights(self, weights: list) -> None:
+        """Sets the weights from NumPy arrays (in ``weights`` order).
+
+        Args:
+            weights: the arrays.
+        """
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"Layer {self.name!r} expects {len(params)} weights, but the "
+                             f"given weights list has {len(weights)} elements")
+        for v, w in zip(params, weights):
+            w = np.asarray(w)
+            if tuple(v.shape.as_list()) != w.shape:
+                raise ValueError(f"Layer {self.name!r} weight {v.name} has shape "
+                                 f"{tuple(v.shape.as_list())}, but the value has shape "
+                                 f"{w.shape}")
+        for v, w in zip(params, weights):
+            v._set(np.array(w, dtype=v.dtype.np))
+
+    def count_params(self) -> int:
+        """The number of scalars in the layer's weights.
+
+        Returns:
+            The count.
+        """
+        return int(sum(int(np.prod(v.shape.as_list())) for v in self.weights))
+
+    # ----- checkpoint object graph -----
+    def _trackable_children(self) -> dict:
+        out: dict = {}
+        for v in self._tw_weights:
+            out.setdefault(v._tw_short_name, v)
+        for key, value in vars(self).items():
+            if key.startswith("_tw_") or key == "_deferred_restores" or key in out:
+                continue
+            _walk(key, value, out)
+        return out
+
+    # ----- building and calling -----
+    def build(self, input_shape) -> None:
+        """Creates the layer's weights for inputs of ``input_shape`` (override in subclasses).
+
+        Args:
+            input_shape: a TensorShape or structure of them.
+        """
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The layer's computation (override in subclasses).
+
+        Args:
+            inputs: the input tensor(s).
+            *args: other arguments.
+            **kwargs: other keyword arguments (``training``, ``mask``).
+
+        Returns:
+            The output tensor(s).
+        """
+        return inputs
+
+    def _maybe_build(self, inputs) -> None:
+        shapes = nest.map_structure(lambda t: t.shape if hasattr(t, "shape") else None, inputs)
+        self._tw_input_shape = _as_shape_tuples(shapes)
+        with eager_mode():
+            self.build(shapes)
+        self.built = True
+        apply_deferred(self)
+
+    def _convert_inputs(self, inputs):
+        dt = self._tw_dtype
+        if isinstance(inputs, Tensor):
+            if inputs.dtype is not dt and inputs.dtype.is_floating and dt.is_floating:
+                return math_ops.cast(inputs, dt)
+            return inputs
+
+        def conv(x):
+            if isinstance(x, Tensor):
+                return self._convert_inputs(x)
+            if isinstance(x, Variable):
+                return x.read_value()
+            if isinstance(x, (np.ndarray, np.generic, float, int, list)):
+                arr = np.asarray(x)
+                if arr.dtype.kind == "f" and dt.is_floating:
+                    arr = arr.astype(dt.np, copy=False)
+                return convert_to_tensor(arr)
+            return x
+        return nest.map_structure(conv, inputs)
+
+    def __call__(self, inputs, *args, **kwargs):
+        if _has_keras_tensor(inputs, args, kwargs):
+            return self._functional_call(inputs, args, kwargs)
+        inputs = self._convert_inputs(inputs)
+        cls = type(self)
+        outer = _CALL.training
+        if "training" in kwargs:
+            training = kwargs["training"]
+            if training is None:
+                training = outer
+                if _call_accepts(cls, "training"):
+                    kwargs["training"] = training
+                else:
+                    del kwargs["training"]
+            elif not _call_accepts(cls, "training"):
+                del kwargs["training"]
+        else:
+            training = outer
+            if training is not None and _call_accepts(cls, "training"):
+                kwargs["training"] = training
+        first = not self.built
+        if first:
+            self._maybe_build(inputs)
+        if self._tw_losses:
+            self._tw_losses = []
+        _CALL.training = training
+        try:
+            if ctx.graph is None:
+                outputs = self.call(inputs, *args, **kwargs)
+            else:
+                with _name_scope(self.name):
+                    outputs = self.call(inputs, *args, **kwargs)
+        finally:
+            _CALL.training = outer
+        if first:
+            self._tw_output_shape = _as_shape_tuples(nest.map_structure(
+                lambda t: t.shape if hasattr(t, "shape") else None, outputs))
+        return outputs
+
+    def _functional_call(self, inputs, args: tuple, kwargs: dict):
+        specs = symbolic_call(self.__call__, (inputs,) + tuple(args), kwargs)
+        node = Node(self, (inputs,) + tuple(args), kwargs, None)
+        n_out = [0]
+        _map_pairs(specs, lambda p: n_out.__setitem__(0, n_out[0] + 1))
+        counter = [0]
+
+        def make(spec):
+            shape, dt = spec
+            i = counter[0]
+            counter[0] += 1
+            return KerasTensor(shape, dt, layer=self, node=node, index=i,
+                               name=self.name if n_out[0] == 1 else f"{self.name}_{i}")
+        outputs = _map_pairs(specs, make)
+        node.outputs = outputs
+        self._tw_nodes.append(node)
+        self._tw_output_shape = _as_shape_tuples(
+            nest.map_structure(lambda t: t.shape, outputs))
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for inputs of ``input_shape`` (by tracing the layer symbolically).
+
+        Args:
+            input_shape: a shape or structure of shapes including the batch dimension.
+
+        Returns:
+            The output TensorShape (or structure).
+        """
+        spec = nest.map_structure_up_to(
+            _shape_structure(input_shape), lambda s: KerasTensor(TensorShape(s)), input_shape) \
+            if not _is_shape(input_shape) else KerasTensor(TensorShape(input_shape))
+        out = symbolic_call(self.__call__, (spec,), {})
+        return _map_pairs(out, lambda p: p[0])
+
+    # ----- config -----
+    def get_config(self) -> dict:
+        """The constructor arguments of this layer.
+
+        Returns:
+            A dict (subclasses add their own arguments).
+        """
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._tw_batch_input_shape is not None:
+            cfg["batch_input_shape"] = self._tw_batch_input_shape
+        return cfg
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        """Builds a layer from ``get_config()``'s output.
+
+        Args:
+            config: the arguments.
+
+        Returns:
+            The layer.
+        """
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _leaves(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        for k in value:
+            yield from _leaves(value[k])
+    else:
+        yield value
+
+
+def _walk(prefix: str, value, out: dict) -> None:
+    if isinstance(value, Variable) or hasattr(value, "_trackable_children"):
+        out[prefix] = value
+    elif isinstance(value, dict):
+        for k in value:
+            _walk(f"{prefix}/{k}", value[k], out)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _walk(f"{prefix}/{i}", v, out)
+
+
+def _is_shape(s) -> bool:
+    if isinstance(s, TensorShape):
+        return True
+    if isinstance(s, (list, tuple)):
+        return all(d is None or isinstance(d, (int, np.integer)) for d in s)
+    return False
+
+
+def _shape_structure(s):
+    if _is_shape(s):
+        return None
+    if isinstance(s, dict):
+        return {k: _shape_structure(v) for k, v in s.items()}
+    return [_shape_structure(v) for v in s]
+
+
+def _as_shape_tuples(shapes):
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        return _shape_tuple(shapes)
+    if isinstance(shapes, dict):
+        return {k: _as_shape_tuples(v) for k, v in shapes.items()}
+    if isinstance(shapes, (list, tuple)):
+        return [_as_shape_tuples(v) for v in shapes]
+    return shapes
+
+
+def _map_pairs(structure, fn: Callable):
+    """Maps ``fn`` over the ``(shape, dtype)`` pairs of ``structure`` (pairs are leaves)."""
+    if isinstance(structure, tuple) and len(structure) == 2 and \
+            isinstance(structure[0], TensorShape):
+        return fn(structure)
+    if isinstance(structure, dict):
+        return {k: _map_pairs(v, fn) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_map_pairs(v, fn) for v in structure)
+    return structure
+
+
+def _has_keras_tensor(inputs, args, kwargs) -> bool:
+    if isinstance(inputs, KerasTensor):
+        return True
+    if isinstance(inputs, Tensor):
+        return False
+    return any(isinstance(t, KerasTensor) for t in nest.flatten((inputs, args, kwargs)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+class InputLayer(Layer):
+    """The layer behind ``Input``: it has no weights and passes its input through.
+
+    Args:
+        input_shape: the shape of one sample.
+        batch_size: the batch dimension (None: any).
+        dtype: the input dtype.
+        name: the layer name.
+        batch_input_shape: the full shape, instead of ``input_shape`` and ``batch_size``.
+        shape: alias of ``input_shape`` (Keras 3).
+    """
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
+                 sparse=None, name=None, ragged=None, batch_input_shape=None, shape=None,
+                 batch_shape=None, **kwargs) -> None:
+        if shape is not None and input_shape is None:
+            input_shape = shape
+        if batch_shape is not None:
+            batch_input_shape = batch_shape
+        if batch_input_shape is None:
+            if input_shape is None:
+                raise ValueError("InputLayer needs `input_shape` (or `batch_input_shape`)")
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        super().__init__(name=name or unique_layer_name("input"), dtype=dtype,
+                         batch_input_shape=batch_input_shape)
+        self.built = True
+        self._tw_output_shape = tuple(batch_input_shape)
+        self._tw_keras_tensor = KerasTensor(TensorShape(list(batch_input_shape)),
+                                            dtypes.as_dtype(dtype or "float32"), layer=self,
+                                            node=None, name=self.name)
+
+    @property
+    def output(self) -> KerasTensor:
+        return self._tw_keras_tensor
+
+    @output.setter
+    def output(self, value) -> None:
+        self._tw_keras_tensor = value
+
+    def get_config(self) -> dict:
+        return {"batch_input_shape": self._tw_batch_input_shape, "dtype": self.dtype,
+                "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,
+          ragged=None, type_spec=None, batch_shape=None, **kwargs) -> KerasTensor:
+    """A symbolic input of a functional model (``tw.keras.Input``).
+
+    Args:
+        shape: the shape of one sample (without the batch dimension).
+        batch_size: a fixed batch size (None: any).
+        name: the input's name.
+        dtype: the input's dtype (float32 by default).
+        sparse: unsupported; must be falsy.
+        tensor: unsupported.
+        ragged: unsupported; must be falsy.
+        type_spec: unsupported.
+        batch_shape: the full shape including the batch dimension.
+        **kwargs: ``batch_input_shape`` alias.
+
+    Returns:
+        A KerasTensor.
+    """
+    if sparse or ragged:
+        raise NotImplementedError("twinflow has no sparse or ragged Keras inputs")
+    batch_shape = batch_shape or kwargs.get("batch_input_shape")
+    if shape is None and batch_shape is None:
+        raise ValueError("Please provide to Input a `shape` or a `batch_shape` argument.")
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       batch_input_shape=batch_shape)
+    return layer.output

@@ -1,0 +1,275 @@
+"""Core layers: Dense, Activation, Flatten, Reshape, Dropout, Embedding, Lambda."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...ops import array_ops, linalg_ops, math_ops, nn_ops
+from .. import activations as _activations
+from .. import initializers as _initializers
+from .base import Layer
+
+
+def _static_dims(x) -> list | None:
+    shape = x.shape
+    return None if shape.rank is None else shape.as_list()
+
+
+class Dense(Layer):
+    """``activation(inputs @ kernel + bias)``.
+
+    Args:
+        units: the output size.
+        activation: an activation name or function (None: linear).
+        use_bias: whether to add a bias.
+        kernel_initializer: initializer of the kernel.
+        bias_initializer: initializer of the bias.
+        kernel_regularizer: accepted and ignored.
+        bias_regularizer: accepted and ignored.
+        activity_regularizer: accepted and ignored.
+        kernel_constraint: stored on the kernel.
+        bias_constraint: stored on the bias.
+        **kwargs: Layer arguments (``input_shape``, ``name``...).
+    """
+
+    def __init__(self, units: int, activation=None, use_bias: bool = True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive "
+                             f"integer. Received: units={units}")
+        self.activation = _activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def build(self, input_shape) -> None:
+        last = TensorShape(input_shape).as_list()[-1] if TensorShape(input_shape).rank else None
+        if last is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: {input_shape}")
+        self.kernel = self.add_weight("kernel", (last, self.units),
+                                      initializer=self.kernel_initializer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        rank = inputs.shape.rank
+        if rank == 2:
+            y = linalg_ops.matmul(inputs, self.kernel)
+        else:
+            y = linalg_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+        if self.use_bias:
+            y = nn_ops.bias_add(y, self.bias)
+        act = self.activation
+        return y if act is _activations.linear else act(y)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(units=self.units, activation=_activations.serialize(self.activation),
+                   use_bias=self.use_bias,
+                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
+                   bias_initializer=_initializers.serialize(self.bias_initializer))
+        return cfg
+
+
+class Activation(Layer):
+    """Applies an activation function.
+
+    Args:
+        activation: a name (``'relu'``) or function.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, activation, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.activation = _activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg["activation"] = _activations.serialize(self.activation)
+        return cfg
+
+
+class Flatten(Layer):
+    """Flattens every dimension but the batch: ``(N, a, b) -> (N, a*b)``.
+
+    Args:
+        data_format: ``'channels_last'`` (``'channels_first'`` transposes first).
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, data_format: str | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+
+    def call(self, inputs):
+        dims = _static_dims(inputs)
+        if dims is not None and len(dims) == 1:
+            return array_ops.reshape(inputs, [-1, 1])
+        if dims is not None and all(d is not None for d in dims[1:]):
+            return array_ops.reshape(inputs, [-1, int(np.prod(dims[1:]))])
+        batch = array_ops.shape(inputs)[:1]
+        return array_ops.reshape(inputs, array_ops.stack([batch[0], -1]))
+
+
+class Reshape(Layer):
+    """Reshapes each sample to ``target_shape`` (the batch dimension is kept).
+
+    Args:
+        target_shape: the shape of one output sample; one entry may be -1.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, target_shape, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+
+    def call(self, inputs):
+        target = list(self.target_shape)
+        if -1 not in target:
+            return array_ops.reshape(inputs, [-1] + target)
+        dims = _static_dims(inputs)
+        if dims is not None and dims[0] is not None:
+            return array_ops.reshape(inputs, [dims[0]] + target)
+        batch = array_ops.shape(inputs)[0]
+        return array_ops.reshape(inputs, array_ops.stack([batch] + target))
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg["target_shape"] = self.target_shape
+        return cfg
+
+
+class Dropout(Layer):
+    """Zeroes a fraction ``rate`` of the inputs while training (scaling the rest up).
+
+    Args:
+        rate: the fraction dropped, in [0, 1).
+        noise_shape: the shape of the keep mask (broadcast to the input).
+        seed: the op seed.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, rate: float, noise_shape=None, seed: int | None = None,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
+                             f"value between 0 and 1. Received: rate={rate}")
+        self.rate = float(rate)
+        self.noise_shape = noise_shape
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return array_ops.identity(inputs)
+        return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+                              seed=self.seed)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return cfg
+
+
+class Embedding(Layer):
+    """Maps integer ids to dense vectors (a trainable lookup table).
+
+    Args:
+        input_dim: the vocabulary size.
+        output_dim: the vector size.
+        embeddings_initializer: initializer of the table.
+        mask_zero: accepted (masks are not propagated in twinflow).
+        input_length: accepted for compatibility.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, input_dim: int, output_dim: int, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, activity_regularizer=None,
+                 embeddings_constraint=None, mask_zero: bool = False, input_length=None,
+                 **kwargs) -> None:
+        if input_length is not None and "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,)
+        super().__init__(**kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = _initializers.get(
+            "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
+        self.mask_zero = mask_zero
+
+    def build(self, input_shape) -> None:
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer)
+        self.built = True
+
+    def _convert_inputs(self, inputs):
+        x = super()._convert_inputs(inputs)
+        if x.dtype not in (dtypes.int32, dtypes.int64):
+            x = math_ops.cast(x, dtypes.int32)
+        return x
+
+    def call(self, inputs):
+        return array_ops.gather(self.embeddings, inputs)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(input_dim=self.input_dim, output_dim=self.output_dim,
+                   mask_zero=self.mask_zero)
+        return cfg
+
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer.
+
+    Args:
+        function: the function, called as ``function(inputs, **arguments)``.
+        output_shape: accepted for compatibility.
+        arguments: extra keyword arguments for ``function``.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, function: Callable, output_shape=None, mask=None, arguments=None,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = arguments or {}
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)
+
+
+class Add(Layer):
+    """Sums a list of inputs element-wise."""
+
+    def call(self, inputs):
+        return math_ops.add_n(list(inputs))
+
+
+class Concatenate(Layer):
+    """Concatenates a list of inputs along ``axis``.
+
+    Args:
+        axis: the axis.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, axis: int = -1, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return array_ops.concat(list(inputs), axis=self.axis)

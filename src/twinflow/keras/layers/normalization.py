@@ -1,0 +1,93 @@
+"""BatchNormalization: batch statistics while training, moving averages at inference."""
+from __future__ import annotations
+
+from ...core.shapes import TensorShape
+from ...ops import array_ops, nn_ops
+from .. import initializers as _initializers
+from .base import Layer
+
+
+class BatchNormalization(Layer):
+    """Normalizes each feature of ``axis`` to zero mean and unit variance.
+
+    While training it uses the batch's statistics and updates ``moving_mean`` and
+    ``moving_variance`` (``moving = moving * momentum + batch * (1 - momentum)``); at inference
+    it uses the moving averages.
+
+    Args:
+        axis: the feature axis (or axes).
+        momentum: the moving-average momentum.
+        epsilon: added to the variance.
+        center: learn an offset ``beta``.
+        scale: learn a scale ``gamma``.
+        beta_initializer: initializer of beta.
+        gamma_initializer: initializer of gamma.
+        moving_mean_initializer: initializer of the moving mean.
+        moving_variance_initializer: initializer of the moving variance.
+        **kwargs: Layer arguments and ignored regularizers/constraints.
+    """
+
+    def __init__(self, axis=-1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer="zeros",
+                 gamma_initializer="ones", moving_mean_initializer="zeros",
+                 moving_variance_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 synchronized: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+        self.moving_mean_initializer = _initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = _initializers.get(moving_variance_initializer)
+
+    def build(self, input_shape) -> None:
+        dims = TensorShape(input_shape).as_list()
+        rank = len(dims)
+        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
+        axes = [a % rank for a in axes]
+        for a in axes:
+            if dims[a] is None:
+                raise ValueError(f"BatchNormalization: axis {a} of input shape {input_shape} "
+                                 "must be known")
+        self._tw_axes = axes
+        self._tw_reduce = [i for i in range(rank) if i not in axes]
+        param_shape = tuple(dims[a] for a in axes)
+        # Parameters broadcast against inputs of the full rank.
+        self._tw_bshape = [dims[i] if i in axes else 1 for i in range(rank)]
+        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer) \
+            if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", param_shape, trainable=False,
+                                           initializer=self.moving_mean_initializer)
+        self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
+                                               initializer=self.moving_variance_initializer)
+        self.built = True
+
+    def _b(self, t):
+        if t is None:
+            return None
+        if len(self._tw_axes) == 1 and self._tw_axes[0] == len(self._tw_bshape) - 1:
+            return t
+        return array_ops.reshape(t, self._tw_bshape)
+
+    def call(self, inputs, training=None):
+        if training:
+            mean, var = nn_ops.moments(inputs, self._tw_reduce)
+            m = self.momentum
+            self.moving_mean.assign(self.moving_mean * m + mean * (1.0 - m))
+            self.moving_variance.assign(self.moving_variance * m + var * (1.0 - m))
+        else:
+            mean, var = self.moving_mean.read_value(), self.moving_variance.read_value()
+        return nn_ops.batch_normalization(inputs, self._b(mean), self._b(var), self._b(self.beta),
+                                          self._b(self.gamma), self.epsilon)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
+                   center=self.center, scale=self.scale)
+        return cfg

@@ -1,0 +1,381 @@
+"""``tw.keras.losses``: loss functions (per-sample values) and Loss classes (reduced).
+
+A loss function ``fn(y_true, y_pred)`` returns one value per sample (the mean over the last
+axis where Keras does); a Loss object multiplies by ``sample_weight`` and reduces, by default
+to the mean over the batch (``SUM_OVER_BATCH_SIZE``).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..core import dtypes
+from ..eager.execute import convert_to_tensor
+from ..graph.tensor import Tensor
+from ..ops import array_ops, math_ops, nn_ops, reduction_ops
+from ..ops.variables import Variable
+
+_EPS = 1e-7
+
+
+class Reduction:
+    """How a Loss object reduces per-sample losses."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+
+def _tensor(x, dtype=None):
+    if isinstance(x, Variable):
+        x = x.read_value()
+    if isinstance(x, Tensor):
+        if dtype is not None and x.dtype is not dtype:
+            return math_ops.cast(x, dtype)
+        return x
+    t = convert_to_tensor(x)
+    if dtype is not None and t.dtype is not dtype:
+        t = math_ops.cast(t, dtype)
+    return t
+
+
+def _pair(y_true, y_pred):
+    y_pred = _tensor(y_pred)
+    if not y_pred.dtype.is_floating:
+        y_pred = math_ops.cast(y_pred, dtypes.float32)
+    y_true = _tensor(y_true, y_pred.dtype)
+    return y_true, y_pred
+
+
+def _match_rank(y_true, y_pred):
+    # Keras squeezes or expands y_true's last axis so (N,) labels meet (N, 1) predictions.
+    rt, rp = y_true.shape.rank, y_pred.shape.rank
+    if rt is not None and rp is not None:
+        if rt == rp - 1:
+            y_true = array_ops.reshape(y_true, array_ops.shape(y_pred)) \
+                if y_pred.shape.as_list()[-1] == 1 else y_true
+        elif rt == rp + 1 and y_true.shape.as_list()[-1] == 1:
+            y_true = array_ops.reshape(y_true, array_ops.shape(y_pred))
+    return y_true
+
+
+def mean_squared_error(y_true, y_pred):
+    """``mean((y_true - y_pred) ** 2, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    """``mean(|y_true - y_pred|, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
+
+
+def huber(y_true, y_pred, delta: float = 1.0):
+    """Quadratic for errors below ``delta``, linear beyond (mean over the last axis).
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+        delta: where the loss turns linear.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    err = math_ops.abs(y_pred - y_true)
+    quad = math_ops.minimum(err, delta)
+    lin = err - quad
+    return reduction_ops.reduce_mean(0.5 * quad * quad + delta * lin, axis=-1)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits: bool = False,
+                        label_smoothing: float = 0.0, axis: int = -1):
+    """Cross-entropy of independent binary labels (mean over the last axis).
+
+    Args:
+        y_true: labels in [0, 1].
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: squeezes labels towards 0.5.
+        axis: the averaged axis.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        per = nn_ops.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
+        per = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+    return reduction_ops.reduce_mean(per, axis=axis)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
+                             label_smoothing: float = 0.0, axis: int = -1):
+    """Cross-entropy of one-hot labels over ``axis``.
+
+    Args:
+        y_true: one-hot (or soft) labels.
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: mixes the labels with the uniform distribution.
+        axis: the class axis.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        n = y_pred.shape.as_list()[axis]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
+    if from_logits:
+        return nn_ops.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred, axis=axis)
+    p = y_pred / reduction_ops.reduce_sum(y_pred, axis=axis, keepdims=True)
+    p = math_ops.clip_by_value(p, _EPS, 1.0 - _EPS)
+    return -reduction_ops.reduce_sum(y_true * math_ops.log(p), axis=axis)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
+                                    axis: int = -1, ignore_class=None):
+    """Cross-entropy of integer class labels.
+
+    Args:
+        y_true: class ids, shape ``(N,)`` or ``(N, 1)`` (floats are accepted and cast).
+        y_pred: probabilities, or logits with ``from_logits=True``, shape ``(N, C)``.
+        from_logits: whether ``y_pred`` are logits.
+        axis: the class axis (must be the last).
+        ignore_class: unsupported (must be None).
+
+    Returns:
+        One loss per sample.
+    """
+    y_pred = _tensor(y_pred)
+    labels = _tensor(y_true)
+    if labels.dtype not in (dtypes.int32, dtypes.int64):
+        labels = math_ops.cast(labels, dtypes.int64)
+    rank = y_pred.shape.rank
+    if labels.shape.rank is not None and rank is not None and labels.shape.rank == rank:
+        labels = array_ops.reshape(labels, [-1]) if rank == 2 else \
+            array_ops.squeeze(labels, axis=[-1])
+    if from_logits:
+        return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
+    p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
+    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                           logits=math_ops.log(p))
+
+
+def kl_divergence(y_true, y_pred):
+    """``sum(y_true * log(y_true / y_pred), axis=-1)``.
+
+    Args:
+        y_true: a distribution.
+        y_pred: a distribution.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    t = math_ops.clip_by_value(y_true, _EPS, 1.0)
+    p = math_ops.clip_by_value(y_pred, _EPS, 1.0)
+    return reduction_ops.reduce_sum(t * math_ops.log(t / p), axis=-1)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+kld = KLD = kl_divergence
+
+
+class Loss:
+    """Base class: ``loss(y_true, y_pred, sample_weight=None)`` returns a reduced loss.
+
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str | None = None) -> None:
+        self.reduction = reduction
+        self.name = name
+
+    def call(self, y_true, y_pred):
+        """Per-sample losses (override).
+
+        Args:
+            y_true: targets.
+            y_pred: predictions.
+
+        Returns:
+            A tensor of per-sample losses.
+        """
+        raise NotImplementedError
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        losses = self.call(y_true, y_pred)
+        return reduce_weighted(losses, sample_weight, self.reduction)
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        return {"reduction": self.reduction, "name": self.name}
+
+
+def reduce_weighted(losses, sample_weight=None, reduction: str = Reduction.AUTO):
+    """Weights per-sample ``losses`` and reduces them.
+
+    Args:
+        losses: per-sample losses.
+        sample_weight: optional weights broadcastable to ``losses``.
+        reduction: a ``Reduction`` value.
+
+    Returns:
+        The reduced loss (float32 scalar unless reduction is NONE).
+    """
+    if sample_weight is not None:
+        sw = _tensor(sample_weight, losses.dtype)
+        if sw.shape.rank is not None and losses.shape.rank is not None and \
+                sw.shape.rank > losses.shape.rank:
+            sw = array_ops.reshape(sw, array_ops.shape(losses))
+        losses = losses * sw
+    if reduction == Reduction.NONE:
+        return losses
+    if reduction == Reduction.SUM:
+        return reduction_ops.reduce_sum(losses)
+    return reduction_ops.reduce_mean(losses)
+
+
+class LossFunctionWrapper(Loss):
+    """A Loss object around a per-sample loss function and its keyword arguments."""
+
+    def __init__(self, fn: Callable, reduction: str = Reduction.AUTO, name: str | None = None,
+                 **kwargs) -> None:
+        super().__init__(reduction=reduction, name=name)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(self._fn_kwargs)
+        return cfg
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """Mean of squared errors."""
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_squared_error"):
+        super().__init__(mean_squared_error, reduction=reduction, name=name)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """Mean of absolute errors."""
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_absolute_error"):
+        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+
+
+class Huber(LossFunctionWrapper):
+    """Huber loss with threshold ``delta``."""
+
+    def __init__(self, delta: float = 1.0, reduction: str = Reduction.AUTO,
+                 name: str = "huber_loss"):
+        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """Binary cross-entropy (``from_logits`` for raw scores)."""
+
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: str = Reduction.AUTO,
+                 name: str = "binary_crossentropy"):
+        super().__init__(binary_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy of one-hot labels (``from_logits`` for raw scores)."""
+
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: str = Reduction.AUTO,
+                 name: str = "categorical_crossentropy"):
+        super().__init__(categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy of integer labels (``from_logits`` for raw scores)."""
+
+    def __init__(self, from_logits: bool = False, ignore_class=None,
+                 reduction: str = Reduction.AUTO,
+                 name: str = "sparse_categorical_crossentropy"):
+        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """Kullback-Leibler divergence."""
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "kl_divergence"):
+        super().__init__(kl_divergence, reduction=reduction, name=name)
+
+
+_BY_NAME = {
+    "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
+    "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
+    "huber": huber, "huber_loss": huber, "binary_crossentropy": binary_crossentropy,
+    "categorical_crossentropy": categorical_crossentropy,
+    "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
+    "kl_divergence": kl_divergence, "kld": kl_divergence,
+}
+
+
+def get(identifier) -> Callable | None:
+    """Resolves a loss name, class, Loss object or function.
+
+    Args:
+        identifier: ``'mse'``, ``'sparse_categorical_crossentropy'``, a Loss...
+
+    Returns:
+        A callable ``loss(y_true, y_pred)``.
+    """
+    if identifier is None or isinstance(identifier, Loss):
+        return identifier
+    if isinstance(identifier, str):
+        try:
+            return _BY_NAME[identifier.lower()]
+        except KeyError:
+            raise ValueError(f"Unknown loss function: {identifier!r}. Known: "
+                             f"{sorted(_BY_NAME)}") from None
+    if isinstance(identifier, type) and issubclass(identifier, Loss):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret loss identifier: {identifier!r}")

@@ -1,0 +1,344 @@
+"""``tw.keras.metrics``: stateful metrics (``update_state``/``result``/``reset_state``).
+
+State lives in non-trainable variables updated with ``assign_add``, so a metric updates the
+same way eagerly and inside a traced train step. ``metric(values)`` updates and returns the
+result: ``m(0); m(5); m.result()`` gives 2.5.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core import dtypes
+from ..ops import array_ops, math_ops, reduction_ops
+from . import losses as _losses
+from .layers.base import Layer
+
+
+def _to_float(x, dtype=dtypes.float32):
+    t = _losses._tensor(x)
+    return t if t.dtype is dtype else math_ops.cast(t, dtype)
+
+
+class Metric(Layer):
+    """Base class of metrics: a layer whose variables accumulate statistics.
+
+    Args:
+        name: the metric name.
+        dtype: the dtype of the result (float32).
+    """
+
+    def __init__(self, name: str | None = None, dtype=None, **kwargs) -> None:
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        self.built = True
+
+    def __call__(self, *args, **kwargs):
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def update_state(self, *args, **kwargs):
+        """Accumulates statistics (override).
+
+        Args:
+            *args: values (or ``y_true, y_pred``).
+            **kwargs: ``sample_weight``.
+        """
+        raise NotImplementedError
+
+    def result(self):
+        """The metric's current value (override).
+
+        Returns:
+            A scalar tensor.
+        """
+        raise NotImplementedError
+
+    def reset_state(self) -> None:
+        """Sets every state variable back to zero."""
+        for v in self.variables:
+            v.assign(np.zeros(v.shape.as_list(), v.dtype.np))
+
+    reset_states = reset_state
+
+    def add_weight(self, name: str | None = None, shape=(), dtype=None, initializer="zeros",
+                   **kwargs):
+        """Creates a non-trainable state variable (zeros by default).
+
+        Args:
+            name: the variable's name.
+            shape: its shape.
+            dtype: its dtype.
+            initializer: its initializer.
+            **kwargs: passed to ``Layer.add_weight``.
+
+        Returns:
+            The variable.
+        """
+        kwargs.setdefault("trainable", False)
+        return super().add_weight(name=name, shape=shape, dtype=dtype, initializer=initializer,
+                                  **kwargs)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class Reduce(Metric):
+    """Sums values (and counts them, for ``Mean``)."""
+
+    _mean = True
+
+    def __init__(self, name: str | None = None, dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_weight("total")
+        self.count = self.add_weight("count") if self._mean else None
+
+    def update_state(self, values, sample_weight=None):
+        values = _to_float(values, self._tw_dtype)
+        if sample_weight is not None:
+            sw = _to_float(sample_weight, self._tw_dtype)
+            if sw.shape.rank is not None and values.shape.rank is not None and \
+                    sw.shape.rank < values.shape.rank:
+                sw = array_ops.broadcast_to(
+                    array_ops.reshape(sw, sw.shape.as_list() + [1] * (values.shape.rank
+                                                                      - sw.shape.rank)),
+                    array_ops.shape(values))
+            else:
+                sw = array_ops.broadcast_to(sw, array_ops.shape(values))
+            values = values * sw
+            n = reduction_ops.reduce_sum(sw)
+        else:
+            static = values.shape
+            if static.is_fully_defined():
+                n = float(np.prod(static.as_list()))
+            else:
+                n = math_ops.cast(array_ops.size(values), self._tw_dtype)
+        self.total.assign_add(reduction_ops.reduce_sum(values))
+        if self.count is not None:
+            self.count.assign_add(n)
+
+    def result(self):
+        if self.count is None:
+            return array_ops.identity(self.total.read_value())
+        return math_ops.div_no_nan(self.total.read_value(), self.count.read_value())
+
+
+class Mean(Reduce):
+    """The (weighted) mean of every value seen."""
+
+
+class Sum(Reduce):
+    """The (weighted) sum of every value seen."""
+
+    _mean = False
+
+
+class MeanMetricWrapper(Mean):
+    """The mean of ``fn(y_true, y_pred)`` over every sample seen.
+
+    Args:
+        fn: a per-sample metric function.
+        name: the metric name.
+        dtype: the result dtype.
+        **kwargs: passed to ``fn``.
+    """
+
+    def __init__(self, fn: Callable, name: str | None = None, dtype=None, **kwargs) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
+                                    sample_weight=sample_weight)
+
+
+# ----- per-sample metric functions -----------------------------------------------------------
+
+def _flat_labels(y_true, y_pred):
+    t = _losses._tensor(y_true)
+    rt, rp = t.shape.rank, y_pred.shape.rank
+    if rt is not None and rp is not None and rt == rp and t.shape.as_list()[-1] == 1:
+        t = array_ops.reshape(t, [-1]) if rt == 2 else array_ops.squeeze(t, axis=[-1])
+    return t
+
+
+def accuracy(y_true, y_pred):
+    """1.0 where ``y_true == y_pred``, else 0.0.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions of the same shape.
+
+    Returns:
+        Per-element matches as float32.
+    """
+    y_pred = _losses._tensor(y_pred)
+    y_true = _losses._tensor(y_true, y_pred.dtype)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
+
+
+def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
+    """The mean over the last axis of ``(y_pred > threshold) == y_true``.
+
+    Args:
+        y_true: 0/1 labels.
+        y_pred: probabilities.
+        threshold: the decision threshold.
+
+    Returns:
+        One value per sample.
+    """
+    y_true, y_pred = _losses._pair(y_true, y_pred)
+    y_true = _losses._match_rank(y_true, y_pred)
+    pred = math_ops.cast(math_ops.greater(y_pred, threshold), y_pred.dtype)
+    return reduction_ops.reduce_mean(math_ops.cast(math_ops.equal(y_true, pred),
+                                                   dtypes.float32), axis=-1)
+
+
+def categorical_accuracy(y_true, y_pred):
+    """1.0 where ``argmax(y_true) == argmax(y_pred)``.
+
+    Args:
+        y_true: one-hot labels.
+        y_pred: scores.
+
+    Returns:
+        One value per sample.
+    """
+    y_pred = _losses._tensor(y_pred)
+    y_true = _losses._tensor(y_true)
+    return math_ops.cast(math_ops.equal(reduction_ops.argmax(y_true, axis=-1),
+                                        reduction_ops.argmax(y_pred, axis=-1)), dtypes.float32)
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    """1.0 where the integer label equals ``argmax(y_pred)``.
+
+    Args:
+        y_true: class ids, ``(N,)`` or ``(N, 1)``.
+        y_pred: scores ``(N, C)``.
+
+    Returns:
+        One value per sample.
+    """
+    y_pred = _losses._tensor(y_pred)
+    labels = _flat_labels(y_true, y_pred)
+    pred = reduction_ops.argmax(y_pred, axis=-1)
+    if labels.dtype is not pred.dtype:
+        labels = math_ops.cast(labels, pred.dtype)
+    return math_ops.cast(math_ops.equal(labels, pred), dtypes.float32)
+
+
+class Accuracy(MeanMetricWrapper):
+    """How often predictions equal labels."""
+
+    def __init__(self, name: str = "accuracy", dtype=None) -> None:
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(MeanMetricWrapper):
+    """How often thresholded probabilities equal 0/1 labels."""
+
+    def __init__(self, name: str = "binary_accuracy", dtype=None,
+                 threshold: float = 0.5) -> None:
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+
+
+class CategoricalAccuracy(MeanMetricWrapper):
+    """How often the top prediction matches a one-hot label."""
+
+    def __init__(self, name: str = "categorical_accuracy", dtype=None) -> None:
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(MeanMetricWrapper):
+    """How often the top prediction matches an integer label."""
+
+    def __init__(self, name: str = "sparse_categorical_accuracy", dtype=None) -> None:
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class MeanSquaredError(MeanMetricWrapper):
+    """The mean squared error over every sample seen."""
+
+    def __init__(self, name: str = "mean_squared_error", dtype=None) -> None:
+        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(MeanMetricWrapper):
+    """The mean absolute error over every sample seen."""
+
+    def __init__(self, name: str = "mean_absolute_error", dtype=None) -> None:
+        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
+
+
+class SparseCategoricalCrossentropy(MeanMetricWrapper):
+    """The mean sparse categorical cross-entropy."""
+
+    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype=None,
+                 from_logits: bool = False) -> None:
+        super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits)
+
+
+_BY_NAME: dict = {
+    "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
+    "categorical_accuracy": CategoricalAccuracy,
+    "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+    "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
+    "mae": MeanAbsoluteError, "mean_absolute_error": MeanAbsoluteError,
+}
+
+
+def get(identifier, loss=None) -> Metric:
+    """Resolves a metric name, class, object or function to a Metric.
+
+    ``'accuracy'`` picks the accuracy that fits ``loss`` (sparse/categorical/binary), as
+    ``Model.compile`` does.
+
+    Args:
+        identifier: the metric.
+        loss: the compiled loss (for ``'accuracy'``).
+
+    Returns:
+        A Metric.
+    """
+    if isinstance(identifier, Metric):
+        return identifier
+    if isinstance(identifier, str):
+        key = identifier.lower()
+        if key in ("accuracy", "acc"):
+            lname = _loss_name(loss)
+            if "sparse_categorical" in lname:
+                return SparseCategoricalAccuracy(name=identifier)
+            if "categorical" in lname:
+                return CategoricalAccuracy(name=identifier)
+            if "binary" in lname:
+                return BinaryAccuracy(name=identifier)
+            return Accuracy(name=identifier)
+        if key not in _BY_NAME:
+            raise ValueError(f"Unknown metric function: {identifier!r}")
+        return _BY_NAME[key](name=identifier)
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
+    if callable(identifier):
+        return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", "metric"))
+    raise ValueError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+def _loss_name(loss) -> str:
+    if loss is None:
+        return ""
+    if isinstance(loss, str):
+        return loss.lower()
+    if isinstance(loss, _losses.LossFunctionWrapper):
+        return loss.fn.__name__
+    return (getattr(loss, "__name__", None) or type(loss).__name__).lower().replace(
+        "sparsecategorical", "sparse_categorical")
+
+
+__all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
+           "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
+           "MeanAbsoluteError", "SparseCategoricalCrossentropy", "accuracy", "binary_accuracy",
+           "categorical_accuracy", "sparse_categorical_accuracy", "get"]

@@ -1,0 +1,510 @@
+"""Keras optimizers: SGD (momentum, Nesterov), Adam, AdamW, RMSprop, Adagrad.
+
+Every update is written with variable assignments and twinflow ops, so ``apply_gradients`` runs
+eagerly or inside a traced train step alike. Slot variables (momenta) are created on first use,
+always eagerly (they outlive any trace), and restored from a checkpoint if one is pending.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autodiff.tape import GradientTape
+from ...core import dtypes
+from ...core.context import eager_mode
+from ...graph.tensor import Tensor
+from ...ops import math_ops
+from ...ops.variables import Variable
+from ...train.checkpoint import apply_deferred
+from ...train.module import Module
+from .schedules import LearningRateSchedule
+
+
+def _deserialize_lr(lr):
+    if isinstance(lr, dict) and "class_name" in lr:
+        from . import schedules  # noqa: PLC0415  (cycle: schedules is a sibling module)
+        return getattr(schedules, lr["class_name"])(**lr["config"])
+    return lr
+
+
+class Optimizer(Module):
+    """Base class of optimizers.
+
+    Args:
+        name: the optimizer name.
+        learning_rate: a float or a LearningRateSchedule.
+        weight_decay: decoupled weight decay (``var -= lr * weight_decay * var``).
+        clipnorm: clip each gradient to this norm.
+        clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: clip all gradients together to this global norm.
+        use_ema: unsupported (must be False).
+        **kwargs: ``lr`` (old alias of learning_rate) and ignored Keras arguments.
+    """
+
+    def __init__(self, name: str, learning_rate=0.001, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, use_ema: bool = False,
+                 ema_momentum: float = 0.99, ema_overwrite_frequency=None, jit_compile=None,
+                 **kwargs) -> None:
+        if "lr" in kwargs:
+            learning_rate = kwargs.pop("lr")
+        kwargs.pop("decay", None)
+        kwargs.pop("is_legacy_optimizer", None)
+        if kwargs:
+            raise TypeError(f"{name}: unexpected keyword arguments {sorted(kwargs)}")
+        if use_ema:
+            raise NotImplementedError("use_ema is not supported by twinflow's optimizers")
+        if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can "
+                             "be set.")
+        super().__init__(name=name)
+        self.weight_decay = weight_decay
+        self.clipnorm = clipnorm
+        self.clipvalue = clipvalue
+        self.global_clipnorm = global_clipnorm
+        with eager_mode():
+            self._tw_iterations = Variable(np.int64(0), trainable=False, name="iteration")
+            learning_rate = _deserialize_lr(learning_rate)
+            if isinstance(learning_rate, LearningRateSchedule) or callable(learning_rate):
+                self._tw_lr = learning_rate
+            else:
+                self._tw_lr = Variable(np.float32(learning_rate), trainable=False,
+                                       name="learning_rate")
+        self._tw_index: dict = {}       # id(variable) -> slot index
+        self._tw_tracked: list = []     # the variables, in first-seen order (kept alive)
+        self._tw_slots: list = []       # per index: slot name -> Variable
+
+    # ----- hyperparameters -----
+    @property
+    def iterations(self) -> Variable:
+        """How many times ``apply_gradients`` ran (an int64 variable)."""
+        return self._tw_iterations
+
+    @iterations.setter
+    def iterations(self, value) -> None:
+        self._tw_iterations.assign(np.int64(int(value)))
+
+    @property
+    def learning_rate(self):
+        """The learning rate: a float32 variable, or the schedule."""
+        return self._tw_lr
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(value, LearningRateSchedule) or callable(value):
+            self._tw_lr = value
+        elif isinstance(self._tw_lr, Variable):
+            self._tw_lr.assign(np.float32(float(value)))
+        else:
+            with eager_mode():
+                self._tw_lr = Variable(np.float32(float(value)), trainable=False,
+                                       name="learning_rate")
+
+    lr = learning_rate
+
+    def _current_lr(self):
+        lr = self._tw_lr
+        if isinstance(lr, Variable):
+            return lr.read_value()
+        value = lr(self._tw_iterations.read_value()) if isinstance(lr, LearningRateSchedule) \
+            else lr()
+        return value if isinstance(value, Tensor) else math_ops.cast(value, dtypes.float32)
+
+    # ----- slots -----
+    def add_variable_from_reference(self, model_variable: Variable, variable_name: str,
+                                    initial_value=None) -> Variable:
+        """Creates a slot variable shaped like ``model_variable`` (zeros by default).
+
+        Args:
+            model_variable: the trained variable.
+            variable_name: the slot name (``m``, ``v``, ``momentum``).
+            initial_value: the initial value.
+
+        Returns:
+            The slot variable.
+        """
+        value = np.zeros(model_variable.shape.as_list(), model_variable.dtype.np) \
+            if initial_value is None else initial_value
+        base = model_variable.name.split(":")[0]
+        with eager_mode():
+            return Variable(value, trainable=False, name=f"{self.name}/{base}/{variable_name}")
+
+    def _slot_names(self) -> tuple:
+        return ()
+
+    def build(self, var_list: list) -> None:
+        """Creates the slots of any variable in ``var_list`` not seen before.
+
+        Args:
+            var_list: trained variables.
+        """
+        new = False
+        for var in var_list:
+            if id(var) in self._tw_index:
+                continue
+            self._tw_index[id(var)] = len(self._tw_tracked)
+            self._tw_tracked.append(var)
+            self._tw_slots.append({n: self.add_variable_from_reference(var, n)
+                                   for n in self._slot_names()})
+            new = True
+        if new:
+            apply_deferred(self)
+
+    def get_slot(self, var: Variable, slot_name: str) -> Variable:
+        """The slot ``slot_name`` of ``var``.
+
+        Args:
+            var: a trained variable.
+            slot_name: the slot's name.
+
+        Returns:
+            The slot variable.
+        """
+        return self._tw_slots[self._tw_index[id(var)]][slot_name]
+
+    def get_slot_names(self) -> list:
+        """The names of this optimizer's slots.
+
+        Returns:
+            A list of names.
+        """
+        return list(self._slot_names())
+
+    @property
+    def variables(self) -> list:
+        """The optimizer's own variables: iterations, learning rate and slots."""
+        out = [self._tw_iterations]
+        if isinstance(self._tw_lr, Variable):
+            out.append(self._tw_lr)
+        for slots in self._tw_slots:
+            out.extend(slots.values())
+        return out
+
+    def _trackable_children(self) -> dict:
+        out: dict = {"iter": self._tw_iterations}
+        if isinstance(self._tw_lr, Variable):
+            out["learning_rate"] = self._tw_lr
+        for i, slots in enumerate(self._tw_slots):
+            for n, v in slots.items():
+                out[f"{n}/{i}"] = v
+        return out
+
+    # ----- applying gradients -----
+    def _clip(self, grads: list) -> list:
+        if self.clipvalue is not None:
+            c = float(self.clipvalue)
+            return [None if g is None else math_ops.clip_by_value(g, -c, c) for g in grads]
+        if self.clipnorm is not None:
+            return [None if g is None else math_ops.clip_by_norm(g, float(self.clipnorm))
+                    for g in grads]
+        if self.global_clipnorm is not None:
+            present = [g for g in grads if g is not None]
+            clipped, _ = math_ops.clip_by_global_norm(present, float(self.global_clipnorm))
+            it = iter(clipped)
+            return [None if g is None else next(it) for g in grads]
+        return grads
+
+    def apply_gradients(self, grads_and_vars, name=None,
+                        skip_gradients_aggregation: bool = False, **kwargs):
+        """Updates each variable from its gradient and increments ``iterations``.
+
+        Args:
+            grads_and_vars: pairs ``(gradient, variable)``; pairs with a None gradient are
+                skipped.
+            name: ignored.
+            skip_gradients_aggregation: ignored.
+            **kwargs: ignored.
+
+        Returns:
+            The ``iterations`` variable.
+        """
+        pairs = list(grads_and_vars)
+        kept = [(g, v) for g, v in pairs if g is not None]
+        if not kept:
+            names = [getattr(v, "name", v) for _, v in pairs]
+            raise ValueError(f"No gradients provided for any variable: {names}. Check that "
+                             "the loss depends on the variables and is computed inside the "
+                             "GradientTape.")
+        grads = self._clip([g for g, _ in kept])
+        var_list = [v for _, v in kept]
+        self.build(var_list)
+        lr = self._current_lr()
+        self._prepare(lr)
+        for g, var in zip(grads, var_list):
+            if not isinstance(var, Variable):
+                raise TypeError(f"apply_gradients needs tw.Variables, got {var!r}")
+            lr_v = lr if lr.dtype is var.dtype else math_ops.cast(lr, var.dtype)
+            if g.dtype is not var.dtype:
+                g = math_ops.cast(g, var.dtype)
+            if self.weight_decay:
+                var.assign_sub(var * (lr_v * float(self.weight_decay)))
+            self.update_step(g, var, lr_v)
+        self._tw_iterations.assign_add(np.int64(1))
+        return self._tw_iterations
+
+    def _prepare(self, lr) -> None:
+        """Per-step values shared by every variable's update (override)."""
+
+    def update_step(self, gradient, variable: Variable, learning_rate) -> None:
+        """Updates ``variable`` from ``gradient`` (override).
+
+        Args:
+            gradient: the gradient.
+            variable: the variable.
+            learning_rate: the learning rate as a tensor of the variable's dtype.
+        """
+        raise NotImplementedError
+
+    def minimize(self, loss, var_list, tape: GradientTape | None = None):
+        """Computes gradients of ``loss`` and applies them.
+
+        Args:
+            loss: a tensor (with ``tape``) or a zero-argument callable.
+            var_list: the variables (or a callable returning them).
+            tape: the tape that recorded ``loss``.
+
+        Returns:
+            The ``iterations`` variable.
+        """
+        if tape is None:
+            if not callable(loss):
+                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
+            with GradientTape() as tape:
+                loss = loss()
+        elif callable(loss):
+            with tape:
+                loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        lr = self._tw_lr
+        return {"name": self.name,
+                "learning_rate": float(lr.numpy()) if isinstance(lr, Variable) else lr,
+                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
+                "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+
+    @classmethod
+    def from_config(cls, config: dict) -> Optimizer:
+        """Builds an optimizer from ``get_config()``'s output.
+
+        Args:
+            config: the arguments.
+
+        Returns:
+            The optimizer.
+        """
+        return cls(**config)
+
+
+class SGD(Optimizer):
+    """Gradient descent with optional (Nesterov) momentum.
+
+    ``m = momentum * m - lr * g``; ``var += m`` (Nesterov: ``var += momentum * m - lr * g``).
+
+    Args:
+        learning_rate: the step size.
+        momentum: the momentum factor (0: plain gradient descent).
+        nesterov: use Nesterov momentum.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments (clipping, weight decay).
+    """
+
+    def __init__(self, learning_rate=0.01, momentum: float = 0.0, nesterov: bool = False,
+                 name: str = "SGD", **kwargs) -> None:
+        if not 0 <= momentum <= 1:
+            raise ValueError(f"`momentum` must be between [0, 1]. Received: momentum={momentum}")
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.momentum = float(momentum)
+        self.nesterov = nesterov
+
+    def _slot_names(self) -> tuple:
+        return ("momentum",) if self.momentum else ()
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        if not self.momentum:
+            variable.assign_sub(gradient * learning_rate)
+            return
+        m = self.get_slot(variable, "momentum")
+        step = gradient * learning_rate
+        new_m = m * self.momentum - step
+        m.assign(new_m)
+        if self.nesterov:
+            variable.assign_add(new_m * self.momentum - step)
+        else:
+            variable.assign_add(new_m)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(momentum=self.momentum, nesterov=self.nesterov)
+        return cfg
+
+
+class Adam(Optimizer):
+    """Adam: per-weight step sizes from running moments of the gradient.
+
+    ``m += (g - m)(1 - b1)``; ``v += (g² - v)(1 - b2)``;
+    ``var -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps)``.
+
+    Args:
+        learning_rate: the step size.
+        beta_1: decay of the first moment.
+        beta_2: decay of the second moment.
+        epsilon: added to the denominator.
+        amsgrad: use the maximum of past second moments.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments (clipping, weight decay).
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam",
+                 **kwargs) -> None:
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+        self.amsgrad = amsgrad
+        self._tw_alpha = None
+
+    def _slot_names(self) -> tuple:
+        return ("m", "v", "vhat") if self.amsgrad else ("m", "v")
+
+    def _prepare(self, lr) -> None:
+        t = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), lr.dtype)
+        b1p = math_ops.pow(math_ops.cast(self.beta_1, lr.dtype), t)
+        b2p = math_ops.pow(math_ops.cast(self.beta_2, lr.dtype), t)
+        self._tw_alpha = lr * math_ops.sqrt(1.0 - b2p) / (1.0 - b1p)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        m = self.get_slot(variable, "m")
+        v = self.get_slot(variable, "v")
+        alpha = self._tw_alpha
+        if alpha.dtype is not variable.dtype:
+            alpha = math_ops.cast(alpha, variable.dtype)
+        m.assign_add((gradient - m) * (1.0 - self.beta_1))
+        v.assign_add((math_ops.square(gradient) - v) * (1.0 - self.beta_2))
+        v_used = v
+        if self.amsgrad:
+            vhat = self.get_slot(variable, "vhat")
+            vhat.assign(math_ops.maximum(vhat, v))
+            v_used = vhat
+        variable.assign_sub((m * alpha) / (math_ops.sqrt(v_used) + self.epsilon))
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon,
+                   amsgrad=self.amsgrad)
+        return cfg
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``var -= lr * weight_decay * var`` each step).
+
+    Args:
+        learning_rate: the step size.
+        weight_decay: the decay factor.
+        beta_1: decay of the first moment.
+        beta_2: decay of the second moment.
+        epsilon: added to the denominator.
+        amsgrad: use the maximum of past second moments.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments.
+    """
+
+    def __init__(self, learning_rate=0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
+                 beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
+                 name: str = "AdamW", **kwargs) -> None:
+        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
+                         epsilon=epsilon, amsgrad=amsgrad, name=name,
+                         weight_decay=weight_decay, **kwargs)
+
+
+class RMSprop(Optimizer):
+    """RMSprop: divides the step by a running root-mean-square of the gradient.
+
+    Args:
+        learning_rate: the step size.
+        rho: decay of the squared-gradient average.
+        momentum: momentum factor (0: none).
+        epsilon: added inside the square root.
+        centered: normalize by the variance instead of the second moment.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments.
+    """
+
+    def __init__(self, learning_rate=0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop",
+                 **kwargs) -> None:
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.rho = float(rho)
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.centered = centered
+
+    def _slot_names(self) -> tuple:
+        names = ["velocity"]
+        if self.momentum:
+            names.append("momentum")
+        if self.centered:
+            names.append("average_gradient")
+        return tuple(names)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        vel = self.get_slot(variable, "velocity")
+        rho = self.rho
+        vel.assign(vel * rho + math_ops.square(gradient) * (1.0 - rho))
+        denom = vel.read_value()
+        if self.centered:
+            avg = self.get_slot(variable, "average_gradient")
+            avg.assign(avg * rho + gradient * (1.0 - rho))
+            denom = denom - math_ops.square(avg.read_value())
+        increment = gradient * learning_rate * math_ops.rsqrt(denom + self.epsilon)
+        if self.momentum:
+            mom = self.get_slot(variable, "momentum")
+            mom.assign(mom * self.momentum + increment)
+            variable.assign_sub(mom.read_value())
+        else:
+            variable.assign_sub(increment)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(rho=self.rho, momentum=self.momentum, epsilon=self.epsilon,
+                   centered=self.centered)
+        return cfg
+
+
+class Adagrad(Optimizer):
+    """Adagrad: steps scaled by the root of the summed squared gradients.
+
+    Args:
+        learning_rate: the step size.
+        initial_accumulator_value: the accumulators' start value.
+        epsilon: added to the denominator.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments.
+    """
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, name: str = "Adagrad", **kwargs) -> None:
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+
+    def _slot_names(self) -> tuple:
+        return ("accumulator",)
+
+    def add_variable_from_reference(self, model_variable, variable_name, initial_value=None):
+        value = np.full(model_variable.shape.as_list(), self.initial_accumulator_value,
+                        model_variable.dtype.np)
+        return super().add_variable_from_reference(model_variable, variable_name, value)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        acc = self.get_slot(variable, "accumulator")
+        acc.assign_add(math_ops.square(gradient))
+        variable.assign_sub(gradient * learning_rate / (math_ops.sqrt(acc) + self.epsilon))

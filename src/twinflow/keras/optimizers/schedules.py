@@ -1,0 +1,204 @@
+"""``tw.keras.optimizers.schedules``: learning rates as functions of the step.
+
+Schedules are written with twinflow ops on the step tensor, so the same schedule works in an
+eager loop and inside a traced train step.
+"""
+from __future__ import annotations
+
+import math
+
+from ...core import dtypes
+from ...ops import math_ops
+from ..losses import _tensor
+
+
+def _step(step):
+    return _tensor(step, dtypes.float32)
+
+
+class LearningRateSchedule:
+    """Base class: ``schedule(step)`` returns the learning rate at ``step``."""
+
+    def __call__(self, step):
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict) -> LearningRateSchedule:
+        """Builds a schedule from ``get_config()``'s output.
+
+        Args:
+            config: the arguments.
+
+        Returns:
+            The schedule.
+        """
+        return cls(**config)
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """``initial * decay_rate ** (step / decay_steps)`` (floored exponent with staircase).
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: the steps per factor of ``decay_rate``.
+        decay_rate: the decay factor.
+        staircase: decay in discrete intervals.
+        name: ignored.
+    """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str | None = None) -> None:
+        if decay_steps <= 0:
+            raise ValueError("decay_steps must be positive")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+
+    def __call__(self, step):
+        p = _step(step) / float(self.decay_steps)
+        if self.staircase:
+            p = math_ops.floor(p)
+        return float(self.initial_learning_rate) * math_ops.pow(
+            _tensor(float(self.decay_rate), dtypes.float32), p)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase}
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """``initial / (1 + decay_rate * step / decay_steps)``.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: the step scale.
+        decay_rate: the decay factor.
+        staircase: floor ``step / decay_steps``.
+        name: ignored.
+    """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str | None = None) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+
+    def __call__(self, step):
+        p = _step(step) / float(self.decay_steps)
+        if self.staircase:
+            p = math_ops.floor(p)
+        return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase}
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """``values[i]`` while ``boundaries[i-1] < step <= boundaries[i]``.
+
+    Args:
+        boundaries: increasing step boundaries.
+        values: one more value than boundaries.
+        name: ignored.
+    """
+
+    def __init__(self, boundaries: list, values: list, name: str | None = None) -> None:
+        if len(values) != len(boundaries) + 1:
+            raise ValueError("The length of boundaries should be 1 less than the length of "
+                             f"values (got {len(boundaries)} boundaries, {len(values)} values)")
+        self.boundaries = list(boundaries)
+        self.values = list(values)
+
+    def __call__(self, step):
+        s = _step(step)
+        out = _tensor(float(self.values[-1]), dtypes.float32)
+        for b, v in zip(reversed(self.boundaries), reversed(self.values[:-1])):
+            out = math_ops.where(math_ops.less_equal(s, float(b)),
+                                 _tensor(float(v), dtypes.float32), out)
+        return out
+
+    def get_config(self) -> dict:
+        return {"boundaries": self.boundaries, "values": self.values}
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """Decays from ``initial`` to ``end`` over ``decay_steps`` along a power curve.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: steps to reach ``end_learning_rate``.
+        end_learning_rate: the final rate.
+        power: the curve's exponent.
+        cycle: accepted; must be False.
+        name: ignored.
+    """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int,
+                 end_learning_rate: float = 0.0001, power: float = 1.0, cycle: bool = False,
+                 name: str | None = None) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+
+    def __call__(self, step):
+        s = math_ops.minimum(_step(step), float(self.decay_steps))
+        frac = 1.0 - s / float(self.decay_steps)
+        return (float(self.initial_learning_rate) - self.end_learning_rate) * math_ops.pow(
+            frac, _tensor(float(self.power), dtypes.float32)) + self.end_learning_rate
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
+                "power": self.power}
+
+
+class CosineDecay(LearningRateSchedule):
+    """Cosine decay from ``initial`` to ``alpha * initial`` over ``decay_steps``.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: steps of the decay.
+        alpha: the final fraction of the rate.
+        name: ignored.
+    """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
+                 name: str | None = None, **kwargs) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.alpha = alpha
+
+    def __call__(self, step):
+        s = math_ops.minimum(_step(step), float(self.decay_steps))
+        cos = 0.5 * (1.0 + math_ops.cos(math.pi * s / float(self.decay_steps)))
+        return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "alpha": self.alpha}
+
+
+def serialize(schedule: LearningRateSchedule) -> dict:
+    """The config of ``schedule``.
+
+    Args:
+        schedule: a schedule.
+
+    Returns:
+        ``{"class_name": ..., "config": ...}``.
+    """
+    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}

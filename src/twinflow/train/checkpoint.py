@@ -1,0 +1,559 @@
+"""Object-based checkpoints: ``tw.train.Checkpoint``, ``CheckpointManager``, ``latest_checkpoint``.
+
+A checkpoint at prefix ``P`` is two files: ``P.npz`` (the arrays, NumPy's format, read with
+``allow_pickle=False``) and ``P.index.json`` (object-graph path -> array key, shape, dtype). Each
+is written to a temporary file and moved into place with ``os.replace``; the index is written
+last, so a checkpoint is visible only once complete. A directory's ``checkpoint`` file (JSON)
+names its latest checkpoint.
+
+Variables are matched by their path in the object graph (``model/layer-0/kernel``): the chain
+of attribute names from the Checkpoint's keyword arguments down to the variable. A path whose
+object does not exist yet is kept on the deepest object that does (``_deferred_restores``) and
+restored when the variable is created (a Keras layer built later, an optimizer slot).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core.errors import DataLossError, NotFoundError
+from ..ops.variables import Variable
+from .module import walk_children
+
+_FORMAT = "twinflow-checkpoint"
+_VERSION = 1
+_STATE_FILE = "checkpoint"
+# mkstemp creates 0600 files; checkpoints get the permissions of any other file the user writes.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+def _atomic_write(path: str, write: Callable) -> None:
+    """Writes ``path`` through a temporary file in the same directory, then renames it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _strip_prefix(path: str) -> str:
+    for suffix in (".index.json", ".npz", ".index"):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
+    """Writes a checkpoint of ``arrays`` (path -> ndarray) at ``prefix``.
+
+    Args:
+        prefix: the checkpoint prefix (files ``prefix.npz`` and ``prefix.index.json``).
+        arrays: object-graph path -> NumPy array.
+        extra: JSON-serializable metadata stored in the index.
+
+    Returns:
+        The prefix.
+    """
+    prefix = _strip_prefix(os.fspath(prefix))
+    keys = {path: f"v{i}" for i, path in enumerate(arrays)}
+    payload = {keys[p]: np.asarray(a) for p, a in arrays.items()}
+    _atomic_write(prefix + ".npz", lambda f: np.savez(f, **payload))
+    index = {
+        "format": _FORMAT, "version": _VERSION, "data": os.path.basename(prefix) + ".npz",
+        "variables": {p: {"key": keys[p], "shape": list(a.shape), "dtype": a.dtype.name}
+                      for p, a in arrays.items()},
+        "metadata": extra or {},
+    }
+    text = json.dumps(index, indent=1, sort_keys=False).encode()
+    _atomic_write(prefix + ".index.json", lambda f: f.write(text))
+    return prefix
+
+
+def read_arrays(prefix: str) -> dict:
+    """Reads every array of the checkpoint at ``prefix``, checking it against its index.
+
+    Args:
+        prefix: the checkpoint prefix.
+
+    Returns:
+        Object-graph path -> NumPy array.
+
+    Raises:
+        NotFoundError: no checkpoint at ``prefix``.
+        DataLossError: the files are corrupt or disagree with each other.
+    """
+    prefix = _strip_prefix(os.fspath(prefix))
+    index_path = prefix + ".index.json"
+    if not os.path.exists(index_path):
+        raise NotFoundError(f"Unsuccessful checkpoint restore: no checkpoint at {prefix!r} "
+                            f"({index_path} does not exist)")
+    try:
+        with open(index_path, "rb") as f:
+            index = json.loads(f.read().decode())
+        if index.get("format") != _FORMAT:
+            raise ValueError("not a twinflow checkpoint index")
+        entries = index["variables"]
+    except (ValueError, KeyError, UnicodeDecodeError) as e:
+        raise DataLossError(f"Checkpoint index {index_path} is corrupt: {e}") from e
+    data_path = os.path.join(os.path.dirname(prefix), index.get("data", "")) \
+        if index.get("data") else prefix + ".npz"
+    out = {}
+    try:
+        with np.load(data_path, allow_pickle=False) as z:
+            for path, meta in entries.items():
+                if meta["key"] not in z.files:
+                    raise DataLossError(f"Checkpoint {prefix!r} is corrupt: the value of "
+                                        f"{path!r} is missing from {data_path}")
+                arr = z[meta["key"]]
+                if list(arr.shape) != list(meta["shape"]) or arr.dtype.name != meta["dtype"]:
+                    raise DataLossError(
+                        f"Checkpoint {prefix!r} is corrupt: {path!r} has shape "
+                        f"{list(arr.shape)} dtype {arr.dtype.name} in {data_path} but the index "
+                        f"says shape {meta['shape']} dtype {meta['dtype']}")
+                out[path] = arr
+    except DataLossError:
+        raise
+    except FileNotFoundError as e:
+        raise DataLossError(f"Checkpoint {prefix!r} is incomplete: {data_path} is "
+                            "missing") from e
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+        raise DataLossError(f"Checkpoint data {data_path} is corrupt: {e}") from e
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Object graph
+
+def collect_variables(root) -> dict:
+    """Path -> Variable for every variable reachable from ``root`` (first path wins)."""
+    out: dict = {}
+    seen: set = set()
+
+    def visit(obj, prefix: str) -> None:
+        for key, child in obj._trackable_children().items():
+            path = f"{prefix}{key}"
+            if isinstance(child, Variable):
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    out[path] = child
+            elif id(child) not in seen:
+                seen.add(id(child))
+                visit(child, path + "/")
+    visit(root, "")
+    return out
+
+
+def _resolve(obj, path: str):
+    """Follows ``path`` from ``obj``: (variable, None) or (deepest object, remaining path)."""
+    while True:
+        children = obj._trackable_children()
+        child = children.get(path)
+        if child is not None:
+            if isinstance(child, Variable):
+                return child, None
+            return child, ""
+        best = None
+        for key in children:
+            if path.startswith(key + "/") and (best is None or len(key) > len(best)):
+                best = key
+        if best is None or isinstance(children[best], Variable):
+            return obj, path
+        obj, path = children[best], path[len(best) + 1:]
+
+
+def _check_compatible(var: Variable, value: np.ndarray, path: str) -> None:
+    shape = tuple(var.shape.as_list()) if var.shape.rank is not None else None
+    if shape is not None and tuple(value.shape) != shape:
+        raise ValueError(
+            f"Received incompatible tensor with shape {list(value.shape)} when attempting to "
+            f"restore variable {path!r} ({var.name}) with shape {list(shape)}; nothing was "
+            "restored")
+    if value.dtype != var.dtype.np and not np.can_cast(value.dtype, var.dtype.np,
+                                                       casting="same_kind"):
+        raise ValueError(
+            f"Cannot restore variable {path!r} ({var.name}) of dtype {var.dtype.name} from a "
+            f"checkpoint value of dtype {value.dtype.name}; nothing was restored")
+
+
+def _assign(var: Variable, value: np.ndarray) -> None:
+    # Restoring is not an op of any graph being built: set the storage directly.
+    var._set(np.array(value, dtype=var.dtype.np))
+
+
+def restore_into(root, values: dict, status: LoadStatus | None = None) -> LoadStatus:
+    """Assigns ``values`` (path -> array) to the variables of ``root``'s object graph.
+
+    Every value whose variable exists is checked first and only then assigned, so a mismatch
+    leaves the objects untouched. Paths whose objects do not exist yet are deferred.
+
+    Args:
+        root: a trackable object.
+        values: path -> array.
+        status: the status object to fill (a new one by default).
+
+    Returns:
+        A LoadStatus.
+    """
+    status = status or LoadStatus(root, values)
+    now, later = [], []
+    for path, value in values.items():
+        target, rest = _resolve(root, path)
+        if rest is None:
+            _check_compatible(target, value, path)
+            now.append((target, value, path))
+        elif rest == "":
+            status.unused.add(path)  # the checkpoint has a value where we hold an object
+        else:
+            later.append((target, rest, value, path))
+    for var, value, path in now:
+        _assign(var, value)
+        status.matched.add(path)
+    for obj, rest, value, path in later:
+        pending = obj.__dict__.setdefault("_deferred_restores", {})
+        pending[rest] = (value, path, status)
+        status.deferred.add(path)
+    return status
+
+
+def apply_deferred(obj) -> None:
+    """Restores the deferred values of ``obj`` whose variables exist now.
+
+    Called by objects that create variables late (a layer's build, an optimizer's slots).
+
+    Args:
+        obj: a trackable object.
+    """
+    pending = obj.__dict__.get("_deferred_restores")
+    if not pending:
+        return
+    resolved = []
+    for rest, (value, path, status) in list(pending.items()):
+        target, remaining = _resolve(obj, rest)
+        if remaining is None:
+            _check_compatible(target, value, path)
+            resolved.append((rest, target, value, path, status))
+        elif remaining and target is not obj:
+            del pending[rest]
+            target.__dict__.setdefault("_deferred_restores", {})[remaining] = (value, path,
+                                                                              status)
+            apply_deferred(target)
+    for rest, var, value, path, status in resolved:
+        _assign(var, value)
+        del pending[rest]
+        status.deferred.discard(path)
+        status.matched.add(path)
+
+
+class LoadStatus:
+    """What a restore matched (``CheckpointLoadStatus``): assertions over the match."""
+
+    def __init__(self, root, values: dict) -> None:
+        self._root = root
+        self._values = values
+        self.matched: set = set()
+        self.deferred: set = set()
+        self.unused: set = set()
+
+    def assert_consumed(self) -> LoadStatus:
+        """Raises unless every checkpoint value was restored and every variable got a value.
+
+        Returns:
+            self.
+        """
+        self.assert_existing_objects_matched()
+        if self.deferred:
+            raise AssertionError(f"Unresolved object in checkpoint: values for "
+                                 f"{sorted(self.deferred)} were never restored (their "
+                                 "variables have not been created)")
+        return self
+
+    def assert_existing_objects_matched(self) -> LoadStatus:
+        """Raises if a variable that exists now got no value from the checkpoint.
+
+        Returns:
+            self.
+        """
+        missing = [p for p in collect_variables(self._root) if p not in self.matched
+                   and not p.startswith("save_counter")]
+        if missing:
+            raise AssertionError(f"Some objects had attributes which were not restored: "
+                                 f"{missing}")
+        if self.unused:
+            raise AssertionError(f"Checkpoint values did not match an object: "
+                                 f"{sorted(self.unused)}")
+        return self
+
+    def assert_nontrivial_match(self) -> LoadStatus:
+        """Raises unless at least one variable was restored.
+
+        Returns:
+            self.
+        """
+        if not self.matched - {"save_counter"}:
+            raise AssertionError("Nothing except the root object matched a checkpointed value")
+        return self
+
+    def expect_partial(self) -> LoadStatus:
+        """Silences warnings about an incomplete restore (twinflow does not warn).
+
+        Returns:
+            self.
+        """
+        return self
+
+    def run_restore_ops(self, session=None) -> None:
+        """Restores happen immediately in twinflow; kept for TensorFlow compatibility."""
+
+    def initialize_or_restore(self, session=None) -> None:
+        """Restores happen immediately in twinflow; kept for TensorFlow compatibility."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+
+class Checkpoint:
+    """Saves and restores the variables of a graph of objects (``tw.train.Checkpoint``).
+
+    Args:
+        root: an optional root object whose children are checkpointed at the top level.
+        **kwargs: named trackable objects (models, optimizers, variables, other checkpoints).
+    """
+
+    def __init__(self, root=None, **kwargs) -> None:
+        for name, value in kwargs.items():
+            if value is None:
+                raise ValueError(f"Checkpoint was passed None for {name!r}")
+            if not (isinstance(value, Variable) or hasattr(value, "_trackable_children")
+                    or isinstance(value, (list, tuple, dict))):
+                raise ValueError(f"Checkpoint was expecting a trackable object (a Variable, "
+                                 f"Module, Layer, Model or Optimizer) for {name!r}, got "
+                                 f"{value!r}")
+        self._root = root
+        self._kwargs = dict(kwargs)
+        self._save_counter: Variable | None = None
+
+    def __getattr__(self, name: str):
+        kwargs = self.__dict__.get("_kwargs", {})
+        if name in kwargs:
+            return kwargs[name]
+        raise AttributeError(name)
+
+    def _trackable_children(self) -> dict:
+        out: dict = {}
+        if self._root is not None:
+            out.update(self._root._trackable_children())
+        for name, value in self._kwargs.items():
+            walk_children(name, value, out)
+        if self._save_counter is not None:
+            out["save_counter"] = self._save_counter
+        return out
+
+    @property
+    def save_counter(self) -> Variable:
+        """How many times ``save`` has run (an int64 variable, checkpointed too)."""
+        if self._save_counter is None:
+            self._save_counter = Variable(np.int64(0), trainable=False, name="save_counter")
+        return self._save_counter
+
+    def write(self, file_prefix: str, options=None) -> str:
+        """Writes a checkpoint at exactly ``file_prefix`` (no numbering, no state file).
+
+        Args:
+            file_prefix: the checkpoint prefix.
+            options: ignored (TensorFlow's CheckpointOptions).
+
+        Returns:
+            The prefix written.
+        """
+        arrays = {p: v.numpy() for p, v in collect_variables(self).items()}
+        return write_arrays(os.fspath(file_prefix), arrays)
+
+    def save(self, file_prefix: str, options=None) -> str:
+        """Writes ``file_prefix-N`` (N = the save counter after incrementing it).
+
+        Also records it as the latest checkpoint of its directory.
+
+        Args:
+            file_prefix: the prefix; ``-N`` is appended.
+            options: ignored.
+
+        Returns:
+            The checkpoint path (``file_prefix-N``).
+        """
+        counter = self.save_counter
+        counter.assign_add(1)
+        path = f"{os.fspath(file_prefix)}-{int(counter.numpy())}"
+        self.write(path)
+        _update_state(os.path.dirname(path) or ".", path)
+        return path
+
+    def read(self, save_path: str, options=None) -> LoadStatus:
+        """Restores from ``save_path`` (see ``restore``)."""
+        return self.restore(save_path)
+
+    def restore(self, save_path: str | None, options=None) -> LoadStatus:
+        """Restores every variable in the object graph from ``save_path``.
+
+        Values of variables that do not exist yet are restored when they are created.
+
+        Args:
+            save_path: a checkpoint prefix (e.g. from ``latest_checkpoint``); None restores
+                nothing.
+            options: ignored.
+
+        Returns:
+            A load status with ``assert_consumed()`` and friends.
+
+        Raises:
+            NotFoundError, DataLossError: the checkpoint is missing or corrupt.
+            ValueError: a value's shape or dtype does not fit its variable (nothing restored).
+        """
+        if save_path is None:
+            return LoadStatus(self, {})
+        values = read_arrays(save_path)
+        if "save_counter" in values:
+            self.save_counter  # noqa: B018  (creates it so it is restored too)
+        return restore_into(self, values)
+
+
+def _state_path(directory: str) -> str:
+    return os.path.join(directory, _STATE_FILE)
+
+
+def _read_state(directory: str) -> dict | None:
+    try:
+        with open(_state_path(directory), "rb") as f:
+            return json.loads(f.read().decode())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_state(directory: str, latest: str, all_paths: list) -> None:
+    state = {"model_checkpoint_path": latest, "all_model_checkpoint_paths": all_paths}
+    text = json.dumps(state, indent=1).encode()
+    _atomic_write(_state_path(directory), lambda f: f.write(text))
+
+
+def _update_state(directory: str, path: str) -> None:
+    state = _read_state(directory) or {}
+    name = os.path.relpath(path, directory)
+    paths = [p for p in state.get("all_model_checkpoint_paths", []) if p != name] + [name]
+    _write_state(directory, name, paths)
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
+    """The prefix of the newest checkpoint in ``checkpoint_dir``, or None.
+
+    Args:
+        checkpoint_dir: a directory written by ``Checkpoint.save`` or ``CheckpointManager``.
+        latest_filename: ignored (TensorFlow's state file name).
+
+    Returns:
+        The checkpoint prefix, or None when there is none.
+    """
+    directory = os.fspath(checkpoint_dir)
+    state = _read_state(directory)
+    if not state or not state.get("model_checkpoint_path"):
+        return None
+    path = os.path.join(directory, state["model_checkpoint_path"])
+    return path if os.path.exists(path + ".index.json") else None
+
+
+class CheckpointManager:
+    """Numbers checkpoints in a directory and keeps the newest ``max_to_keep``.
+
+    Args:
+        checkpoint: the Checkpoint to save.
+        directory: where checkpoints go.
+        max_to_keep: how many to keep (None keeps all).
+        checkpoint_name: the prefix of the files.
+        keep_checkpoint_every_n_hours: ignored.
+        step_counter: ignored.
+        checkpoint_interval: ignored.
+        init_fn: ignored.
+    """
+
+    def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: int | None,
+                 keep_checkpoint_every_n_hours=None, checkpoint_name: str = "ckpt",
+                 step_counter=None, checkpoint_interval=None, init_fn=None) -> None:
+        self._checkpoint = checkpoint
+        self._directory = os.fspath(directory)
+        self._max_to_keep = max_to_keep
+        self._prefix = os.path.join(self._directory, checkpoint_name)
+        state = _read_state(self._directory) or {}
+        self._checkpoints = [os.path.join(self._directory, p)
+                             for p in state.get("all_model_checkpoint_paths", [])
+                             if os.path.exists(os.path.join(self._directory, p)
+                                               + ".index.json")]
+
+    @property
+    def directory(self) -> str:
+        """The checkpoint directory."""
+        return self._directory
+
+    @property
+    def checkpoints(self) -> list:
+        """The kept checkpoints, oldest first."""
+        return list(self._checkpoints)
+
+    @property
+    def latest_checkpoint(self) -> str | None:
+        """The newest checkpoint, or None."""
+        return self._checkpoints[-1] if self._checkpoints else None
+
+    def save(self, checkpoint_number: int | None = None, check_interval: bool = True,
+             options=None) -> str:
+        """Writes a new numbered checkpoint and deletes the oldest beyond ``max_to_keep``.
+
+        Args:
+            checkpoint_number: the number to use (default: the save counter).
+            check_interval: ignored.
+            options: ignored.
+
+        Returns:
+            The new checkpoint's prefix.
+        """
+        counter = self._checkpoint.save_counter
+        counter.assign_add(1)
+        number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
+        path = f"{self._prefix}-{number}"
+        self._checkpoint.write(path)
+        self._checkpoints = [p for p in self._checkpoints if p != path] + [path]
+        if self._max_to_keep is not None:
+            while len(self._checkpoints) > self._max_to_keep:
+                old = self._checkpoints.pop(0)
+                for suffix in (".index.json", ".npz"):
+                    if os.path.exists(old + suffix):
+                        os.remove(old + suffix)
+        _write_state(self._directory, os.path.relpath(path, self._directory),
+                     [os.path.relpath(p, self._directory) for p in self._checkpoints])
+        return path
+
+    def restore_or_initialize(self) -> str | None:
+        """Restores the latest checkpoint if there is one.
+
+        Returns:
+            The restored path, or None.
+        """
+        if self.latest_checkpoint:
+            self._checkpoint.restore(self.latest_checkpoint)
+            return self.latest_checkpoint
+        return None

@@ -1,0 +1,64 @@
+"""The bench runs and reports in its documented format (timings are never asserted)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from twinflow import bench
+from twinflow.bench.workloads import WORKLOADS, Workload
+
+ROW = re.compile(r"^(?P<label>\S+ \[(eager|function)\])\s+(?P<numpy>[\d.]+ (ns|µs|ms|s))\s+"
+                 r"(?P<tw>[\d.]+ (ns|µs|ms|s))\s+(?P<ratio>[\d.]+x)")
+
+
+def test_quick_run_output_format(capsys):
+    assert bench.main(["--quick", "--repeat", "1", "--min-time", "0", "--no-others",
+                       "--only", "power100,add2,linreg_step"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("twinflow ") and "ratio = time / NumPy time" in out[0]
+    assert out[1].split()[:4] == ["workload", "numpy", "twinflow", "ratio"]
+    rows = [ROW.match(line) for line in out[2:]]
+    assert all(rows), out
+    assert [m["label"] for m in rows] == ["power100 [eager]", "add2 [eager]",
+                                          "linreg_step [eager]"]
+    assert "< 1 µs" in out[3] and "<= 1.8x" in out[2]
+
+
+def test_every_workload_runs_once():
+    for w in WORKLOADS:
+        if w.name in ("matmul512", "gelu1m", "mlp_step"):
+            continue  # heavy; covered by test_heavy_workloads_build
+        inputs = w.setup()
+        w.numpy(inputs)()
+        w.twinflow(inputs, w.mode)()
+
+
+def test_heavy_workloads_build_and_step():
+    for w in WORKLOADS:
+        if w.name == "mlp_step":
+            inputs = w.setup()
+            assert float(w.twinflow(inputs, "eager")()) == pytest.approx(
+                float(w.numpy(inputs)()), rel=1e-4)
+
+
+def test_broken_workload_is_reported_not_fatal():
+    def broken(inputs, mode):
+        raise RuntimeError("no such op")
+
+    w = Workload("broken", "raises", lambda: {}, lambda i: (lambda: None), broken)
+    results = bench.run([w], repeat=1, min_time=0, others=False)
+    assert results[0].error.startswith("RuntimeError: no such op")
+    assert "error" in bench.format_report(results, 1)
+
+
+def test_unknown_workload_name_errors():
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "nope"])
+
+
+def test_time_step_and_format_time():
+    assert bench.time_step(lambda: None, repeat=2, min_time=0.001) > 0
+    assert bench.format_time(1.5e-6) == "1.5 µs"
+    assert bench.format_time(2e-3) == "2 ms"
+    assert bench.format_time(None) == "-"

@@ -1,0 +1,71 @@
+"""Graph IR: ops, names, scopes, lookup, GraphDef text, FuncGraph captures."""
+from __future__ import annotations
+
+import pytest
+
+import twinflow as tw
+from twinflow.eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
+
+
+def test_ops_names_and_lookup():
+    g = tw.Graph()
+    with g.as_default():
+        a = tw.constant(2.0, name="a")
+        b = tw.constant(3.0, name="b")
+        c = tw.add(a, b, name="c")
+        with tw.name_scope("block"):
+            d = tw.multiply(a, c, name="d")
+        e = tw.add(a, b, name="c")
+    assert [op.name for op in g.get_operations()] == ["a", "b", "c", "block/d", "c_1"]
+    assert g.get_tensor_by_name("block/d:0") is d
+    assert e.name == "c_1:0" and c.op.inputs[0] is a
+    assert d.op.source is not None and "multiply" in d.op.source.line
+    with pytest.raises(KeyError):
+        g.get_tensor_by_name("nope:0")
+
+
+def test_graph_def_prints_like_tensorflow():
+    g = tw.Graph()
+    with g.as_default():
+        a = tw.constant(2.0, name="a")
+        tw.add(a, a, name="c")
+    text = str(g.as_graph_def())
+    assert 'name: "c"\n  op: "AddV2"\n  input: "a"\n  input: "a"' in text
+    assert "type: DT_FLOAT" in text and "float_val: 2.0" in text
+    assert text.rstrip().endswith("versions {\n  producer: 1645\n}")
+    assert 'key: "T"' in text
+
+
+def test_func_graph_captures_eager_values_and_variables():
+    c = tw.constant(2.0)
+    v = tw.Variable(1.0)
+    fg = trace_func_graph(lambda x: x * c + v, (TensorSpec([3], tw.float32, "x"),), name="f")
+    assert isinstance(fg, FuncGraph)
+    assert [outer for outer, _ in fg.captures] == [c, v.handle]
+    assert len(fg.inputs) == 3 and fg.inputs[0].op.name == "x"
+    assert fg.outputs[0].shape.as_list() == [3]
+    assert fg.structured_outputs is fg.outputs[0]
+
+
+def test_func_graph_nested_capture_goes_through_outer():
+    outer = trace_func_graph(lambda x: x, (TensorSpec([], tw.float32, "x"),), name="outer")
+    x = outer.inputs[0]
+    inner = FuncGraph("inner", outer_graph=outer)
+    with inner.as_default():
+        y = x * 2.0
+    assert inner.captures[0][0] is x and y.graph is inner
+
+
+def test_symbolic_tensor_bool_raises_with_advice():
+    fg = trace_func_graph(lambda x: x, (TensorSpec([], tw.float32, "x"),), name="f")
+    with pytest.raises(tw.errors.OperatorNotAllowedInGraphError, match="tw.cond|AutoGraph"):
+        bool(fg.inputs[0])
+
+
+def test_tensors_from_another_graph_are_rejected():
+    g1, g2 = tw.Graph(), tw.Graph()
+    with g1.as_default():
+        a = tw.constant(1.0)
+    with g2.as_default():
+        with pytest.raises(Exception, match="another graph|capture|graph"):
+            tw.add(a, a)

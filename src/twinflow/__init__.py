@@ -39,4 +39,11 @@ from .function import ConcreteFunction, Function, function
 from .compat.v1 import Session
 from . import compat
 # [exports: control flow and autograph]
+from .control.cond import case, cond, switch_case
+from .control.map_fn import foldl, foldr, map_fn, scan
+from .control.tensor_array import TensorArray
+from .control.while_loop import while_loop
+from . import autograph
 # [exports: training]
+from . import data, keras, summary, train
+from .train.module import Module

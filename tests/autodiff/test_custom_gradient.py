@@ -233,3 +233,24 @@ def test_custom_gradient_with_variables_in_graph():
         gx, gw = tape.gradient(y, [x, w])
     got = run_graph([y, gx, gw], {id(x): np.float32(2.0)})
     assert [float(v) for v in got] == [6.0, 30.0, 200.0]
+
+
+@pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
+def test_custom_gradient_with_variables_in_function():
+    w = tw.Variable(3.0)
+
+    @tw.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            return dy * w * 10.0, [dy * x * 100.0]
+        return x * w, grad
+
+    @tw.function
+    def f(x):
+        with tw.GradientTape() as tape:
+            tape.watch(x)
+            y = scaled(x)
+        return tape.gradient(y, [x, w])
+
+    gx, gw = f(tw.constant(2.0))
+    assert (float(gx), float(gw)) == (30.0, 200.0)

@@ -167,3 +167,19 @@ def test_jacobian_needs_static_shape_in_graph():
             y = x * x
         with pytest.raises(ValueError, match="static"):
             tape.jacobian(y, x)
+
+
+@pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
+def test_jacobian_and_variable_gradient_in_function():
+    v = tw.Variable(2.0)
+
+    @tw.function
+    def f(x):
+        with tw.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x * v
+        return tape.jacobian(y, x), tape.gradient(y, v)
+
+    j, gv = f(tw.constant([1.0, 2.0]))
+    np.testing.assert_allclose(j.numpy(), np.diag([4.0, 8.0]))
+    assert float(gv) == 5.0

@@ -14,7 +14,7 @@ ROW = re.compile(r"^(?P<label>\S+ \[(eager|function)\])\s+(?P<numpy>[\d.]+ (ns|Â
 
 def test_quick_run_output_format(capsys):
     assert bench.main(["--quick", "--repeat", "1", "--min-time", "0", "--no-others",
-                       "--only", "power100,add2,linreg_step"]) == 0
+                       "--mode", "eager", "--only", "power100,add2,linreg_step"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("twinflow ") and "ratio = time / NumPy time" in out[0]
     assert out[1].split()[:4] == ["workload", "numpy", "twinflow", "ratio"]
@@ -27,7 +27,7 @@ def test_quick_run_output_format(capsys):
 
 def test_every_workload_runs_once():
     for w in WORKLOADS:
-        if w.name in ("matmul512", "gelu1m", "mlp_step"):
+        if w.name in ("matmul512", "gelu1m", "mlp_step") or w.mode != "eager":
             continue  # heavy; covered by test_heavy_workloads_build
         inputs = w.setup()
         w.numpy(inputs)()

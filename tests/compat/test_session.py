@@ -65,3 +65,17 @@ def test_placeholder_needs_a_graph():
 def test_compat_v1_falls_back_to_tf2_names():
     assert v1.matmul is tw.matmul
     assert tw.Session is v1.Session
+
+
+def test_disable_eager_execution_builds_into_the_default_graph():
+    v1.disable_eager_execution()
+    try:
+        assert not tw.executing_eagerly()
+        x = v1.placeholder(tw.float32, [2], name="x_tf1")
+        y = x * 2.0
+        with v1.Session() as sess:
+            assert sess.run(y, feed_dict={x: [1.0, 2.0]}).tolist() == [2.0, 4.0]
+    finally:
+        v1.enable_eager_execution()
+        v1.reset_default_graph()
+    assert tw.executing_eagerly()

@@ -68,3 +68,30 @@ def test_error_inside_compiled_code_names_the_op():
     with pytest.raises(tw.errors.InvalidArgumentError) as e:
         f.get_concrete_function(tw.TensorSpec([None]))(tw.constant([1.0, 2.0]))
     assert "Reshape" in str(e.value)
+
+
+def test_large_ufunc_intermediates_are_overwritten_in_place_only_when_private():
+    n = 1 << 13
+    xv = np.random.default_rng(1).normal(size=n).astype(np.float32)
+    x = tw.constant(xv)
+    v = tw.Variable(np.ones(n, np.float32))
+
+    @tw.function
+    def f(x):
+        a = x * 2.0 + 1.0
+        b = a * a - x
+        r = tw.reshape(b, [-1])      # a view of b: b must not be overwritten
+        c = b * 3.0
+        d = v * 2.0 + c              # the variable's array must never be written
+        return c + r, d - x
+
+    src = f.get_concrete_function(x).generated_source
+    assert "out=" in src
+    a = xv * 2 + 1
+    b = a * a - xv
+    c = b * 3
+    for _ in range(2):
+        o1, o2 = f(x)
+        np.testing.assert_allclose(o1.numpy(), c + b, rtol=1e-6)
+        np.testing.assert_allclose(o2.numpy(), 2 + c - xv, rtol=1e-5, atol=1e-5)
+    assert np.all(v.numpy() == 1.0) and np.array_equal(x.numpy(), xv)

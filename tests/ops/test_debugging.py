@@ -136,6 +136,17 @@ def test_print_in_graph_runs_each_time(capsys):
     assert "PrintV2" in str(g.as_graph_def())
 
 
+def test_print_in_graph_to_file_object():
+    buf = io.StringIO()
+    g = tw.Graph()
+    with g.as_default():
+        x = placeholder([])
+        p = tw.print("x", x, output_stream=buf)
+    assert "key: \"_stream\"" not in str(g.as_graph_def())
+    run_graph([p], {id(x): np.float32(2.5)})
+    assert buf.getvalue() == "x 2.5\n"
+
+
 # ----- assertions -----
 
 def test_assert_equal_passes_and_fails():
@@ -313,3 +324,42 @@ def test_enable_check_numerics_graph_names_node(numerics_on):
     with np.errstate(over="ignore"):
         with pytest.raises(tw.errors.InvalidArgumentError, match=r"op Mul \(node square_me\)"):
             run_graph([y], {id(x): np.array([1e30], np.float32)})
+
+
+# ----- inside tw.function (graph mode as users meet it) -----
+
+needs_function = pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
+
+
+@needs_function
+def test_print_and_assert_in_function(capsys):
+    @tw.function
+    def f(x):
+        tw.print("in f:", x, output_stream=sys.stdout)
+        tw.debugging.assert_less(x, 10.0, message="too big")
+        return x * 2
+
+    f(tw.constant([1.0, 2.0]))
+    f(tw.constant([3.0, 4.0]))
+    assert capsys.readouterr().out == "in f: [1 2]\nin f: [3 4]\n"
+    with pytest.raises(tw.errors.InvalidArgumentError, match="too big"):
+        f(tw.constant([30.0, 4.0]))
+
+
+@needs_function
+def test_seed000_check_numerics_in_function():
+    @tw.function(experimental_compile=False)
+    def debug_graph_function(x):
+        tw.debugging.enable_check_numerics()
+        y = x * x
+        return y
+
+    try:
+        x = tw.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tw.float32)
+        result = debug_graph_function(x)
+        np.testing.assert_allclose(result.numpy(), [[1.0, 4.0], [9.0, 16.0]])
+        with np.errstate(over="ignore"):
+            with pytest.raises(tw.errors.InvalidArgumentError, match="op Mul"):
+                debug_graph_function(tw.constant([[1e30, 1.0], [1.0, 1.0]]))
+    finally:
+        tw.debugging.disable_check_numerics()

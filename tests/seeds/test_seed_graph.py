@@ -151,13 +151,12 @@ def test_000_graph_function_and_signature():
     assert sig.startswith("graph_function(x: TensorSpec(shape=(2, 2)")
 
 
-def test_000_switching_at_run_time():
-    modes = []
+def test_000_switching_at_run_time(capsys):
     tf.config.run_functions_eagerly(True)
     try:
         @tf.function
         def graph_function(x):
-            modes.append(tf.executing_eagerly())
+            print("eager:", tf.executing_eagerly())
             return tf.matmul(x, x)
 
         a = tf.constant([[1, 2], [3, 4]], dtype=tf.float32)
@@ -165,8 +164,9 @@ def test_000_switching_at_run_time():
     finally:
         tf.config.run_functions_eagerly(False)
     assert graph_function(a).numpy().tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    assert graph_function(a).numpy().tolist() == [[7.0, 10.0], [15.0, 22.0]]
     assert graph_function.experimental_get_tracing_count() == 1
-    assert modes == [True, False]
+    assert capsys.readouterr().out == "eager: True\neager: False\n"
 
 
 def test_000_experimental_compile_false_and_check_numerics():

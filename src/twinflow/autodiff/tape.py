@@ -71,7 +71,11 @@ class GradientTape:
             self._recording = False
 
     def watch(self, tensor) -> None:
-        """Makes the tape track ``tensor`` (a tensor, variable, or nested structure of them)."""
+        """Makes the tape track ``tensor``; integer and other non-float tensors are ignored.
+
+        Args:
+            tensor: a tensor, variable, or nested structure of them.
+        """
         for t in nest.flatten(tensor):
             if isinstance(t, Variable):
                 self._watched_vars.add(id(t))
@@ -89,7 +93,14 @@ class GradientTape:
             self._sources.append(source)
 
     def record(self, op) -> None:
-        """Called by ``bind`` for every op run while this tape records."""
+        """Called by ``bind`` for every op run while this tape records.
+
+        Keeps ``op`` if one of its inputs is watched, or if it reads a trainable variable and
+        the tape watches accessed variables; its outputs then count as watched.
+
+        Args:
+            op: an EagerOp or a graph Operation.
+        """
         watched = self._watched
         hit = False
         for t in op.inputs:
@@ -116,7 +127,11 @@ class GradientTape:
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
-        """Temporarily stops recording (``with tape.stop_recording():``)."""
+        """Temporarily stops recording (``with tape.stop_recording():``).
+
+        Returns:
+            A context manager; ops run inside it are not recorded.
+        """
         if not self._recording:
             raise ValueError("Tape.stop_recording() called on a tape that is not recording.")
         context.pop_tape(self)
@@ -345,7 +360,7 @@ def _source_ids(sources: list, ops: list) -> list:
     if var_index:
         for op in ops:
             for h in op.inputs:
-                if h.dtype is _RESOURCE and isinstance(h, SymbolicTensor):
+                if isinstance(h, SymbolicTensor) and h.dtype is _RESOURCE:
                     i = var_index.get(id(_variable_of(h)))
                     if i is not None:
                         ids[i].add(id(h))
@@ -383,13 +398,18 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
     reachable = set().union(*per_source) if per_source else set()
     relevant = []
     for op in ops:
-        if any(id(t) in reachable for t in op.inputs):
-            relevant.append(op)
-            for t in op.outputs:
-                reachable.add(id(t))
+        for t in op.inputs:
+            if id(t) in reachable:
+                relevant.append(op)
+                for o in op.outputs:
+                    reachable.add(id(o))
+                break
     for op in reversed(relevant):
         outs = op.outputs
-        if not any(id(t) in partials for t in outs):
+        for t in outs:
+            if id(t) in partials:
+                break
+        else:
             continue
         dys = [_sum(partials.get(id(t))) for t in outs]
         grad_fn = op.opdef.grad
@@ -415,7 +435,7 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             partials.setdefault(id(t), []).append(g)
     out = []
     for s, ids in zip(sources, per_source):
-        if s is None or not (s.dtype.is_differentiable or s.dtype is _VARIANT):
+        if s is None or not (s.dtype.is_differentiable or s.dtype in (_VARIANT, _RESOURCE)):
             out.append(None)
             continue
         g = _sum([g for i in ids for g in partials.get(i, ())])

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import inspect
 import os
-import sys
 import sysconfig
 import textwrap
 import types
@@ -29,12 +28,12 @@ from .converters import (
     return_statements,
     while_statements,
 )
-from .converters.base import AG, ConversionError, Namer, make_function
+from .converters.base import AG, ConversionError, Namer, assigned_names, make_function
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_LIB_DIRS = tuple({p for p in (sysconfig.get_paths().get("stdlib"),
-                               sysconfig.get_paths().get("purelib"),
-                               sysconfig.get_paths().get("platlib")) if p})
+_STDLIB = sysconfig.get_paths().get("stdlib", "")
+# The operators module, set by twinflow.autograph (it imports this module, not the reverse).
+OPERATORS: list = [None]
 
 
 class AutoGraphWarning(UserWarning):
@@ -60,13 +59,9 @@ def is_library(fn) -> bool:
     if code is None:
         return True
     fname = code.co_filename
-    if fname.startswith(_PKG_DIR):
+    if fname.startswith(_PKG_DIR) or "site-packages" in fname or "dist-packages" in fname:
         return True
-    if fname.startswith("<"):
-        return False
-    return any(fname.startswith(d) for d in _LIB_DIRS) and "site-packages" in fname or \
-        any(fname.startswith(d) for d in _LIB_DIRS[:1]) and "site-packages" not in fname and \
-        fname.startswith(sysconfig.get_paths().get("stdlib", "\0"))
+    return bool(_STDLIB) and fname.startswith(_STDLIB)
 
 
 def _lower_block(stmts: list, defined: set, namer: Namer) -> list:
@@ -101,13 +96,12 @@ def _lower_block(stmts: list, defined: set, namer: Namer) -> list:
             out.append(s)
         else:
             out.append(s)
-        from .converters.base import assigned_names  # noqa: PLC0415  (cheap, local helper)
         defined |= set(assigned_names([s]))
     return out
 
 
-def _expressions(node):
-    for t in (list_ops.Transformer(), asserts.Transformer(),
+def _expressions(node, local_names: frozenset = frozenset()):
+    for t in (list_ops.Transformer(local_names), asserts.Transformer(),
               conditional_expressions.Transformer(), logical_expressions.Transformer(),
               call_trees.Transformer()):
         node = t.visit(node)
@@ -134,6 +128,8 @@ def _parse(fn) -> tuple:
     except (OSError, TypeError) as e:
         raise ConversionError(f"its source code is not available ({e})") from None
     src = textwrap.dedent("".join(lines))
+    if fn.__code__.co_name == "<lambda>":
+        return _parse_lambda(fn, src), filename, lnum
     try:
         tree = ast.parse(src)
     except SyntaxError as e:
@@ -147,6 +143,42 @@ def _parse(fn) -> tuple:
     return fdef, filename, lnum
 
 
+LAMBDA_NAME = "ag__lambda"
+
+
+def _parse_lambda(fn, src: str) -> ast.FunctionDef:
+    """A lambda as ``def ag__lambda(args): return body``, found in its source lines."""
+    tree = None
+    text = src.strip()
+    # The lines holding a lambda are often not a statement on their own (an argument, a
+    # continuation): trim from the right until they parse, then try as an expression.
+    while text and tree is None:
+        for mode in ("exec", "eval"):
+            try:
+                tree = ast.parse(text, mode=mode)
+                break
+            except SyntaxError:
+                continue
+        if tree is None:
+            text = text[:-1]
+    if tree is None:
+        raise ConversionError("the source of this lambda could not be parsed")
+    code = fn.__code__
+    want = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+             [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == want]
+    if len(found) != 1:
+        raise ConversionError("several lambdas with these arguments are on its line; define "
+                              "it with `def`" if found else "its lambda was not found in "
+                              "its source line")
+    lam = found[0]
+    fdef = ast.FunctionDef(name=LAMBDA_NAME, args=lam.args, body=[ast.Return(value=lam.body)],
+                           decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        fdef.type_params = []
+    return ast.copy_location(fdef, lam)
+
+
 def convert_ast(fn) -> ast.FunctionDef:
     """The converted FunctionDef of ``fn`` (raises ConversionError)."""
     fdef, _, _ = _parse(fn)
@@ -156,10 +188,13 @@ def convert_ast(fn) -> ast.FunctionDef:
     return_statements.convert(fdef)
     break_statements.convert(fdef, namer)
     continue_statements.convert(fdef, namer)
-    fdef.body = [_expressions(s) for s in fdef.body]
     a = fdef.args
     params = {x.arg for x in a.args + a.kwonlyargs + a.posonlyargs}
     params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    # Only lists the function itself binds can be carried through a tensor loop; appending to
+    # a global or closure list stays a Python side effect (it runs while tracing, as in TF).
+    local_names = frozenset(params | set(assigned_names(fdef.body)))
+    fdef.body = [_expressions(s, local_names) for s in fdef.body]
     fdef.body = _lower_block(fdef.body, params, namer)
     ast.fix_missing_locations(fdef)
     return fdef
@@ -191,11 +226,6 @@ def _compile(fn) -> tuple:
     return hit
 
 
-def _operators_module():
-    from . import operators  # noqa: PLC0415  (operators import control flow lazily here)
-    return operators
-
-
 def convert(fn: Callable, strict: bool = False, warn: bool = True) -> Callable:
     """``fn`` with Python control flow on tensors turned into graph control flow.
 
@@ -218,9 +248,12 @@ def convert(fn: Callable, strict: bool = False, warn: bool = True) -> Callable:
     try:
         (f_code,) = _compile(fn)
     except ConversionError as e:
-        return _fallback(fn, e.reason if e.lineno is None else str(e), strict, warn)
+        # A lambda is one expression: unconverted, only the calls in it miss conversion.
+        quiet = fn.__code__.co_name == "<lambda>" and not strict
+        return _fallback(fn, e.reason if e.lineno is None else str(e), strict,
+                         warn and not quiet)
     cells = []
-    ops = _operators_module()
+    ops = OPERATORS[0]
     orig = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for v in f_code.co_freevars:
         if v == AG:
@@ -295,7 +328,5 @@ def do_not_convert(func: Callable | None = None):
 def user_module_of(fn) -> bool:
     """True when ``fn`` is user code AutoGraph should convert when called."""
     return isinstance(fn, (types.FunctionType, types.MethodType)) and not is_library(
-        getattr(fn, "__func__", fn)) and getattr(fn, "__name__", "") != "<lambda>"
+        getattr(fn, "__func__", fn))
 
-
-del sys

@@ -19,7 +19,8 @@ import twinflow as tw
 
 from .workloads import WORKLOADS, Workload, optional_module
 
-__all__ = ["Result", "run", "format_report", "main", "time_step", "WORKLOADS", "Workload"]
+__all__ = ["Result", "run", "format_report", "main", "time_step", "time_steps", "WORKLOADS",
+           "Workload"]
 
 OTHER_FRAMEWORKS = ("tensorflow", "torch", "jax")
 
@@ -53,6 +54,17 @@ class Result:
         return None
 
 
+def _calibrate(step: Callable[[], object], min_time: float) -> tuple:
+    step()  # warm up (caches, lazy imports, tracing)
+    timer = timeit.Timer(step)
+    number = 1
+    while True:
+        t = timer.timeit(number)
+        if t >= min_time or number >= 1 << 20:
+            return timer, number, t / number
+        number *= 2 if t <= 0 else max(2, min(10, int(min_time / t) + 1))
+
+
 def time_step(step: Callable[[], object], repeat: int, min_time: float) -> float:
     """Best time of one call of ``step``, in seconds.
 
@@ -64,17 +76,26 @@ def time_step(step: Callable[[], object], repeat: int, min_time: float) -> float
     Returns:
         Seconds per call (best run).
     """
-    step()  # warm up (caches, lazy imports, tracing)
-    timer = timeit.Timer(step)
-    number = 1
-    while True:
-        t = timer.timeit(number)
-        if t >= min_time or number >= 1 << 20:
-            break
-        number *= 2 if t <= 0 else max(2, min(10, int(min_time / t) + 1))
-    best = t / number
+    return time_steps([step], repeat, min_time)[0]
+
+
+def time_steps(steps: Sequence[Callable[[], object]], repeat: int, min_time: float) -> list:
+    """Best times of several steps, measured in alternation so that a change in machine load
+    affects them alike (the ratios are what the bench reports).
+
+    Args:
+        steps: zero-argument callables.
+        repeat: best of this many timed runs of each.
+        min_time: seconds per timed run.
+
+    Returns:
+        Seconds per call of each step.
+    """
+    cal = [_calibrate(s, min_time) for s in steps]
+    best = [c[2] for c in cal]
     for _ in range(max(repeat - 1, 0)):
-        best = min(best, timer.timeit(number) / number)
+        for i, (timer, number, _t) in enumerate(cal):
+            best[i] = min(best[i], timer.timeit(number) / number)
     return best
 
 
@@ -100,8 +121,8 @@ def run(workloads: Sequence[Workload] | None = None, repeat: int = 5, min_time: 
         r = Result(w)
         try:
             inputs = w.setup()
-            r.numpy_s = time_step(w.numpy(inputs), repeat, min_time)
-            r.twinflow_s = time_step(w.twinflow(inputs, w.mode), repeat, min_time)
+            r.numpy_s, r.twinflow_s = time_steps(
+                [w.numpy(inputs), w.twinflow(inputs, w.mode)], repeat, min_time)
         except Exception as e:  # noqa: BLE001 - a broken workload is reported, not fatal
             r.error = f"{type(e).__name__}: {e}".splitlines()[0][:90]
         for name, factory in w.others.items():

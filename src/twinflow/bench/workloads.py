@@ -17,6 +17,8 @@ import numpy as np
 
 import twinflow as tw
 
+from .graph_workloads import chain_np, chain_setup, chain_tw
+
 Step = Callable[[], object]
 
 
@@ -152,7 +154,10 @@ def _add_tw(inp: dict, mode: str) -> Step:
     x, y = tw.constant(inp["x"]), tw.constant(inp["y"])
     if mode == "eager":
         return lambda: x + y
-    fn = maybe_function(lambda a, b: a + b, mode)
+
+    def add(a, b):
+        return a + b
+    fn = maybe_function(add, mode)
     return lambda: fn(x, y)
 
 
@@ -361,4 +366,10 @@ WORKLOADS: list = [
              _linreg_setup, _linreg_np, _linreg_tw),
     # Graph-mode variants: one line each, e.g.
     # Workload("power100", "...", _power_setup, _power_np, _power_tw, mode="function"),
+    Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
+    Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
+    Workload("gelu1m", "GELU on 1M float32 as a tw.function", _gelu_setup, _gelu_np, _gelu_tw, mode="function"),  # noqa: E501
+    Workload("mlp_step", "MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function"),  # noqa: E501
+    Workload("linreg_step", "linear regression step as a tw.function", _linreg_setup, _linreg_np, _linreg_tw, mode="function"),  # noqa: E501
+    Workload("trace1000", "trace+optimize+compile a 1000-op function (vs 1 NumPy run)", chain_setup, chain_np, chain_tw, mode="function", target_us=500000.0),  # noqa: E501
 ]

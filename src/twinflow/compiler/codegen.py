@@ -9,8 +9,10 @@ One line per op, in graph order (so stateful ops run in program order, once per 
             return (r1,)
         return matmul_fn
 
-A kernel is bound with its attrs folded in when the op declares ``lower(op)`` (returning a
-callable of the input arrays alone, or None); otherwise attrs are passed as keyword arguments.
+Large intermediate arrays made and used only by NumPy ufuncs are overwritten in place
+(``out=``) at their last use. A kernel is bound with its attrs folded in when the op declares
+``lower(op)`` (returning a callable of the input arrays alone, or None); otherwise attrs are
+passed as keyword arguments.
 Result names are recycled once their value is dead, which drops the last reference to an
 intermediate array early so NumPy can reuse its memory for the next result. The source is
 registered with ``linecache`` so tracebacks and pdb show the generated line.
@@ -29,6 +31,8 @@ from .program import Program
 
 _counter = itertools.count()
 _LITERALS = (bool, int, str, type(None))
+# Below this many elements a fresh result is cheaper than passing ``out=``.
+REUSE_MIN_ELEMENTS = 1 << 12
 
 
 class CompiledProgram:
@@ -100,6 +104,60 @@ def _literal(v) -> str | None:
     return None
 
 
+def _kernel_of(op) -> tuple:
+    """(callable, attrs to pass as keywords) for an op: its lowering if it has one."""
+    lower = getattr(op.opdef, "lower", None)
+    if lower is not None:
+        k = lower(op)
+        if k is not None:
+            return k, {}
+    if op.opdef.kernel is None:
+        raise InvalidArgumentError(None, op, f"Op {op.type} has no kernel and cannot run "
+                                             f"(node {op.name})")
+    return op.opdef.kernel, op.attrs
+
+
+def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> dict:
+    """{op index: input tensor whose array the op may overwrite with ``out=``}.
+
+    Safe only for arrays nobody else can see: produced by a NumPy ufunc (always a fresh
+    array), consumed only by ufuncs (which never return views of their inputs), not an
+    output, and large enough for the saved allocation to matter.
+    """
+    ufunc = {i for i, (k, attrs) in kernels.items() if isinstance(k, np.ufunc) and not attrs
+             and k.nout == 1}
+    index = {id(op): i for i, op in enumerate(ops)}
+    consumers: dict = {}
+    for i, op in enumerate(ops):
+        for t in op.inputs:
+            consumers.setdefault(id(t), []).append(i)
+    last: dict = {}
+    for i, op in enumerate(ops):
+        for t in op.inputs:
+            last[id(t)] = i
+
+    def owned(t) -> bool:
+        p = index.get(id(t.op))
+        if p not in ufunc or id(t) in live_out or not t.shape.is_fully_defined():
+            return False
+        if int(np.prod(t.shape.as_list())) < REUSE_MIN_ELEMENTS:
+            return False
+        return all(c in ufunc for c in consumers.get(id(t), ()))
+
+    out: dict = {}
+    for i in sorted(ufunc):
+        op = ops[i]
+        res = op.outputs[0]
+        if not res.shape.is_fully_defined():
+            continue
+        for t in op.inputs:
+            if last.get(id(t)) == i and t.dtype is res.dtype and t.shape == res.shape \
+                    and owned(t):
+                out[i] = t
+                break
+    return out
+
+
 def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     """Generates and compiles the straight-line Python function running ``prog``.
 
@@ -145,6 +203,9 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
             by_id[id(value)] = cname
         return cname
 
+    kernels = {i: _kernel_of(op) for i, op in enumerate(ops)
+               if op.type not in ("Placeholder", "Const")}
+    reusable = _reusable_buffers(ops, kernels, live_out)
     for i, op in enumerate(ops):
         if op.type == "Placeholder":
             t = op.outputs[0]
@@ -155,24 +216,17 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
                         f"with dtype {op.attrs['dtype'].name} and shape {op.attrs['shape']}")
             continue
         if op.type == "Const":
-            names[id(op.outputs[0])] = cell(op.attrs["value"], "c")
+            names[id(op.outputs[0])] = cell(_as_scalar(op.attrs["value"]), "c")
             continue
-        opdef = op.opdef
-        kernel = None
+        kernel, attrs = kernels[i]
         kwargs = ""
-        lower = getattr(opdef, "lower", None)
-        if lower is not None:
-            kernel = lower(op)
-        if kernel is None:
-            kernel = opdef.kernel
-            if kernel is None:
-                raise InvalidArgumentError(None, op, f"Op {op.type} has no kernel and cannot "
-                                                     f"run (node {op.name})")
+        if attrs:
             parts = []
-            for k, v in op.attrs.items():
+            for k, v in attrs.items():
                 lit = _literal(v)
                 parts.append(f"{k}={lit if lit is not None else cell(v, 'c')}")
             kwargs = ", ".join(parts)
+        opdef = op.opdef
         kname = cell(kernel, "k")
         args = [names[id(t)] for t in op.inputs]
         call_args = ", ".join(args + ([kwargs] if kwargs else []))
@@ -185,7 +239,15 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
                 freed.add(n)
                 free.append(n)
         targets = []
-        for t in op.outputs:
+        reuse = reusable.get(i)
+        if reuse is not None and last_use.get(id(reuse)) == i:
+            n = names[id(reuse)]
+            if n in free:
+                free.remove(n)
+            call_args += f", out={n}"
+            names[id(op.outputs[0])] = n
+            targets.append(n)
+        for t in op.outputs[len(targets):]:
             if id(t) not in last_use and id(t) not in live_out:
                 targets.append("_")
                 continue
@@ -215,3 +277,10 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated program)
     run = ns["__make__"](*closure.values())
     return CompiledProgram(prog, run, source, filename, line_ops)
+
+
+def _as_scalar(value):
+    """0-d constants become NumPy scalars: arithmetic on them takes NumPy's scalar fast path."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biufc":
+        return value[()]
+    return value

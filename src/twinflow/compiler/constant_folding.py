@@ -1,5 +1,8 @@
 """Constant folding: an op whose inputs are all constants is run once, at compile time.
 
+Ops whose declaration has ``constant_value(op)`` (``Shape`` of a tensor of known shape...) are
+folded when it gives a value, even if their inputs are not constants.
+
 Stateful ops and ops with control inputs are never folded; nor are results larger than
 ``MAX_ELEMENTS`` (folding would trade a fast kernel for a large constant in memory).
 """
@@ -11,6 +14,8 @@ from .program import Program, Rewriter, const_value
 
 MAX_ELEMENTS = 1 << 16
 _NEVER = frozenset({"Const", "Placeholder", "NoOp"})
+# Ops whose value depends only on their input's static shape and dtype.
+_FILL = {"OnesLike": 1, "ZerosLike": 0}
 
 
 def fold_constants(prog: Program) -> tuple:
@@ -33,7 +38,11 @@ def fold_constants(prog: Program) -> tuple:
         values = [const_value(t) for t in new_inputs]
         if any(v is None for v in values) or any(
                 isinstance(v, np.ndarray) and v.dtype == object for v in values):
-            rw.copy(op)
+            new = rw.copy(op)
+            known = _known_value(new)
+            if known is not None:
+                rw.alias(op.outputs[0], rw.const(known, op))
+                folded += 1
             continue
         outs = _try_run(op, values)
         if outs is None:
@@ -43,6 +52,31 @@ def fold_constants(prog: Program) -> tuple:
             rw.alias(t, rw.const(v, op, op.name if i == 0 else f"{op.name}_{i}"))
         folded += 1
     return rw.finish(), folded
+
+
+def _known_value(op):
+    """The op's value from its declaration's ``constant_value`` rule, or None."""
+    if len(op.outputs) != 1:
+        return None
+    t = op.outputs[0]
+    if op.type in _FILL and t.shape.is_fully_defined() and t.dtype.np is not None \
+            and np.dtype(t.dtype.np).kind in "biufc":
+        dims = tuple(t.shape.as_list())
+        if int(np.prod(dims)) <= MAX_ELEMENTS:
+            return np.full(dims, _FILL[op.type], dtype=t.dtype.np)
+    rule = getattr(op.opdef, "constant_value", None)
+    if rule is None:
+        return None
+    try:
+        v = rule(op)
+    except Exception:  # noqa: BLE001  (a rule that cannot decide leaves the op alone)
+        return None
+    if v is None:
+        return None
+    v = np.asarray(v)
+    if v.dtype != t.dtype.np or v.size > MAX_ELEMENTS or not t.shape.is_compatible_with(v.shape):
+        return None
+    return v
 
 
 def _try_run(op, values: list):

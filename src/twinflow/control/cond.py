@@ -21,9 +21,8 @@ from ..eager.execute import bind, convert_to_tensor
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
-from ..ops.array_ops import zeros_like
-from .subgraph import SubGraph, compiled, finish, replay, trace
-from .variant import zeros_for
+from .subgraph import SubGraph, compiled, explain, finish, replay, trace
+from .variant import grad_spec, watch_variables, zeros_for
 
 
 def _infer_branches(*inputs, Tout, output_shapes, **_):
@@ -31,7 +30,14 @@ def _infer_branches(*inputs, Tout, output_shapes, **_):
 
 
 def _run_branch(g: SubGraph, inputs) -> tuple:
-    return tuple(compiled(g)(inputs))
+    run = compiled(g)
+    try:
+        return tuple(run(*inputs))
+    except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+        new = explain(e, run)
+        if new is e:
+            raise
+        raise new from e
 
 
 def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
@@ -43,6 +49,41 @@ def _case_kernel(index, *inputs, branches, Tout, output_shapes):
     if not 0 <= i < len(branches):
         i = len(branches) - 1  # the last branch is the default
     return _run_branch(branches[i], inputs)
+
+
+def _if_lower(op):
+    """Codegen hook: the If kernel with both branches compiled ahead."""
+    then_f = compiled(op.attrs["then_branch"])
+    else_f = compiled(op.attrs["else_branch"])
+
+    def run_if(pred, *inputs):
+        run = then_f if pred else else_f
+        try:
+            return tuple(run(*inputs))
+        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+            new = explain(e, run)
+            if new is e:
+                raise
+            raise new from e
+    return run_if
+
+
+def _case_lower(op):
+    """Codegen hook: the Case kernel with every branch compiled ahead."""
+    fs = [compiled(g) for g in op.attrs["branches"]]
+    last = len(fs) - 1
+
+    def run_case(index, *inputs):
+        i = int(index)
+        run = fs[i if 0 <= i <= last else last]
+        try:
+            return tuple(run(*inputs))
+        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+            new = explain(e, run)
+            if new is e:
+                raise
+            raise new from e
+    return run_case
 
 
 def _if_grad(op, *dys):
@@ -60,6 +101,7 @@ class If:
     infer = _infer_branches
     kernel = _if_kernel
     grad = _if_grad
+    lower = _if_lower
 
 
 @register_op("StatelessIf", multi_output=True)
@@ -69,6 +111,7 @@ class StatelessIf:
     infer = _infer_branches
     kernel = _if_kernel
     grad = _if_grad
+    lower = _if_lower
 
 
 @register_op("Case", multi_output=True, stateful=True)
@@ -78,6 +121,7 @@ class Case:
     infer = _infer_branches
     kernel = _case_kernel
     grad = _case_grad
+    lower = _case_lower
 
 
 @register_op("StatelessCase", multi_output=True)
@@ -87,6 +131,7 @@ class StatelessCase:
     infer = _infer_branches
     kernel = _case_kernel
     grad = _case_grad
+    lower = _case_lower
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,9 +162,12 @@ def unify_inputs(graphs: list) -> list:
                 seen.add(id(t))
                 ext.append(t)
     for g in graphs:
+        # Keyed by the outside tensor as recorded in ``captures`` (for a nested capture that
+        # is the enclosing graph's placeholder, not the tensor first used).
+        known = {id(t): ph for t, ph in g.captures}
         phs = []
         for t in ext:
-            ph = g.capture_of(t)
+            ph = known.get(id(t))
             if ph is None:
                 ph = g.capture(t)
             phs.append(ph)
@@ -147,23 +195,26 @@ def _match_outputs(results: list, names: list | None, what: str) -> tuple:
 
 def _describe(names, i) -> str:
     if names and i < len(names) and names[i]:
-        return f"'{names[i]}'"
+        return names[i] if names[i].startswith("the ") else f"'{names[i]}'"
     return f"output #{i}"
 
 
-def build_branches(selector, fns: list, what: str, names: list | None = None,
-                   branch_names: list | None = None, resolve: Callable | None = None):
+def build_branches(selector, fns: list, what: str, names=None,
+                   branch_names: list | None = None, resolve: Callable | None = None,
+                   op_name: str | None = None):
     """Traces ``fns`` (nullary) into SubGraphs and adds one If/Case op choosing among them.
 
     Args:
         selector: a boolean scalar tensor (two fns: If) or an int32 scalar (Case).
         fns: the branch functions.
         what: the public name for errors (``tw.cond``...).
-        names: optional names of the flattened outputs (AutoGraph passes variable names).
+        names: optional names of the flattened outputs (AutoGraph passes variable names),
+            or a callable returning them once the branches are traced.
         branch_names: names of the SubGraphs.
         resolve: optional ``resolve(i, values, graphs)`` deciding what flattened output ``i``
             becomes from the branches' ``values``: ``("py", value)`` keeps a Python value out
             of the op, ``("tensors", values)`` makes it an output (None: the default rule).
+        op_name: the op's name (default from ``what``).
 
     Returns:
         The outputs packed like the first branch's result.
@@ -174,7 +225,9 @@ def build_branches(selector, fns: list, what: str, names: list | None = None,
         g, r = trace(lambda fn=fn: fn(), [], bname)
         graphs.append(g)
         results.append(r)
-    flats, out_dtypes = _match_outputs(results, names, what)
+    flats, out_dtypes = _match_outputs(results, None, what)
+    if callable(names):
+        names = names()
     n = len(flats[0])
     python_values: dict = {}
     columns = []
@@ -220,6 +273,7 @@ def build_branches(selector, fns: list, what: str, names: list | None = None,
         tout.append(dt)
         shapes.append(sh)
     ext = unify_inputs(graphs)
+    watch_variables(ext)
     stateful = any(_has_state(g) for g in graphs)
     if len(fns) == 2 and selector.dtype is dtypes.bool_:
         opdef = If if stateful else StatelessIf
@@ -228,7 +282,7 @@ def build_branches(selector, fns: list, what: str, names: list | None = None,
     else:
         opdef = Case if stateful else StatelessCase
         attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
-    outs = bind(opdef, [selector] + ext, attrs, name=what.split(".")[-1].replace(" ", "_"))
+    outs = bind(opdef, [selector] + ext, attrs, name=op_name or what.split(".")[-1])
     it = iter(outs)
     flat = [python_values[i] if i in python_values else next(it) for i in range(n)]
     return nest.pack_sequence_as(results[0], flat)
@@ -239,23 +293,25 @@ def _branch_grads(op, branches: list, dys) -> list:
     selector, ins = op.inputs[0], op.inputs[1:]
     outs = op.outputs
     d_out = [i for i, t in enumerate(outs) if _differentiable(t.dtype)]
-    d_in = [i for i, t in enumerate(ins) if _differentiable(t.dtype)]
+    gspecs = [grad_spec(t, [g.inputs[i] for g in branches]) for i, t in enumerate(ins)]
+    d_in = [i for i, sp in enumerate(gspecs) if sp is not None]
     if not d_out or not d_in:
         return [None] * len(op.inputs)
     seeds = []
     for i in d_out:
         dy = dys[i]
-        seeds.append(dy if dy is not None else zeros_like(outs[i]))
+        seeds.append(dy if dy is not None else zeros_for(outs[i]))
     specs = [(t.dtype, t.shape) for t in ins] + [(t.dtype, t.shape) for t in seeds]
+    in_specs = [gspecs[i] if ins[i].dtype is dtypes.resource else None for i in d_in]
     graphs = []
     for g in branches:
-        gg, grads = trace(lambda *a, g=g: _vjp(g, a[:len(ins)], a[len(ins):], d_out, d_in),
-                          specs, f"{g.name}_grad")
+        gg, grads = trace(lambda *a, g=g: _vjp(g, a[:len(ins)], a[len(ins):], d_out, d_in,
+                                               in_specs), specs, f"{g.name}_grad")
         finish(gg, grads)
         graphs.append(gg)
     ext = unify_inputs(graphs)
-    tout = [ins[i].dtype for i in d_in]
-    shapes = [ins[i].shape for i in d_in]
+    tout = [gspecs[i][0] for i in d_in]
+    shapes = [gspecs[i][1] for i in d_in]
     stateful = any(_has_state(g) for g in graphs)
     if op.type in ("If", "StatelessIf"):
         opdef = If if stateful else StatelessIf
@@ -271,13 +327,14 @@ def _branch_grads(op, branches: list, dys) -> list:
     return grads
 
 
-def _vjp(g: SubGraph, inputs, seeds, d_out: list, d_in: list) -> list:
+def _vjp(g: SubGraph, inputs, seeds, d_out: list, d_in: list, in_specs: list) -> list:
     """In the graph being built: replays ``g`` on ``inputs``, returns d(outputs)/d(inputs)."""
     outs, _, ops = replay(g, list(inputs))
     targets = [outs[i] for i in d_out]
     sources = [inputs[i] for i in d_in]
     grads = backprop(ops, targets, sources, list(seeds))
-    return [gr if gr is not None else zeros_for(s) for gr, s in zip(grads, sources)]
+    return [gr if gr is not None else zeros_for(s, sp)
+            for gr, s, sp in zip(grads, sources, in_specs)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -87,8 +87,9 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop:
         return _stack_eager(results, results[0])
     static_n, n = _rows(flat_elems)
     out_struct = sig if sig is not None else elems
+    # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
     out_leaves = _signature_leaves(sig, elems) if sig is not None else \
-        [(t.dtype, t.shape[1:] if t.shape.rank else None) for t in flat_elems]
+        [(t.dtype, None) for t in flat_elems]
     in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
     out_tas = [TensorArray(dt, size=n, element_shape=s) for dt, s in out_leaves]
 

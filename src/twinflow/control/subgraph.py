@@ -134,7 +134,7 @@ class Plan:
         self.ops = ops
         self.out_slots = [slot[id(t)] for t in g.outputs]
 
-    def __call__(self, args) -> list:
+    def __call__(self, *args) -> list:
         vals = self.template.copy()
         vals[:self.n_in] = args
         k = 0
@@ -162,21 +162,41 @@ def _default_compiler(g: SubGraph) -> Callable:
     return Plan(g)
 
 
-# The compiler layer may install a faster lowering (generated Python) here; kernels of If/While
-# call whatever is installed. It takes a SubGraph and returns a callable(list of args) -> list.
+# A higher layer may install a faster lowering (generated Python) here; kernels of If/While
+# call whatever is installed. It takes a SubGraph and returns a callable(*args) -> outputs.
 subgraph_compiler: list = [_default_compiler]
 
 
 def compiled(g: SubGraph) -> Callable:
-    """The callable running ``g`` (list of input values -> list of output values), cached."""
+    """The callable running ``g`` (input values as arguments -> sequence of outputs), cached."""
     p = g._plan
     if p is None:
         p = g._plan = subgraph_compiler[0](g)
     return p
 
 
+def explain(e: BaseException, *runs) -> BaseException:
+    """``e`` (raised while running compiled sub-graphs ``runs``) naming the op that failed.
+
+    Args:
+        e: the exception.
+        *runs: callables from ``compiled``; those with an ``explain`` attribute can name the
+            op whose generated line raised ``e``.
+
+    Returns:
+        The exception to raise (``e`` itself when no sub-graph can explain it).
+    """
+    for r in runs:
+        ex = getattr(r, "explain", None)
+        if ex is not None:
+            new = ex(e)
+            if new is not e:
+                return new
+    return e
+
+
 def set_subgraph_compiler(fn: Callable | None) -> None:
-    """Installs ``fn(subgraph) -> callable(args) -> outputs`` used by control-flow kernels.
+    """Installs ``fn(subgraph) -> callable(*args) -> outputs`` used by control-flow kernels.
 
     Args:
         fn: the compiler, or None to restore the reference plan executor.

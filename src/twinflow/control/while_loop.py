@@ -28,8 +28,8 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
-from .subgraph import compiled, finish, replay, trace
-from .variant import History, zeros_for
+from .subgraph import compiled, explain, finish, replay, trace
+from .variant import History, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
 
@@ -117,16 +117,65 @@ def _while_infer(*inputs, cond, body, T, output_shapes, n_vars, has_max, paralle
 
 
 def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
-    vals = list(inputs[:n_vars])
-    caps = list(inputs[n_vars + has_max:])
+    vals = tuple(inputs[:n_vars])
+    caps = tuple(inputs[n_vars + has_max:])
     limit = int(inputs[n_vars]) if has_max else -1
     run_cond = compiled(cond)
     run_body = compiled(body)
     steps = []
-    while limit != len(steps) and run_cond(vals + caps)[0]:
-        steps.append(vals)
-        vals = run_body(vals + caps)
-    return tuple(vals) + (History(steps),)
+    try:
+        while limit != len(steps) and run_cond(*vals, *caps)[0]:
+            steps.append(vals)
+            vals = tuple(run_body(*vals, *caps))
+    except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+        new = explain(e, run_cond, run_body)
+        if new is e:
+            raise
+        raise new from e
+    return vals + (History(steps),)
+
+
+def _while_lower(op):
+    """Codegen hook: the While kernel with cond/body compiled ahead.
+
+    The History is always recorded (one list append per iteration): whether a gradient will
+    read it is not visible from the op (it may be fetched by a forward program).
+    """
+    a = op.attrs
+    n, has = a["n_vars"], a["has_max"]
+    if has:
+        return None
+    run_cond = compiled(a["cond"])
+    run_body = compiled(a["body"])
+    if len(op.inputs) == n:
+        def run_while(*vals):
+            steps = []
+            try:
+                while run_cond(*vals)[0]:
+                    steps.append(vals)
+                    vals = run_body(*vals)
+            except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+                new = explain(e, run_cond, run_body)
+                if new is e:
+                    raise
+                raise new from e
+            return (*vals, History(steps))
+        return run_while
+
+    def run_while_captures(*inputs):
+        vals, caps = inputs[:n], inputs[n:]
+        steps = []
+        try:
+            while run_cond(*vals, *caps)[0]:
+                steps.append(vals)
+                vals = run_body(*vals, *caps)
+        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
+            new = explain(e, run_cond, run_body)
+            if new is e:
+                raise
+            raise new from e
+        return (*vals, History(steps))
+    return run_while_captures
 
 
 def _while_grad(op, *dys):
@@ -136,12 +185,15 @@ def _while_grad(op, *dys):
     caps = ins[n + has:]
     hist, dyh = op.outputs[n], dys[n]
     d_vars = [j for j in range(n) if _differentiable(a["T"][j])]
-    d_caps = [m for m, c in enumerate(caps) if _differentiable(c.dtype)]
+    cap_specs = [grad_spec(c, [a["cond"].inputs[n + m], a["body"].inputs[n + m]])
+                 for m, c in enumerate(caps)]
+    d_caps = [m for m, sp in enumerate(cap_specs) if sp is not None]
     if not d_vars and not d_caps:
         return [None] * len(ins)
     count = bind(WhileHistoryLength, [hist])
     g0 = [dys[j] if dys[j] is not None else zeros_for(op.outputs[j]) for j in d_vars]
-    gc0 = [zeros_for(caps[m]) for m in d_caps]
+    res_specs = [cap_specs[m] if caps[m].dtype is dtypes.resource else None for m in d_caps]
+    gc0 = [zeros_for(caps[m], sp) for m, sp in zip(d_caps, res_specs)]
     body_g = a["body"]
     shapes = a["output_shapes"]
     nd = len(d_vars)
@@ -158,7 +210,9 @@ def _while_grad(op, *dys):
         outs, _, ops = replay(body_g, list(v) + local_caps)
         sources = [v[j] for j in d_vars] + [local_caps[m] for m in d_caps]
         grads = backprop(ops, [outs[j] for j in d_vars], sources, gs)
-        grads = [gr if gr is not None else zeros_for(s) for gr, s in zip(grads, sources)]
+        specs = [None] * nd + res_specs
+        grads = [gr if gr is not None else zeros_for(s, sp)
+                 for gr, s, sp in zip(grads, sources, specs)]
         new_g = grads[:nd]
         if dyh is not None:
             extra = bind(WhileHistoryRead, [dyh, k] + [v[j] for j in d_vars], {
@@ -169,7 +223,7 @@ def _while_grad(op, *dys):
         return [k - 1] + new_g + new_gc
 
     loop_in = [count - 1] + g0 + gc0
-    inv = [_SCALAR] + [shapes[j] for j in d_vars] + [caps[m].shape for m in d_caps]
+    inv = [_SCALAR] + [shapes[j] for j in d_vars] + [cap_specs[m][1] for m in d_caps]
     res = build_while(grad_cond, grad_body, loop_in, inv, None, "while_grad",
                       a["parallel_iterations"])
     grads: list = [None] * len(ins)
@@ -191,6 +245,7 @@ class While:
     infer = _while_infer
     kernel = _while_kernel
     grad = _while_grad
+    lower = _while_lower
 
 
 @register_op("StatelessWhile", multi_output=True)
@@ -200,6 +255,7 @@ class StatelessWhile:
     infer = _while_infer
     kernel = _while_kernel
     grad = _while_grad
+    lower = _while_lower
 
 
 def _name_of(names, i) -> str:
@@ -263,6 +319,7 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
         outs.append(o)
     finish(body_g, outs)
     ext = unify_inputs([cond_g, body_g])
+    watch_variables(ext)
     stateful = any(op.opdef.stateful and op.type != "Placeholder"
                    for g in (cond_g, body_g) for op in g.get_operations())
     inputs = list(flat_vars) + ([max_iter] if max_iter is not None else []) + ext

@@ -16,18 +16,59 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from ..autograph.operators.control_flow import for_stmt as _ag_for_stmt
 from ..core import dtypes
 from ..core.context import ctx
 from ..core.shapes import TensorShape
+from ..eager.execute import bind
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
 from ..function.function import function as _tw_function
+from ..graph.registry import register_op
 from ..graph.tensor import Tensor
+from ..ops import array_ops
 from ..ops.variables import Variable
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
+
+
+# ---------------------------------------------------------------------------------------------
+# Iteration inside a graph: a stateful op starts a fresh pass over the dataset each time the
+# graph runs, another hands out the next element (the Python pipeline runs beside the graph).
+
+_DATASETS: dict = {}
+_ITERATORS: dict = {}
+
+
+@register_op("MakeIterator", stateful=True, multi_output=True)
+class MakeIterator:
+    """Starts a new pass over the dataset registered as ``dataset_id``."""
+
+    def infer(*, dataset_id):
+        return []
+
+    def kernel(*, dataset_id):
+        _ITERATORS[dataset_id] = _DATASETS[dataset_id]._gen()
+        return ()
+
+
+@register_op("IteratorGetNext", stateful=True, multi_output=True)
+class IteratorGetNext:
+    """The next element (its leaves, in order) of the pass started by MakeIterator."""
+
+    def infer(*, dataset_id, output_types, output_shapes):
+        return list(zip(output_types, output_shapes))
+
+    def kernel(*, dataset_id, output_types, output_shapes):
+        try:
+            element = next(_ITERATORS[dataset_id])
+        except StopIteration:
+            raise ValueError("End of sequence: the dataset has fewer elements than its "
+                             "cardinality promised") from None
+        return tuple(np.asarray(a, dtype=t.np) for a, t in zip(_leaves(element),
+                                                               output_types))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,11 +172,53 @@ class Dataset:
     # ----- iteration -----
     def __iter__(self) -> Iterator:
         if ctx.graph is not None:
-            raise NotImplementedError("Iterating a tw.data.Dataset inside tw.function is not "
-                                      "supported yet; iterate it eagerly and pass the batches "
-                                      "to the function")
+            raise NotImplementedError(
+                "A Python loop over a tw.data.Dataset inside tw.function needs AutoGraph (the "
+                "default of tw.function); with autograph=False iterate the dataset eagerly "
+                "and pass each element to the function")
         for e in self._gen():
             yield _map(_to_tensor, e)
+
+    def __ag_for_stmt__(self, extra_test, body, vals, names):
+        """``for element in dataset`` converted by AutoGraph.
+
+        Eagerly this is a Python loop. In a graph it is one graph loop whose body gets each
+        element from an ``IteratorGetNext`` op, so every call of the function makes a new pass
+        over the dataset (reshuffling it, for example), as in TensorFlow.
+
+        Args:
+            extra_test: None, or a function of the loop variables that must hold to go on.
+            body: function of (element, *loop variables) returning the loop variables.
+            vals: the loop variables' current values.
+            names: their names.
+
+        Returns:
+            The loop variables after the loop.
+        """
+        if ctx.graph is None:
+            for e in self:
+                if extra_test is not None and not extra_test(*vals):
+                    break
+                vals = tuple(body(e, *vals))
+            return vals
+        n = self._cardinality()
+        if n < 0:
+            raise NotImplementedError(
+                "Looping over a dataset of unknown or infinite cardinality inside tw.function "
+                "is not supported; use .take(n) or iterate the dataset eagerly")
+        key = id(self)
+        _DATASETS[key] = self
+        spec = self._spec()
+        leaves = _leaves(spec)
+        types = tuple(s.dtype for s in leaves)
+        shapes = tuple(s.shape for s in leaves)
+        bind(MakeIterator, [], {"dataset_id": key})
+
+        def step(_, *loop_vals):
+            flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
+                                               "output_shapes": shapes})
+            return body(_pack(spec, list(flat)), *loop_vals)
+        return _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
 
     def as_numpy_iterator(self) -> Iterator:
         """Iterates elements as NumPy values (scalars as NumPy scalars, strings as bytes).
@@ -521,8 +604,9 @@ class Dataset:
 
 def _traced(fn: Callable) -> Callable:
     # tw.function traces the user's function once per input signature; in run-functions-
-    # eagerly mode it calls the Python function directly.
-    return _tw_function(fn)
+    # eagerly mode it calls the Python function directly. A lambda cannot hold statements, so
+    # AutoGraph has nothing to convert in it (and would only warn that it cannot read it).
+    return _tw_function(fn, autograph=getattr(fn, "__name__", "") != "<lambda>")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -711,14 +795,24 @@ class _Batch(_Unary):
 
     def _gen(self):
         src = self._input
+        order = None
+        if isinstance(src, _Shuffle) and not self._pad:
+            order = src._slice_order()
+            if order is not None:
+                src = src._input
         if isinstance(src, _Slices) and not self._pad:
-            # Slicing the arrays is much faster than stacking single elements.
+            # Slicing (or gathering, after a shuffle) whole batches is much faster than
+            # stacking single elements.
             arrays = src._arrays
             leaves = _leaves(arrays)
             n = src._n
             stop = n - n % self._size if self._drop else n
             for lo in range(0, stop, self._size):
-                yield _pack(arrays, [a[lo:lo + self._size] for a in leaves])
+                if order is None:
+                    yield _pack(arrays, [a[lo:lo + self._size] for a in leaves])
+                else:
+                    idx = order[lo:lo + self._size]
+                    yield _pack(arrays, [a[idx] for a in leaves])
             return
         buf: list = []
         for e in src._gen():
@@ -782,19 +876,30 @@ class _Shuffle(_Unary):
             ctx.op_seed_counter += 1
             self._seed = ctx.op_seed_counter
 
-    def _gen(self):
+    def _rng(self) -> np.random.Generator:
         rng = _shuffle_rng(self._seed, self._epoch if self._reshuffle else 0)
         self._epoch += 1
+        return rng
+
+    def _slice_order(self) -> np.ndarray | None:
+        """The shuffled row order when the input is a from_tensor_slices dataset, else None."""
         src = self._input
-        if isinstance(src, _Slices) and self._buffer >= src._n:
-            # A buffer holding everything is a uniform permutation.
-            arrays, leaves = src._arrays, _leaves(src._arrays)
-            for i in rng.permutation(src._n):
+        if not isinstance(src, _Slices):
+            return None
+        return _buffer_order(src._n, self._buffer, self._rng())
+
+    def _gen(self):
+        order = self._slice_order()
+        if order is not None:
+            arrays = self._input._arrays
+            leaves = _leaves(arrays)
+            for i in order:
                 yield _pack(arrays, [a[i] for a in leaves]) if _is_struct(arrays) \
                     else arrays[i]
             return
+        rng = self._rng()
         buf: list = []
-        it = src._gen()
+        it = self._input._gen()
         for e in it:
             buf.append(e)
             if len(buf) >= self._buffer:
@@ -810,6 +915,25 @@ class _Shuffle(_Unary):
 
     def _spec(self):
         return self._input._spec()
+
+
+def _buffer_order(n: int, buffer: int, rng: np.random.Generator) -> np.ndarray:
+    """The order in which a shuffle buffer of ``buffer`` slots emits elements 0..n-1.
+
+    The same algorithm as the element-wise shuffle (fill, then emit a random slot and refill
+    it), run on indices with the random draws made in bulk.
+    """
+    if buffer >= n:
+        return rng.permutation(n)
+    out = np.empty(n, dtype=np.int64)
+    buf = list(range(buffer))
+    ks = rng.integers(buffer, size=n - buffer).tolist()
+    for j, k in enumerate(ks):
+        out[j] = buf[k]
+        buf[k] = buffer + j
+    tail = rng.permutation(len(buf))
+    out[n - buffer:] = np.asarray(buf, dtype=np.int64)[tail]
+    return out
 
 
 class _Repeat(_Unary):

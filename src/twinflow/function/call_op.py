@@ -47,6 +47,8 @@ class GraphCallable:
         self.n_user = len(program.outputs)
         self.dy_index: list = []
         self.grad_index: list = []
+        # Why no backward pass could be built (reported when a gradient is requested).
+        self.grad_error: Exception | None = None
 
     def __repr__(self) -> str:
         return f"<GraphCallable {self.name}>"
@@ -141,6 +143,13 @@ def _backward(prog: Program, x_tensors: list) -> tuple:
         if _diff(t.dtype):
             sources.append(t)
             owners.append(j)
+        elif t.dtype is dtypes.resource and any(
+                op.type != "ReadVariableOp" and any(x is t for x in op.inputs)
+                for op in fwd_ops):
+            # Control flow (If/While) reads the variable inside sub-graphs: differentiate with
+            # respect to the handle itself (its partials include the direct reads too).
+            sources.append(t)
+            owners.append(j)
         elif t.dtype is dtypes.resource:
             for op in fwd_ops:
                 if op.type == "ReadVariableOp" and op.inputs and op.inputs[0] is t \
@@ -182,7 +191,8 @@ class StatefulPartitionedCall:
     def grad(op, *dys):
         f = op.attrs["f"]
         if f.backward is None:
-            raise LookupError(f"No gradient for a call of {f.name} made without a tape")
+            why = f": {f.grad_error}" if f.grad_error is not None else ""
+            raise LookupError(f"No gradient for this call of tw.function {f.name}{why}")
         outs = op.outputs
         dy_list = [dys[i] if dys[i] is not None else bind(ZerosLike, [outs[i]])
                    for i in f.dy_index]
@@ -203,8 +213,13 @@ def call(f: GraphCallable, inputs: list) -> list:
     Returns:
         The output tensors (without the forward variant's extra intermediates).
     """
-    if ctx.tapes:
-        fwd = f.tape_forward()
-        outs = bind(StatefulPartitionedCall, inputs, {"f": fwd})
-        return outs[:fwd.n_user]
+    if ctx.tapes and f.grad_error is None:
+        try:
+            fwd = f.tape_forward()
+        except (LookupError, NotImplementedError, TypeError, ValueError) as e:
+            # Calls must still run when the body has no gradient; asking for one then fails.
+            f.grad_error = e
+        else:
+            outs = bind(StatefulPartitionedCall, inputs, {"f": fwd})
+            return outs[:fwd.n_user]
     return bind(StatefulPartitionedCall, inputs, {"f": f})

@@ -272,6 +272,8 @@ class Function:
         self._name = name or getattr(python_function, "__name__", "function")
         self._autograph = autograph
         self._jit_compile = jit_compile
+        # Passed to the AutoGraph converter (e.g. Feature.STRICT: no silent fallback).
+        self._autograph_options = experimental_autograph_options
         self._reduce_retracing = reduce_retracing
         self._input_signature = None if input_signature is None else list(input_signature)
         functools.update_wrapper(self, python_function, updated=())
@@ -313,7 +315,8 @@ class Function:
         if bound is None:
             method = types.MethodType(self._python_function, instance)
             bound = Function(method, self._name, self._input_signature, self._autograph,
-                             self._jit_compile, self._reduce_retracing)
+                             self._jit_compile, self._reduce_retracing,
+                             experimental_autograph_options=self._autograph_options)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -345,10 +348,15 @@ class Function:
 
     # ----- calling -----
     def _python_callable(self):
-        if not self._autograph or _converter is None:
+        # ``from ..function import function`` gives the decorator, not this module, so a
+        # converter installed as an attribute of the decorator is honoured too.
+        converter = _converter or getattr(function, "_converter", None)
+        if not self._autograph or converter is None:
             return self._python_function
         if self._converted is None:
-            self._converted = _converter(self._python_function)
+            self._converted = converter(self._python_function) \
+                if self._autograph_options is None else \
+                converter(self._python_function, self._autograph_options)
         return self._converted
 
     def __call__(self, *args, **kwargs):
@@ -571,5 +579,6 @@ def function(func=None, input_signature=None, autograph: bool = True, jit_compil
 
     def deco(f):
         return Function(f, name=name, input_signature=input_signature, autograph=autograph,
-                        jit_compile=jit, reduce_retracing=relax)
+                        jit_compile=jit, reduce_retracing=relax,
+                        experimental_autograph_options=experimental_autograph_options)
     return deco if func is None else deco(func)

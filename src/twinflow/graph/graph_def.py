@@ -48,6 +48,8 @@ class AttrValue:
             return ["list {"] + ["  " + x for x in inner] + ["}"]
         if v is None:
             return ["list {", "}"]
+        if hasattr(v, "get_operations") and hasattr(v, "name"):
+            return ["func {", f'  name: "{_escape(str(v.name))}"', "}"]
         return [f's: "{_escape(repr(v))}"']
 
 
@@ -144,7 +146,7 @@ def node_def_of(op, add_shapes: bool = False) -> NodeDef:
         if callable(v) and not isinstance(v, dtypes.DType) or _is_object(v):
             continue  # Python objects (callables, functions, variables) do not serialize
         attrs[k] = AttrValue(v)
-    if op.inputs and "T" not in attrs and "dtype" not in attrs:
+    if op.inputs and "dtype" not in attrs and not any(k[:1] == "T" for k in attrs):
         first = next((t for t in op.inputs if t.dtype is not dtypes.resource), None)
         if first is not None:
             attrs["T"] = AttrValue(first.dtype)
@@ -158,6 +160,8 @@ def node_def_of(op, add_shapes: bool = False) -> NodeDef:
 def _is_object(v) -> bool:
     if isinstance(v, np.ndarray):
         return v.dtype == object and v.size > 0 and not isinstance(v.flat[0], (str, bytes))
+    if hasattr(v, "get_operations") and hasattr(v, "name"):
+        return False  # a function (sub-graph) attr prints as func { name: ... }
     return not isinstance(v, (dtypes.DType, TensorShape, bool, int, float, str, list, tuple,
                               np.generic, type(None)))
 

@@ -1,8 +1,22 @@
 """``tw.keras``: layers, models, losses, optimizers, metrics, callbacks, datasets."""
-from . import (activations, backend, callbacks, datasets, initializers, layers, losses, metrics,
-               models, optimizers, utils)
+from . import (
+    activations,
+    backend,
+    callbacks,
+    datasets,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    mixed_precision,
+    models,
+    optimizers,
+    regularizers,
+    utils,
+)
 from .layers import Input
 from .models import Model, Sequential
 
 __all__ = ["activations", "backend", "callbacks", "datasets", "initializers", "layers", "losses",
-           "metrics", "models", "optimizers", "utils", "Input", "Model", "Sequential"]
+           "metrics", "mixed_precision", "models", "optimizers", "regularizers", "utils",
+           "Input", "Model", "Sequential"]

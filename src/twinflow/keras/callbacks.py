@@ -33,26 +33,128 @@ class Callback:
         """
         self.params = params
 
-    def on_train_begin(self, logs=None): pass  # noqa: E704
-    def on_train_end(self, logs=None): pass  # noqa: E704
-    def on_epoch_begin(self, epoch, logs=None): pass  # noqa: E704
-    def on_epoch_end(self, epoch, logs=None): pass  # noqa: E704
-    def on_train_batch_begin(self, batch, logs=None): pass  # noqa: E704
-    def on_train_batch_end(self, batch, logs=None): pass  # noqa: E704
-    def on_test_begin(self, logs=None): pass  # noqa: E704
-    def on_test_end(self, logs=None): pass  # noqa: E704
-    def on_test_batch_begin(self, batch, logs=None): pass  # noqa: E704
-    def on_test_batch_end(self, batch, logs=None): pass  # noqa: E704
-    def on_predict_begin(self, logs=None): pass  # noqa: E704
-    def on_predict_end(self, logs=None): pass  # noqa: E704
-    def on_predict_batch_begin(self, batch, logs=None): pass  # noqa: E704
-    def on_predict_batch_end(self, batch, logs=None): pass  # noqa: E704
+    def on_train_begin(self, logs=None) -> None:
+        """Called when training starts.
 
-    # Keras 1 names
-    def on_batch_begin(self, batch, logs=None):
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_train_end(self, logs=None) -> None:
+        """Called when training ends.
+
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_epoch_begin(self, epoch, logs=None) -> None:
+        """Called when an epoch starts.
+
+        Args:
+            epoch: the epoch index.
+            logs: a dict of metric values.
+        """
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        """Called when an epoch ends (``logs`` has the epoch's metrics).
+
+        Args:
+            epoch: the epoch index.
+            logs: a dict of metric values.
+        """
+
+    def on_train_batch_begin(self, batch, logs=None) -> None:
+        """Called when a training batch starts.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_train_batch_end(self, batch, logs=None) -> None:
+        """Called when a training batch ends (``logs`` has running metrics).
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_test_begin(self, logs=None) -> None:
+        """Called when evaluation starts.
+
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_test_end(self, logs=None) -> None:
+        """Called when evaluation ends.
+
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_test_batch_begin(self, batch, logs=None) -> None:
+        """Called when an evaluation batch starts.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_test_batch_end(self, batch, logs=None) -> None:
+        """Called when an evaluation batch ends.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_predict_begin(self, logs=None) -> None:
+        """Called when prediction starts.
+
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_predict_end(self, logs=None) -> None:
+        """Called when prediction ends.
+
+        Args:
+            logs: a dict of metric values.
+        """
+
+    def on_predict_batch_begin(self, batch, logs=None) -> None:
+        """Called when a prediction batch starts.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_predict_batch_end(self, batch, logs=None) -> None:
+        """Called when a prediction batch ends.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
+
+    def on_batch_begin(self, batch, logs=None) -> None:
+        """Keras 1's name of ``on_train_batch_begin``.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
         self.on_train_batch_begin(batch, logs)
 
-    def on_batch_end(self, batch, logs=None):
+    def on_batch_end(self, batch, logs=None) -> None:
+        """Keras 1's name of ``on_train_batch_end``.
+
+        Args:
+            batch: the batch index.
+            logs: a dict of metric values.
+        """
         self.on_train_batch_end(batch, logs)
 
 
@@ -327,7 +429,12 @@ class TensorBoard(Callback):
 
     def on_train_begin(self, logs=None) -> None:
         self._train = _summary.create_file_writer(os.path.join(self.log_dir, "train"))
-        self._val = _summary.create_file_writer(os.path.join(self.log_dir, "validation"))
+
+    def _val_writer(self):
+        # Created on first use, so runs without validation data get no empty log directory.
+        if self._val is None:
+            self._val = _summary.create_file_writer(os.path.join(self.log_dir, "validation"))
+        return self._val
 
     def on_train_batch_end(self, batch, logs=None) -> None:
         self._step += 1
@@ -338,20 +445,22 @@ class TensorBoard(Callback):
 
     def on_epoch_end(self, epoch, logs=None) -> None:
         for k, v in (logs or {}).items():
-            w, name = (self._val, k[4:]) if k.startswith("val_") else (self._train, k)
+            w, name = (self._val_writer(), k[4:]) if k.startswith("val_") else (self._train, k)
             with w.as_default():
                 _summary.scalar(f"epoch_{name}", float(v), step=epoch)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             with self._train.as_default():
                 for v in self.model.weights:
                     _summary.histogram(v.name.split(":")[0], v.numpy(), step=epoch)
-        self._train.flush()
-        self._val.flush()
+        for w in (self._train, self._val):
+            if w is not None:
+                w.flush()
 
     def on_train_end(self, logs=None) -> None:
         for w in (self._train, self._val):
             if w is not None:
                 w.close()
+        self._train = self._val = None
 
 
 class ProgbarLogger(Callback):

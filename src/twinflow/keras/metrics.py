@@ -29,6 +29,8 @@ class Metric(Layer):
         dtype: the dtype of the result (float32).
     """
 
+    _tw_is_metric = True
+
     def __init__(self, name: str | None = None, dtype=None, **kwargs) -> None:
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.built = True

@@ -232,7 +232,7 @@ class Model(Layer):
             raise ValueError("This model has not yet been built. Build the model first by "
                              "calling `build()` or by calling the model on a batch of data.")
         out = print_fn or print
-        width = line_length or 65
+        width = line_length or 80
         cols = [int(width * 0.45), int(width * 0.8)]
 
         def row(a: str, b: str, c: str) -> str:
@@ -1037,14 +1037,18 @@ class DataHandler:
         for i in range(self.steps):
             lo, hi = i * self._batch, min((i + 1) * self._batch, self._n)
             idx = slice(lo, hi) if order is None else order[lo:hi]
-            pick = lambda s: None if s is None else nest.map_structure(  # noqa: E731
-                lambda a: _to_tensor(a[idx]), s)
-            parts = [pick(self._x)]
+            parts = [_take_rows(self._x, idx)]
             if self._y is not None or self._sw is not None:
-                parts.append(pick(self._y))
+                parts.append(_take_rows(self._y, idx))
             if self._sw is not None:
-                parts.append(pick(self._sw))
+                parts.append(_take_rows(self._sw, idx))
             yield tuple(parts)
+
+
+def _take_rows(structure, idx):
+    if structure is None:
+        return None
+    return nest.map_structure(lambda a: _to_tensor(a[idx]), structure)
 
 
 def clone_model(model: Model, input_tensors=None, clone_function=None) -> Model:

@@ -112,7 +112,7 @@ def format_tensor(value, summarize: int | None = 3) -> str:
 # tw.print
 
 _STDERR, _STDOUT = "stderr", "stdout"
-_streams: dict = {}  # private registry of file-like objects given as output_stream
+_OBJECT = "object"  # a file-like object, kept in the op's private ``_stream`` attr
 
 
 def _stream_spec(output_stream) -> str:
@@ -131,9 +131,7 @@ def _stream_spec(output_stream) -> str:
     if callable(output_stream) and level is not None:
         return f"log://{level}"
     if hasattr(output_stream, "write"):
-        key = f"obj://{id(output_stream)}"
-        _streams[key] = output_stream
-        return key
+        return _OBJECT
     raise ValueError(f"Unsupported output stream {output_stream!r}")
 
 
@@ -142,7 +140,7 @@ _LOG_FUNCTIONS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": loggi
                   "critical": logging.CRITICAL}
 
 
-def _write(spec: str, text: str) -> None:
+def _write(spec: str, text: str, stream) -> None:
     if spec == _STDERR:
         sys.stderr.write(text)
     elif spec == _STDOUT:
@@ -153,7 +151,7 @@ def _write(spec: str, text: str) -> None:
     elif spec.startswith("log://"):
         logging.getLogger("twinflow").log(int(spec[len("log://"):]), text.rstrip("\n"))
     else:
-        _streams[spec].write(text)
+        stream.write(text)
 
 
 def _render(values, template: str, placeholder: str, summarize: int) -> str:
@@ -174,11 +172,11 @@ def _render(values, template: str, placeholder: str, summarize: int) -> str:
 class PrintV2:
     """Formats its inputs into ``template`` (one ``placeholder`` per input) and writes it."""
 
-    def infer(*inputs, template, placeholder, summarize, output_stream, end):
+    def infer(*inputs, template, placeholder, summarize, output_stream, end, _stream=None):
         return []
 
-    def kernel(*values, template, placeholder, summarize, output_stream, end):
-        _write(output_stream, _render(values, template, placeholder, summarize) + end)
+    def kernel(*values, template, placeholder, summarize, output_stream, end, _stream=None):
+        _write(output_stream, _render(values, template, placeholder, summarize) + end, _stream)
         return ()
 
 
@@ -230,9 +228,12 @@ def print_v2(*inputs, output_stream=None, summarize: int | None = 3, sep: str = 
         templates.append(pprint.pformat(nest.pack_sequence_as(inp, slots)))
     template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
     ts = [x.read_value() if isinstance(x, Variable) else x for x in tensors]
-    bind(PrintV2, ts, {"template": template, "placeholder": placeholder,
-                       "summarize": int(summarize), "output_stream": _stream_spec(output_stream),
-                       "end": end}, name=name)
+    spec = _stream_spec(output_stream)
+    attrs = {"template": template, "placeholder": placeholder, "summarize": int(summarize),
+             "output_stream": spec, "end": end}
+    if spec == _OBJECT:
+        attrs["_stream"] = output_stream
+    bind(PrintV2, ts, attrs, name=name)
     return _last_op()
 
 

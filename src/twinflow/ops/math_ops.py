@@ -7,6 +7,7 @@ then re-runs ``infer``, whose message (naming the op and dtype) is what the user
 from __future__ import annotations
 
 import math as _pymath
+import operator
 
 import numpy as np
 
@@ -153,10 +154,20 @@ def _check_int_divisor(op_name: str, y) -> None:
 
 # ----- binary arithmetic ------------------------------------------------------------------------
 
+def _lower_to(fn):
+    """Codegen hint for scalar ops: in a compiled graph dtypes are already checked, so the
+    Python operator runs the op on NumPy's scalar fast path (several times faster than a ufunc
+    call on 0-d arrays). Array ops keep the ufunc, which codegen can give an ``out=`` buffer."""
+    def lower(op):
+        return fn if op.outputs[0].shape.rank == 0 else None
+    return lower
+
+
 @register_op("AddV2", same_dtype=True)
 class AddV2:
     """x + y, with broadcasting."""
 
+    lower = _lower_to(operator.add)
     infer = binary_infer
     kernel = np.add
 
@@ -169,6 +180,7 @@ class AddV2:
 class Sub:
     """x - y, with broadcasting."""
 
+    lower = _lower_to(operator.sub)
     infer = binary_infer
     kernel = np.subtract
 
@@ -181,6 +193,7 @@ class Sub:
 class Mul:
     """x * y, with broadcasting."""
 
+    lower = _lower_to(operator.mul)
     infer = binary_infer
     kernel = np.multiply
 
@@ -958,6 +971,7 @@ class NotEqual:
 class Less:
     """x < y elementwise, with broadcasting."""
 
+    lower = _lower_to(operator.lt)
     infer = _binary_rule("Less", _REAL, out=dtypes.bool_)
     kernel = _binary_kernel(np.less, _REAL)
     grad = _no_grad
@@ -967,6 +981,7 @@ class Less:
 class LessEqual:
     """x <= y elementwise, with broadcasting."""
 
+    lower = _lower_to(operator.le)
     infer = _binary_rule("LessEqual", _REAL, out=dtypes.bool_)
     kernel = _binary_kernel(np.less_equal, _REAL)
     grad = _no_grad
@@ -976,6 +991,7 @@ class LessEqual:
 class Greater:
     """x > y elementwise, with broadcasting."""
 
+    lower = _lower_to(operator.gt)
     infer = _binary_rule("Greater", _REAL, out=dtypes.bool_)
     kernel = _binary_kernel(np.greater, _REAL)
     grad = _no_grad
@@ -985,6 +1001,7 @@ class Greater:
 class GreaterEqual:
     """x >= y elementwise, with broadcasting."""
 
+    lower = _lower_to(operator.ge)
     infer = _binary_rule("GreaterEqual", _REAL, out=dtypes.bool_)
     kernel = _binary_kernel(np.greater_equal, _REAL)
     grad = _no_grad

@@ -14,6 +14,7 @@ from . import array_ops, math_ops, random_ops, reduction_ops
 from .array_ops import shape
 from .core import (
     InvalidArgumentError,
+    Tensor,
     TensorShape,
     ZerosLike,
     bind,
@@ -463,6 +464,8 @@ class SigmoidCrossEntropyWithLogits:
     infer = _sigmoid_xent_infer
 
     def kernel(x, z):
+        if x.shape != z.shape:
+            raise ValueError("shape mismatch")  # bind re-runs infer for the message
         t = x.dtype.type
         return np.maximum(x, t(0)) - x * z + np.log1p(np.exp(-np.abs(x)))
 
@@ -486,8 +489,11 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits needs both labels and logits")
     logits = _float_arg(logits, "SigmoidCrossEntropyWithLogits")
-    labels = convert(labels, dtype_hint=logits.dtype) if not hasattr(labels, "dtype") \
-        else convert(labels)
+    if isinstance(labels, Tensor) or hasattr(labels, "_as_tensor"):
+        labels = convert(labels)
+    else:
+        # plain labels (lists, NumPy arrays of 0/1) take the logits' dtype
+        labels = convert(np.asarray(labels, dtype=logits.dtype.np))
     return bind(SigmoidCrossEntropyWithLogits, [logits, labels], name=name)
 
 
@@ -533,6 +539,8 @@ class SparseSoftmaxCrossEntropyWithLogits:
     infer = _sparse_xent_infer
 
     def kernel(logits, labels):
+        if labels.shape != logits.shape[:-1]:
+            raise ValueError("shape mismatch")  # bind re-runs infer for the message
         n = logits.shape[-1]
         bad = (labels < 0) | (labels >= n)
         if bad.any():
@@ -635,6 +643,9 @@ class BiasAdd:
     infer = _bias_add_infer
 
     def kernel(value, bias, *, data_format="NHWC"):
+        if bias.ndim != 1 or value.ndim < 2 or \
+                value.shape[_channel_axis(value.ndim, data_format)] != bias.shape[0]:
+            raise ValueError("shape mismatch")  # bind re-runs infer for the message
         if _channel_axis(value.ndim, data_format) == 1:
             bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
         return value + bias

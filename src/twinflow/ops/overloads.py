@@ -101,7 +101,7 @@ def _install() -> None:
         "__rmod__": lambda y, x: math_ops.floormod(x, y),
         "__pow__": lambda x, y: math_ops.pow(x, y),
         "__rpow__": lambda y, x: math_ops.pow(x, y),
-        "__matmul__": lambda x, y: linalg_ops.matmul(x, y),
+        "__matmul__": linalg_ops.matmul,
         "__rmatmul__": lambda y, x: linalg_ops.matmul(x, y),
         "__neg__": lambda x: math_ops.negative(x),
         "__pos__": lambda x: x,

@@ -52,7 +52,6 @@ def set_seed(seed) -> None:
     seed = None if seed is None else int(seed)
     if ctx.graph is not None:
         ctx.graph.seed = seed
-        ctx.graph._op_seed_counter = 0
         return
     ctx.global_seed = seed
     ctx.op_seed_counter = 0

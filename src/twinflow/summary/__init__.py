@@ -1,9 +1,21 @@
 """``tw.summary``: TensorBoard event files (scalars, histograms, text, images, graphs)."""
 from types import SimpleNamespace
 
-from .writer import (SummaryWriter, create_file_writer, create_noop_writer, flush, get_step,
-                     graph, histogram, image, record_if, scalar, set_step,
-                     should_record_summaries, text)
+from .writer import (
+                     SummaryWriter,
+                     create_file_writer,
+                     create_noop_writer,
+                     flush,
+                     get_step,
+                     graph,
+                     histogram,
+                     image,
+                     record_if,
+                     scalar,
+                     set_step,
+                     should_record_summaries,
+                     text,
+)
 
 experimental = SimpleNamespace(set_step=set_step, get_step=get_step)
 

@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Callable
 
 import numpy as np
@@ -54,6 +55,10 @@ def _atomic_write(path: str, write: Callable) -> None:
         raise
 
 
+def _crc(a) -> int:
+    return zlib.crc32(np.ascontiguousarray(a).tobytes())
+
+
 def _strip_prefix(path: str) -> str:
     for suffix in (".index.json", ".npz", ".index"):
         if path.endswith(suffix):
@@ -78,7 +83,8 @@ def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
     _atomic_write(prefix + ".npz", lambda f: np.savez(f, **payload))
     index = {
         "format": _FORMAT, "version": _VERSION, "data": os.path.basename(prefix) + ".npz",
-        "variables": {p: {"key": keys[p], "shape": list(a.shape), "dtype": a.dtype.name}
+        "variables": {p: {"key": keys[p], "shape": list(np.shape(a)),
+                          "dtype": np.asarray(a).dtype.name, "crc32": _crc(a)}
                       for p, a in arrays.items()},
         "metadata": extra or {},
     }
@@ -128,6 +134,9 @@ def read_arrays(prefix: str) -> dict:
                         f"Checkpoint {prefix!r} is corrupt: {path!r} has shape "
                         f"{list(arr.shape)} dtype {arr.dtype.name} in {data_path} but the index "
                         f"says shape {meta['shape']} dtype {meta['dtype']}")
+                if "crc32" in meta and _crc(arr) != meta["crc32"]:
+                    raise DataLossError(f"Checkpoint {prefix!r} is corrupt: the value of "
+                                        f"{path!r} in {data_path} fails its checksum")
                 out[path] = arr
     except DataLossError:
         raise

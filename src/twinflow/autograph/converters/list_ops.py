@@ -11,14 +11,18 @@ from .base import ag_call, name
 
 
 class Transformer(ast.NodeTransformer):
-    """Rewrites ``name.append(value)`` statements."""
+    """Rewrites ``name.append(value)`` statements on lists local to the converted function."""
+
+    def __init__(self, local_names: frozenset = frozenset()) -> None:
+        self.local_names = local_names
 
     def visit_Expr(self, node: ast.Expr):
         self.generic_visit(node)
         call = node.value
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and call.func.attr == "append" and isinstance(call.func.value, ast.Name)
-                and len(call.args) == 1 and not call.keywords):
+                and len(call.args) == 1 and not call.keywords
+                and call.func.value.id in self.local_names):
             target = call.func.value.id
             new = ast.Assign(targets=[name(target, True)],
                              value=ag_call("list_append", [name(target), call.args[0]]))

@@ -21,6 +21,7 @@ from ...control.tensor_array import TensorArray
 from ...control.while_loop import while_loop
 from ...core import dtypes, nest
 from ...core.errors import OperatorNotAllowedInGraphError
+from ...core.shapes import TensorShape
 from ...eager.execute import constant, convert_to_tensor
 from ...graph.graph import user_source_location
 from ...graph.tensor import SymbolicTensor, Tensor
@@ -62,8 +63,12 @@ def _describe(v) -> str:
 # ---------------------------------------------------------------------------------------------
 # if
 
+_SPECIAL_NAMES = {"retval_": "the return value", "do_return": "the `return` flag"}
+
+
 def _flat_names(names, structure) -> list:
     out = []
+    names = [_SPECIAL_NAMES.get(n, n) for n in names]
     for n, v in zip(names, structure):
         k = len(nest.flatten(v))
         out.extend([n] if k == 1 else [f"{n}[{i}]" for i in range(k)])
@@ -97,6 +102,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, vals: tuple, names: tuple):
     def resolve(i, vs, graphs):
         flat_names = _flat_names(names, first[0]) if first else []
         name = flat_names[i] if i < len(flat_names) else f"#{i}"
+        quoted = name if name.startswith("the ") else f"'{name}'"
         tensors = [isinstance(v, Tensor) for v in vs]
         undefined = [is_undefined(v) for v in vs]
         if any(undefined) and not all(undefined):
@@ -126,13 +132,15 @@ def if_stmt(cond, body: Callable, orelse: Callable, vals: tuple, names: tuple):
                 return "py", vs[0]
             return "tensors", vs
         raise TypeError(
-            f"'{name}' is {_describe(vs[0])} in the true branch and {_describe(vs[1])} in the "
+            f"{quoted} is {_describe(vs[0])} in the true branch and {_describe(vs[1])} in the "
             f"false branch of the `if` statement{where}. The condition is a tensor, so both "
             "branches become one graph op and their results must be tensors of one dtype. "
             f"Fix: give '{name}' a tensor value in both branches (or the same Python value).")
 
     return build_branches(cond, [true_fn, lambda: orelse(*vals)], "if statement",
-                          branch_names=["if_true", "if_false"], resolve=resolve)
+                          names=lambda: _flat_names(names, first[0]) if first else None,
+                          branch_names=["if_true", "if_false"], resolve=resolve,
+                          op_name="cond")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +191,11 @@ def for_stmt(iter_, extra_test: Callable | None, body: Callable, vals: tuple, na
                         "loop over tensors; iterate over tw.stack(...) of it instead.")
     if _is_sym(iter_):
         return _graph_for(iter_, extra_test, body, vals, names)
+    custom = getattr(type(iter_), "__ag_for_stmt__", None)
+    if custom is not None:
+        # Iterables with their own graph loop (a tw.data Dataset) implement
+        # ``__ag_for_stmt__(self, extra_test, body, vals, names) -> vals``.
+        return tuple(custom(iter_, extra_test, body, vals, names))
     for x in iter_:
         if extra_test is not None:
             t = extra_test(*vals)
@@ -305,7 +318,11 @@ def _graph_loop(cond_fn, body_fn, extras: tuple, vals: tuple, names: tuple, kind
 
     def body(*lv):
         v, ex = full(lv)
-        new_ex, out = body_fn(ex, v)
+        _LOOP_OPTIONS.append({"ids": {id(x): k for k, x in enumerate(lv)}, "set": {}})
+        try:
+            new_ex, out = body_fn(ex, v)
+        finally:
+            requested.update(_LOOP_OPTIONS.pop()["set"])
         out = tuple(out)
         for j, k in enumerate(kinds):
             if k == "const" and out[j] is not vals[j]:
@@ -331,7 +348,18 @@ def _graph_loop(cond_fn, body_fn, extras: tuple, vals: tuple, names: tuple, kind
     for j in var_idx:
         k = len(nest.flatten(vals[j]))
         flat_names += [names[j]] if k == 1 else [f"{names[j]}[{i}]" for i in range(k)]
-    res = while_loop(cond, body, loop_vars, shape_invariants=inv, name=kind, _names=flat_names)
+    requested: dict = {}
+    try:
+        res = while_loop(cond, body, loop_vars, shape_invariants=inv, name=kind,
+                         _names=flat_names)
+    except ValueError:
+        if not requested:
+            raise
+        # set_loop_options(shape_invariants=...) ran in the body: trace again with them.
+        for k, shape in requested.items():
+            inv[k] = shape
+        res = while_loop(cond, body, loop_vars, shape_invariants=inv, name=kind,
+                         _names=flat_names)
     out = list(vals)
     for j, x in zip(var_idx, res[n_ex:]):
         out[j] = x
@@ -342,6 +370,30 @@ def _graph_loop(cond_fn, body_fn, extras: tuple, vals: tuple, names: tuple, kind
                 "(as a Python value), so it has no value after the loop. Fix: assign it a "
                 "tensor before the loop."))
     return tuple(res[:n_ex]), tuple(out)
+
+
+# One entry per loop body being traced: its loop variables' ids, and the shape invariants
+# requested with tw.autograph.experimental.set_loop_options.
+_LOOP_OPTIONS: list = []
+
+
+def set_shape_invariants(pairs) -> None:
+    """Records ``(loop variable, shape)`` pairs for the loop whose body is being traced.
+
+    Args:
+        pairs: (tensor, TensorShape or list) pairs; each tensor must be a loop variable as it
+            is at the start of the body.
+    """
+    if not _LOOP_OPTIONS:
+        return
+    top = _LOOP_OPTIONS[-1]
+    for t, shape in pairs:
+        k = top["ids"].get(id(t))
+        if k is None:
+            raise ValueError(f"set_loop_options: {t!r} is not a loop variable of the loop being "
+                             "traced (call it at the start of the loop body, on the variable "
+                             "itself)")
+        top["set"][k] = shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
 def _shape_of(x):

@@ -26,6 +26,7 @@ from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module, camel_to_snake
 from .. import initializers as _initializers
+from .. import regularizers as _regularizers
 
 _NAME_COUNTS: dict = {}
 
@@ -167,10 +168,13 @@ class Layer(Module):
         if unknown:
             raise TypeError(f"Keyword argument not understood: {sorted(unknown)}")
         base = name or unique_layer_name(camel_to_snake(type(self).__name__))
-        Module.__init__(self, base)
+        # Keras accepts any layer name; tw.Module's identifier check does not apply.
+        Module.__init__(self, None)
+        self._name = self._scope_name = base
         self._tw_weights: list = []
         self._tw_trainable = trainable
         self._tw_losses: list = []
+        self._tw_regularizers: list = []
         self.built = False
         self._tw_dtype = dtypes.as_dtype(dtype or "float32")
         if input_dim is not None and input_shape is None:
@@ -239,7 +243,7 @@ class Layer(Module):
             shape: its shape.
             dtype: its dtype (the layer's by default).
             initializer: an initializer, name or callable (glorot_uniform for floats).
-            regularizer: ignored (twinflow keeps no regularization losses yet).
+            regularizer: a penalty on the weight, added to ``losses`` (name or callable).
             trainable: whether it is trained (default True).
             constraint: stored on the variable.
             use_resource: ignored.
@@ -262,6 +266,9 @@ class Layer(Module):
                            aggregation=aggregation)
         var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
         self._tw_weights.append(var)
+        reg = _regularizers.get(regularizer)
+        if reg is not None:
+            self._tw_regularizers.append((var, reg))
         return var
 
     def _tracked_layers(self) -> list:
@@ -308,7 +315,9 @@ class Layer(Module):
                 for v in layer._own_variables():
                     add(v, layer_trainable)
                 for sub in layer._tracked_layers():
-                    visit(sub, layer_trainable)
+                    # A metric's state is not a weight of the model that holds it (Keras).
+                    if not getattr(sub, "_tw_is_metric", False):
+                        visit(sub, layer_trainable)
             else:
                 for v in layer.variables:
                     add(v, layer_trainable)
@@ -359,8 +368,9 @@ class Layer(Module):
 
     @property
     def losses(self) -> list:
-        """Losses added with ``add_loss`` during the last call (this layer and sub-layers)."""
-        out = list(self._tw_losses)
+        """Weight penalties and losses added with ``add_loss`` during the last call (this layer
+        and its sub-layers)."""
+        out = [reg(v) for v, reg in self._tw_regularizers] + list(self._tw_losses)
         for sub in self._tracked_layers():
             out.extend(getattr(sub, "losses", []))
         return out

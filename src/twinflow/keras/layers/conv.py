@@ -48,7 +48,9 @@ class Conv2D(Layer):
         use_bias: whether to add a bias.
         kernel_initializer: initializer of the kernel.
         bias_initializer: initializer of the bias.
-        **kwargs: Layer arguments and ignored regularizers/constraints.
+        kernel_regularizer: a penalty on the kernel.
+        bias_regularizer: a penalty on the bias.
+        **kwargs: Layer arguments and ignored constraints.
     """
 
     def __init__(self, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
@@ -70,6 +72,8 @@ class Conv2D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -77,9 +81,10 @@ class Conv2D(Layer):
             raise ValueError(f"Conv2D expects inputs of shape (batch, height, width, channels) "
                              f"with a known channel dimension; received {input_shape}")
         self.kernel = self.add_weight("kernel", self.kernel_size + (dims[-1], self.filters),
-                                      initializer=self.kernel_initializer)
-        self.bias = self.add_weight("bias", (self.filters,),
-                                    initializer=self.bias_initializer) if self.use_bias else None
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -173,8 +178,35 @@ class GlobalMaxPooling2D(GlobalAveragePooling2D):
         return reduction_ops.reduce_max(inputs, axis=[1, 2], keepdims=self.keepdims)
 
 
+class GlobalAveragePooling1D(Layer):
+    """Mean over the steps axis: ``(N, steps, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` only.
+        keepdims: keep the steps axis with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.data_format = _check_format(data_format)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        return reduction_ops.reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+
+
+class GlobalMaxPooling1D(GlobalAveragePooling1D):
+    """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``."""
+
+    def call(self, inputs):
+        return reduction_ops.reduce_max(inputs, axis=1, keepdims=self.keepdims)
+
+
 Convolution2D = Conv2D
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 GlobalAvgPool2D = GlobalAveragePooling2D
 GlobalMaxPool2D = GlobalMaxPooling2D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D

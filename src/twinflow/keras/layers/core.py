@@ -27,8 +27,8 @@ class Dense(Layer):
         use_bias: whether to add a bias.
         kernel_initializer: initializer of the kernel.
         bias_initializer: initializer of the bias.
-        kernel_regularizer: accepted and ignored.
-        bias_regularizer: accepted and ignored.
+        kernel_regularizer: a penalty on the kernel (``tw.keras.regularizers.l2(1e-4)``).
+        bias_regularizer: a penalty on the bias.
         activity_regularizer: accepted and ignored.
         kernel_constraint: stored on the kernel.
         bias_constraint: stored on the bias.
@@ -50,6 +50,8 @@ class Dense(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
 
     def build(self, input_shape) -> None:
         last = TensorShape(input_shape).as_list()[-1] if TensorShape(input_shape).rank else None
@@ -58,8 +60,10 @@ class Dense(Layer):
                              f"defined. Found None. Full input shape received: {input_shape}")
         self.kernel = self.add_weight("kernel", (last, self.units),
                                       initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint)
         self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
@@ -210,10 +214,12 @@ class Embedding(Layer):
         self.embeddings_initializer = _initializers.get(
             "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
         self.mask_zero = mask_zero
+        self.embeddings_regularizer = embeddings_regularizer
 
     def build(self, input_shape) -> None:
         self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer)
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer)
         self.built = True
 
     def _convert_inputs(self, inputs):
@@ -257,6 +263,41 @@ class Add(Layer):
 
     def call(self, inputs):
         return math_ops.add_n(list(inputs))
+
+
+class Subtract(Layer):
+    """``inputs[0] - inputs[1]``."""
+
+    def call(self, inputs):
+        a, b = inputs
+        return math_ops.subtract(a, b)
+
+
+class Multiply(Layer):
+    """Multiplies a list of inputs element-wise."""
+
+    def call(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = math_ops.multiply(out, x)
+        return out
+
+
+class Average(Layer):
+    """The element-wise mean of a list of inputs."""
+
+    def call(self, inputs):
+        return math_ops.add_n(list(inputs)) * (1.0 / len(inputs))
+
+
+class Maximum(Layer):
+    """The element-wise maximum of a list of inputs."""
+
+    def call(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = math_ops.maximum(out, x)
+        return out
 
 
 class Concatenate(Layer):

@@ -91,3 +91,57 @@ class BatchNormalization(Layer):
         cfg.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
                    center=self.center, scale=self.scale)
         return cfg
+
+
+class LayerNormalization(Layer):
+    """Normalizes each sample over ``axis`` (the features), then scales and shifts.
+
+    Args:
+        axis: the normalized axis or axes.
+        epsilon: added to the variance.
+        center: learn an offset ``beta``.
+        scale: learn a scale ``gamma``.
+        beta_initializer: initializer of beta.
+        gamma_initializer: initializer of gamma.
+        **kwargs: Layer arguments and ignored regularizers/constraints.
+    """
+
+    def __init__(self, axis=-1, epsilon: float = 1e-3, center: bool = True, scale: bool = True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = float(epsilon)
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+
+    def build(self, input_shape) -> None:
+        dims = TensorShape(input_shape).as_list()
+        rank = len(dims)
+        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
+        self._tw_axes = sorted(a % rank for a in axes)
+        shape = tuple(dims[a] for a in self._tw_axes)
+        self._tw_bshape = [dims[i] if i in self._tw_axes else 1 for i in range(rank)]
+        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) \
+            if self.scale else None
+        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) \
+            if self.center else None
+        self.built = True
+
+    def _b(self, t):
+        if t is None or self._tw_axes == [len(self._tw_bshape) - 1]:
+            return t
+        return array_ops.reshape(t, self._tw_bshape)
+
+    def call(self, inputs):
+        mean, var = nn_ops.moments(inputs, self._tw_axes, keepdims=True)
+        return nn_ops.batch_normalization(inputs, mean, var, self._b(self.beta),
+                                          self._b(self.gamma), self.epsilon)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale)
+        return cfg

@@ -2,8 +2,6 @@
 from . import schedules
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
-
-
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
 
 

@@ -1,0 +1,117 @@
+"""``tw.keras.regularizers``: weight penalties added to the training loss."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ops import math_ops, reduction_ops
+
+
+class Regularizer:
+    """Base class: ``regularizer(weight)`` returns a scalar penalty."""
+
+    def __call__(self, x):
+        return 0.0
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        return {}
+
+
+class L1L2(Regularizer):
+    """``l1 * sum(|w|) + l2 * sum(w²)``.
+
+    Args:
+        l1: the L1 factor.
+        l2: the L2 factor.
+    """
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
+        self.l1 = float(l1)
+        self.l2 = float(l2)
+
+    def __call__(self, x):
+        penalty = None
+        if self.l1:
+            penalty = self.l1 * reduction_ops.reduce_sum(math_ops.abs(x))
+        if self.l2:
+            term = self.l2 * reduction_ops.reduce_sum(math_ops.square(x))
+            penalty = term if penalty is None else penalty + term
+        return penalty if penalty is not None else \
+            reduction_ops.reduce_sum(math_ops.square(x)) * 0.0
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class L1(L1L2):
+    """``l1 * sum(|w|)``."""
+
+    def __init__(self, l1: float = 0.01, **kwargs) -> None:
+        super().__init__(l1=kwargs.get("l", l1))
+
+
+class L2(L1L2):
+    """``l2 * sum(w²)``."""
+
+    def __init__(self, l2: float = 0.01, **kwargs) -> None:
+        super().__init__(l2=kwargs.get("l", l2))
+
+
+def l1(l1: float = 0.01) -> L1:  # noqa: E741
+    """An L1 regularizer.
+
+    Args:
+        l1: the factor.
+
+    Returns:
+        The regularizer.
+    """
+    return L1(l1)
+
+
+def l2(l2: float = 0.01) -> L2:
+    """An L2 regularizer.
+
+    Args:
+        l2: the factor.
+
+    Returns:
+        The regularizer.
+    """
+    return L2(l2)
+
+
+def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2:  # noqa: E741
+    """An L1 + L2 regularizer.
+
+    Args:
+        l1: the L1 factor.
+        l2: the L2 factor.
+
+    Returns:
+        The regularizer.
+    """
+    return L1L2(l1, l2)
+
+
+def get(identifier) -> Callable | None:
+    """Resolves a regularizer name (``'l2'``), object or callable.
+
+    Args:
+        identifier: the regularizer (None gives None).
+
+    Returns:
+        A callable or None.
+    """
+    if identifier is None or callable(identifier):
+        return identifier
+    if isinstance(identifier, str):
+        table = {"l1": L1, "l2": L2, "l1_l2": L1L2}
+        if identifier.lower() not in table:
+            raise ValueError(f"Unknown regularizer: {identifier!r}")
+        return table[identifier.lower()]()
+    raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")

@@ -10,6 +10,7 @@ import numpy as np
 import twinflow as tw
 
 from . import bench
+from .keras import demo as training_demo
 
 __all__ = ["main", "eager_tour"]
 
@@ -90,21 +91,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(prog="twinflow", description="twinflow command line")
     sub = parser.add_subparsers(dest="command")
-    demo = sub.add_parser("demo", help="run the demo")
-    demo.add_argument("--tour", action="store_true",
-                      help="a tour of eager execution and gradients on the seeds' examples")
+    sub.add_parser("demo", add_help=False,
+                   help="train a convnet on the digits eagerly and as a graph (--tour: a tour "
+                        "of eager execution and gradients; --help: options)")
     sub.add_parser("bench", help="benchmarks against raw NumPy (twinflow bench --help)",
                    add_help=False)
     sub.add_parser("version", help="print the version")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
         return bench.main(argv[1:])
+    if argv and argv[0] == "demo":
+        if "--tour" in argv[1:]:
+            eager_tour()
+            return 0
+        return training_demo.main(argv[1:])
     args = parser.parse_args(argv)
     if args.command == "version":
         print(f"twinflow {tw.__version__}")
-        return 0
-    if args.command == "demo":
-        eager_tour()
         return 0
     parser.print_help()
     return 0

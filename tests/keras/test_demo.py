@@ -16,4 +16,4 @@ def test_demo_eager_and_graph_agree_and_write_outputs(tmp_path):
     assert glob.glob(os.path.join(str(tmp_path), "logs", "graph", "train", "events.*"))
     assert os.path.exists(result["checkpoint"] + ".index.json")
     text = "\n".join(lines)
-    assert "faster" in text and "test accuracy" in text
+    assert "speedup" in text and "test accuracy" in text

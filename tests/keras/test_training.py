@@ -163,3 +163,35 @@ def test_embedding_text_model_trains_in_graph_mode():
     model.compile(K.optimizers.Adam(0.05), K.losses.SparseCategoricalCrossentropy(True))
     hist = model.fit(x, y, epochs=4, batch_size=16, verbose=0)
     assert hist.history["loss"][-1] < hist.history["loss"][0]
+
+
+def test_class_weight_csv_logger_reduce_lr(tmp_path):
+    x, y = _data(64)
+    model = _model()
+    model.compile(K.optimizers.SGD(0.1), K.losses.SparseCategoricalCrossentropy(True),
+                  metrics=["accuracy"])
+    csv = str(tmp_path / "log.csv")
+    reducer = K.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=0,
+                                            min_delta=10.0)
+    hist = model.fit(x, y, epochs=3, batch_size=16, verbose=0, class_weight={0: 1.0, 1: 3.0},
+                     callbacks=[K.callbacks.CSVLogger(csv), reducer])
+    rows = open(csv).read().strip().splitlines()
+    assert rows[0].split(",")[0] == "epoch" and len(rows) == 4
+    assert "accuracy" in hist.history
+    # The first epoch sets the best loss; the next two fail to improve by 10 and halve it.
+    assert float(model.optimizer.learning_rate.numpy()) == pytest.approx(0.1 * 0.5 ** 2)
+
+
+def test_precision_recall_auc_metrics():
+    pr, rc = K.metrics.Precision(), K.metrics.Recall()
+    pr.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    rc.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+    assert float(pr.result()) == pytest.approx(2 / 3)
+    assert float(rc.result()) == pytest.approx(2 / 3)
+    rng = np.random.RandomState(0)
+    truth = rng.randint(0, 2, 500)
+    scores = np.clip(truth * 0.3 + rng.rand(500) * 0.7, 0, 1).astype(np.float32)
+    auc = K.metrics.AUC()
+    auc.update_state(truth, scores)
+    exact = (scores[truth == 1][:, None] > scores[truth == 0][None, :]).mean()
+    assert float(auc.result()) == pytest.approx(exact, abs=0.01)

@@ -154,3 +154,18 @@ def test_tensorboard_reader_if_installed(tmp_path):
     acc = ea.EventAccumulator(str(tmp_path))
     acc.Reload()
     assert [round(e.value, 4) for e in acc.Scalars("loss")] == [1.0, 0.5, 0.3333]
+
+
+def test_trace_on_trace_export(tmp_path):
+    @tw.function
+    def my_func(x, y):
+        return tw.nn.relu(tw.matmul(x, y))
+
+    writer = tw.summary.create_file_writer(str(tmp_path))
+    tw.summary.trace_on(graph=True, profiler=False)
+    my_func(tw.ones((2, 2)), tw.ones((2, 2)))
+    with writer.as_default():
+        assert tw.summary.trace_export(name="my_func_trace", step=0)
+    writer.close()
+    graph_def = proto.decode([e for e in _events(str(tmp_path)) if 4 in e][0][4][0])
+    assert b"Relu" in [proto.decode(n)[2][0] for n in graph_def[1]]

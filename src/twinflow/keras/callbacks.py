@@ -395,6 +395,111 @@ class LearningRateScheduler(Callback):
             logs["lr"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` when ``monitor`` stops improving.
+
+    Args:
+        monitor: the logged quantity.
+        factor: the multiplier (< 1).
+        patience: epochs without improvement before reducing.
+        verbose: print a message on each reduction.
+        mode: ``'min'``, ``'max'`` or ``'auto'``.
+        min_delta: the smallest change counted as an improvement.
+        cooldown: epochs to wait after a reduction.
+        min_lr: the lower bound of the learning rate.
+    """
+
+    def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
+                 verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 cooldown: int = 0, min_lr: float = 0.0, **kwargs) -> None:
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        self.monitor = monitor
+        self.factor = factor
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = _monitor_mode(monitor, mode)
+        self.min_delta = min_delta
+        self.cooldown = cooldown
+        self.min_lr = min_lr
+
+    def on_train_begin(self, logs=None) -> None:
+        self.best = math.inf if self.mode == "min" else -math.inf
+        self.wait = 0
+        self.cooldown_counter = 0
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        logs = logs if logs is not None else {}
+        opt = self.model.optimizer
+        logs["lr"] = float(np.asarray(opt.learning_rate))
+        current = logs.get(self.monitor)
+        if current is None:
+            return
+        current = float(current)
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        better = current < self.best - self.min_delta if self.mode == "min" else \
+            current > self.best + self.min_delta
+        if better:
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = float(np.asarray(opt.learning_rate))
+                new = max(old * self.factor, self.min_lr)
+                if old > new:
+                    opt.learning_rate = new
+                    if self.verbose:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning "
+                              f"rate to {new}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+class CSVLogger(Callback):
+    """Writes each epoch's logs as a row of a CSV file.
+
+    Args:
+        filename: the file.
+        separator: the column separator.
+        append: append to an existing file instead of overwriting it.
+    """
+
+    def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.filename = os.fspath(filename)
+        self.sep = separator
+        self.append = append
+        self._keys = None
+        self._header = True
+        self._file = None
+
+    def on_train_begin(self, logs=None) -> None:
+        has_rows = self.append and os.path.exists(self.filename) and \
+            os.path.getsize(self.filename) > 0
+        self._file = open(self.filename, "a" if self.append else "w")  # noqa: SIM115
+        self._header = not has_rows
+        self._keys = None
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        logs = logs or {}
+        if self._keys is None:
+            self._keys = sorted(logs)
+            if self._header:
+                self._file.write(self.sep.join(["epoch"] + self._keys) + "\n")
+        row = [str(epoch)] + [repr(float(logs[k])) if k in logs else "" for k in self._keys]
+        self._file.write(self.sep.join(row) + "\n")
+        self._file.flush()
+
+    def on_train_end(self, logs=None) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 class TerminateOnNaN(Callback):
     """Stops training when the loss becomes NaN or infinite."""
 

@@ -284,12 +284,103 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
                          from_logits=from_logits)
 
 
+class _Confusion(Metric):
+    """Counts true/false positives/negatives of ``y_pred > threshold`` at each threshold."""
+
+    def __init__(self, thresholds, name: str | None = None, dtype=None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self._tw_thresholds = np.asarray(thresholds, np.float32)
+        n = len(self._tw_thresholds)
+        self.true_positives = self.add_weight("true_positives", (n,))
+        self.false_positives = self.add_weight("false_positives", (n,))
+        self.true_negatives = self.add_weight("true_negatives", (n,))
+        self.false_negatives = self.add_weight("false_negatives", (n,))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        pred = array_ops.reshape(_to_float(y_pred), [-1, 1])
+        truth = array_ops.reshape(_to_float(y_true), [-1, 1])
+        above = math_ops.cast(math_ops.greater(pred, self._tw_thresholds), dtypes.float32)
+        pos = math_ops.cast(math_ops.greater(truth, 0.5), dtypes.float32)
+        neg = 1.0 - pos
+        if sample_weight is not None:
+            w = array_ops.reshape(_to_float(sample_weight), [-1, 1])
+            pos, neg = pos * w, neg * w
+        self.true_positives.assign_add(reduction_ops.reduce_sum(above * pos, axis=0))
+        self.false_positives.assign_add(reduction_ops.reduce_sum(above * neg, axis=0))
+        self.true_negatives.assign_add(reduction_ops.reduce_sum((1.0 - above) * neg, axis=0))
+        self.false_negatives.assign_add(reduction_ops.reduce_sum((1.0 - above) * pos, axis=0))
+
+
+class Precision(_Confusion):
+    """``tp / (tp + fp)`` of predictions above ``thresholds`` (0.5).
+
+    Args:
+        thresholds: the decision threshold.
+        name: the metric name.
+        dtype: the result dtype.
+    """
+
+    def __init__(self, thresholds: float = 0.5, name: str = "precision", dtype=None) -> None:
+        super().__init__([thresholds], name=name, dtype=dtype)
+
+    def result(self):
+        tp = self.true_positives.read_value()
+        return math_ops.div_no_nan(tp, tp + self.false_positives.read_value())[0]
+
+
+class Recall(_Confusion):
+    """``tp / (tp + fn)`` of predictions above ``thresholds`` (0.5).
+
+    Args:
+        thresholds: the decision threshold.
+        name: the metric name.
+        dtype: the result dtype.
+    """
+
+    def __init__(self, thresholds: float = 0.5, name: str = "recall", dtype=None) -> None:
+        super().__init__([thresholds], name=name, dtype=dtype)
+
+    def result(self):
+        tp = self.true_positives.read_value()
+        return math_ops.div_no_nan(tp, tp + self.false_negatives.read_value())[0]
+
+
+class AUC(_Confusion):
+    """Area under the ROC curve, from counts at ``num_thresholds`` evenly spaced thresholds.
+
+    Args:
+        num_thresholds: how many thresholds (at least 2).
+        name: the metric name.
+        dtype: the result dtype.
+        **kwargs: other Keras arguments (``curve='ROC'`` only).
+    """
+
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC", name: str = "auc",
+                 dtype=None, **kwargs) -> None:
+        if curve != "ROC":
+            raise NotImplementedError("twinflow's AUC computes the ROC curve only")
+        eps = 1e-7
+        inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        super().__init__([-eps] + inner + [1.0 + eps], name=name, dtype=dtype)
+
+    def result(self):
+        tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
+        tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
+        tpr = math_ops.div_no_nan(tp, tp + fn)
+        fpr = math_ops.div_no_nan(fp, fp + tn)
+        # Thresholds ascend, so the rates descend: trapezoids between neighbours.
+        widths = fpr[:-1] - fpr[1:]
+        heights = (tpr[:-1] + tpr[1:]) * 0.5
+        return reduction_ops.reduce_sum(widths * heights)
+
+
 _BY_NAME: dict = {
     "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
     "categorical_accuracy": CategoricalAccuracy,
     "sparse_categorical_accuracy": SparseCategoricalAccuracy,
     "mse": MeanSquaredError, "mean_squared_error": MeanSquaredError,
     "mae": MeanAbsoluteError, "mean_absolute_error": MeanAbsoluteError,
+    "auc": AUC, "precision": Precision, "recall": Recall,
 }
 
 
@@ -340,7 +431,8 @@ def _loss_name(loss) -> str:
         "sparsecategorical", "sparse_categorical")
 
 
-__all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy",
+__all__ = ["AUC", "Precision", "Recall", "Metric", "Mean", "Sum", "MeanMetricWrapper",
+           "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "MeanSquaredError",
            "MeanAbsoluteError", "SparseCategoricalCrossentropy", "accuracy", "binary_accuracy",
            "categorical_accuracy", "sparse_categorical_accuracy", "get"]

@@ -518,21 +518,24 @@ class Model(Layer):
             validation_split: the fraction of the arrays held out for validation.
             validation_data: ``(x_val, y_val)`` or a Dataset, evaluated after each epoch.
             shuffle: shuffle the arrays every epoch.
-            class_weight: unsupported (must be None).
+            class_weight: class id -> weight, multiplied into the samples' weights.
             sample_weight: per-sample weights for the arrays.
             initial_epoch: the epoch to start at.
             steps_per_epoch: steps per epoch (default: one pass over the data).
             validation_steps: steps of validation.
             validation_batch_size: the validation batch size.
             validation_freq: validate every this many epochs.
-            **kwargs: ignored.
+            **kwargs: ignored (``_epoch_header=False`` hides the "Epoch i/n" line).
 
         Returns:
             The History callback (``history.history`` maps names to per-epoch values).
         """
         self._check_compiled()
         if class_weight is not None:
-            raise NotImplementedError("class_weight is not supported; use sample_weight")
+            if _is_dataset(x):
+                raise NotImplementedError("class_weight with a Dataset is not supported; "
+                                          "yield (x, y, sample_weight) instead")
+            sample_weight = _class_weights(y, class_weight, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)
         if validation_split and validation_data is None:
             if _is_dataset(x):
@@ -558,7 +561,7 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
-            if verbose:
+            if verbose and kwargs.get("_epoch_header", True):
                 print(f"Epoch {epoch + 1}/{epochs}")
                 sys.stdout.flush()
             bar = Progbar(data.steps, verbose=verbose)
@@ -920,6 +923,20 @@ def unpack_x_y_sample_weight(data) -> tuple:
         return data
     raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
                      f"`(x, y, sample_weight)`, found: {data}")
+
+
+def _class_weights(y, class_weight: dict, sample_weight):
+    labels = _as_array(y)
+    if labels.ndim > 1 and labels.shape[-1] > 1:
+        labels = labels.argmax(axis=-1)
+    labels = labels.reshape(len(labels), -1)[:, 0].astype(np.int64)
+    table = np.ones(max(int(labels.max()) + 1, max(class_weight) + 1), np.float32)
+    for k, w in class_weight.items():
+        table[int(k)] = w
+    weights = table[labels]
+    if sample_weight is not None:
+        weights = weights * _as_array(sample_weight).astype(np.float32)
+    return weights
 
 
 def _to_floats(logs) -> dict:

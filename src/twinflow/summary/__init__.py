@@ -2,23 +2,26 @@
 from types import SimpleNamespace
 
 from .writer import (
-                     SummaryWriter,
-                     create_file_writer,
-                     create_noop_writer,
-                     flush,
-                     get_step,
-                     graph,
-                     histogram,
-                     image,
-                     record_if,
-                     scalar,
-                     set_step,
-                     should_record_summaries,
-                     text,
+    SummaryWriter,
+    create_file_writer,
+    create_noop_writer,
+    flush,
+    get_step,
+    graph,
+    histogram,
+    image,
+    record_if,
+    scalar,
+    set_step,
+    should_record_summaries,
+    text,
+    trace_export,
+    trace_off,
+    trace_on,
 )
 
 experimental = SimpleNamespace(set_step=set_step, get_step=get_step)
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "flush", "graph",
            "histogram", "image", "record_if", "scalar", "should_record_summaries", "text",
-           "experimental"]
+           "trace_export", "trace_off", "trace_on", "experimental"]

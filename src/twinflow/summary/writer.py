@@ -10,6 +10,7 @@ time the graph runs.
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import socket
@@ -22,6 +23,7 @@ import numpy as np
 
 from ..core.context import ctx
 from ..eager.execute import bind, convert_to_tensor
+from ..eager.func_graph import FuncGraph
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops.variables import Variable
@@ -37,6 +39,7 @@ class _State:
     writer = None
     step = None
     record_if = True
+    trace_known = None  # ids of the FuncGraphs that existed at trace_on
 
 
 _STATE = _State()
@@ -519,3 +522,46 @@ def graph_def_bytes(g) -> bytes:
                                                          proto.f_bytes(2, attr))))
         nodes.append(proto.f_bytes(1, proto.msg(*fields)))
     return proto.msg(*nodes, proto.f_bytes(4, proto.f_int64(1, 1645)))
+
+
+def _func_graphs() -> list:
+    return [o for o in gc.get_objects() if isinstance(o, FuncGraph)]
+
+
+def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -> None:
+    """Starts recording the graphs of functions traced from now on (``trace_export`` writes
+    them).
+
+    Args:
+        graph: record graphs (the only kind of trace twinflow records).
+        profiler: accepted; twinflow has no profiler trace.
+        profiler_outdir: accepted.
+    """
+    _STATE.trace_known = {id(g) for g in _func_graphs()} if graph else None
+
+
+def trace_off() -> None:
+    """Stops recording without writing anything."""
+    _STATE.trace_known = None
+
+
+def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
+    """Writes the graph of a function traced since ``trace_on`` (the largest, when several
+    were: branch and loop bodies are graphs too).
+
+    Args:
+        name: the run tag (kept for TensorFlow compatibility).
+        step: the step.
+        profiler_outdir: accepted.
+
+    Returns:
+        True if a graph was written.
+    """
+    known = _STATE.trace_known
+    _STATE.trace_known = None
+    if known is None or not should_record_summaries():
+        return False
+    new = [g for g in _func_graphs() if id(g) not in known]
+    if not new:
+        return False
+    return graph(max(new, key=lambda g: len(g.get_operations())))

@@ -16,13 +16,13 @@ from ...ops import math_ops
 from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module
+from . import schedules as _schedules
 from .schedules import LearningRateSchedule
 
 
 def _deserialize_lr(lr):
     if isinstance(lr, dict) and "class_name" in lr:
-        from . import schedules  # noqa: PLC0415  (cycle: schedules is a sibling module)
-        return getattr(schedules, lr["class_name"])(**lr["config"])
+        return getattr(_schedules, lr["class_name"])(**lr["config"])
     return lr
 
 

@@ -1,5 +1,22 @@
 """``tw.errors``: TensorFlow's error classes (re-exports)."""
-from .core.errors import (
+from .core.errors import (  # error codes
+                          ABORTED,
+                          ALREADY_EXISTS,
+                          CANCELLED,
+                          DATA_LOSS,
+                          DEADLINE_EXCEEDED,
+                          FAILED_PRECONDITION,
+                          INTERNAL,
+                          INVALID_ARGUMENT,
+                          NOT_FOUND,
+                          OK,
+                          OUT_OF_RANGE,
+                          PERMISSION_DENIED,
+                          RESOURCE_EXHAUSTED,
+                          UNAUTHENTICATED,
+                          UNAVAILABLE,
+                          UNIMPLEMENTED,
+                          UNKNOWN,
                           AbortedError,
                           AlreadyExistsError,
                           CancelledError,
@@ -26,4 +43,8 @@ __all__ = ["AbortedError", "AlreadyExistsError", "CancelledError", "DataLossErro
            "InternalError", "InvalidArgumentError", "NotFoundError",
            "OperatorNotAllowedInGraphError", "OpError", "OutOfRangeError",
            "PermissionDeniedError", "ResourceExhaustedError", "UnauthenticatedError",
-           "UnavailableError", "UnimplementedError", "UnknownError"]
+           "UnavailableError", "UnimplementedError", "UnknownError",
+           "ABORTED", "ALREADY_EXISTS", "CANCELLED", "DATA_LOSS", "DEADLINE_EXCEEDED",
+           "FAILED_PRECONDITION", "INTERNAL", "INVALID_ARGUMENT", "NOT_FOUND", "OK",
+           "OUT_OF_RANGE", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "UNAUTHENTICATED",
+           "UNAVAILABLE", "UNIMPLEMENTED", "UNKNOWN"]

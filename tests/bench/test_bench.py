@@ -62,3 +62,23 @@ def test_time_step_and_format_time():
     assert bench.format_time(1.5e-6) == "1.5 µs"
     assert bench.format_time(2e-3) == "2 ms"
     assert bench.format_time(None) == "-"
+
+
+def test_absolute_workload_row_shows_its_time_against_the_target():
+    w = next(w for w in WORKLOADS if w.name == "trace1000")
+    assert w.numpy is None and w.target_us is not None
+    report = bench.format_report([bench.Result(w, twinflow_s=0.1)], 1).splitlines()
+    cells = report[2].split()
+    assert cells[:6] == ["trace1000", "[function]", "-", "100", "ms", "-"]
+    assert "< 500 ms" in report[2] and report[2].endswith("ok")
+    fake = Workload("t", "absolute", lambda: {}, None, lambda i, m: (lambda: None),
+                    target_us=1e6)
+    (r,) = bench.run([fake], repeat=1, min_time=0, others=False)
+    assert r.numpy_s is None and r.twinflow_s is not None and r.ratio is None and r.met
+
+
+def test_while_loop_workload_matches_numpy():
+    w = next(w for w in WORKLOADS if w.name == "while1000")
+    inputs = w.setup()
+    assert float(w.twinflow(inputs, w.mode)()) == pytest.approx(float(w.numpy(inputs)()),
+                                                                rel=1e-4)

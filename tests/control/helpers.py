@@ -61,5 +61,18 @@ def check_grad(fn, x: np.ndarray, rtol=1e-5, atol=1e-7):
     return eager
 
 
+def second_order(build):
+    """x -> d/dx sum(d/dx sum(build(x))), with nested tapes."""
+    def second(x):
+        with tw.GradientTape() as t1:
+            t1.watch(x)
+            with tw.GradientTape() as t2:
+                t2.watch(x)
+                y = tw.reduce_sum(build(x))
+            g = tw.reduce_sum(t2.gradient(y, x))
+        return t1.gradient(g, x)
+    return second
+
+
 def op_types(g) -> list:
     return [op.type for op in g.get_operations()]

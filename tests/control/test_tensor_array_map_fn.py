@@ -6,7 +6,7 @@ import pytest
 
 import twinflow as tw
 
-from .helpers import check_grad, in_graph, op_types
+from .helpers import check_grad, in_graph, op_types, second_order
 
 
 def _ta_program(x):
@@ -111,24 +111,12 @@ def test_map_fn_scan_gradients():
     check_grad(fl, np.array([0.5, 2.0, -1.5]))
 
 
-def _second_order(build):
-    def second(x):
-        with tw.GradientTape() as t1:
-            t1.watch(x)
-            with tw.GradientTape() as t2:
-                t2.watch(x)
-                y = tw.reduce_sum(build(x))
-            g = tw.reduce_sum(t2.gradient(y, x))
-        return t1.gradient(g, x)
-    return second
-
-
 def test_map_fn_and_scan_second_order_both_modes():
-    m = _second_order(lambda x: tw.map_fn(lambda r: r * r * r, x))
+    m = second_order(lambda x: tw.map_fn(lambda r: r * r * r, x))
     a = np.array([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_allclose(m(tw.constant(a)).numpy(), 6 * a)
     np.testing.assert_allclose(in_graph(m, a)[0], 6 * a)
-    s = _second_order(lambda x: tw.scan(lambda acc, r: acc * r, x))
+    s = second_order(lambda x: tw.scan(lambda acc, r: acc * r, x))
     b = np.array([1.5, 2.0, 0.5])
     # y = x1 + x1 x2 + x1 x2 x3; g = sum_k dy/dx_k; dg/dx = (1 + x2 + x3, 1 + x1 + x3, x1 + x2)
     want = [1 + 2.0 + 0.5, 1 + 1.5 + 0.5, 1.5 + 2.0]

@@ -8,7 +8,7 @@ import pytest
 
 import twinflow as tw
 
-from .helpers import check_grad, in_graph, op_types
+from .helpers import check_grad, in_graph, op_types, second_order
 
 
 def test_eager_while_is_python():
@@ -105,14 +105,7 @@ def test_while_second_order_gradient_graph_and_eager():
                              [0, tw.ones_like(x)])
         return y
 
-    def second(x):
-        with tw.GradientTape() as t1:
-            t1.watch(x)
-            with tw.GradientTape() as t2:
-                t2.watch(x)
-                y = tw.reduce_sum(cube(x))
-            g = tw.reduce_sum(t2.gradient(y, x))
-        return t1.gradient(g, x)
+    second = second_order(cube)
     a = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(second(tw.constant(a)).numpy(), 6 * a)
     got, _ = in_graph(second, a)

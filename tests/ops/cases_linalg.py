@@ -4,7 +4,7 @@ import numpy as np
 
 import twinflow as tw
 
-from .harness import Case
+from .harness import Case, grad_of
 
 rng = np.random.default_rng(11)
 A = rng.normal(size=(3, 4))
@@ -16,16 +16,6 @@ SQ = rng.normal(size=(3, 3)) + 3 * np.eye(3)
 BSQ = rng.normal(size=(2, 3, 3)) + 3 * np.eye(3)
 I32A = rng.integers(-3, 4, size=(3, 4)).astype(np.int32)
 I32B = rng.integers(-3, 4, size=(4, 2)).astype(np.int32)
-
-
-def _grad_of(fn):
-    """x -> d sum(fn(x)) / dx: puts the gradient's own ops in the checked graph."""
-    def g(x):
-        with tw.GradientTape() as tape:
-            tape.watch(x)
-            y = fn(x)
-        return tape.gradient(y, x)
-    return g
 
 
 def _spd(x):
@@ -106,7 +96,7 @@ CASES = [
          lambda x: np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(3,
                                                                              dtype=np.float32)),
          name="cholesky_f32", rtol=1e-4, atol=1e-5, unknown_shapes=False),
-    Case(_grad_of(lambda x: tw.linalg.cholesky(_spd(x))), [SQ], None,
+    Case(grad_of(lambda x: tw.linalg.cholesky(_spd(x))), [SQ], None,
          name="cholesky_second_order", grad_rtol=1e-3, grad_atol=1e-4, unknown_shapes=False),
 ]
 

@@ -4,7 +4,7 @@ import numpy as np
 
 import twinflow as tw
 
-from .harness import Case
+from .harness import Case, grad_of
 
 rng = np.random.default_rng(7)
 # Distinct values (no ties) so that max/min are differentiable where finite differences probe.
@@ -13,17 +13,6 @@ M = rng.normal(size=(3, 4))
 POS = rng.uniform(0.5, 1.5, size=(3, 4))
 I32 = rng.integers(-9, 10, size=(3, 4)).astype(np.int32)
 BOOLS = rng.uniform(size=(3, 4)) > 0.5
-
-
-def _grad_of(fn):
-    """x -> d sum(fn(x)) / dx: checks the gradient's own ops (and second derivatives)."""
-    def g(x):
-        with tw.GradientTape() as tape:
-            tape.watch(x)
-            y = fn(x)
-        return tape.gradient(y, x)
-    g.__name__ = f"grad_of_{getattr(fn, '__name__', 'fn')}"
-    return g
 
 
 def _int_mean(x, axis=None):
@@ -51,7 +40,7 @@ CASES = [
     Case(lambda x: tw.reduce_mean(x, 1), [I32], lambda x: _int_mean(x, 1),
          name="reduce_mean_i32_truncates"),
     Case(tw.reduce_mean, [I32], _int_mean, name="reduce_mean_i32_all"),
-    Case(_grad_of(lambda x: tw.reduce_mean(x * x, axis=1)), [M], lambda x: 2 * x / 4,
+    Case(grad_of(lambda x: tw.reduce_mean(x * x, axis=1)), [M], lambda x: 2 * x / 4,
          name="reduce_mean_second_order"),
     # --- max, min
     Case(tw.reduce_max, [X], np.max, name="reduce_max_all"),
@@ -66,7 +55,7 @@ CASES = [
     # Two-way ties share the gradient equally, which is also what central differences see.
     Case(lambda x: tw.reduce_max(x, axis=1), [np.array([[1.0, 3.0, 3.0], [2.0, 0.5, 1.0]])],
          lambda x: x.max(1), name="reduce_max_tie"),
-    Case(_grad_of(lambda x: tw.reduce_max(x, axis=0)), [X[0]],
+    Case(grad_of(lambda x: tw.reduce_max(x, axis=0)), [X[0]],
          lambda x: (x == x.max(0)).astype(x.dtype), name="reduce_max_grad_fn"),
     # --- prod
     Case(lambda x: tw.reduce_prod(x, axis=1), [POS], lambda x: x.prod(1), name="reduce_prod"),
@@ -139,7 +128,7 @@ CASES += [
          name="reduce_sum_complex"),
     Case(lambda x: tw.reduce_mean(x), [(M + 1j * POS).astype(np.complex64)],
          lambda x: x.mean(dtype=np.complex64), name="reduce_mean_complex64", rtol=1e-5),
-    Case(_grad_of(lambda x: tw.reduce_prod(x, axis=1)), [POS],
+    Case(grad_of(lambda x: tw.reduce_prod(x, axis=1)), [POS],
          lambda x: x.prod(1, keepdims=True) / x, name="reduce_prod_second_order"),
     Case(lambda x: tw.math.count_nonzero(x, axis=1), [I32 * (I32 > 2)],
          lambda x: np.count_nonzero(x, axis=1).astype(np.int64), name="count_nonzero"),

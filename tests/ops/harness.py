@@ -242,3 +242,15 @@ def op_types_used(case: Case) -> set:
         return set()
     g, _, _ = trace(case, [a.shape for a in case.args])
     return {op.type for op in g.get_operations()}
+
+
+def grad_of(fn):
+    """x -> d sum(fn(x)) / dx: a case on it checks the gradient's own ops (and, through them,
+    second derivatives)."""
+    def g(x):
+        with tw.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+        return tape.gradient(y, x)
+    g.__name__ = f"grad_of_{getattr(fn, '__name__', 'fn')}"
+    return g

@@ -244,3 +244,29 @@ def test_data_dependent_while_traces_once_one_while_op():
     assert collatz_steps.experimental_get_tracing_count() == 1
     types = _op_types(collatz_steps, tf.constant(6))
     assert types.count("While") + types.count("StatelessWhile") == 1
+
+
+def test_while_loop_relaxes_a_dim_the_body_leaves_unknown():
+    # Seed 002 grows a loop variable along a dynamic dim without shape_invariants: TensorFlow
+    # raises; twinflow relaxes the dim (the static shape must not claim the entry's 0) and
+    # traces again. A known dim that changes still raises, as in TensorFlow.
+    @tf.function(input_signature=[tf.TensorSpec([None, None])])
+    def grow(x):
+        def body(i, out):
+            return i + 1, tf.concat([out, x[:, i:i + 1] * 2.0], axis=1)
+        _, out = tf.while_loop(lambda i, _: i < tf.shape(x)[1], body,
+                               [0, tf.zeros([tf.shape(x)[0], 0])])
+        return out
+
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(grow(x).numpy(), x.numpy() * 2.0)
+    assert grow.get_concrete_function().structured_outputs.shape.as_list() == [None, None]
+    with tf.config.run_functions_eagerly(True):
+        np.testing.assert_array_equal(grow(x).numpy(), x.numpy() * 2.0)
+
+    @tf.function
+    def doubling(v):
+        return tf.while_loop(lambda v: tf.size(v) < 8, lambda v: [tf.concat([v, v], 0)], [v])
+
+    with pytest.raises(ValueError, match=r"shape \(2,\) but has shape \(4,\).*shape_invariants"):
+        doubling(tf.constant([1.0, 2.0]))

@@ -17,6 +17,7 @@ from ..core import context, dtypes, nest
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError
 from ..eager.execute import bind, constant
+from ..eager.tensor import EagerTensor
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops, math_ops
 from ..ops.core import OnesLike, Pack, ZerosLike, convert
@@ -174,6 +175,10 @@ class GradientTape:
             Gradients in the structure of ``sources`` (None for integer or unconnected ones).
         """
         self._check_usable()
+        if target is None:
+            raise TypeError("Argument `target` should be a list or nested structure of Tensors, "
+                            "Variables or CompositeTensors to be differentiated, but received "
+                            "None.")
         unconnected = _unconnected(unconnected_gradients)
         flat_targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
@@ -188,6 +193,9 @@ class GradientTape:
             grads = backprop(self._ops, flat_targets, flat_sources, flat_out, unconnected)
         if not self._persistent:
             self._ops = []
+        if type(sources) is list and len(flat_sources) == len(sources) and all(
+                f is s for f, s in zip(flat_sources, sources)):
+            return grads  # a flat list of sources (the common case): no structure to rebuild
         return nest.pack_sequence_as(sources, grads)
 
     def _check_usable(self) -> None:
@@ -391,7 +399,13 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             raise ValueError(f"gradient target must be a tensor, got {t!r}")
         if not (t.dtype.is_differentiable or t.dtype is _VARIANT and g is not None):
             continue
-        seed = bind(OnesLike, [t]) if g is None else convert(g, dtype=t.dtype)
+        if g is not None:
+            seed = convert(g, dtype=t.dtype)
+        elif type(t) is EagerTensor:
+            # Eagerly the seed is a plain constant (OnesLike has no gradient to record).
+            seed = EagerTensor(np.ones_like(t._value))
+        else:
+            seed = bind(OnesLike, [t])
         partials.setdefault(id(t), []).append(seed)
     # Only ops on a path from a source to a target matter: walk forward from the sources.
     per_source = _source_ids(sources, ops)
@@ -406,22 +420,24 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
                 break
     for op in reversed(relevant):
         outs = op.outputs
-        for t in outs:
-            if id(t) in partials:
-                break
+        opdef = op.opdef
+        if len(outs) == 1 and not opdef.multi_output:
+            dy = partials.get(id(outs[0]))
+            if dy is None:
+                continue
+            dys = None
         else:
-            continue
-        dys = [_sum(partials.get(id(t))) for t in outs]
-        grad_fn = op.opdef.grad
+            for t in outs:
+                if id(t) in partials:
+                    break
+            else:
+                continue
+            dys = [_sum(partials.get(id(t))) for t in outs]
+        grad_fn = opdef.grad
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation {op.type!r} "
                               f"({op._error_context()})")
-        if len(outs) > 1 or op.opdef.multi_output:
-            result = grad_fn(op, *dys)
-        else:
-            if dys[0] is None:
-                continue
-            result = grad_fn(op, dys[0])
+        result = grad_fn(op, _sum(dy)) if dys is None else grad_fn(op, *dys)
         in_grads = result if isinstance(result, (list, tuple)) else [result]
         if len(in_grads) != len(op.inputs):
             raise InvalidArgumentError(

@@ -121,8 +121,11 @@ def run(workloads: Sequence[Workload] | None = None, repeat: int = 5, min_time: 
         r = Result(w)
         try:
             inputs = w.setup()
-            r.numpy_s, r.twinflow_s = time_steps(
-                [w.numpy(inputs), w.twinflow(inputs, w.mode)], repeat, min_time)
+            if w.numpy is None:
+                r.twinflow_s = time_step(w.twinflow(inputs, w.mode), repeat, min_time)
+            else:
+                r.numpy_s, r.twinflow_s = time_steps(
+                    [w.numpy(inputs), w.twinflow(inputs, w.mode)], repeat, min_time)
         except Exception as e:  # noqa: BLE001 - a broken workload is reported, not fatal
             r.error = f"{type(e).__name__}: {e}".splitlines()[0][:90]
         for name, factory in w.others.items():
@@ -156,7 +159,7 @@ def format_time(seconds: float | None) -> str:
 
 def _target_text(w: Workload) -> str:
     if w.target_us is not None:
-        return f"< {w.target_us:g} µs"
+        return f"< {format_time(w.target_us * 1e-6)}"
     if w.target is not None:
         return f"<= {w.target:g}x"
     return ""

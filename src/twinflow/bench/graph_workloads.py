@@ -1,4 +1,5 @@
-"""Graph-mode-only workload factories (trace+compile time), used by ``workloads.WORKLOADS``."""
+"""Graph-mode-only workload factories (trace+compile time, graph control flow), used by
+``workloads.WORKLOADS``."""
 from __future__ import annotations
 
 import logging
@@ -11,19 +12,6 @@ import twinflow as tw
 def chain_setup() -> dict:
     """A 2-element float32 input for a 1000-op elementwise chain."""
     return {"x": np.array([0.5, 1.5], np.float32)}
-
-
-def chain_np(inp: dict):
-    """One NumPy evaluation of the 1000-op chain (the unit trace+compile is compared to)."""
-    x = inp["x"]
-    a, b = np.float32(1.0001), np.float32(0.0001)
-
-    def step():
-        y = x
-        for _ in range(500):
-            y = y * a + b
-        return y
-    return step
 
 
 def chain_tw(inp: dict, mode: str):
@@ -46,3 +34,34 @@ def chain_tw(inp: dict, mode: str):
         finally:
             log.setLevel(level)
     return step
+
+
+def while_setup() -> dict:
+    """The float32 scalar a 1000-iteration loop updates."""
+    return {"x": np.float32(1.0)}
+
+
+def while_np(inp: dict):
+    """The loop in plain Python on NumPy scalars, written as issue 4 measures it
+    (tests/control/bench_while.py: the NumPy scalars are made inside the loop, which costs
+    most of its time; with them hoisted out the loop is about 10x faster)."""
+    x0 = inp["x"]
+
+    def step():
+        i, x = np.int32(0), x0
+        while i < 1000:
+            x = x * np.float32(0.99) + np.float32(1.0)
+            i = i + np.int32(1)
+        return x
+    return step
+
+
+def while_tw(inp: dict, mode: str):
+    """``tw.while_loop`` of the same 1000 iterations inside a tw.function."""
+    x = tw.constant(inp["x"])
+
+    @tw.function
+    def loop(x):
+        return tw.while_loop(lambda i, x: i < 1000, lambda i, x: (i + 1, x * 0.99 + 1.0),
+                             [0, x])[1]
+    return lambda: loop(x)

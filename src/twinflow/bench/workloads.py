@@ -17,7 +17,7 @@ import numpy as np
 
 import twinflow as tw
 
-from .graph_workloads import chain_np, chain_setup, chain_tw
+from .graph_workloads import chain_setup, chain_tw, while_np, while_setup, while_tw
 
 Step = Callable[[], object]
 
@@ -30,7 +30,8 @@ class Workload:
         name: short identifier (``--only`` matches it).
         description: one line for the report.
         setup: returns a dict of NumPy inputs, built once per run.
-        numpy: factory(inputs) -> step doing the work in raw NumPy.
+        numpy: factory(inputs) -> step doing the work in raw NumPy; None for a workload
+            with no NumPy counterpart (tracing), judged by its absolute time alone.
         twinflow: factory(inputs, mode) -> step doing the same work in twinflow.
         mode: ``"eager"``, or ``"function"`` for a ``tw.function`` variant.
         target: the goal for twinflow time / NumPy time (None: no ratio goal).
@@ -41,7 +42,7 @@ class Workload:
     name: str
     description: str
     setup: Callable[[], dict]
-    numpy: Callable[[dict], Step]
+    numpy: Callable[[dict], Step] | None
     twinflow: Callable[[dict, str], Step]
     mode: str = "eager"
     target: float | None = None
@@ -371,5 +372,6 @@ WORKLOADS: list = [
     Workload("gelu1m", "GELU on 1M float32 as a tw.function", _gelu_setup, _gelu_np, _gelu_tw, mode="function"),  # noqa: E501
     Workload("mlp_step", "MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function"),  # noqa: E501
     Workload("linreg_step", "linear regression step as a tw.function", _linreg_setup, _linreg_np, _linreg_tw, mode="function"),  # noqa: E501
-    Workload("trace1000", "trace+optimize+compile a 1000-op function (vs 1 NumPy run)", chain_setup, chain_np, chain_tw, mode="function", target_us=500000.0),  # noqa: E501
+    Workload("while1000", "issue 4: tw.while_loop of 1000 scalar updates vs a Python loop on NumPy scalars", while_setup, while_np, while_tw, mode="function", target=1.5),  # noqa: E501
+    Workload("trace1000", "trace+optimize+compile a 1000-op function (absolute time)", chain_setup, None, chain_tw, mode="function", target_us=500000.0),  # noqa: E501
 ]

@@ -12,7 +12,11 @@ One line per op, in graph order (so stateful ops run in program order, once per 
 Large intermediate arrays made and used only by NumPy ufuncs are overwritten in place
 (``out=``) at their last use. A kernel is bound with its attrs folded in when the op declares
 ``lower(op)`` (returning a callable of the input arrays alone, or None); otherwise attrs are
-passed as keyword arguments.
+passed as keyword arguments. A lowered callable with ``fresh_result = True`` promises, as a
+ufunc does, to return a new array nobody else references, so its result may be overwritten too.
+An op declaring ``lower_consume(op)`` (whose kernel never keeps nor returns a view of its last
+input) gets that callable instead when its last input is such a private array at its last use:
+the callable may overwrite or keep it (a variable update writes into the dead gradient buffer).
 Result names are recycled once their value is dead, which drops the last reference to an
 intermediate array early so NumPy can reuse its memory for the next result. The source is
 registered with ``linecache`` so tracebacks and pdb show the generated line.
@@ -117,15 +121,22 @@ def _kernel_of(op) -> tuple:
     return op.opdef.kernel, op.attrs
 
 
-def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> dict:
-    """{op index: input tensor whose array the op may overwrite with ``out=``}.
+def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> tuple:
+    """({op index: input tensor whose array the op may overwrite with ``out=``},
+    {op index: its ``lower_consume`` callable, for ops that may take over their last input}).
 
-    Safe only for arrays nobody else can see: produced by a NumPy ufunc (always a fresh
-    array), consumed only by ufuncs (which never return views of their inputs), not an
-    output, and large enough for the saved allocation to matter.
+    Safe only for arrays nobody else can see: produced by a NumPy ufunc or a ``fresh_result``
+    lowering (always a fresh array), consumed only by ufuncs (which never return views of their
+    inputs) or ``lower_consume`` ops, not an output, and large enough for the saved allocation
+    to matter.
     """
     ufunc = {i for i, (k, attrs) in kernels.items() if isinstance(k, np.ufunc) and not attrs
              and k.nout == 1}
+    fresh = ufunc | {i for i, (k, attrs) in kernels.items()
+                     if not attrs and getattr(k, "fresh_result", False)}
+    consuming = {i for i in kernels if getattr(ops[i].opdef, "lower_consume", None) is not None
+                 and ops[i].inputs}
+    safe = ufunc | consuming
     index = {id(op): i for i, op in enumerate(ops)}
     consumers: dict = {}
     for i, op in enumerate(ops):
@@ -138,12 +149,19 @@ def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> dict:
 
     def owned(t) -> bool:
         p = index.get(id(t.op))
-        if p not in ufunc or id(t) in live_out or not t.shape.is_fully_defined():
+        if p not in fresh or id(t) in live_out or not t.shape.is_fully_defined():
             return False
         if int(np.prod(t.shape.as_list())) < REUSE_MIN_ELEMENTS:
             return False
-        return all(c in ufunc for c in consumers.get(id(t), ()))
+        return all(c in safe for c in consumers.get(id(t), ()))
 
+    consume: dict = {}
+    for i in sorted(consuming):
+        t = ops[i].inputs[-1]
+        if last.get(id(t)) == i and owned(t):
+            k = ops[i].opdef.lower_consume(ops[i])
+            if k is not None:
+                consume[i] = k
     out: dict = {}
     for i in sorted(ufunc):
         op = ops[i]
@@ -155,7 +173,7 @@ def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> dict:
                     and owned(t):
                 out[i] = t
                 break
-    return out
+    return out, consume
 
 
 def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
@@ -205,7 +223,7 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
 
     kernels = {i: _kernel_of(op) for i, op in enumerate(ops)
                if op.type not in ("Placeholder", "Const")}
-    reusable = _reusable_buffers(ops, kernels, live_out)
+    reusable, consume = _reusable_buffers(ops, kernels, live_out)
     for i, op in enumerate(ops):
         if op.type == "Placeholder":
             t = op.outputs[0]
@@ -218,7 +236,7 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
         if op.type == "Const":
             names[id(op.outputs[0])] = cell(_as_scalar(op.attrs["value"]), "c")
             continue
-        kernel, attrs = kernels[i]
+        kernel, attrs = (consume[i], {}) if i in consume else kernels[i]
         kwargs = ""
         if attrs:
             parts = []

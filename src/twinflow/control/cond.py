@@ -21,7 +21,7 @@ from ..eager.execute import bind, convert_to_tensor
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
-from .subgraph import SubGraph, compiled, explain, finish, replay, trace
+from .subgraph import SubGraph, compiled, finish, raise_explained, replay, trace
 from .variant import grad_spec, watch_variables, zeros_for
 
 
@@ -29,26 +29,23 @@ def _infer_branches(*inputs, Tout, output_shapes, **_):
     return list(zip(Tout, output_shapes))
 
 
-def _run_branch(g: SubGraph, inputs) -> tuple:
-    run = compiled(g)
+def _run_branch(run: Callable, inputs) -> tuple:
+    """Calls the compiled branch ``run``; an error names the op that failed."""
     try:
         return tuple(run(*inputs))
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        new = explain(e, run)
-        if new is e:
-            raise
-        raise new from e
+        raise_explained(e, run)
 
 
 def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
-    return _run_branch(then_branch if pred else else_branch, inputs)
+    return _run_branch(compiled(then_branch if pred else else_branch), inputs)
 
 
 def _case_kernel(index, *inputs, branches, Tout, output_shapes):
     i = int(index)
     if not 0 <= i < len(branches):
         i = len(branches) - 1  # the last branch is the default
-    return _run_branch(branches[i], inputs)
+    return _run_branch(compiled(branches[i]), inputs)
 
 
 def _if_lower(op):
@@ -57,14 +54,7 @@ def _if_lower(op):
     else_f = compiled(op.attrs["else_branch"])
 
     def run_if(pred, *inputs):
-        run = then_f if pred else else_f
-        try:
-            return tuple(run(*inputs))
-        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-            new = explain(e, run)
-            if new is e:
-                raise
-            raise new from e
+        return _run_branch(then_f if pred else else_f, inputs)
     return run_if
 
 
@@ -75,14 +65,7 @@ def _case_lower(op):
 
     def run_case(index, *inputs):
         i = int(index)
-        run = fs[i if 0 <= i <= last else last]
-        try:
-            return tuple(run(*inputs))
-        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-            new = explain(e, run)
-            if new is e:
-                raise
-            raise new from e
+        return _run_branch(fs[i if 0 <= i <= last else last], inputs)
     return run_case
 
 

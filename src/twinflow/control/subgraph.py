@@ -12,6 +12,7 @@ codegen use (``run_subgraph``/``compile_subgraph``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NoReturn
 
 from ..core import context
 from ..core.context import ctx
@@ -40,10 +41,6 @@ class SubGraph(FuncGraph):
         """A new explicit argument placeholder (call before any capture)."""
         self.arg_count += 1
         return self.add_input(TensorSpec(shape, dtype), name)
-
-    def capture_of(self, tensor: Tensor):
-        """The placeholder of an already captured outside tensor, or None."""
-        return self._capture_map.get(id(tensor))
 
     def __repr__(self) -> str:
         return f"<SubGraph {self.name}: {self.arg_count} args, {len(self.captures)} captures, " \
@@ -175,24 +172,25 @@ def compiled(g: SubGraph) -> Callable:
     return p
 
 
-def explain(e: BaseException, *runs) -> BaseException:
-    """``e`` (raised while running compiled sub-graphs ``runs``) naming the op that failed.
+def raise_explained(e: BaseException, *runs) -> NoReturn:
+    """Raises ``e`` (raised while running compiled sub-graphs ``runs``) naming the op that failed.
 
     Args:
         e: the exception.
         *runs: callables from ``compiled``; those with an ``explain`` attribute can name the
             op whose generated line raised ``e``.
 
-    Returns:
-        The exception to raise (``e`` itself when no sub-graph can explain it).
+    Raises:
+        A new exception (``from e``) naming the op, or ``e`` itself when no sub-graph can
+        explain it.
     """
     for r in runs:
         ex = getattr(r, "explain", None)
         if ex is not None:
             new = ex(e)
             if new is not e:
-                return new
-    return e
+                raise new from e
+    raise e
 
 
 def set_subgraph_compiler(fn: Callable | None) -> None:

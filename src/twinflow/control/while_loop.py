@@ -28,7 +28,7 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
-from .subgraph import compiled, explain, finish, replay, trace
+from .subgraph import compiled, finish, raise_explained, replay, trace
 from .variant import History, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
@@ -128,10 +128,7 @@ def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parall
             steps.append(vals)
             vals = tuple(run_body(*vals, *caps))
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        new = explain(e, run_cond, run_body)
-        if new is e:
-            raise
-        raise new from e
+        raise_explained(e, run_cond, run_body)
     return vals + (History(steps),)
 
 
@@ -155,10 +152,7 @@ def _while_lower(op):
                     steps.append(vals)
                     vals = run_body(*vals)
             except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-                new = explain(e, run_cond, run_body)
-                if new is e:
-                    raise
-                raise new from e
+                raise_explained(e, run_cond, run_body)
             return (*vals, History(steps))
         return run_while
 
@@ -170,10 +164,7 @@ def _while_lower(op):
                 steps.append(vals)
                 vals = run_body(*vals, *caps)
         except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-            new = explain(e, run_cond, run_body)
-            if new is e:
-                raise
-            raise new from e
+            raise_explained(e, run_cond, run_body)
         return (*vals, History(steps))
     return run_while_captures
 
@@ -317,6 +308,15 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
                 f"shape (e.g. {TensorShape([None] * (o.shape.rank or 0))}), or keep the "
                 "shape fixed.")
         outs.append(o)
+    # A dim known on entry that the body leaves unknown (a dynamic slice or concat) varies:
+    # relax it and trace again, rather than declare a static shape the loop breaks.
+    # (TensorFlow raises here; seed 002 plainly means the shape to vary.)
+    relaxed = [inv if inv.rank is None or o.shape.rank is None
+               else inv.most_specific_compatible_shape(o.shape)
+               for o, inv in zip(outs, invariants)]
+    if relaxed != list(invariants):
+        return build_while(cond_fn, body_fn, flat_vars, relaxed, max_iter, name,
+                           parallel_iterations, names)
     finish(body_g, outs)
     ext = unify_inputs([cond_g, body_g])
     watch_variables(ext)
@@ -375,7 +375,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
         body: callable taking the loop variables, returning their next values (same
             structure, dtypes, and shapes compatible with ``shape_invariants``).
         loop_vars: a tensor, or a (nested) list/tuple/dict of tensors and TensorArrays.
-        shape_invariants: shapes the loop variables keep (None dims may vary).
+        shape_invariants: shapes the loop variables keep (None dims may vary). By default
+            the entry shapes; a dim that the body leaves unknown becomes None (TensorFlow
+            raises there), a known dim that changes raises.
         parallel_iterations: accepted for TensorFlow compatibility.
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.

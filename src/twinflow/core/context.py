@@ -66,20 +66,10 @@ def graph_mode(graph) -> Iterator[Any]:
         ctx.refresh()
 
 
-@contextlib.contextmanager
-def eager_mode() -> Iterator[None]:
-    """Runs the block eagerly even while a graph is being built (used for init_scope)."""
-    ctx.graph_stack.append(ctx.graph)
-    ctx.graph = None
-    saved_tapes = ctx.tapes
-    ctx.tapes = [t for t in saved_tapes if getattr(t, "graph", None) is None]
-    ctx.refresh()
-    try:
-        yield
-    finally:
-        ctx.graph = ctx.graph_stack.pop()
-        ctx.tapes = saved_tapes
-        ctx.refresh()
+def eager_mode() -> contextlib.AbstractContextManager:
+    """Runs the block eagerly even while a graph is being built (used for init_scope): the
+    graph is None, and only tapes created outside any graph record."""
+    return graph_mode(None)
 
 
 def push_tape(tape) -> None:

@@ -81,6 +81,9 @@ class DType:
     def __repr__(self) -> str:
         return f"tw.{self.name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: '{self.name}'>"  # as TensorFlow's str(tf.float32)
+
     def __reduce__(self):
         return as_dtype, (self.name,)
 
@@ -157,6 +160,8 @@ def as_dtype(value) -> DType:
     """
     if isinstance(value, DType):
         return value
+    if value is None:  # np.dtype(None) would say float64; TensorFlow refuses
+        raise TypeError("Cannot convert the argument `type_value`: None to a twinflow DType.")
     if isinstance(value, str):
         d = _BY_NAME.get(value)
         if d is None:
@@ -178,22 +183,3 @@ def as_dtype(value) -> DType:
         return from_numpy(np.dtype(value))
     except TypeError as e:
         raise TypeError(f"Cannot convert {value!r} to a twinflow dtype") from e
-
-
-def infer_python(value) -> DType | None:
-    """TensorFlow's default dtype for a Python value: int -> int32, float -> float32.
-
-    Returns None for values that are not Python scalars or nested lists of them, so the caller
-    falls back to NumPy's inference (NumPy arrays keep their dtype).
-    """
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
-        return int32 if -2**31 <= value < 2**31 else int64
-    if isinstance(value, float):
-        return float32
-    if isinstance(value, complex):
-        return complex128
-    if isinstance(value, (str, bytes)):
-        return string
-    return None

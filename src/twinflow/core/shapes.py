@@ -1,6 +1,7 @@
 """TensorShape: a possibly partially known shape (unknown rank, or unknown dims as None)."""
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 
@@ -154,9 +155,10 @@ def _as_dim(d):
         if d is None:
             return None
     try:
-        i = int(d)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"Dimension value must be an int or None, got {d!r}") from e
+        i = operator.index(d)  # as TensorFlow: 2.5 is no dimension (int(2.5) would say 2)
+    except TypeError as e:
+        raise TypeError(f"Dimension value must be integer or None or have an __index__ "
+                        f"method, got value {d!r} with type {type(d)}") from e
     if i < 0:
         if i == -1:
             return None
@@ -169,10 +171,6 @@ def as_shape(value) -> TensorShape:
     if isinstance(value, TensorShape):
         return value
     return TensorShape(value)
-
-
-def unknown_shape(rank: int | None = None) -> TensorShape:
-    return TensorShape(None if rank is None else [None] * rank)
 
 
 def broadcast_shapes(a: TensorShape, b: TensorShape) -> TensorShape | None:

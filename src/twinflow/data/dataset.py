@@ -228,7 +228,8 @@ class Dataset:
         """
         def conv(a):
             a = np.asarray(a)
-            return a.item() if a.ndim == 0 and a.dtype == object else (
+            # (a string as bytes, b'a', as TensorFlow; not np.bytes_)
+            return a.item() if a.ndim == 0 and a.dtype.kind in "OS" else (
                 a[()] if a.ndim == 0 else a)
         return (_map(conv, e) for e in self._gen())
 

@@ -16,7 +16,7 @@ from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
 from ..graph.registry import REGISTRY, OpDef
 from ..graph.tensor import SymbolicTensor, Tensor
-from .tensor import EagerTensor
+from .tensor import EagerTensor, _as_bytes_array
 
 _EMPTY: dict = {}
 
@@ -222,21 +222,35 @@ def _graph_error(g, opdef: OpDef, name, e: Exception) -> Exception:
 # ---------------------------------------------------------------------------------------------
 # Conversion of Python values to tensors.
 
+# The range a Python number may have to become a NumPy scalar of a dtype without overflow.
+_SAFE_RANGE = {np.dtype(t): (float(np.iinfo(t).min), float(np.iinfo(t).max))
+               for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                         np.uint64)}
+_SAFE_RANGE.update({np.dtype(t): (-float(np.finfo(t).max), float(np.finfo(t).max))
+                    for t in (np.float16, np.float32, np.float64)})
+# Kinds of Python values (as NumPy infers them) TensorFlow refuses to convert to a dtype kind:
+# a float never becomes an integer or a bool, an int never a bool, a number never a string.
+_REFUSED_KINDS = {"i": "fcUSO", "u": "fcUSO", "b": "iufcUSO", "f": "cUSO", "c": "USO",
+                  "O": "biufc"}
+
+
 def _python_to_array(value, dtype):
     """TensorFlow's inference: Python float -> float32, int -> int32, NumPy keeps its dtype."""
     if dtype is not None:
-        try:
-            arr = np.asarray(value, dtype=dtype.np)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {dtype.name}") from e
-        if dtype.is_integer and not isinstance(value, np.ndarray):
-            if not np.array_equal(np.asarray(value), arr):
-                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype "
-                                f"{dtype.name}: it is not an integer")
-        return arr
+        t = type(value)
+        if t is int or t is float:  # the hot path of ``x + 1``
+            k = dtype.np.kind
+            if k in "iub" and t is float or k in "bO":
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+            lo, hi = _SAFE_RANGE.get(dtype.np, (-np.inf, np.inf))
+            if lo <= value <= hi:
+                return np.asarray(value, dtype=dtype.np)
+        return _cast_python(value, dtype)
     if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "SU":
+            return _as_bytes_array(np.asarray(value))
         return np.array(value)
-    arr = np.array(value)
+    arr = _python_array(value)
     k = arr.dtype.kind
     if k == "f" and arr.dtype != np.float32:
         return arr.astype(np.float32)
@@ -246,12 +260,63 @@ def _python_to_array(value, dtype):
         return arr.astype(np.int32)
     if k == "c":
         return arr.astype(np.complex128)
-    if k == "U":
-        return arr.astype(object)
-    if k == "O":
-        raise TypeError(f"Cannot convert {value!r} to a tensor: it mixes types or nests "
-                        "irregularly")
+    if k in "US":  # strings are bytes, as in TensorFlow
+        return _as_bytes_array(np.array(value, dtype=object))
     return arr
+
+
+def _python_array(value) -> np.ndarray:
+    """NumPy's array of a Python value, refusing what TensorFlow refuses: None and other
+    objects, bools or strings mixed with numbers, integers beyond 64 bits."""
+    arr = np.array(value)
+    k = arr.dtype.kind
+    if k == "O":
+        kinds = _leaf_kinds(value, set())
+        if "?" in kinds or not kinds:
+            raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
+                             f"({type(value)}) to a Tensor.")
+        if kinds == {"n"}:
+            raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    if k in "iufcUS" and isinstance(value, (list, tuple)) and len(_leaf_kinds(value, set())) > 1:
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    return arr
+
+
+def _leaf_kinds(value, kinds: set) -> set:
+    """Adds the kinds of the leaves of a nested list: b(ool), n(umber), s(tring), ?(other)."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _leaf_kinds(v, kinds)
+    elif isinstance(value, (bool, np.bool_)):
+        kinds.add("b")
+    elif isinstance(value, (int, float, complex, np.number)):
+        kinds.add("n")
+    elif isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        kinds.add("s")
+    elif isinstance(value, np.ndarray):
+        kinds.add("b" if value.dtype.kind == "b" else "s" if value.dtype.kind in "SUO" else "n")
+    else:
+        kinds.add("?")
+    return kinds
+
+
+def _cast_python(value, dtype) -> np.ndarray:
+    """``value`` as an array of ``dtype``, by TensorFlow's rules: NumPy values are cast, Python
+    values must be of a compatible kind, integers out of range wrap around, float overflow
+    gives inf (silently, as TensorFlow)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        src = np.asarray(value)
+        if (src.dtype.kind in "SUO") != dtype.is_string:
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    else:
+        src = _python_array(value)
+        if src.size and src.dtype.kind in _REFUSED_KINDS.get(dtype.np.kind, ""):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
+    if dtype.is_string:
+        return _as_bytes_array(src.astype(object))
+    with np.errstate(all="ignore"):
+        return src.astype(dtype.np)
 
 
 def constant_array(value, dtype=None) -> np.ndarray:
@@ -291,11 +356,7 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
             return constant(value, dtype_hint, name=name)
         except (TypeError, ValueError):
             pass
-    if dtype is not None and isinstance(value, (np.ndarray, np.generic)):
-        dtype = dtypes.as_dtype(dtype)
-        if dtypes.from_numpy(value.dtype) is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for NumPy array "
-                             f"with dtype {value.dtype}")
+    # As TensorFlow, a NumPy value is cast to a requested dtype (a Tensor is not, above).
     return constant(value, dtype, name=name)
 
 

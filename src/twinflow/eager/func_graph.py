@@ -197,8 +197,8 @@ def _output_tensor(fg: FuncGraph, x):
         return fg.capture(x)
     if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
         return convert_to_tensor(x)
-    if isinstance(x, (int, float, bool, complex, np.ndarray, np.generic)):
-        return convert_to_tensor(x)
+    if isinstance(x, (int, float, bool, complex, str, bytes, np.ndarray, np.generic)):
+        return convert_to_tensor(x)  # as TensorFlow: a returned 'a' is a string tensor
     return x
 
 

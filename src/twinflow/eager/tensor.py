@@ -53,7 +53,8 @@ class EagerTensor(Tensor):
         """The value as a NumPy array (a copy: changing it does not change the tensor)."""
         v = self._value
         if type(v) is np.ndarray:
-            return v.copy()
+            # As TensorFlow: a scalar tensor gives a NumPy scalar (bytes for strings).
+            return v.copy() if v.ndim else v[()]
         return v
 
     def __array__(self, dtype=None, copy=None):
@@ -90,11 +91,18 @@ class EagerTensor(Tensor):
                         f"got shape {self.shape} dtype {self.dtype.name}")
 
     def _scalar(self, what: str):
+        # NumPy's rules, as TensorFlow: bool() of an empty tensor is False, of one element
+        # its value; int()/float()/complex() need a scalar (shape ()).
         v = self._value
+        if what == "bool" and getattr(v, "size", 1) == 0:
+            return False
         if getattr(v, "size", 1) != 1:
             raise InvalidArgumentError(
                 f"{what}() of a tensor needs exactly one element; this one has shape "
                 f"{self.shape}. Use tw.reduce_any/tw.reduce_all for a truth value of many.")
+        if what != "bool" and np.ndim(v):
+            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars: "
+                            f"{what}() of a tensor of shape {self.shape}")
         return v.reshape(()) if isinstance(v, np.ndarray) else v
 
     def __format__(self, spec: str) -> str:
@@ -125,20 +133,34 @@ class EagerTensor(Tensor):
 
 def _numpy_str(v) -> str:
     if isinstance(v, np.ndarray) and v.dtype.kind in "SUO":
-        return str(np.vectorize(_as_bytes_repr)(v)) if v.size else str(v)
+        if v.ndim == 0:
+            return _as_bytes_repr(v[()])
+        return str(_as_bytes_array(v)) if v.size else str(v)
     if isinstance(v, (bytes, str, np.bytes_, np.str_)):
         return _as_bytes_repr(v)
     return str(v)
 
 
 def _numpy_repr(v) -> str:
-    """TensorFlow's ``numpy=`` text: a scalar bare, an array as NumPy's repr."""
+    """TensorFlow's ``numpy=`` text: a scalar as its Python value's repr (``.item()``, so a
+    float32 0.1 shows as 0.10000000149011612), an array as NumPy's repr."""
     if isinstance(v, (bytes, str, np.bytes_, np.str_)):
         return _as_bytes_repr(v)
     if np.ndim(v) == 0:
-        return _numpy_str(v)
+        if v.dtype.kind in "SUO":
+            return _as_bytes_repr(v[()])
+        return repr(v.item())
+    if v.dtype.kind in "SU":
+        v = _as_bytes_array(v)
     r = repr(v)
     return "\n" + r if "\n" in r else r
+
+
+def _as_bytes_array(v):
+    """An object array of bytes (how TensorFlow holds strings) from any string array."""
+    out = np.empty(v.shape, dtype=object)
+    out.ravel()[:] = [x.encode() if isinstance(x, str) else bytes(x) for x in v.ravel()]
+    return out
 
 
 def _as_bytes_repr(x) -> str:

@@ -128,6 +128,12 @@ class ConcreteFunction:
         return self._callable.optimized.graph
 
     @property
+    def optimized_program(self) -> Program:
+        """The optimized graph with the placeholders fed (``inputs``) and tensors returned
+        (``outputs``) by the generated code."""
+        return self._callable.optimized
+
+    @property
     def pass_stats(self) -> dict:
         """How many changes each compiler pass made: ``{'constant_folding': 2, ...}``."""
         return dict(self._callable.pass_stats)
@@ -333,6 +339,11 @@ class Function:
     @property
     def input_signature(self):
         return self._input_signature
+
+    @property
+    def autograph(self) -> bool:
+        """Whether traces convert Python control flow on tensors (``autograph=``)."""
+        return self._autograph
 
     @property
     def function_spec(self):

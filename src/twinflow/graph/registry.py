@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core.errors import InvalidArgumentError
-
 REGISTRY: dict = {}
 
 
@@ -80,8 +78,3 @@ def get_op(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError(f"No op named {name!r} is registered") from None
-
-
-def op_error(op_name: str, message: str) -> InvalidArgumentError:
-    """An InvalidArgumentError whose message ends as TensorFlow's do: ``[Op:Name]``."""
-    return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")

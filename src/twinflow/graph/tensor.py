@@ -5,7 +5,6 @@ Operator overloads (``+``, ``@``, ``[]``...) are installed on ``Tensor`` by the 
 """
 from __future__ import annotations
 
-from ..core import dtypes
 from ..core.errors import OperatorNotAllowedInGraphError
 from ..core.shapes import TensorShape
 
@@ -128,17 +127,10 @@ class SymbolicTensor(Tensor):
     def __repr__(self) -> str:
         return f"<tw.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self) -> str:  # as TensorFlow: print(x) while tracing
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
 
     def __array__(self, dtype=None, copy=None):
         raise NotImplementedError(
             f"Cannot convert a symbolic tw.Tensor ({self.name}) to a NumPy array: it has no "
             "value while tracing. Use tw ops instead of NumPy functions inside tw.function.")
-
-
-def is_symbolic(x) -> bool:
-    return isinstance(x, SymbolicTensor)
-
-
-def dtype_of(x):
-    return x.dtype if isinstance(x, Tensor) else dtypes.as_dtype(type(x))

@@ -211,6 +211,12 @@ def _monitor_mode(monitor: str, mode: str) -> str:
                      or "auc" in monitor) else "min"
 
 
+def _improved(mode: str, current: float, reference: float, min_delta: float = 0.0) -> bool:
+    if mode == "min":
+        return current < reference - min_delta
+    return current > reference + min_delta
+
+
 class EarlyStopping(Callback):
     """Stops training when ``monitor`` stops improving for ``patience`` epochs.
 
@@ -241,9 +247,7 @@ class EarlyStopping(Callback):
         self.best_epoch = 0
 
     def _better(self, current: float, reference: float) -> bool:
-        if self.mode == "min":
-            return current < reference - self.min_delta
-        return current > reference + self.min_delta
+        return _improved(self.mode, current, reference, self.min_delta)
 
     def on_train_begin(self, logs=None) -> None:
         self.wait = 0
@@ -322,8 +326,7 @@ class ModelCheckpoint(Callback):
             if current is None:
                 return
             current = float(current)
-            better = current < self.best if self.mode == "min" else current > self.best
-            if not better:
+            if not _improved(self.mode, current, self.best):
                 return
             if self.verbose:
                 print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
@@ -440,9 +443,7 @@ class ReduceLROnPlateau(Callback):
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
             self.wait = 0
-        better = current < self.best - self.min_delta if self.mode == "min" else \
-            current > self.best + self.min_delta
-        if better:
+        if _improved(self.mode, current, self.best, self.min_delta):
             self.best = current
             self.wait = 0
         elif self.cooldown_counter <= 0:

@@ -190,7 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(prog="twinflow demo",
                                      description="train a convnet on the digits eagerly and "
-                                                 "as a graph")
+                                                 "as a graph",
+                                     epilog="twinflow demo --tour prints a short tour of "
+                                            "eager execution and gradients instead.")
     parser.add_argument("--out", default=None, help="output directory (default: a new "
                                                     "temporary directory)")
     parser.add_argument("--epochs", type=int, default=10)

@@ -260,7 +260,10 @@ def reduce_weighted(losses, sample_weight=None, reduction: str = Reduction.AUTO)
     if sample_weight is not None:
         sw = _tensor(sample_weight, losses.dtype)
         if sw.shape.rank is not None and losses.shape.rank is not None and \
-                sw.shape.rank > losses.shape.rank:
+                sw.shape.rank > losses.shape.rank and \
+                sw.shape.num_elements() == losses.shape.num_elements():
+            # (weights [[1], [0]] for losses [a, b]; otherwise they broadcast, as Keras:
+            # MeanSquaredError()([1., 2.], [1.5, 2.5], sample_weight=[1., 0.]) is 0.125)
             sw = array_ops.reshape(sw, array_ops.shape(losses))
         losses = losses * sw
     if reduction == Reduction.NONE:

@@ -91,6 +91,8 @@ class Reduce(Metric):
     _mean = True
 
     def __init__(self, name: str | None = None, dtype=None) -> None:
+        if name is None and type(self) in (Mean, Sum):
+            name = type(self).__name__.lower()  # as Keras: every Mean() is named "mean"
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_weight("total")
         self.count = self.add_weight("count") if self._mean else None

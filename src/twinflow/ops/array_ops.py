@@ -27,6 +27,7 @@ from .core import (
     known_shape,
     register_op,
     shape_from_tensor,
+    static_value,
     unary_infer,
 )
 
@@ -178,17 +179,45 @@ class SumToShape:
         return x.dtype, shape_from_tensor(shape)
 
     def kernel(x, shape):
-        shape = tuple(int(d) for d in shape)
+        shape = tuple(shape.tolist()) if type(shape) is np.ndarray else \
+            tuple(int(d) for d in shape)
         if x.shape == shape:
             return x
         lead = x.ndim - len(shape)
         axes = tuple(_py.range(lead)) + tuple(
             i + lead for i, d in enumerate(shape) if d == 1 and x.shape[i + lead] != 1)
+        if axes and x.dtype.kind in "fc":  # the gradient case, without np.sum's wrapper
+            return np.add.reduce(x, axis=axes, keepdims=True).reshape(shape)
         out = np.sum(x, axis=axes, keepdims=True) if axes else x
         return np.reshape(out, shape).astype(x.dtype, copy=False)
 
+    def lower(op):
+        """Codegen hint: with both shapes static the axes are worked out once, at compile time,
+        and NumPy's add.reduce is called directly."""
+        x, s = op.inputs
+        target, xs = constant_value(s), known_shape(x)
+        if target is None or xs is None or x.dtype.np is None or x.dtype.np.kind not in "fc":
+            return None
+        return _sum_to_lowered(xs, tuple(int(d) for d in np.asarray(target).reshape(-1)))
+
     def grad(op, dy):
         return bind(BroadcastTo, [dy, shape(op.inputs[0])]), None
+
+
+def _sum_to_lowered(xs: tuple, target: tuple):
+    lead = len(xs) - len(target)
+    if lead < 0 or xs == target or any(d not in (1, xs[i + lead]) for i, d in enumerate(target)):
+        return None
+    axes = tuple(_py.range(lead)) + tuple(
+        i + lead for i, d in enumerate(target) if d == 1 and xs[i + lead] != 1)
+    if tuple(d for i, d in enumerate(xs) if i not in axes) == target:
+        def sum_to(x, shape):
+            return np.add.reduce(x, axis=axes)
+    else:
+        def sum_to(x, shape):
+            return np.add.reduce(x, axis=axes, keepdims=True).reshape(target)
+    sum_to.fresh_result = True
+    return sum_to
 
 
 def sum_to_shape(dy, like_shape):
@@ -198,10 +227,36 @@ def sum_to_shape(dy, like_shape):
 
 def sum_to(dy, x):
     """Reduces ``dy`` to the shape of ``x``; with static shapes, skips the op when not needed."""
+    if type(x) is EagerTensor and type(dy) is EagerTensor:
+        # The eager gradient path: the arrays' shapes, without building TensorShapes.
+        xs = x._value.shape
+        if xs == dy._value.shape:
+            return dy
+        return bind(SumToShape, [dy, shape_constant(xs)])
     xs, ds = known_shape(x), known_shape(dy)
-    if xs is not None and xs == ds:
-        return dy
+    if xs is not None:
+        if xs == ds:
+            return dy
+        return bind(SumToShape, [dy, shape_constant(xs)])
     return bind(SumToShape, [dy, shape(x)])
+
+
+_SHAPE_CONSTANTS: dict = {}
+
+
+def shape_constant(dims: tuple) -> Tensor:
+    """``dims`` as an int32 shape tensor (a gradient helper's static shape): eagerly, one
+    cached tensor per shape, which saves building a tensor (or a Shape op) per gradient."""
+    if ctx.graph is not None:
+        return constant(np.array(dims, np.int32))
+    t = _SHAPE_CONSTANTS.get(dims)
+    if t is None:
+        if len(_SHAPE_CONSTANTS) >= 1024:
+            _SHAPE_CONSTANTS.clear()
+        arr = np.array(dims, np.int32)
+        arr.flags.writeable = False
+        t = _SHAPE_CONSTANTS[dims] = EagerTensor(arr)
+    return t
 
 
 def stack(values, axis=0, name="stack") -> Tensor:
@@ -267,23 +322,11 @@ def _elems(t, n: int | None = None) -> list | None:
 
 def _static_int(v, what: str) -> int:
     """An attr that must be known when the op is built (an int, or a constant int tensor)."""
-    if isinstance(v, Tensor):
-        c = constant_value(v)
-        if c is None:
-            raise _err(f"{what} must be known when the graph is built, got the symbolic tensor "
-                       f"{v.name}")
-        v = c
-    return int(v)
+    return int(static_value(v, what))
 
 
 def _static_ints(v, what: str) -> tuple:
-    if isinstance(v, Tensor):
-        c = constant_value(v)
-        if c is None:
-            raise _err(f"{what} must be known when the graph is built, got the symbolic tensor "
-                       f"{v.name}")
-        v = c
-    return tuple(int(a) for a in np.asarray(v).reshape(-1))
+    return tuple(int(a) for a in np.asarray(static_value(v, what)).reshape(-1))
 
 
 def _norm_axis(axis: int, rank: int | None, what: str, extra: int = 0) -> int:
@@ -1999,27 +2042,30 @@ class LinSpace:
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive) along ``axis``."""
 
     def infer(start, stop, num, *, axis=0):
-        if not start.dtype.is_floating:
+        # As TensorFlow, integer start/stop give float64 values.
+        out = dtypes.float64 if start.dtype.is_integer else start.dtype
+        if not out.is_floating:
             raise _err(f"linspace needs float start/stop, got {start.dtype.name}")
         n = constant_value(num)
         n = None if n is None else int(n)
-        if n is not None and n <= 0:
-            raise _err(f"Requires num > 0: {n}")
+        if n is not None and n < 0:
+            raise _err(f"Requires num >= 0: {n}")
         from_ = broadcast_shapes(start.shape, stop.shape)
         if from_ is None:
             raise _err(f"linspace: start {_fmt(start.shape)} and stop {_fmt(stop.shape)} do not "
                        "broadcast")
         if from_.rank is None:
-            return start.dtype, TensorShape(None)
+            return out, TensorShape(None)
         dims = from_.as_list()
         dims.insert(_norm_axis(axis, len(dims), "linspace", extra=1), n)
-        return start.dtype, TensorShape(dims)
+        return out, TensorShape(dims)
 
     def kernel(start, stop, num, *, axis=0):
         n = int(num)
-        if n <= 0:
-            raise _err(f"Requires num > 0: {n}")
-        return np.linspace(start, stop, n, axis=axis).astype(start.dtype, copy=False)
+        if n < 0:  # num=0 gives an empty tensor, as TensorFlow
+            raise _err(f"Requires num >= 0: {n}")
+        out = np.float64 if start.dtype.kind in "iu" else start.dtype
+        return np.linspace(start, stop, n, axis=axis).astype(out, copy=False)
 
     def grad(op, dy):
         return None, None, None

@@ -13,7 +13,8 @@ from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
-           "known_shape", "shape_from_tensor", "normalize_axis", "check_float", "np_dtype_of",
+           "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "check_float",
+           "np_dtype_of",
            "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
            "convert_to_tensor", "dtypes", "ctx", "InvalidArgumentError", "bind", "register_op",
            "Pack", "Unpack", "ZerosLike", "OnesLike"]
@@ -64,11 +65,13 @@ def _convert_like(v, like: Tensor) -> Tensor:
     conv = getattr(v, "_as_tensor", None)
     if conv is not None:
         return conv(None)
-    if isinstance(v, np.ndarray):
-        return convert(v)
     if isinstance(v, (list, tuple)) and _contains_tensor(v):
         return convert(v, like.dtype)
+    if type(v) is int and like.dtype.is_bool:
+        v = bool(v)  # TensorFlow: tf.constant([True]) * 1 is [True]
     try:
+        # A NumPy operand is cast to the tensor's dtype, as TensorFlow does
+        # (tf.constant([1., 2.]) + np.array([1, 2]) is float32).
         return constant(v, like.dtype)
     except (TypeError, ValueError):
         # e.g. int tensor + 1.5: TensorFlow refuses too
@@ -150,18 +153,23 @@ def shape_from_tensor(t) -> TensorShape:
     return TensorShape(None)
 
 
+def static_value(v, what: str):
+    """``v``, or the constant value of ``v`` if it is a tensor: an argument (an axis, a
+    permutation) that must be known when the op is built; ``what`` names it in the error."""
+    if not isinstance(v, Tensor):
+        return v
+    c = constant_value(v)
+    if c is None:
+        raise InvalidArgumentError(None, None, f"{what} must be known when the graph is built, "
+                                               f"got the symbolic tensor {v.name}")
+    return c
+
+
 def normalize_axis(axis, rank, op_name: str) -> tuple | None:
     """Turns an axis argument (int, list, None) into a sorted tuple of non-negative axes."""
     if axis is None:
         return None if rank is None else tuple(range(rank))
-    if isinstance(axis, Tensor):
-        v = constant_value(axis)
-        if v is None:
-            raise InvalidArgumentError(
-                None, None, f"{op_name}: axis must be known when the graph is built, got the "
-                f"symbolic tensor {axis.name}")
-        axis = v
-    axes = np.asarray(axis).reshape(-1).tolist()
+    axes = np.asarray(static_value(axis, f"{op_name}: axis")).reshape(-1).tolist()
     if rank is None:
         return tuple(axes)
     out = []
@@ -171,7 +179,11 @@ def normalize_axis(axis, rank, op_name: str) -> tuple | None:
                 None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
                 f"(axis must be in [{-rank}, {rank}))")
         out.append(a % rank)
-    return tuple(sorted(set(out)))
+    if len(set(out)) != len(out):  # as TensorFlow: axis=[0, 0] or [0, -2] on a matrix
+        dup = next(a for a in out if out.count(a) > 1)
+        raise InvalidArgumentError(
+            None, None, f"Invalid reduction arguments: Axes contains duplicate dimension: {dup}")
+    return tuple(sorted(out))
 
 
 # Pack and Unpack live here, not in array_ops, because converting a list that holds tensors

@@ -57,6 +57,25 @@ def _conj(x):
     return math_ops.conj(x)
 
 
+def _matmul_ta(a, b):
+    return np.matmul(np.swapaxes(a, -1, -2), b)
+
+
+def _matmul_tb(a, b):
+    return np.matmul(a, np.swapaxes(b, -1, -2))
+
+
+def _matmul_tab(a, b):
+    return np.matmul(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+
+
+# Like the np.matmul ufunc, these return a new array: codegen may overwrite it in place.
+for _f in (_matmul_ta, _matmul_tb, _matmul_tab):
+    _f.fresh_result = True
+_MATMUL_LOWERED = {(False, False): np.matmul, (True, False): _matmul_ta,
+                   (False, True): _matmul_tb, (True, True): _matmul_tab}
+
+
 @register_op("MatMul", same_dtype=True)
 class MatMul:
     """Matrix product of the last two dims, optionally transposing either (batch dims broadcast).
@@ -70,13 +89,12 @@ class MatMul:
         return np.matmul(_t(a, transpose_a), _t(b, transpose_b))
 
     def lower(op):
-        """Codegen hint: plain np.matmul when nothing is transposed and ranks are known >= 2."""
+        """Codegen hint: plain np.matmul (on transposed views) once ranks are known >= 2."""
         a, b = op.inputs
-        if op.attrs.get("transpose_a") or op.attrs.get("transpose_b"):
-            return None
         if (a.shape.rank or 0) < 2 or (b.shape.rank or 0) < 2:
             return None
-        return np.matmul
+        return _MATMUL_LOWERED[bool(op.attrs.get("transpose_a")),
+                               bool(op.attrs.get("transpose_b"))]
 
     def grad(op, dy):
         a, b = op.inputs

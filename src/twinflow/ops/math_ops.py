@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from ..core.errors import UnimplementedError
 from ..core.shapes import broadcast_shapes
 from . import reduction_ops
 from .array_ops import ones_like, sum_to, zeros_like
@@ -20,12 +21,12 @@ from .core import (
     TensorShape,
     binary_infer,
     bind,
-    constant_value,
     convert,
     convert_n,
     convert_pair,
     dtypes,
     register_op,
+    static_value,
 )
 from .core import _fmt as _fmt_shape
 
@@ -138,6 +139,17 @@ def _binary_kernel(fn, kinds: str, quiet: bool = False):
     return kernel
 
 
+def _unary(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
+    """``(infer, kernel)`` of an elementwise unary op, both held to the dtype kinds ``kinds``
+    (``_unary_rule``, ``_unary_kernel``)."""
+    return _unary_rule(op_name, kinds, out), _unary_kernel(fn, kinds, quiet)
+
+
+def _binary(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
+    """``(infer, kernel)`` of a broadcasting binary op (``_binary_rule``, ``_binary_kernel``)."""
+    return _binary_rule(op_name, kinds, out), _binary_kernel(fn, kinds, quiet)
+
+
 def _no_grad(op, dy):
     return [None] * len(op.inputs)
 
@@ -229,8 +241,7 @@ class AddN:
 class RealDiv:
     """x / y for floating-point and complex tensors, with broadcasting."""
 
-    infer = _binary_rule("RealDiv", _INEXACT)
-    kernel = _binary_kernel(np.true_divide, _INEXACT, quiet=True)
+    infer, kernel = _binary("RealDiv", np.true_divide, _INEXACT, quiet=True)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -248,8 +259,7 @@ def _div_no_nan_kernel(x, y):
 class DivNoNan:
     """x / y, but 0 where y is 0."""
 
-    infer = _binary_rule("DivNoNan", _INEXACT)
-    kernel = _binary_kernel(_div_no_nan_kernel, _INEXACT)
+    infer, kernel = _binary("DivNoNan", _div_no_nan_kernel, _INEXACT)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -267,8 +277,7 @@ def _floordiv_kernel(x, y):
 class FloorDiv:
     """floor(x / y), with broadcasting; integer division by zero raises."""
 
-    infer = _binary_rule("FloorDiv", _REAL)
-    kernel = _binary_kernel(_floordiv_kernel, _REAL, quiet=True)
+    infer, kernel = _binary("FloorDiv", _floordiv_kernel, _REAL, quiet=True)
     grad = _no_grad
 
 
@@ -281,8 +290,7 @@ def _floormod_kernel(x, y):
 class FloorMod:
     """x - floor(x / y) * y: the remainder with the sign of the divisor (Python's ``%``)."""
 
-    infer = _binary_rule("FloorMod", _REAL)
-    kernel = _binary_kernel(_floormod_kernel, _REAL, quiet=True)
+    infer, kernel = _binary("FloorMod", _floormod_kernel, _REAL, quiet=True)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -303,8 +311,7 @@ def _truncatediv_kernel(x, y):
 class TruncateDiv:
     """x / y rounded toward zero (C's integer division)."""
 
-    infer = _binary_rule("TruncateDiv", _REAL)
-    kernel = _binary_kernel(_truncatediv_kernel, _REAL, quiet=True)
+    infer, kernel = _binary("TruncateDiv", _truncatediv_kernel, _REAL, quiet=True)
     grad = _no_grad
 
 
@@ -317,8 +324,7 @@ def _truncatemod_kernel(x, y):
 class TruncateMod:
     """The remainder of truncating division: it has the sign of the dividend (C's ``%``)."""
 
-    infer = _binary_rule("TruncateMod", _REAL)
-    kernel = _binary_kernel(_truncatemod_kernel, _REAL, quiet=True)
+    infer, kernel = _binary("TruncateMod", _truncatemod_kernel, _REAL, quiet=True)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -329,8 +335,7 @@ class TruncateMod:
 class Pow:
     """x ** y, with broadcasting (integers to negative powers raise)."""
 
-    infer = _binary_rule("Pow", _NUMERIC)
-    kernel = _binary_kernel(np.power, _NUMERIC, quiet=True)
+    infer, kernel = _binary("Pow", np.power, _NUMERIC, quiet=True)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -350,8 +355,7 @@ class Pow:
 class Maximum:
     """The larger of x and y, elementwise, with broadcasting."""
 
-    infer = _binary_rule("Maximum", _REAL)
-    kernel = _binary_kernel(np.maximum, _REAL)
+    infer, kernel = _binary("Maximum", np.maximum, _REAL)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -364,8 +368,7 @@ class Maximum:
 class Minimum:
     """The smaller of x and y, elementwise, with broadcasting."""
 
-    infer = _binary_rule("Minimum", _REAL)
-    kernel = _binary_kernel(np.minimum, _REAL)
+    infer, kernel = _binary("Minimum", np.minimum, _REAL)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -383,8 +386,7 @@ def _squared_difference_kernel(x, y):
 class SquaredDifference:
     """(x - y) * conj(x - y), with broadcasting."""
 
-    infer = _binary_rule("SquaredDifference", _NUMERIC)
-    kernel = _binary_kernel(_squared_difference_kernel, _NUMERIC)
+    infer, kernel = _binary("SquaredDifference", _squared_difference_kernel, _NUMERIC)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -396,8 +398,7 @@ class SquaredDifference:
 class Atan2:
     """atan(y / x) in the right quadrant, elementwise (inputs are y, x)."""
 
-    infer = _binary_rule("Atan2", _FLOAT)
-    kernel = _binary_kernel(np.arctan2, _FLOAT)
+    infer, kernel = _binary("Atan2", np.arctan2, _FLOAT)
 
     def grad(op, dz):
         y, x = op.inputs
@@ -414,8 +415,7 @@ def _xlogy_kernel(x, y):
 class Xlogy:
     """x * log(y), but 0 where x is 0 (even where y is 0)."""
 
-    infer = _binary_rule("Xlogy", _INEXACT)
-    kernel = _binary_kernel(_xlogy_kernel, _INEXACT)
+    infer, kernel = _binary("Xlogy", _xlogy_kernel, _INEXACT)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -434,8 +434,7 @@ def _xdivy_kernel(x, y):
 class Xdivy:
     """x / y, but 0 where x is 0 (even where y is 0)."""
 
-    infer = _binary_rule("Xdivy", _INEXACT)
-    kernel = _binary_kernel(_xdivy_kernel, _INEXACT)
+    infer, kernel = _binary("Xdivy", _xdivy_kernel, _INEXACT)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -454,8 +453,7 @@ def _mul_no_nan_kernel(x, y):
 class MulNoNan:
     """x * y, but 0 where y is 0 (even where x is inf or nan)."""
 
-    infer = _binary_rule("MulNoNan", _INEXACT)
-    kernel = _binary_kernel(_mul_no_nan_kernel, _INEXACT)
+    infer, kernel = _binary("MulNoNan", _mul_no_nan_kernel, _INEXACT)
 
     def grad(op, dy):
         x, y = op.inputs
@@ -510,8 +508,7 @@ class Neg:
 class Abs:
     """|x| for real tensors (complex tensors use ComplexAbs)."""
 
-    infer = _unary_rule("Abs", _REAL)
-    kernel = _unary_kernel(np.abs, _REAL)
+    infer, kernel = _unary("Abs", np.abs, _REAL)
 
     def grad(op, dy):
         return multiply(dy, sign(op.inputs[0]))
@@ -521,8 +518,7 @@ class Abs:
 class ComplexAbs:
     """|z| of a complex tensor, as its real dtype."""
 
-    infer = _unary_rule("ComplexAbs", "c", out="real")
-    kernel = _unary_kernel(np.abs, "c")
+    infer, kernel = _unary("ComplexAbs", np.abs, "c", out="real")
 
     def grad(op, dy):
         z, r = op.inputs[0], op.outputs[0]
@@ -534,8 +530,7 @@ class ComplexAbs:
 class Sign:
     """-1, 0 or 1 by the sign of x (x / |x| for complex)."""
 
-    infer = _unary_rule("Sign", _NUMERIC)
-    kernel = _unary_kernel(np.sign, _NUMERIC)
+    infer, kernel = _unary("Sign", np.sign, _NUMERIC)
     grad = _no_grad
 
 
@@ -543,8 +538,7 @@ class Sign:
 class Square:
     """x * x."""
 
-    infer = _unary_rule("Square", _NUMERIC)
-    kernel = _unary_kernel(np.square, _NUMERIC)
+    infer, kernel = _unary("Square", np.square, _NUMERIC)
 
     def grad(op, dy):
         return multiply(dy, _c(multiply(op.inputs[0], 2)))
@@ -554,8 +548,7 @@ class Square:
 class Reciprocal:
     """1 / x."""
 
-    infer = _unary_rule("Reciprocal", _INEXACT)
-    kernel = _unary_kernel(np.reciprocal, _INEXACT, quiet=True)
+    infer, kernel = _unary("Reciprocal", np.reciprocal, _INEXACT, quiet=True)
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -566,8 +559,7 @@ class Reciprocal:
 class Sqrt:
     """Square root (nan for negative reals)."""
 
-    infer = _unary_rule("Sqrt", _INEXACT)
-    kernel = _unary_kernel(np.sqrt, _INEXACT, quiet=True)
+    infer, kernel = _unary("Sqrt", np.sqrt, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return realdiv(multiply(dy, 0.5), _c(op.outputs[0]))
@@ -581,8 +573,7 @@ def _rsqrt_kernel(x):
 class Rsqrt:
     """1 / sqrt(x)."""
 
-    infer = _unary_rule("Rsqrt", _INEXACT)
-    kernel = _unary_kernel(_rsqrt_kernel, _INEXACT, quiet=True)
+    infer, kernel = _unary("Rsqrt", _rsqrt_kernel, _INEXACT, quiet=True)
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -595,8 +586,7 @@ class Rsqrt:
 class Exp:
     """e ** x."""
 
-    infer = _unary_rule("Exp", _INEXACT)
-    kernel = _unary_kernel(np.exp, _INEXACT, quiet=True)
+    infer, kernel = _unary("Exp", np.exp, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return multiply(dy, _c(op.outputs[0]))
@@ -606,8 +596,7 @@ class Exp:
 class Expm1:
     """e ** x - 1, accurate near 0."""
 
-    infer = _unary_rule("Expm1", _INEXACT)
-    kernel = _unary_kernel(np.expm1, _INEXACT, quiet=True)
+    infer, kernel = _unary("Expm1", np.expm1, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return multiply(dy, _c(exp(op.inputs[0])))
@@ -617,8 +606,7 @@ class Expm1:
 class Log:
     """Natural logarithm (-inf at 0, nan below)."""
 
-    infer = _unary_rule("Log", _INEXACT)
-    kernel = _unary_kernel(np.log, _INEXACT, quiet=True)
+    infer, kernel = _unary("Log", np.log, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return realdiv(dy, _c(op.inputs[0]))
@@ -628,8 +616,7 @@ class Log:
 class Log1p:
     """log(1 + x), accurate near 0."""
 
-    infer = _unary_rule("Log1p", _INEXACT)
-    kernel = _unary_kernel(np.log1p, _INEXACT, quiet=True)
+    infer, kernel = _unary("Log1p", np.log1p, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return realdiv(dy, _c(add(op.inputs[0], 1)))
@@ -644,8 +631,7 @@ def _sigmoid_kernel(x):
 class Sigmoid:
     """1 / (1 + e ** -x), computed without overflow."""
 
-    infer = _unary_rule("Sigmoid", _INEXACT)
-    kernel = _unary_kernel(_sigmoid_kernel, _INEXACT, quiet=True)
+    infer, kernel = _unary("Sigmoid", _sigmoid_kernel, _INEXACT, quiet=True)
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -660,8 +646,7 @@ def _log_sigmoid_kernel(x):
 class LogSigmoid:
     """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
 
-    infer = _unary_rule("LogSigmoid", _FLOAT)
-    kernel = _unary_kernel(_log_sigmoid_kernel, _FLOAT, quiet=True)
+    infer, kernel = _unary("LogSigmoid", _log_sigmoid_kernel, _FLOAT, quiet=True)
 
     def grad(op, dy):
         return multiply(dy, sigmoid(negative(op.inputs[0])))
@@ -700,8 +685,7 @@ def _erfc_kernel(x):
 class Erf:
     """The error function 2/sqrt(pi) * integral_0^x e^(-t^2) dt."""
 
-    infer = _unary_rule("Erf", _FLOAT)
-    kernel = _unary_kernel(_erf_kernel, _FLOAT)
+    infer, kernel = _unary("Erf", _erf_kernel, _FLOAT)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -712,8 +696,7 @@ class Erf:
 class Erfc:
     """1 - erf(x), accurate for large x."""
 
-    infer = _unary_rule("Erfc", _FLOAT)
-    kernel = _unary_kernel(_erfc_kernel, _FLOAT)
+    infer, kernel = _unary("Erfc", _erfc_kernel, _FLOAT)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -726,8 +709,7 @@ class Erfc:
 class Sin:
     """sin(x)."""
 
-    infer = _unary_rule("Sin", _INEXACT)
-    kernel = _unary_kernel(np.sin, _INEXACT)
+    infer, kernel = _unary("Sin", np.sin, _INEXACT)
 
     def grad(op, dy):
         return multiply(dy, _c(cos(op.inputs[0])))
@@ -737,8 +719,7 @@ class Sin:
 class Cos:
     """cos(x)."""
 
-    infer = _unary_rule("Cos", _INEXACT)
-    kernel = _unary_kernel(np.cos, _INEXACT)
+    infer, kernel = _unary("Cos", np.cos, _INEXACT)
 
     def grad(op, dy):
         return multiply(negative(dy), _c(sin(op.inputs[0])))
@@ -748,8 +729,7 @@ class Cos:
 class Tan:
     """tan(x)."""
 
-    infer = _unary_rule("Tan", _INEXACT)
-    kernel = _unary_kernel(np.tan, _INEXACT, quiet=True)
+    infer, kernel = _unary("Tan", np.tan, _INEXACT, quiet=True)
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -760,8 +740,7 @@ class Tan:
 class Asin:
     """arcsin(x) (nan outside [-1, 1])."""
 
-    infer = _unary_rule("Asin", _INEXACT)
-    kernel = _unary_kernel(np.arcsin, _INEXACT, quiet=True)
+    infer, kernel = _unary("Asin", np.arcsin, _INEXACT, quiet=True)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -772,8 +751,7 @@ class Asin:
 class Acos:
     """arccos(x) (nan outside [-1, 1])."""
 
-    infer = _unary_rule("Acos", _INEXACT)
-    kernel = _unary_kernel(np.arccos, _INEXACT, quiet=True)
+    infer, kernel = _unary("Acos", np.arccos, _INEXACT, quiet=True)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -784,8 +762,7 @@ class Acos:
 class Atan:
     """arctan(x)."""
 
-    infer = _unary_rule("Atan", _INEXACT)
-    kernel = _unary_kernel(np.arctan, _INEXACT)
+    infer, kernel = _unary("Atan", np.arctan, _INEXACT)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -796,8 +773,7 @@ class Atan:
 class Sinh:
     """sinh(x)."""
 
-    infer = _unary_rule("Sinh", _INEXACT)
-    kernel = _unary_kernel(np.sinh, _INEXACT, quiet=True)
+    infer, kernel = _unary("Sinh", np.sinh, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return multiply(dy, _c(cosh(op.inputs[0])))
@@ -807,8 +783,7 @@ class Sinh:
 class Cosh:
     """cosh(x)."""
 
-    infer = _unary_rule("Cosh", _INEXACT)
-    kernel = _unary_kernel(np.cosh, _INEXACT, quiet=True)
+    infer, kernel = _unary("Cosh", np.cosh, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return multiply(dy, _c(sinh(op.inputs[0])))
@@ -818,8 +793,7 @@ class Cosh:
 class Tanh:
     """tanh(x)."""
 
-    infer = _unary_rule("Tanh", _INEXACT)
-    kernel = _unary_kernel(np.tanh, _INEXACT)
+    infer, kernel = _unary("Tanh", np.tanh, _INEXACT)
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -830,8 +804,7 @@ class Tanh:
 class Asinh:
     """arcsinh(x)."""
 
-    infer = _unary_rule("Asinh", _INEXACT)
-    kernel = _unary_kernel(np.arcsinh, _INEXACT)
+    infer, kernel = _unary("Asinh", np.arcsinh, _INEXACT)
 
     def grad(op, dy):
         return realdiv(dy, _c(cosh(op.outputs[0])))
@@ -841,8 +814,7 @@ class Asinh:
 class Acosh:
     """arccosh(x) (nan below 1)."""
 
-    infer = _unary_rule("Acosh", _INEXACT)
-    kernel = _unary_kernel(np.arccosh, _INEXACT, quiet=True)
+    infer, kernel = _unary("Acosh", np.arccosh, _INEXACT, quiet=True)
 
     def grad(op, dy):
         return realdiv(dy, _c(sinh(op.outputs[0])))
@@ -852,8 +824,7 @@ class Acosh:
 class Atanh:
     """arctanh(x) (nan outside [-1, 1])."""
 
-    infer = _unary_rule("Atanh", _INEXACT)
-    kernel = _unary_kernel(np.arctanh, _INEXACT, quiet=True)
+    infer, kernel = _unary("Atanh", np.arctanh, _INEXACT, quiet=True)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -866,8 +837,7 @@ class Atanh:
 class Floor:
     """The largest integer <= x (as a float)."""
 
-    infer = _unary_rule("Floor", _FLOAT)
-    kernel = _unary_kernel(np.floor, _FLOAT)
+    infer, kernel = _unary("Floor", np.floor, _FLOAT)
     grad = _no_grad
 
 
@@ -875,8 +845,7 @@ class Floor:
 class Ceil:
     """The smallest integer >= x (as a float)."""
 
-    infer = _unary_rule("Ceil", _FLOAT)
-    kernel = _unary_kernel(np.ceil, _FLOAT)
+    infer, kernel = _unary("Ceil", np.ceil, _FLOAT)
     grad = _no_grad
 
 
@@ -884,8 +853,7 @@ class Ceil:
 class Round:
     """Rounds half to even (banker's rounding), as TensorFlow does."""
 
-    infer = _unary_rule("Round", _REAL)
-    kernel = _unary_kernel(np.round, _REAL)
+    infer, kernel = _unary("Round", np.round, _REAL)
     grad = _no_grad
 
 
@@ -893,8 +861,7 @@ class Round:
 class Rint:
     """The closest integer, halves to even (as a float)."""
 
-    infer = _unary_rule("Rint", _FLOAT)
-    kernel = _unary_kernel(np.rint, _FLOAT)
+    infer, kernel = _unary("Rint", np.rint, _FLOAT)
     grad = _no_grad
 
 
@@ -904,8 +871,7 @@ class Rint:
 class Conj:
     """The complex conjugate."""
 
-    infer = _unary_rule("Conj", "c")
-    kernel = _unary_kernel(np.conj, "c")
+    infer, kernel = _unary("Conj", np.conj, "c")
 
     def grad(op, dy):
         return conj(dy)
@@ -915,8 +881,7 @@ class Conj:
 class Real:
     """The real part of a complex tensor."""
 
-    infer = _unary_rule("Real", "c", out="real")
-    kernel = _unary_kernel(np.real, "c")
+    infer, kernel = _unary("Real", np.real, "c", out="real")
 
     def grad(op, dy):
         return complex(dy, zeros_like(dy))
@@ -926,8 +891,7 @@ class Real:
 class Imag:
     """The imaginary part of a complex tensor."""
 
-    infer = _unary_rule("Imag", "c", out="real")
-    kernel = _unary_kernel(np.imag, "c")
+    infer, kernel = _unary("Imag", np.imag, "c", out="real")
 
     def grad(op, dy):
         return complex(zeros_like(dy), dy)
@@ -972,8 +936,7 @@ class Less:
     """x < y elementwise, with broadcasting."""
 
     lower = _lower_to(operator.lt)
-    infer = _binary_rule("Less", _REAL, out=dtypes.bool_)
-    kernel = _binary_kernel(np.less, _REAL)
+    infer, kernel = _binary("Less", np.less, _REAL, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -982,8 +945,7 @@ class LessEqual:
     """x <= y elementwise, with broadcasting."""
 
     lower = _lower_to(operator.le)
-    infer = _binary_rule("LessEqual", _REAL, out=dtypes.bool_)
-    kernel = _binary_kernel(np.less_equal, _REAL)
+    infer, kernel = _binary("LessEqual", np.less_equal, _REAL, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -992,8 +954,7 @@ class Greater:
     """x > y elementwise, with broadcasting."""
 
     lower = _lower_to(operator.gt)
-    infer = _binary_rule("Greater", _REAL, out=dtypes.bool_)
-    kernel = _binary_kernel(np.greater, _REAL)
+    infer, kernel = _binary("Greater", np.greater, _REAL, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -1002,8 +963,7 @@ class GreaterEqual:
     """x >= y elementwise, with broadcasting."""
 
     lower = _lower_to(operator.ge)
-    infer = _binary_rule("GreaterEqual", _REAL, out=dtypes.bool_)
-    kernel = _binary_kernel(np.greater_equal, _REAL)
+    infer, kernel = _binary("GreaterEqual", np.greater_equal, _REAL, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -1011,8 +971,7 @@ class GreaterEqual:
 class IsNan:
     """True where x is NaN."""
 
-    infer = _unary_rule("IsNan", _FLOAT, out=dtypes.bool_)
-    kernel = _unary_kernel(np.isnan, _FLOAT)
+    infer, kernel = _unary("IsNan", np.isnan, _FLOAT, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -1020,8 +979,7 @@ class IsNan:
 class IsInf:
     """True where x is +inf or -inf."""
 
-    infer = _unary_rule("IsInf", _FLOAT, out=dtypes.bool_)
-    kernel = _unary_kernel(np.isinf, _FLOAT)
+    infer, kernel = _unary("IsInf", np.isinf, _FLOAT, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -1029,8 +987,7 @@ class IsInf:
 class IsFinite:
     """True where x is neither NaN nor infinite."""
 
-    infer = _unary_rule("IsFinite", _FLOAT, out=dtypes.bool_)
-    kernel = _unary_kernel(np.isfinite, _FLOAT)
+    infer, kernel = _unary("IsFinite", np.isfinite, _FLOAT, out=dtypes.bool_)
     grad = _no_grad
 
 
@@ -1040,8 +997,7 @@ class IsFinite:
 class LogicalAnd:
     """x AND y for bool tensors, with broadcasting."""
 
-    infer = _binary_rule("LogicalAnd", _BOOL)
-    kernel = _binary_kernel(np.logical_and, _BOOL)
+    infer, kernel = _binary("LogicalAnd", np.logical_and, _BOOL)
     grad = _no_grad
 
 
@@ -1049,8 +1005,7 @@ class LogicalAnd:
 class LogicalOr:
     """x OR y for bool tensors, with broadcasting."""
 
-    infer = _binary_rule("LogicalOr", _BOOL)
-    kernel = _binary_kernel(np.logical_or, _BOOL)
+    infer, kernel = _binary("LogicalOr", np.logical_or, _BOOL)
     grad = _no_grad
 
 
@@ -1058,8 +1013,7 @@ class LogicalOr:
 class LogicalNot:
     """NOT x for a bool tensor."""
 
-    infer = _unary_rule("LogicalNot", _BOOL)
-    kernel = _unary_kernel(np.logical_not, _BOOL)
+    infer, kernel = _unary("LogicalNot", np.logical_not, _BOOL)
     grad = _no_grad
 
 
@@ -1067,8 +1021,7 @@ class LogicalNot:
 class BitwiseAnd:
     """x & y for integer tensors."""
 
-    infer = _binary_rule("BitwiseAnd", _INT)
-    kernel = _binary_kernel(np.bitwise_and, _INT)
+    infer, kernel = _binary("BitwiseAnd", np.bitwise_and, _INT)
     grad = _no_grad
 
 
@@ -1076,8 +1029,7 @@ class BitwiseAnd:
 class BitwiseOr:
     """x | y for integer tensors."""
 
-    infer = _binary_rule("BitwiseOr", _INT)
-    kernel = _binary_kernel(np.bitwise_or, _INT)
+    infer, kernel = _binary("BitwiseOr", np.bitwise_or, _INT)
     grad = _no_grad
 
 
@@ -1085,8 +1037,7 @@ class BitwiseOr:
 class BitwiseXor:
     """x ^ y for integer tensors."""
 
-    infer = _binary_rule("BitwiseXor", _INT)
-    kernel = _binary_kernel(np.bitwise_xor, _INT)
+    infer, kernel = _binary("BitwiseXor", np.bitwise_xor, _INT)
     grad = _no_grad
 
 
@@ -1094,8 +1045,7 @@ class BitwiseXor:
 class Invert:
     """~x (flips every bit) for integer tensors."""
 
-    infer = _unary_rule("Invert", _INT)
-    kernel = _unary_kernel(np.invert, _INT)
+    infer, kernel = _unary("Invert", np.invert, _INT)
     grad = _no_grad
 
 
@@ -1256,11 +1206,18 @@ class Cast:
     """Converts ``x`` to ``DstT``; complex -> real keeps the real part, float -> int truncates."""
 
     def infer(x, *, DstT):
+        _check_cast(x.dtype.is_string, DstT)
         return DstT, x.shape
 
     def kernel(x, *, DstT):
-        if np.iscomplexobj(x) and DstT.np.kind != "c":
+        k = x.dtype.kind
+        if k == "O" or DstT.is_string:
+            _check_cast(k == "O", DstT)
+        if k == "c" and DstT.np.kind != "c":
             x = np.real(x)
+        if k in "fc" and DstT.np.kind in "iu" or DstT.np.itemsize < x.dtype.itemsize:
+            with np.errstate(all="ignore"):  # out-of-range values wrap silently, as TensorFlow
+                return np.asarray(x).astype(DstT.np)
         return np.asarray(x).astype(DstT.np)
 
     def grad(op, dy):
@@ -1268,6 +1225,13 @@ class Cast:
         if not (src.is_floating or src.is_complex) or not dy.dtype.is_differentiable:
             return None
         return cast(dy, src)
+
+
+def _check_cast(from_string: bool, to) -> None:
+    """As TensorFlow: Cast never converts between strings and numbers (tw.strings does)."""
+    if from_string != to.is_string:
+        src = "string" if from_string else "non-string"
+        raise UnimplementedError(None, None, f"Cast {src} to {to.name} is not supported")
 
 
 # ----- public functions: arithmetic -------------------------------------------------------------
@@ -2380,14 +2344,7 @@ def where(condition, x=None, y=None, name: str | None = None) -> Tensor:
 
 
 def _static_axis(axis, op_name: str) -> int:
-    if isinstance(axis, Tensor):
-        v = constant_value(axis)
-        if v is None:
-            raise InvalidArgumentError(
-                None, None, f"{op_name}: axis must be known when the graph is built, got the "
-                f"symbolic tensor {axis.name}")
-        axis = v
-    return int(np.asarray(axis).reshape(()))
+    return int(np.asarray(static_value(axis, f"{op_name}: axis")).reshape(()))
 
 
 def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False,

@@ -5,7 +5,8 @@ without argument conversion.
 """
 from __future__ import annotations
 
-from ..eager.execute import bind, bind_binary
+from ..core.shapes import broadcast_shapes
+from ..eager.execute import bind, bind_binary, constant
 from ..eager.tensor import EagerTensor
 from ..graph.tensor import Tensor
 from . import array_ops, linalg_ops, math_ops
@@ -45,22 +46,28 @@ def _rmul(y, x):
     return bind(_Mul, convert_pair(x, y))
 
 
+def _compare(opdef, x, y, unequal: bool):
+    """``x == y`` / ``x != y`` as TensorFlow: elementwise, but shapes that cannot broadcast
+    give a scalar False (True for !=) instead of an error, and mixed tensor dtypes raise."""
+    try:
+        x, y = convert_pair(x, y)
+    except (TypeError, ValueError):
+        return unequal
+    if broadcast_shapes(x.shape, y.shape) is None:
+        return constant(unequal)
+    return bind(opdef, (x, y))
+
+
 def _eq(x, y):
     if y is None:
         return False
-    try:
-        return math_ops.equal(x, y)
-    except (TypeError, ValueError):
-        return False
+    return _compare(math_ops.Equal, x, y, False)
 
 
 def _ne(x, y):
     if y is None:
         return True
-    try:
-        return math_ops.not_equal(x, y)
-    except (TypeError, ValueError):
-        return True
+    return _compare(math_ops.NotEqual, x, y, True)
 
 
 def _flip(fn):

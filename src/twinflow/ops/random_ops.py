@@ -125,6 +125,16 @@ def _float_sample(gen, method: str, shape, np_dtype):
     return getattr(gen, method)(shape, dtype=np.float32).astype(np_dtype)
 
 
+def _truncated_normal(gen, shape, np_dtype):
+    """N(0, 1) samples, redrawing those more than 2 standard deviations out."""
+    out = gen.standard_normal(shape)
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2
+    return out.astype(np_dtype)
+
+
 @register_op("RandomStandardNormal", stateful=True)
 class RandomStandardNormal:
     """Samples from N(0, 1)."""
@@ -165,13 +175,7 @@ class TruncatedNormal:
 
     def kernel(shape, *, dtype, seed=0, seed2=0, generator=None):
         gen = _stream("truncated_normal", dtype.np, seed, seed2, generator)
-        shp = _shape_tuple(shape)
-        out = gen.standard_normal(shp)
-        bad = np.abs(out) > 2
-        while bad.any():
-            out[bad] = gen.standard_normal(int(bad.sum()))
-            bad = np.abs(out) > 2
-        return out.astype(dtype.np)
+        return _truncated_normal(gen, _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None
@@ -350,13 +354,7 @@ class StatelessTruncatedNormal:
     infer = _stateless_infer
 
     def kernel(shape, seed, *, dtype):
-        gen = _stateless_gen(seed)
-        out = gen.standard_normal(_shape_tuple(shape))
-        bad = np.abs(out) > 2
-        while bad.any():
-            out[bad] = gen.standard_normal(int(bad.sum()))
-            bad = np.abs(out) > 2
-        return out.astype(dtype.np)
+        return _truncated_normal(_stateless_gen(seed), _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None, None

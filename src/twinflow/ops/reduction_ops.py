@@ -9,15 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from . import math_ops
-from .array_ops import broadcast_to, reshape, shape
+from .array_ops import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from .core import (
     EagerTensor,
     InvalidArgumentError,
     TensorShape,
     bind,
+    constant,
     constant_value,
     convert,
+    ctx,
     dtypes,
+    known_shape,
     normalize_axis,
     register_op,
 )
@@ -78,6 +81,26 @@ _float_infer = _dtype_rule(lambda d: d.is_floating or d.is_complex,
 def _keepdims_shape(x, axis):
     """The shape of a reduction of ``x`` over ``axis`` with keepdims, as a tensor."""
     return bind(ReducedShape, [shape(x)], {"axis": axis})
+
+
+def _broadcast_back(op, dy, xs: tuple):
+    """A Sum or Mean gradient ``dy`` broadcast back to the input's static shape ``xs``, with
+    constant shapes instead of Shape/ReducedShape ops (free of graph ops for the shapes)."""
+    axis = op.attrs["axis"]
+    rank = len(xs)
+    axes = range(rank) if axis is None else sorted({a % rank for a in axis})
+    # Dropped leading axes broadcast back by NumPy's rules: only other axes need the 1s back.
+    if not op.attrs.get("keepdims", False) and list(axes) != list(range(len(axes))):
+        kept = tuple(1 if i in axes else d for i, d in enumerate(xs))
+        dy = bind(Reshape, [dy, shape_constant(kept)])
+    if _static_shape(dy) == xs:
+        return dy
+    return bind(BroadcastTo, [dy, shape_constant(xs)])
+
+
+def _static_shape(x) -> tuple | None:
+    """``known_shape(x)``, read straight off the array for an eager tensor (the hot path)."""
+    return x._value.shape if type(x) is EagerTensor else known_shape(x)
 
 
 def _kept(op, t):
@@ -178,6 +201,9 @@ class Sum:
 
     def grad(op, dy):
         x = op.inputs[0]
+        xs = _static_shape(x)
+        if xs is not None:
+            return _broadcast_back(op, dy, xs)
         return broadcast_to(_kept(op, dy), shape(x))
 
 
@@ -189,18 +215,55 @@ class Mean:
 
     def kernel(x, *, axis, keepdims=False):
         if x.dtype.kind in "iu":
-            s = np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+            # Summed in 64 bits as TensorFlow does (the mean of uint8 [200, 200] is 200).
+            wide = np.uint64 if x.dtype.kind == "u" else np.int64
+            s = np.sum(x, axis=axis, keepdims=keepdims, dtype=wide)
             n = x.size // max(np.size(s), 1) if x.size else 1
+            if wide is np.uint64:
+                return (s // n).astype(x.dtype)
             # C-style division: the quotient of the magnitudes, with the sign put back.
             q = np.abs(s) // n
             return np.where(s < 0, -q, q).astype(x.dtype)
+        if x.size == 0:
+            with np.errstate(all="ignore"):  # NaN, silently, as TensorFlow
+                return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, np.nan, x.dtype)
         return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+    def lower(op):
+        """Codegen hint for float means of static shape: np.mean's own steps (sum, then divide
+        by the count as an intp), with the count worked out once instead of per call."""
+        xs = known_shape(op.inputs[0])
+        dt = op.inputs[0].dtype.np
+        if xs is None or dt is None or dt.kind not in "fc":
+            return None
+        axis = op.attrs["axis"]
+        n = int(np.prod([xs[a] for a in (range(len(xs)) if axis is None else axis)]))
+        return _mean_lowered(axis, op.attrs.get("keepdims", False), dt, np.intp(n)) if n else None
 
     def grad(op, dy):
         x = op.inputs[0]
+        xs = _static_shape(x)
+        if xs is not None:
+            axis = op.attrs["axis"]
+            n = 1
+            for a in range(len(xs)) if axis is None else axis:
+                n *= xs[a]
+            # ReciprocalReducedSize's value: 1/n in float64, then cast to dy's dtype.
+            scale = np.asarray(1.0 / max(n, 1)).astype(dy.dtype.np)
+            scale = EagerTensor(scale) if ctx.graph is None else constant(scale)
+            return _broadcast_back(op, bind(math_ops.Mul, [dy, scale]), xs)
         scale = bind(ReciprocalReducedSize, [shape(x)],
                      {"axis": op.attrs["axis"], "dtype": dy.dtype})
         return broadcast_to(math_ops.multiply(_kept(op, dy), scale), shape(x))
+
+
+def _mean_lowered(axis, keepdims: bool, dtype, count):
+    def mean(x):
+        total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+        if type(total) is np.ndarray:
+            return np.true_divide(total, count, out=total, casting="unsafe")
+        return total.dtype.type(total / count)
+    return mean
 
 
 @register_op("Prod")

@@ -31,8 +31,16 @@ class ReadVariableOp:
     def kernel(resource, *, dtype, shape):
         return resource._value
 
+    def lower(op):
+        """Codegen hint: the read without the attrs (checked when the graph was built)."""
+        return _read
+
     def grad(op, dy):
         return dy
+
+
+def _read(resource):
+    return resource._value
 
 
 def _check_assign(var, value) -> None:
@@ -67,6 +75,10 @@ class AssignAddVariableOp:
         resource._set(np.add(resource._value, value))
         return ()
 
+    def lower_consume(op):
+        """Codegen hint: ``value`` is a private dead buffer, so the sum is written into it."""
+        return _updater(np.add)
+
 
 @register_op("AssignSubVariableOp", stateful=True, multi_output=True)
 class AssignSubVariableOp:
@@ -78,6 +90,23 @@ class AssignSubVariableOp:
     def kernel(resource, value):
         resource._set(np.subtract(resource._value, value))
         return ()
+
+    def lower_consume(op):
+        """Codegen hint: ``value`` is a private dead buffer, so the difference is written into
+        it and becomes the variable's array (the old array is left untouched for earlier reads).
+        """
+        return _updater(np.subtract)
+
+
+def _updater(ufunc):
+    def update(resource, value):
+        old = resource._value
+        if old.shape == value.shape and old.dtype == value.dtype:
+            resource._value = ufunc(old, value, out=value)
+        else:
+            resource._set(ufunc(old, value))
+        return ()
+    return update
 
 
 class VariableAggregation:
@@ -144,6 +173,10 @@ class Variable:
 
     # ----- storage -----
     def _set(self, value) -> None:
+        old = self._value
+        if type(value) is np.ndarray and value.dtype == old.dtype and value.shape == old.shape:
+            self._value = value  # the common update: the checks below would all pass
+            return
         arr = np.asarray(value)
         if arr.dtype != self._value.dtype:
             arr = arr.astype(self._value.dtype)
@@ -211,7 +244,9 @@ class Variable:
         if ctx.graph is not None:
             raise NotImplementedError("numpy() is only available when eager execution is "
                                       "enabled (not while tracing).")
-        return self._value.copy()
+        v = self._value
+        # As TensorFlow (and EagerTensor.numpy): a scalar variable gives a NumPy scalar.
+        return v.copy() if np.ndim(v) else v[()]
 
     def _assign_op(self, opdef, value, read_value: bool):
         value = convert(value, dtype=self._dtype) if isinstance(value, Tensor) else \

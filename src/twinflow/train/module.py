@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ..graph.graph import name_scope as _name_scope
@@ -26,11 +26,6 @@ def camel_to_snake(name: str) -> str:
     """
     s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
-
-
-def is_trackable(x) -> bool:
-    """True for objects that take part in an object graph (variables and trackable objects)."""
-    return isinstance(x, Variable) or hasattr(x, "_trackable_children")
 
 
 def walk_children(prefix: str, value, out: dict) -> None:
@@ -148,10 +143,6 @@ class Module:
     def submodules(self) -> tuple:
         """Every module reachable from this one (not including itself)."""
         return tuple(self._flatten(lambda x: isinstance(x, Module)))
-
-    def _iter_modules(self) -> Iterator[Module]:
-        yield self
-        yield from self.submodules
 
     def __repr__(self) -> str:
         return f"<{type(self).__module__}.{type(self).__name__} object name={self._name!r}>"

@@ -73,10 +73,6 @@ def assigned_names(stmts: list) -> list:
     return v.names
 
 
-def parse_stmts(src: str) -> list:
-    return ast.parse(src).body
-
-
 def parse_expr(src: str) -> ast.expr:
     return ast.parse(src, mode="eval").body
 
@@ -126,20 +122,6 @@ def init_undefined(names: list, defined: set) -> list:
             for n in names if n not in defined]
 
 
-class Defined(ast.NodeVisitor):
-    """Collects every name bound anywhere in a function (incl. its parameters)."""
-
-    def __init__(self) -> None:
-        self.names: set = set()
-
-    def visit_arg(self, node: ast.arg) -> None:
-        self.names.add(node.arg)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store):
-            self.names.add(node.id)
-
-
 def contains(stmts: list, kinds: tuple, stop_at_loops: bool = False) -> bool:
     """True if a statement of ``kinds`` occurs in ``stmts`` (not inside nested functions;
     with ``stop_at_loops``, not inside nested loops either)."""
@@ -157,3 +139,35 @@ def contains(stmts: list, kinds: tuple, stop_at_loops: bool = False) -> bool:
             if sub and contains(sub, kinds, stop_at_loops):
                 return True
     return False
+
+
+def guard_jumps(stmts: list, kind: type, flag: str) -> list:
+    """``stmts`` with each ``kind`` (``ast.Break`` or ``ast.Continue``, not in nested loops)
+    made ``flag = True`` and the statements after one that may have jumped under
+    ``if not flag:``."""
+    out: list = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, kind):
+            out.append(ast.copy_location(
+                ast.Assign(targets=[name(flag, True)], value=ast.Constant(True)), s))
+            return out
+        if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef)):
+            out.append(s)
+            continue
+        has = contains([s], (kind,), stop_at_loops=True)
+        if has:
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(s, field, None)
+                if sub:
+                    setattr(s, field, guard_jumps(sub, kind, flag) or [ast.Pass()])
+            for h in getattr(s, "handlers", []) or []:
+                h.body = guard_jumps(h.body, kind, flag) or [ast.Pass()]
+        out.append(s)
+        rest = stmts[i + 1:]
+        if has and rest:
+            guard = ast.If(test=parse_expr(f"not {flag}"), body=guard_jumps(rest, kind, flag),
+                           orelse=[])
+            out.append(ast.copy_location(guard, rest[0]))
+            return out
+    return out

@@ -8,35 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import ConversionError, Namer, contains, name, parse_expr
-
-
-def _guard(stmts: list, flag: str) -> list:
-    out: list = []
-    for i, s in enumerate(stmts):
-        if isinstance(s, ast.Break):
-            out.append(ast.copy_location(
-                ast.Assign(targets=[name(flag, True)], value=ast.Constant(True)), s))
-            return out
-        if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.ClassDef)):
-            out.append(s)
-            continue
-        has = contains([s], (ast.Break,), stop_at_loops=True)
-        if has:
-            for field in ("body", "orelse", "finalbody"):
-                sub = getattr(s, field, None)
-                if sub:
-                    setattr(s, field, _guard(sub, flag) or [ast.Pass()])
-            for h in getattr(s, "handlers", []) or []:
-                h.body = _guard(h.body, flag) or [ast.Pass()]
-        out.append(s)
-        rest = stmts[i + 1:]
-        if has and rest:
-            guard = ast.If(test=parse_expr(f"not {flag}"), body=_guard(rest, flag), orelse=[])
-            out.append(ast.copy_location(guard, rest[0]))
-            return out
-    return out
+from .base import ConversionError, Namer, contains, guard_jumps, name, parse_expr
 
 
 class _Breaks(ast.NodeTransformer):
@@ -53,7 +25,7 @@ class _Breaks(ast.NodeTransformer):
         if not contains(node.body, (ast.Break,), stop_at_loops=True):
             return node
         flag = self.namer.new("break_")
-        node.body = _guard(node.body, flag) or [ast.Pass()]
+        node.body = guard_jumps(node.body, ast.Break, flag) or [ast.Pass()]
         node.ag_flags = [*getattr(node, "ag_flags", []), flag]
         init = ast.copy_location(ast.Assign(targets=[name(flag, True)],
                                             value=ast.Constant(False)), node)

@@ -7,35 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import Namer, contains, name, parse_expr
-
-
-def _guard(stmts: list, flag: str) -> list:
-    out: list = []
-    for i, s in enumerate(stmts):
-        if isinstance(s, ast.Continue):
-            out.append(ast.copy_location(
-                ast.Assign(targets=[name(flag, True)], value=ast.Constant(True)), s))
-            return out
-        if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
-                          ast.ClassDef)):
-            out.append(s)
-            continue
-        has = contains([s], (ast.Continue,), stop_at_loops=True)
-        if has:
-            for field in ("body", "orelse", "finalbody"):
-                sub = getattr(s, field, None)
-                if sub:
-                    setattr(s, field, _guard(sub, flag) or [ast.Pass()])
-            for h in getattr(s, "handlers", []) or []:
-                h.body = _guard(h.body, flag) or [ast.Pass()]
-        out.append(s)
-        rest = stmts[i + 1:]
-        if has and rest:
-            guard = ast.If(test=parse_expr(f"not {flag}"), body=_guard(rest, flag), orelse=[])
-            out.append(ast.copy_location(guard, rest[0]))
-            return out
-    return out
+from .base import Namer, contains, guard_jumps, name
 
 
 class _Continues(ast.NodeTransformer):
@@ -54,7 +26,7 @@ class _Continues(ast.NodeTransformer):
         flag = self.namer.new("continue_")
         init = ast.copy_location(ast.Assign(targets=[name(flag, True)],
                                             value=ast.Constant(False)), node.body[0])
-        node.body = [init] + (_guard(node.body, flag) or [ast.Pass()])
+        node.body = [init] + (guard_jumps(node.body, ast.Continue, flag) or [ast.Pass()])
         return node
 
     visit_For = visit_While = _loop

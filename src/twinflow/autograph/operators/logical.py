@@ -10,6 +10,20 @@ def _is_sym(x) -> bool:
     return isinstance(x, SymbolicTensor)
 
 
+def _chain(thunks, logical_op, stop_on: bool):
+    """Evaluates ``thunks`` in order, stopping at a Python value whose truth is ``stop_on``;
+    once a value is a symbolic tensor the rest are combined with ``logical_op``."""
+    value = thunks[0]()
+    for t in thunks[1:]:
+        if _is_sym(value):
+            value = logical_op(value, convert(t(), dtype=value.dtype))
+        elif bool(value) == stop_on:
+            return value
+        else:
+            value = t()
+    return value
+
+
 def and_(*thunks):
     """``a and b and ...`` with lazily evaluated operands.
 
@@ -19,15 +33,7 @@ def and_(*thunks):
     Returns:
         Python's result, or a bool tensor when an operand is a symbolic tensor.
     """
-    value = thunks[0]()
-    for t in thunks[1:]:
-        if _is_sym(value):
-            value = math_ops.logical_and(value, convert(t(), dtype=value.dtype))
-        elif not value:
-            return value
-        else:
-            value = t()
-    return value
+    return _chain(thunks, math_ops.logical_and, stop_on=False)
 
 
 def or_(*thunks):
@@ -39,15 +45,7 @@ def or_(*thunks):
     Returns:
         Python's result, or a bool tensor when an operand is a symbolic tensor.
     """
-    value = thunks[0]()
-    for t in thunks[1:]:
-        if _is_sym(value):
-            value = math_ops.logical_or(value, convert(t(), dtype=value.dtype))
-        elif value:
-            return value
-        else:
-            value = t()
-    return value
+    return _chain(thunks, math_ops.logical_or, stop_on=True)
 
 
 def not_(x):

@@ -104,7 +104,7 @@ class Conv2D(Layer):
 
 
 class _Pooling2D(Layer):
-    _fn = None
+    _pool = None  # nn_ops.max_pool2d or nn_ops.avg_pool2d
 
     def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
                  data_format=None, **kwargs) -> None:
@@ -113,6 +113,9 @@ class _Pooling2D(Layer):
         self.strides = _pair(strides, "strides") if strides is not None else self.pool_size
         self.padding = _padding(padding)
         self.data_format = _check_format(data_format)
+
+    def call(self, inputs):
+        return self._pool(inputs, list(self.pool_size), list(self.strides), self.padding)
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -132,9 +135,7 @@ class MaxPooling2D(_Pooling2D):
         **kwargs: Layer arguments.
     """
 
-    def call(self, inputs):
-        return nn_ops.max_pool2d(inputs, list(self.pool_size), list(self.strides),
-                                 self.padding)
+    _pool = staticmethod(nn_ops.max_pool2d)
 
 
 class AveragePooling2D(_Pooling2D):
@@ -148,9 +149,7 @@ class AveragePooling2D(_Pooling2D):
         **kwargs: Layer arguments.
     """
 
-    def call(self, inputs):
-        return nn_ops.avg_pool2d(inputs, list(self.pool_size), list(self.strides),
-                                 self.padding)
+    _pool = staticmethod(nn_ops.avg_pool2d)
 
 
 class GlobalAveragePooling2D(Layer):

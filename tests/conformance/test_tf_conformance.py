@@ -1,0 +1,309 @@
+"""Behaviour observed in real TensorFlow, pinned without TensorFlow.
+
+Each expectation below was observed with TensorFlow 2.21.0 (tensorflow-cpu, NumPy 2.4) by running
+the same snippet under ``import tensorflow as tf`` and ``import twinflow as tf``. Deliberate
+differences are listed in docs/tf_differences.md instead.
+"""
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import twinflow as tf
+
+# ----- dtypes -----------------------------------------------------------------------------------
+
+
+def test_dtype_str_and_repr():
+    # TF 2.21: str(tf.float32) == "<dtype: 'float32'>"; repr(tf.float32) == "tf.float32"
+    assert str(tf.float32) == "<dtype: 'float32'>"
+    assert str(tf.constant([1]).dtype) == "<dtype: 'int32'>"
+    assert repr(tf.float32) == "tw.float32"
+
+
+def test_as_dtype_none_raises():
+    # TF 2.21: tf.as_dtype(None) raises TypeError
+    with pytest.raises(TypeError):
+        tf.as_dtype(None)
+
+
+# ----- conversion of Python and NumPy values ----------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [[True, 1], [1, "a"], [True, 1.5], None, 2**64])
+def test_unconvertible_python_values_raise_value_error(value):
+    # TF 2.21: "Can't convert Python sequence with mixed types to Tensor." (ValueError),
+    # None: "Attempt to convert a value (None) with an unsupported type ..." (ValueError)
+    with pytest.raises(ValueError):
+        tf.constant(value)
+
+
+@pytest.mark.parametrize("value, dtype", [
+    (1.0, tf.int32), ([1.0, 2.0], tf.int32), (1.5, tf.int32), (1, tf.bool), ([1, 2], tf.string),
+    ([1, 2], tf.bool),
+])
+def test_python_value_of_incompatible_kind_raises_type_error(value, dtype):
+    # TF 2.21: TypeError "Cannot convert 1.0 to EagerTensor of dtype int32" (even when integral)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.constant(value, dtype=dtype)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.convert_to_tensor(value, dtype=dtype)
+
+
+@pytest.mark.parametrize("value, dtype, expected", [
+    (300, tf.uint8, 44), (-1, tf.uint8, 255), (2**40, tf.int32, 0), (True, tf.int32, 1),
+])
+def test_python_ints_wrap_to_small_dtypes(value, dtype, expected):
+    # TF 2.21: tf.constant(300, dtype=tf.uint8) is 44, tf.constant(-1, dtype=tf.uint8) is 255
+    t = tf.constant(value, dtype=dtype)
+    assert t.dtype == dtype and int(t) == expected
+
+
+def test_float_overflow_is_silent_inf():
+    # TF 2.21: tf.constant(1e40, dtype=tf.float32) is inf, with no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf(tf.constant(1e40, dtype=tf.float32).numpy())
+        assert np.isinf((tf.constant(1, dtype=tf.float16) + 70000).numpy())
+        r = tf.cast(tf.constant([1e10]), tf.int32)
+    assert r.dtype == tf.int32
+
+
+def test_empty_list_takes_any_dtype():
+    # TF 2.21: tf.reduce_min(tf.constant([], dtype=tf.int32)) is 2147483647
+    assert tf.constant([], dtype=tf.int32).dtype == tf.int32
+    assert int(tf.reduce_min(tf.constant([], dtype=tf.int32))) == 2147483647
+    assert bool(tf.reduce_all(tf.constant([], dtype=tf.bool)))
+
+
+def test_numpy_values_are_cast_to_a_requested_dtype():
+    # TF 2.21: tf.convert_to_tensor(np.array([1.5]), dtype=tf.int32) is [1]
+    t = tf.convert_to_tensor(np.array([1.5]), dtype=tf.int32)
+    assert t.dtype == tf.int32 and t.numpy().tolist() == [1]
+    assert tf.convert_to_tensor(np.float64(2.5), dtype=tf.float32).dtype == tf.float32
+    b = tf.convert_to_tensor(np.array([1, 2]), dtype=tf.bool)
+    assert b.numpy().tolist() == [True, True]
+    # ...but a Tensor is not: ValueError "Tensor conversion requested dtype int32 for Tensor..."
+    with pytest.raises(ValueError):
+        tf.convert_to_tensor(tf.constant(1.0), dtype=tf.int32)
+
+
+def test_numpy_operand_takes_the_tensor_dtype():
+    # TF 2.21: tf.constant([1., 2.]) + np.array([1, 2]) is float32 [2. 4.];
+    # tf.constant([1, 2]) + np.array([1, 2]) (int64) is int32
+    r = tf.constant([1., 2.]) + np.array([1, 2])
+    assert r.dtype == tf.float32 and r.numpy().tolist() == [2., 4.]
+    r = np.array([1, 2]) + tf.constant([1, 2])
+    assert r.dtype == tf.int32 and r.numpy().tolist() == [2, 4]
+
+
+def test_python_scalar_wraps_to_tensor_dtype():
+    # TF 2.21: tf.constant([1, 2], dtype=tf.uint8) + -1 is [0 1]; int8 [1, 2] + 300 is [45 46]
+    assert (tf.constant([1, 2], dtype=tf.uint8) + -1).numpy().tolist() == [0, 1]
+    assert (tf.constant([1, 2], dtype=tf.int8) + 300).numpy().tolist() == [45, 46]
+    assert (tf.constant([True]) * 1).numpy().tolist() == [True]
+
+
+def test_integral_python_float_does_not_become_int():
+    # TF 2.21: tf.constant([1, 2]) + 2.0 raises InvalidArgumentError (no silent int result)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.constant([1, 2]) + 2.0
+
+
+# ----- strings ----------------------------------------------------------------------------------
+
+
+def test_strings_are_bytes():
+    # TF 2.21: tf.constant(['a', 'bc']) prints tf.Tensor([b'a' b'bc'], shape=(2,), dtype=string)
+    t = tf.constant(["a", "bc"])
+    assert str(t) == "tw.Tensor([b'a' b'bc'], shape=(2,), dtype=string)"
+    assert repr(t) == ("<tw.Tensor: shape=(2,), dtype=string, "
+                       "numpy=array([b'a', b'bc'], dtype=object)>")
+    assert t.numpy().tolist() == [b"a", b"bc"]
+    assert tf.constant("x").numpy() == b"x"
+    assert str(tf.constant([["a", "b"], ["c", "d"]])) == (
+        "tw.Tensor(\n[[b'a' b'b']\n [b'c' b'd']], shape=(2, 2), dtype=string)")
+    n = tf.constant(np.array(["a", "b"]))
+    assert n.numpy().dtype == object and n.numpy().tolist() == [b"a", b"b"]
+    assert (tf.constant(["a", "b"]) + "c").numpy().tolist() == [b"ac", b"bc"]
+
+
+def test_cast_between_strings_and_numbers_is_unimplemented():
+    # TF 2.21: UnimplementedError "Cast string to int32 is not supported [Op:Cast]"
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.cast(tf.constant(["1"]), tf.int32)
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.cast(tf.constant([1.5]), tf.string)
+
+
+# ----- printing ---------------------------------------------------------------------------------
+
+
+def test_scalar_repr_uses_python_value():
+    # TF 2.21: repr(tf.constant(0.1)) == "<tf.Tensor: shape=(), dtype=float32,
+    # numpy=0.10000000149011612>" (NumPy scalar .item()); str() keeps NumPy's text
+    assert repr(tf.constant(0.1)) == (
+        "<tw.Tensor: shape=(), dtype=float32, numpy=0.10000000149011612>")
+    assert str(tf.constant(0.1)) == "tw.Tensor(0.1, shape=(), dtype=float32)"
+    assert repr(tf.constant(1, dtype=tf.int8)) == "<tw.Tensor: shape=(), dtype=int8, numpy=1>"
+    assert repr(tf.constant(True)).endswith("numpy=True>")
+    assert repr(tf.constant("abc")) == "<tw.Tensor: shape=(), dtype=string, numpy=b'abc'>"
+
+
+def test_symbolic_tensor_str_while_tracing(capsys):
+    # TF 2.21: print(x) inside tf.function shows Tensor("x:0", shape=(2,), dtype=int32)
+    @tf.function
+    def f(x):
+        print(x)
+        return x
+
+    f(tf.constant([1, 2]))
+    assert capsys.readouterr().out == 'Tensor("x:0", shape=(2,), dtype=int32)\n'
+
+
+# ----- scalars, truth values --------------------------------------------------------------------
+
+
+def test_numpy_of_scalar_is_numpy_scalar():
+    # TF 2.21: type(tf.constant(1.).numpy()) is np.float32; tf.Variable(1.).numpy() too
+    v = tf.constant(1.0).numpy()
+    assert type(v) is np.float32 and not isinstance(v, np.ndarray)
+    assert type(tf.constant(1).numpy()) is np.int32
+    assert type(tf.constant(True).numpy()) is np.bool_
+    assert type(tf.Variable(1.0).numpy()) is np.float32
+    assert isinstance(tf.constant([1.0]).numpy(), np.ndarray)
+
+
+def test_bool_int_float_of_tensors():
+    # TF 2.21: bool(tf.constant([])) is False; int(tf.constant([3.7])) raises TypeError
+    # ("only 0-dimensional arrays can be converted to Python scalars"); bool of many: ValueError
+    assert bool(tf.constant([])) is False
+    assert bool(tf.constant([1])) is True
+    with pytest.raises(TypeError):
+        int(tf.constant([3.7]))
+    with pytest.raises(TypeError):
+        float(tf.constant([[3]]))
+    with pytest.raises(ValueError):
+        bool(tf.constant([1, 2]))
+
+
+# ----- comparisons ------------------------------------------------------------------------------
+
+
+def test_equality_of_unbroadcastable_shapes_is_a_scalar():
+    # TF 2.21: tf.constant([1, 2]) == tf.constant([1, 2, 3]) is <tf.Tensor: shape=(),
+    # dtype=bool, numpy=False>; != gives True; == None is Python False
+    a, b = tf.constant([1, 2]), tf.constant([1, 2, 3])
+    eq = a == b
+    assert isinstance(eq, tf.Tensor) and eq.shape == () and not bool(eq)
+    ne = a != b
+    assert isinstance(ne, tf.Tensor) and bool(ne)
+    assert (a == None) is False  # noqa: E711
+    assert (a == 1).numpy().tolist() == [True, False]
+
+
+def test_equality_of_mixed_dtypes_raises():
+    # TF 2.21: InvalidArgumentError "cannot compute Equal as input #1(zero-based) was expected
+    # to be a int32 tensor but is a float tensor [Op:Equal]"
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _ = tf.constant([1, 2]) == tf.constant([1., 2.])
+
+
+# ----- ops --------------------------------------------------------------------------------------
+
+
+def test_integer_mean_accumulates_wide():
+    # TF 2.21: reduce_mean(uint8 [200, 200]) is 200; int32 [2**30]*3 is 1073741824;
+    # int8 [-100, -100, 3] is -65; the mean of an empty float tensor is nan, silently
+    assert int(tf.reduce_mean(tf.constant([200, 200], dtype=tf.uint8))) == 200
+    assert int(tf.reduce_mean(tf.constant([2**30] * 3))) == 2**30
+    assert int(tf.reduce_mean(tf.constant([-100, -100, 3], dtype=tf.int8))) == -65
+    assert int(tf.reduce_mean(tf.constant([-3, 0]))) == -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(tf.reduce_mean(tf.constant([], dtype=tf.float32)).numpy())
+        assert tf.keras.losses.MeanSquaredError()(tf.zeros([0]), tf.zeros([0])).shape == ()
+
+
+def test_reduction_duplicate_axes_raise():
+    # TF 2.21: InvalidArgumentError "Invalid reduction arguments: Axes contains duplicate
+    # dimension: 0 [Op:Sum]"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension: 0"):
+        tf.reduce_sum(tf.constant([[1, 2], [3, 4]]), axis=[0, 0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate"):
+        tf.reduce_sum(tf.constant([[1, 2], [3, 4]]), axis=[1, -1])
+
+
+def test_linspace_of_ints_and_zero_num():
+    # TF 2.21: tf.linspace(0, 1, 5) is float64 [0. 0.25 0.5 0.75 1.];
+    # tf.linspace(0., 1., 0) is an empty float32 tensor
+    r = tf.linspace(0, 1, 5)
+    assert r.dtype == tf.float64 and r.numpy().tolist() == [0., .25, .5, .75, 1.]
+    e = tf.linspace(0., 1., 0)
+    assert e.dtype == tf.float32 and e.shape == (0,)
+
+    @tf.function
+    def f():
+        return tf.linspace(0, 1, 3)
+
+    assert f().dtype == tf.float64
+
+
+def test_tensor_shape_dims_must_be_integers():
+    # TF 2.21: tf.TensorShape([1.5]) raises TypeError "Dimension value must be integer or None
+    # or have an __index__ method, got value '1.5' with type '<class 'float'>'"
+    with pytest.raises(TypeError, match="Dimension value must be integer"):
+        tf.TensorShape([1.5])
+    assert tf.TensorShape([np.int64(2), None]).as_list() == [2, None]
+
+
+# ----- gradients, errors ------------------------------------------------------------------------
+
+
+def test_gradient_of_none_target_raises():
+    # TF 2.21: TypeError "Argument `target` should be a list or nested structure of Tensors,
+    # Variables or CompositeTensors to be differentiated, but received None."
+    x = tf.constant(2.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+    with pytest.raises(TypeError, match="received None"):
+        t.gradient(None, x)
+
+
+def test_error_codes():
+    # TF 2.21: tf.errors.OK, INVALID_ARGUMENT, OUT_OF_RANGE, NOT_FOUND == 0, 3, 11, 5
+    assert (tf.errors.OK, tf.errors.INVALID_ARGUMENT, tf.errors.OUT_OF_RANGE,
+            tf.errors.NOT_FOUND) == (0, 3, 11, 5)
+    assert tf.errors.InvalidArgumentError(None, None, "m").error_code == tf.errors.INVALID_ARGUMENT
+
+
+def test_print_strings_bytes_in_assert():
+    # TF 2.21: "Summarized data: b'bad'" for a Python string in tf.debugging.Assert data
+    with pytest.raises(tf.errors.InvalidArgumentError, match="b'bad'"):
+        tf.debugging.Assert(tf.constant(False), ["bad"])
+
+
+def test_tf_print_of_strings(capsys):
+    # TF 2.21: tf.print(tf.constant(['a', 'b'])) prints ["a" "b"]; a scalar string bare
+    tf.print(tf.constant(["a", "b"]), output_stream=sys.stdout)
+    tf.print(tf.constant("abc"), output_stream=sys.stdout)
+    assert capsys.readouterr().out == '["a" "b"]\nabc\n'
+
+
+# ----- keras ------------------------------------------------------------------------------------
+
+
+def test_loss_sample_weight_broadcasts():
+    # TF 2.21 (Keras 3): MeanSquaredError()([1., 2.], [1.5, 2.5], sample_weight=[1., 0.]) is
+    # 0.125; with y of shape (2, 1) and sample_weight [[1.], [0.]] too
+    mse = tf.keras.losses.MeanSquaredError()
+    assert float(mse([1., 2.], [1.5, 2.5], sample_weight=[1., 0.])) == 0.125
+    assert float(mse([[1.], [2.]], [[1.5], [2.5]], sample_weight=[[1.], [0.]])) == 0.125
+    assert float(mse([[1.], [2.]], [[1.5], [2.5]], sample_weight=[1., 0.])) == 0.125
+
+
+def test_metric_default_names_are_not_uniquified():
+    # TF 2.21: tf.keras.metrics.Mean().name is "mean" for every instance
+    assert [tf.keras.metrics.Mean().name for _ in range(2)] == ["mean", "mean"]
+    assert tf.keras.metrics.Sum().name == "sum"

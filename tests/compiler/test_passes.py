@@ -115,3 +115,29 @@ def test_pipeline_is_pure_and_reports_counts():
     assert set(stats) >= {"prune", "constant_folding", "arithmetic", "cse"}
     assert len(prog.graph.get_operations()) == n_ops
     assert isinstance(opt, Program) and opt.graph is not prog.graph
+
+
+def test_identity_reshapes_and_broadcasts_are_removed_but_not_stateful_reads():
+    v = tw.Variable(np.ones((2, 3), np.float32))
+
+    def f(x):
+        a = tw.reshape(x, [2, 3])                   # no-op: removed
+        b = tw.broadcast_to(a * 2.0, [2, 3])        # no-op: removed
+        c = tw.reshape(b, [3, 2])                   # a real reshape: kept
+        d = tw.broadcast_to(tw.reduce_sum(x), [2, 3])   # a real broadcast: kept
+        return c, d + tw.reshape(v.read_value(), [2, 3])
+
+    prog = _program(f, TensorSpec([2, 3], tw.float32))
+    new, n = simplify_arithmetic(prog)
+    assert n == 3
+    new, _ = prune(new)
+    types = _types(new)
+    assert types.count("Reshape") == 1 and types.count("BroadcastTo") == 1
+    assert "ReadVariableOp" in types
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = compile_program(new)(x)
+    want = compile_program(prog)(x)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[0], (x * 2).reshape(3, 2))
+    np.testing.assert_array_equal(got[1], np.full((2, 3), x.sum()) + 1)

@@ -307,3 +307,134 @@ def test_metric_default_names_are_not_uniquified():
     # TF 2.21: tf.keras.metrics.Mean().name is "mean" for every instance
     assert [tf.keras.metrics.Mean().name for _ in range(2)] == ["mean", "mean"]
     assert tf.keras.metrics.Sum().name == "sum"
+
+
+def test_dense_casts_inputs_to_its_dtype():
+    # TF 2.21: Dense(2, kernel_initializer='ones')(tf.ones([1, 3], dtype=tf.int32)) is float32
+    # [[3. 3.]]; float64 inputs give float32 too
+    for dt in (tf.int32, tf.float64):
+        r = tf.keras.layers.Dense(2, kernel_initializer="ones")(tf.ones([1, 3], dtype=dt))
+        assert r.dtype == tf.float32 and r.numpy().tolist() == [[3., 3.]]
+
+
+# ----- tf.function, tf.data ---------------------------------------------------------------------
+
+
+def test_function_returns_python_values_as_tensors():
+    # TF 2.21: a tf.function returning (1, 2.5, 'a', None) gives (<int32 1>, <float32 2.5>,
+    # <string b'a'>, None)
+    @tf.function
+    def f():
+        return 1, 2.5, "a", None
+
+    a, b, c, d = f()
+    assert (a.dtype, b.dtype, c.dtype, d) == (tf.int32, tf.float32, tf.string, None)
+    assert c.numpy() == b"a"
+
+
+def test_dataset_strings_are_bytes():
+    # TF 2.21: list(Dataset.from_tensor_slices(['a', 'bb']).as_numpy_iterator()) == [b'a', b'bb']
+    out = list(tf.data.Dataset.from_tensor_slices(["a", "bb"]).as_numpy_iterator())
+    assert out == [b"a", b"bb"] and all(type(x) is bytes for x in out)
+
+
+# ----- packing and shape arguments --------------------------------------------------------------
+
+
+def test_stack_of_python_values_finds_one_dtype():
+    # TF 2.21: tf.stack([1, 2.5]) is float32 [1. 2.5]; tf.stack([tf.constant(1), 2.5]) raises
+    # TypeError "Cannot convert 2.5 to EagerTensor of dtype int32"
+    r = tf.stack([1, 2.5])
+    assert r.dtype == tf.float32 and r.numpy().tolist() == [1., 2.5]
+    assert tf.stack([tf.constant(1.), 2]).dtype == tf.float32
+    with pytest.raises(TypeError, match="Cannot convert 2.5"):
+        tf.stack([tf.constant(1), 2.5])
+
+
+def test_constant_of_a_tensor_does_not_cast():
+    # TF 2.21: tf.constant(tf.constant(1.5), dtype=tf.int32) raises TypeError "Expected tensor
+    # 1.5 with dtype tf.int32, but got dtype tf.float32."
+    with pytest.raises(TypeError, match="Expected tensor 1.5"):
+        tf.constant(tf.constant(1.5), dtype=tf.int32)
+    assert tf.constant(tf.constant(1.5), dtype=tf.float32).dtype == tf.float32
+
+
+def test_float_shapes_are_refused():
+    # TF 2.21: tf.zeros([2.5]) raises TypeError "Cannot convert [2.5] to EagerTensor of dtype
+    # int32"; tf.linspace(0., 1., 2.5) raises TypeError
+    with pytest.raises(TypeError):
+        tf.zeros([2.5])
+    with pytest.raises(TypeError):
+        tf.linspace(0., 1., 2.5)
+    assert tf.zeros([]).shape == ()
+
+
+def test_symbolic_tensor_has_no_numpy():
+    # TF 2.21: x.numpy() inside tf.function raises AttributeError ("'SymbolicTensor' object has
+    # no attribute 'numpy'"), so hasattr(x, 'numpy') tells eager from symbolic tensors
+    seen = []
+
+    @tf.function
+    def f(x):
+        seen.append(hasattr(x, "numpy"))
+        with pytest.raises(AttributeError):
+            x.numpy()
+        return x
+
+    f(tf.constant(1))
+    assert seen == [False] and hasattr(tf.constant(1), "numpy")
+
+
+# ----- named results, names, control flow -------------------------------------------------------
+
+
+def test_top_k_and_unique_return_named_tuples():
+    # TF 2.21: tf.math.top_k(x, k=2).values / .indices; tf.unique(x) is Unique(y=..., idx=...)
+    r = tf.math.top_k(tf.constant([1., 3., 2.]), k=2)
+    assert r.values.numpy().tolist() == [3., 2.] and r.indices.numpy().tolist() == [1, 2]
+    assert repr(r).startswith("TopKV2(values=")
+    values, indices = r
+    u = tf.unique(tf.constant([1, 1, 2]))
+    assert u.y.numpy().tolist() == [1, 2] and u.idx.numpy().tolist() == [0, 0, 1]
+    assert repr(u).startswith("Unique(y=")
+
+
+def test_variable_names_take_the_name_scope():
+    # TF 2.21: with tf.name_scope('s'): tf.Variable(1., name='v').name == 's/v:0'; a tf.Module's
+    # `with self.name_scope:` gives 'm/v:0'
+    with tf.name_scope("s"):
+        v = tf.Variable(1., name="v")
+        with tf.name_scope("t"):
+            w = tf.Variable(1.)
+    assert (v.name, w.name, tf.Variable(1.).name) == ("s/v:0", "s/t/Variable:0", "Variable:0")
+
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__(name="m")
+            with self.name_scope:
+                self.v = tf.Variable(1., name="v")
+
+    assert M().v.name == "m/v:0"
+
+
+def test_eager_while_loop_returns_tensors():
+    # TF 2.21: tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), (0, 0)) is
+    # (<tf.Tensor: shape=(), dtype=int32, numpy=3>, <tf.Tensor: ... numpy=3>)
+    i, s = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), (0, 0))
+    assert isinstance(i, tf.Tensor) and (int(i), int(s)) == (3, 3) and i.dtype == tf.int32
+
+
+def test_sign_gradient_is_zeros():
+    # TF 2.21: the gradient of tf.sign is tf.Tensor([0.], shape=(1,), dtype=float32)
+    x = tf.constant([3.5])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.sign(x)
+    assert t.gradient(y, x).numpy().tolist() == [0.0]
+
+
+def test_eager_tensor_array_out_of_range():
+    # TF 2.21: OutOfRangeError "Tried to read from index 5 but array size is: 2"
+    ta = tf.TensorArray(tf.float32, size=2)
+    with pytest.raises(tf.errors.OutOfRangeError, match="size is: 2"):
+        ta.read(5)

@@ -16,7 +16,7 @@ import numpy as np
 from ..core import context, dtypes, nest
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError
-from ..eager.execute import bind, constant
+from ..eager.execute import EagerOp, bind, constant
 from ..eager.tensor import EagerTensor
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops, math_ops
@@ -367,6 +367,8 @@ def _source_ids(sources: list, ops: list) -> list:
     var_index = {id(s): i for i, s in enumerate(sources) if isinstance(s, Variable)}
     if var_index:
         for op in ops:
+            if type(op) is EagerOp:
+                continue  # eager inputs are never symbolic
             for h in op.inputs:
                 if isinstance(h, SymbolicTensor) and h.dtype is _RESOURCE:
                     i = var_index.get(id(_variable_of(h)))
@@ -403,7 +405,8 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             seed = convert(g, dtype=t.dtype)
         elif type(t) is EagerTensor:
             # Eagerly the seed is a plain constant (OnesLike has no gradient to record).
-            seed = EagerTensor(np.ones_like(t._value))
+            v = t._value
+            seed = EagerTensor(np.ones(v.shape, v.dtype))
         else:
             seed = bind(OnesLike, [t])
         partials.setdefault(id(t), []).append(seed)

@@ -2,7 +2,9 @@
 
 Each workload (``workloads.WORKLOADS``) is timed as the best of ``repeat`` runs of a calibrated
 number of calls; the report gives NumPy's absolute time, twinflow's, and their ratio, and the same
-ratio for TensorFlow, PyTorch or JAX when they happen to be importable.
+ratio for TensorFlow, PyTorch or JAX when they happen to be importable. A workload without a
+NumPy counterpart (``numpy=None``: tracing and compiling) shows only its absolute time, judged
+against its ``target_us``.
 """
 from __future__ import annotations
 

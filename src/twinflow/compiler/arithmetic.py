@@ -4,7 +4,9 @@
   change x's shape or dtype);
 * ``pow(x, 2)`` -> ``x * x``; ``pow(x, 3)`` -> ``x * x * x``;
 * ``transpose(transpose(x, p), q)`` -> ``x`` when the permutations cancel;
-* ``neg(neg(x))`` -> ``x``; ``identity(x)`` and a cast to x's own dtype -> ``x``.
+* ``neg(neg(x))`` -> ``x``; ``identity(x)`` and a cast to x's own dtype -> ``x``;
+* ``reshape(x, s)`` and ``broadcast_to(x, s)`` -> ``x`` when x's static shape already is the
+  result's (gradient helpers and shape-generic code leave such no-ops behind).
 """
 from __future__ import annotations
 
@@ -93,6 +95,8 @@ def _simplify(op, rw: Rewriter):
     if t == "Identity" and len(ins) == 1 and ins[0].dtype is out.dtype:
         return ins[0] if ins[0].shape == out.shape else None
     if t == "Cast" and len(ins) == 1 and ins[0].dtype is out.dtype and _same(ins[0], out):
+        return ins[0]
+    if t in ("Reshape", "BroadcastTo") and len(ins) == 2 and _same(ins[0], out):
         return ins[0]
     return None
 

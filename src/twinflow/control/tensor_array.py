@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..graph.registry import register_op
@@ -391,8 +391,8 @@ class TensorArray:
             if i < 0:
                 raise InvalidArgumentError(None, None, f"Tried to write to index {i} < 0")
             if i >= len(self._items):
-                if not self._dynamic_size:
-                    raise InvalidArgumentError(
+                if not self._dynamic_size:  # OutOfRangeError eagerly, as TensorFlow
+                    raise OutOfRangeError(
                         None, None, f"Tried to write to index {i} but array is not resizeable "
                         f"and size is: {len(self._items)} (use dynamic_size=True)")
                 self._items += [None] * (i + 1 - len(self._items))
@@ -415,9 +415,9 @@ class TensorArray:
         if self._eager:
             i = int(index)
             n = len(self._items)
-            if not 0 <= i < n:
-                raise InvalidArgumentError(None, None, f"Tried to read from index {i} but "
-                                                       f"array size is: {n}")
+            if not 0 <= i < n:  # OutOfRangeError eagerly, as TensorFlow
+                raise OutOfRangeError(None, None, f"Tried to read from index {i} but "
+                                                  f"array size is: {n}")
             v = self._items[i]
             if v is None:
                 es = self.element_shape

@@ -389,7 +389,11 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     """
     is_seq = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if ctx.graph is None:
-        vars_ = loop_vars
+        # As TensorFlow, Python and NumPy loop values become tensors (the result of
+        # tw.while_loop(c, b, (0, 0)) is a tuple of tensors, not of ints).
+        vars_ = nest.map_structure(
+            lambda x: convert_to_tensor(x) if isinstance(
+                x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
         n = 0
         limit = None if maximum_iterations is None else int(maximum_iterations)
         while (limit is None or n < limit) and _call(cond, vars_, is_seq):

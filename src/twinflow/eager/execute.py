@@ -16,7 +16,7 @@ from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
 from ..graph.registry import REGISTRY, OpDef
 from ..graph.tensor import SymbolicTensor, Tensor
-from .tensor import EagerTensor, _as_bytes_array
+from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
 
@@ -271,34 +271,36 @@ def _python_array(value) -> np.ndarray:
     arr = np.array(value)
     k = arr.dtype.kind
     if k == "O":
-        kinds = _leaf_kinds(value, set())
+        kinds = _leaf_kinds(value)
         if "?" in kinds or not kinds:
             raise ValueError(f"Attempt to convert a value ({value!r}) with an unsupported type "
                              f"({type(value)}) to a Tensor.")
         if kinds == {"n"}:
             raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
         raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
-    if k in "iufcUS" and isinstance(value, (list, tuple)) and len(_leaf_kinds(value, set())) > 1:
+    if k in "iufcUS" and isinstance(value, (list, tuple)) and \
+            len(_leaf_kinds(value) - {"?"}) > 1:  # (objects with __array__ are fine)
         raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     return arr
 
 
-def _leaf_kinds(value, kinds: set) -> set:
-    """Adds the kinds of the leaves of a nested list: b(ool), n(umber), s(tring), ?(other)."""
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            _leaf_kinds(v, kinds)
-    elif isinstance(value, (bool, np.bool_)):
-        kinds.add("b")
-    elif isinstance(value, (int, float, complex, np.number)):
-        kinds.add("n")
-    elif isinstance(value, (str, bytes, np.str_, np.bytes_)):
-        kinds.add("s")
-    elif isinstance(value, np.ndarray):
-        kinds.add("b" if value.dtype.kind == "b" else "s" if value.dtype.kind in "SUO" else "n")
-    else:
-        kinds.add("?")
-    return kinds
+def _leaf_kinds(value) -> set:
+    """The kinds of the leaves of a nested list: b(ool), n(umber), s(tring), ?(other)."""
+    try:
+        leaves = np.array(value, dtype=object).ravel()  # the types are listed at C speed
+    except ValueError:
+        return {"?"}
+    return {_type_kind(t) for t in set(map(type, leaves))}
+
+
+def _type_kind(t) -> str:
+    if issubclass(t, (bool, np.bool_)):
+        return "b"
+    if issubclass(t, (int, float, complex, np.number)):
+        return "n"
+    if issubclass(t, (str, bytes, np.str_, np.bytes_)):
+        return "s"
+    return "?"
 
 
 def _cast_python(value, dtype) -> np.ndarray:
@@ -375,6 +377,10 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     if isinstance(value, SymbolicTensor):
         raise TypeError(f"tw.constant needs a concrete value, got symbolic tensor {value.name}; "
                         "use tw.identity or tw.cast inside a tw.function")
+    if type(value) is EagerTensor and dtype is not None and \
+            value.dtype is not dtypes.as_dtype(dtype):  # as TensorFlow: no silent cast
+        raise TypeError(f"Expected tensor {_numpy_str(value._value)} with dtype "
+                        f"{dtypes.as_dtype(dtype)!r}, but got dtype {value.dtype!r}.")
     arr = constant_array(value, dtype)
     if shape is not None:
         shape = tuple(TensorShape(shape).as_list())

@@ -282,10 +282,30 @@ def name_scope(name: str) -> Iterator[str]:
     """``tw.name_scope``: prefixes the names of ops created in the block (graph mode)."""
     g = ctx.graph
     if g is None:
-        yield (name + "/") if name else ""
+        # Eagerly there are no op names, but variables created in the block take the scope as
+        # a prefix, as in TensorFlow (tw.name_scope('s'): tw.Variable(1., name='v') is s/v:0).
+        outer = _eager_scopes[-1] if _eager_scopes else ""
+        full = "" if not name else name[:-1] if name.endswith("/") else \
+            f"{outer}/{name}" if outer else name
+        _eager_scopes.append(full)
+        try:
+            yield full + "/" if full else ""
+        finally:
+            _eager_scopes.pop()
         return
     with g.name_scope(name) as scope:
         yield scope
+
+
+_eager_scopes: list = []
+
+
+def current_name_scope() -> str:
+    """The name scope in force (``'a/b'``, or ``''``), eagerly or in the graph being built."""
+    g = ctx.graph
+    if g is not None:
+        return g.get_name_scope()
+    return _eager_scopes[-1] if _eager_scopes else ""
 
 
 def control_dependencies(control_inputs):

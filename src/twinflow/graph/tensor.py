@@ -95,9 +95,12 @@ class SymbolicTensor(Tensor):
     def consumers(self) -> list:
         return [op for op in self.graph.get_operations() if any(t is self for t in op.inputs)]
 
+    @property
     def numpy(self):
-        raise NotImplementedError(
-            f"{self.name} is a symbolic tensor: it has no value while a graph is being built. "
+        # An AttributeError, as TensorFlow's SymbolicTensor has no numpy: hasattr(x, "numpy")
+        # tells eager tensors from symbolic ones.
+        raise AttributeError(
+            f"{self.name} is a symbolic tensor: it has no numpy() while a graph is being built. "
             "Return it from the tw.function, or use tw.print to see its value at run time.")
 
     def __bool__(self):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins as _py
+from collections import namedtuple
 
 import numpy as np
 
@@ -270,7 +271,13 @@ def stack(values, axis=0, name="stack") -> Tensor:
     Returns:
         The stacked tensor.
     """
-    xs = convert_n(values)
+    dtype = None
+    if values and not any(isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in values):
+        try:  # Python values only: one dtype for all, as TensorFlow (tw.stack([1, 2.5]))
+            dtype = convert(list(values)).dtype
+        except (TypeError, ValueError):
+            pass
+    xs = convert_n(values, dtype)
     if not xs:
         raise ValueError("tw.stack needs at least one tensor")
     return bind(Pack, xs, {"axis": int(axis)}, name=name)
@@ -350,7 +357,11 @@ def _int_input(x, name: str, dtype=None) -> Tensor:
     """An integer shape-like argument as a tensor (int32 unless it is already an int tensor)."""
     if isinstance(x, Tensor):
         return x
-    return convert(x, dtype=dtype, dtype_hint=dtypes.int32)
+    t = convert(x, dtype=dtype, dtype_hint=dtypes.int32)
+    if not t.dtype.is_integer:  # as TensorFlow: tw.zeros([2.5]) is no shape
+        raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype int32 ({name} must be "
+                        f"integers)")
+    return t
 
 
 # ----- layout: transpose, expand_dims, squeeze, reverse ---------------------------------------
@@ -2229,7 +2240,12 @@ def top_k(input, k=1, sorted=True, name=None) -> tuple:
     """
     vals, idx = bind(TopKV2, [convert(input), _int_input(k, "k")], {"sorted": bool(sorted)},
                      name=name)
-    return vals, idx
+    return _TopKOutput(vals, idx)
+
+
+# As TensorFlow, top_k and unique return named tuples: tw.math.top_k(x, 2).values
+_TopKOutput = namedtuple("TopKV2", ["values", "indices"])
+_UniqueOutput = namedtuple("Unique", ["y", "idx"])
 
 
 # ----- unique, meshgrid -----------------------------------------------------------------------
@@ -2269,7 +2285,7 @@ def unique(x, out_idx=dtypes.int32, name=None) -> tuple:
         (y, idx) with ``x == gather(y, idx)``.
     """
     y, idx = bind(Unique, [convert(x)], {"out_idx": dtypes.as_dtype(out_idx)}, name=name)
-    return y, idx
+    return _UniqueOutput(y, idx)
 
 
 def meshgrid(*args, **kwargs) -> list:

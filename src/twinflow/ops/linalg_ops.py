@@ -70,8 +70,7 @@ def _matmul_tab(a, b):
 
 
 # Like the np.matmul ufunc, these return a new array: codegen may overwrite it in place.
-for _f in (_matmul_ta, _matmul_tb, _matmul_tab):
-    _f.fresh_result = True
+_matmul_ta.fresh_result = _matmul_tb.fresh_result = _matmul_tab.fresh_result = True
 _MATMUL_LOWERED = {(False, False): np.matmul, (True, False): _matmul_ta,
                    (False, True): _matmul_tb, (True, True): _matmul_tab}
 

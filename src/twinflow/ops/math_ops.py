@@ -531,7 +531,9 @@ class Sign:
     """-1, 0 or 1 by the sign of x (x / |x| for complex)."""
 
     infer, kernel = _unary("Sign", np.sign, _NUMERIC)
-    grad = _no_grad
+
+    def grad(op, dy):  # zeros, not None, as TensorFlow
+        return zeros_like(op.inputs[0])
 
 
 @register_op("Square")

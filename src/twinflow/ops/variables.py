@@ -15,6 +15,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
+from ..graph.graph import current_name_scope
 from ..graph.registry import register_op
 from ..graph.tensor import Reference, Tensor
 from .core import convert
@@ -158,6 +159,9 @@ class Variable:
             self._shape_static = TensorShape(None)
         self._trainable = True if trainable is None else bool(trainable)
         base = name or "Variable"
+        scope = current_name_scope()
+        if scope:  # as TensorFlow: tw.name_scope('s'): tw.Variable(1., name='v') is s/v:0
+            base = f"{scope}/{base}"
         self._name = base if base.endswith(":0") else base + ":0"
         self._constraint = constraint
         self.synchronization = synchronization
@@ -174,10 +178,10 @@ class Variable:
     # ----- storage -----
     def _set(self, value) -> None:
         old = self._value
-        if type(value) is np.ndarray and value.dtype == old.dtype and value.shape == old.shape:
-            self._value = value  # the common update: the checks below would all pass
+        arr = value if type(value) is np.ndarray else np.asarray(value)
+        if arr.dtype == old.dtype and arr.shape == old.shape:
+            self._value = arr  # the common update: the checks below would all pass
             return
-        arr = np.asarray(value)
         if arr.dtype != self._value.dtype:
             arr = arr.astype(self._value.dtype)
         if not self._shape_static.is_compatible_with(arr.shape):
@@ -251,7 +255,9 @@ class Variable:
     def _assign_op(self, opdef, value, read_value: bool):
         value = convert(value, dtype=self._dtype) if isinstance(value, Tensor) else \
             convert(_convert_initial(value, self._dtype))
-        _check_assign(self, value)
+        # An eager value shaped like the current one (the training update) is compatible.
+        if type(value) is not EagerTensor or value._value.shape != self._value.shape:
+            _check_assign(self, value)
         bind(opdef, [self.handle, value])
         g = ctx.graph
         if g is not None:

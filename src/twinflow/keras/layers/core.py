@@ -68,6 +68,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        if inputs.dtype is not self.kernel.dtype:  # as tf.keras: Dense()(int32 inputs) works
+            inputs = math_ops.cast(inputs, self.kernel.dtype)
         rank = inputs.shape.rank
         if rank == 2:
             y = linalg_ops.matmul(inputs, self.kernel)

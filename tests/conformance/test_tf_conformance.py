@@ -4,6 +4,7 @@ Each expectation below was observed with TensorFlow 2.21.0 (tensorflow-cpu, NumP
 the same snippet under ``import tensorflow as tf`` and ``import twinflow as tf``. Deliberate
 differences are listed in docs/tf_differences.md instead.
 """
+import subprocess
 import sys
 import warnings
 
@@ -438,3 +439,52 @@ def test_eager_tensor_array_out_of_range():
     ta = tf.TensorArray(tf.float32, size=2)
     with pytest.raises(tf.errors.OutOfRangeError, match="size is: 2"):
         ta.read(5)
+
+
+def test_as_dtype_of_a_datatype_enum():
+    # TF 2.21: tf.as_dtype(1) is tf.float32 and tf.float32 == 1 is True (DataType enum values)
+    assert tf.as_dtype(1) is tf.float32 and tf.as_dtype(3) is tf.int32
+    assert tf.float32 == 1 and tf.float32 != 2
+
+
+def test_kernel_overflow_is_silent():
+    # TF 2.21: tf.cast(tf.constant([65504.]), tf.float16) * 2 prints [inf] and no warning, also
+    # inside tf.function; the user's own NumPy warnings are left alone
+    code = ("import numpy as np, twinflow as tf\n"
+            "x = tf.cast(tf.constant([65504.]), tf.float16)\n"
+            "f = tf.function(lambda v: v * 2, autograph=False)\n"
+            "print((x * 2).numpy()[0], f(x).numpy()[0])\n"
+            "np.float16(65504) * np.float16(2)\n")
+    out = subprocess.run([sys.executable, "-W", "default", "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout == "inf inf\n"
+    assert out.stderr.count("RuntimeWarning") == 1 and "<string>" in out.stderr
+
+
+def test_format_uses_the_numpy_value():
+    # TF 2.21: f'{tf.constant(1.23456)}' is 1.2345600128173828 (np.float32's format),
+    # f'{x:.2f}' is 1.23, 'v={}'.format(tf.constant([[1., 2.]])) is v=[[1. 2.]]
+    x = tf.constant(1.23456)
+    assert f"{x}" == "1.2345600128173828" and f"{x:.2f} {x:8.3f}" == "1.23    1.235"
+    assert f"{tf.constant(5):03d}" == "005"
+    assert "v={}".format(tf.constant([[1., 2.]])) == "v=[[1. 2.]]"  # noqa: UP032
+    with pytest.raises(TypeError):
+        f"{tf.constant([1.5]):.2f}"
+
+
+def test_is_tensor_of_a_variable():
+    # TF 2.21: tf.is_tensor(tf.Variable(1.)) is True; of a NumPy array False
+    assert tf.is_tensor(tf.Variable(1.)) and not tf.is_tensor(np.zeros(2))
+
+
+def test_zeros_and_padding_of_bools_and_strings():
+    # TF 2.21: tf.zeros([2], tf.string) is [b'' b'']; tf.pad(tf.constant([True]), [[1, 1]]) is
+    # [False True False]; tf.ones([2], dtype=tf.bool) is [True True]
+    assert tf.zeros([2], dtype=tf.string).numpy().tolist() == [b"", b""]
+    assert tf.zeros_like(tf.constant(["a"])).numpy().tolist() == [b""]
+    assert tf.pad(tf.constant([True]), [[1, 1]]).numpy().tolist() == [False, True, False]
+    assert tf.pad(tf.constant(["a"]), [[1, 0]]).numpy().tolist() == [b"", b"a"]
+    assert tf.ones([2], dtype=tf.bool).numpy().tolist() == [True, True]
+    # ...but Python 1 is no bool: TypeError "Cannot convert 1 to EagerTensor of dtype bool"
+    with pytest.raises(TypeError, match="Cannot convert 1"):
+        tf.one_hot([0, 1], 2, dtype=tf.bool)

@@ -122,34 +122,44 @@ class _Unsupported(ast.NodeVisitor):
 
 
 def _parse(fn) -> tuple:
+    """(FunctionDef, file name, first line number, source lines) of ``fn``: the FunctionDef's
+    positions are relative to its source lines (line 1 is the first) with the file's columns."""
     try:
         lines, lnum = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     except (OSError, TypeError) as e:
         raise ConversionError(f"its source code is not available ({e})") from None
-    src = textwrap.dedent("".join(lines))
     if fn.__code__.co_name == "<lambda>":
-        return _parse_lambda(fn, src), filename, lnum
+        return _parse_lambda(fn, lines), filename, lnum, lines
+    # An indented def (a method, a nested function) is parsed under an `if 1:` rather than
+    # dedented: its columns stay the file's (traceback carets), and a string spanning lines
+    # less indented than the body keeps its text.
+    indented = lines[0][:1] in (" ", "\t")
     try:
-        tree = ast.parse(src)
+        tree = ast.parse(("if 1:\n" if indented else "") + "".join(lines))
     except SyntaxError as e:
         raise ConversionError(f"its source could not be parsed ({e.msg})") from None
+    if indented:
+        ast.increment_lineno(tree, -1)
+        tree = tree.body[0]
     fdefs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if not fdefs or fdefs[0].name != fn.__code__.co_name:
         raise ConversionError("it is a lambda or its source does not start with its `def`")
     fdef = fdefs[0]
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise ConversionError("async functions are not supported")
-    return fdef, filename, lnum
+    return fdef, filename, lnum, lines
 
 
 LAMBDA_NAME = "ag__lambda"
+# Functions the converters generate (``base.Namer`` prefixes).
+GENERATED_FUNCTIONS = ("if_body_", "else_body_", "loop_test_", "loop_body_", "extra_test_")
 
 
-def _parse_lambda(fn, src: str) -> ast.FunctionDef:
+def _parse_lambda(fn, lines: list) -> ast.FunctionDef:
     """A lambda as ``def ag__lambda(args): return body``, found in its source lines."""
     tree = None
-    text = src.strip()
+    text = textwrap.dedent("".join(lines)).strip()
     # The lines holding a lambda are often not a statement on their own (an argument, a
     # continuation): trim from the right until they parse, then try as an expression.
     while text and tree is None:
@@ -172,6 +182,7 @@ def _parse_lambda(fn, src: str) -> ast.FunctionDef:
                               "it with `def`" if found else "its lambda was not found in "
                               "its source line")
     lam = found[0]
+    _restore_columns(lam, lines, text.splitlines())
     fdef = ast.FunctionDef(name=LAMBDA_NAME, args=lam.args, body=[ast.Return(value=lam.body)],
                            decorator_list=[], returns=None)
     if "type_params" in ast.FunctionDef._fields:
@@ -179,9 +190,62 @@ def _parse_lambda(fn, src: str) -> ast.FunctionDef:
     return ast.copy_location(fdef, lam)
 
 
+def _restore_columns(tree: ast.AST, lines: list, parsed: list) -> None:
+    """Column offsets of ``tree`` (parsed from ``parsed``, ``lines`` with leading whitespace
+    removed) made those of ``lines``."""
+    def indent(s: str) -> int:
+        return len(s) - len(s.lstrip())
+
+    shift = [indent(a) - indent(b) for a, b in zip(lines, parsed)]
+    for n in ast.walk(tree):
+        if getattr(n, "lineno", None) is not None and n.lineno <= len(shift):
+            n.col_offset += shift[n.lineno - 1]
+        if getattr(n, "end_lineno", None) is not None and n.end_lineno <= len(shift):
+            n.end_col_offset += shift[n.end_lineno - 1]
+
+
+def fix_locations(tree: ast.AST, lines: list) -> None:
+    """Gives the nodes the converters generated exact, one-line source positions.
+
+    A node with no position takes its parent's first line and column; a node with no end
+    (``base.at_header``) ends where that line ends. Unlike ``ast.fix_missing_locations``, which
+    gives a generated node its parent's whole span, this keeps each generated call on the line
+    it stands for: Python reports a call whose callee (``ag__.if_stmt``) spans several lines at
+    the callee's last line, so an If op would point at the end of its branch.
+
+    Args:
+        tree: the converted FunctionDef; positions relative to ``lines`` (line 1 is the first).
+        lines: the source lines.
+    """
+    def line_end(lineno: int) -> int:
+        ok = 0 < lineno <= len(lines)
+        return len(lines[lineno - 1].rstrip().encode("utf-8")) if ok else 0
+
+    def visit(node: ast.AST, lineno: int, col: int) -> None:
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is None:
+                node.lineno, node.col_offset = lineno, col
+                if isinstance(node, ast.Lambda):
+                    node.ag_thunk = True   # a generated thunk (``a and b``, ``x if c else y``)
+            if getattr(node, "end_lineno", None) is None:
+                node.end_lineno = node.lineno
+                node.end_col_offset = max(node.col_offset, line_end(node.lineno))
+            lineno, col = node.lineno, node.col_offset
+        for child in ast.iter_child_nodes(node):
+            visit(child, lineno, col)
+
+    visit(tree, 1, 0)
+
+
 def convert_ast(fn) -> ast.FunctionDef:
     """The converted FunctionDef of ``fn`` (raises ConversionError)."""
-    fdef, _, _ = _parse(fn)
+    return _convert(fn)[0]
+
+
+def _convert(fn) -> tuple:
+    """(converted FunctionDef, file name, first line number) of ``fn``; the FunctionDef's
+    lines are relative to the first."""
+    fdef, filename, lnum, lines = _parse(fn)
     _Unsupported().visit(fdef)
     fdef.decorator_list = []
     namer = Namer()
@@ -196,8 +260,8 @@ def convert_ast(fn) -> ast.FunctionDef:
     local_names = frozenset(params | set(assigned_names(fdef.body)))
     fdef.body = [_expressions(s, local_names) for s in fdef.body]
     fdef.body = _lower_block(fdef.body, params, namer)
-    ast.fix_missing_locations(fdef)
-    return fdef
+    fix_locations(fdef, lines)
+    return fdef, filename, lnum
 
 
 def _compile(fn) -> tuple:
@@ -205,8 +269,7 @@ def _compile(fn) -> tuple:
     hit = _cache.get(code)
     if hit is not None:
         return hit
-    fdef = convert_ast(fn)
-    _, filename, lnum = _parse(fn)
+    fdef, filename, lnum = _convert(fn)
     # Python fills the defaults from the original function (__defaults__) after creation.
     fdef.args.defaults = [ast.Constant(None) for _ in fdef.args.defaults]
     fdef.args.kw_defaults = [None if d is None else ast.Constant(None)
@@ -221,9 +284,35 @@ def _compile(fn) -> tuple:
     fac_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     f_code = next(c for c in fac_code.co_consts if isinstance(c, types.CodeType)
                   and c.co_name == fdef.name)
-    hit = (f_code,)
+    lambdas: dict = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Lambda):
+            lambdas.setdefault(n.lineno, set()).add(getattr(n, "ag_thunk", False))
+    # (a line holding both a thunk and a user lambda keeps "<lambda>" for both)
+    thunk_lines = frozenset(k for k, v in lambdas.items() if v == {True})
+    hit = (_renamed(f_code, code.co_name, fn.__qualname__, thunk_lines),)
     _cache[code] = hit
     return hit
+
+
+def _renamed(code: types.CodeType, name: str, qualname: str,
+             thunk_lines: frozenset) -> types.CodeType:
+    """``code`` named ``name`` (``qualname``), and the functions the converters generated in
+    it (``if_body_1``, ``loop_test_2``, the lambdas of ``a and b``) named like the user
+    function they came from, so tracebacks, pdb and op locations read ``in step``."""
+    consts = []
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_name.startswith(GENERATED_FUNCTIONS) or \
+                    c.co_name == "<lambda>" and c.co_firstlineno in thunk_lines:
+                c = _renamed(c, name, qualname, thunk_lines)
+            else:
+                c = _renamed(c, c.co_name, f"{qualname}.<locals>.{c.co_name}", thunk_lines)
+        consts.append(c)
+    changes = {"co_name": name, "co_consts": tuple(consts)}
+    if hasattr(code, "co_qualname"):
+        changes["co_qualname"] = qualname
+    return code.replace(**changes)
 
 
 def convert(fn: Callable, strict: bool = False, warn: bool = True) -> Callable:

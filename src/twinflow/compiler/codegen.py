@@ -20,23 +20,46 @@ the callable may overwrite or keep it (a variable update writes into the dead gr
 Result names are recycled once their value is dead, which drops the last reference to an
 intermediate array early so NumPy can reuse its memory for the next result. The source is
 registered with ``linecache`` so tracebacks and pdb show the generated line.
+
+Control flow is inlined: a While/StatelessWhile becomes a ``while True:`` block and an
+If/StatelessIf an ``if``/``else`` block of the enclosing function, holding the (optimized) code
+of its cond/body or branches, one line per op as above. Loop variables are plain locals and
+captures are read where they are. A While records its History (the loop values entering each
+iteration) only when something reads that output (a gradient, or a fetch). Buffer reuse stays
+safe in a loop body: a block never recycles nor overwrites the names it receives (loop
+variables, captures), only the arrays its own ops made in the same iteration. Nesting deeper
+than ``MAX_INLINE_DEPTH`` (Python limits statically nested blocks) and Case ops keep calling
+their sub-graphs' compiled closures through the op's ``lower`` hook.
 """
 from __future__ import annotations
 
 import itertools
 import keyword
 import linecache
+import operator
 import os
 
 import numpy as np
 
+from ..control.variant import History
 from ..core.errors import InvalidArgumentError, OpError
+from .pipeline import optimize
 from .program import Program
 
 _counter = itertools.count()
 _LITERALS = (bool, int, str, type(None))
 # Below this many elements a fresh result is cheaper than passing ``out=``.
 REUSE_MIN_ELEMENTS = 1 << 12
+# CPython refuses more than 20 statically nested loops/try blocks in one function.
+MAX_INLINE_DEPTH = 8
+_WHILE = ("While", "StatelessWhile")
+_IF = ("If", "StatelessIf")
+# "def __make__(...)" and "def fn(...)" precede the body
+_HEADER_LINES = 2
+# A kernel that is a Python operator is written as one: ``r0 = a0 * c1`` skips a call, which
+# is most of the cost of a scalar op (an op lowers to these only for NumPy scalars).
+_INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+          operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 
 
 class CompiledProgram:
@@ -176,6 +199,204 @@ def _reusable_buffers(ops: list, kernels: dict, live_out: set) -> tuple:
     return out, consume
 
 
+def _assign(targets: list, values: list) -> str:
+    if len(targets) == 1:
+        return f"{targets[0]} = {values[0]}"
+    return f"{', '.join(targets)} = {', '.join(values)}"
+
+
+def _optimized(g) -> Program:
+    """A sub-graph (If branch, While cond/body) as an optimized Program of its inputs."""
+    return optimize(Program(g, g.inputs, g.outputs))[0]
+
+
+class _Emitter:
+    """Writes the generated function's body: one block of statements per (sub-)program.
+
+    Names: ``a*`` parameters, ``c*``/``k*`` closure cells (constants, kernels), ``r*`` values.
+    Every block takes new ``r*`` names from one counter and recycles only names it made itself.
+    """
+
+    def __init__(self) -> None:
+        self.closure: dict = {}     # cell name -> value
+        self.by_id: dict = {}       # id(kernel) -> cell name
+        self.body: list = []
+        self.line_ops: dict = {}    # line number -> op
+        self.fresh = itertools.count()
+
+    def cell(self, value, prefix: str) -> str:
+        # Kernels are shared by identity (100 matmuls use one cell); constants never are.
+        hit = self.by_id.get(id(value)) if prefix == "k" else None
+        if hit is not None:
+            return hit
+        cname = f"{prefix}{len(self.closure)}"
+        self.closure[cname] = value
+        if prefix == "k":
+            self.by_id[id(value)] = cname
+        return cname
+
+    def emit(self, line: str, op=None) -> None:
+        self.body.append(line)
+        if op is not None:
+            self.line_ops[_HEADER_LINES + len(self.body)] = op
+
+    def block(self, prog: Program, args: list, ind: str, depth: int) -> list:
+        """Emits ``prog`` at indentation ``ind`` with ``args`` naming its inputs.
+
+        Returns:
+            The names (or cells) holding its outputs.
+
+        Raises:
+            InvalidArgumentError: a placeholder that is not an input of the Program is needed.
+        """
+        ops = prog.graph.get_operations()
+        names: dict = {}
+        for t, a in zip(prog.inputs, args):
+            names.setdefault(id(t), a)
+        last_use: dict = {}
+        for i, op in enumerate(ops):
+            for t in op.inputs:
+                last_use[id(t)] = i
+        live_out = {id(t) for t in prog.outputs}
+        inline = {i for i, op in enumerate(ops)
+                  if depth < MAX_INLINE_DEPTH and (op.type in _WHILE or op.type in _IF)}
+        kernels = {i: _kernel_of(op) for i, op in enumerate(ops)
+                   if op.type not in ("Placeholder", "Const") and i not in inline}
+        reusable, consume = _reusable_buffers(ops, kernels, live_out)
+        mine: set = set()   # names this block made: only these may be recycled
+        free: list = []
+
+        def new_name() -> str:
+            n = free.pop() if free else f"r{next(self.fresh)}"
+            mine.add(n)
+            return n
+
+        def used(t) -> bool:
+            return id(t) in last_use or id(t) in live_out
+
+        def release(i: int, op) -> None:
+            for t in op.inputs:
+                tid = id(t)
+                n = names[tid]
+                if last_use.get(tid) == i and tid not in live_out and n in mine \
+                        and n not in free:
+                    free.append(n)
+
+        for i, op in enumerate(ops):
+            if op.type == "Placeholder":
+                t = op.outputs[0]
+                if id(t) not in names and used(t):
+                    raise InvalidArgumentError(
+                        None, op, f"You must feed a value for placeholder tensor '{op.name}' "
+                        f"with dtype {op.attrs['dtype'].name} and shape {op.attrs['shape']}")
+                continue
+            if op.type == "Const":
+                names[id(op.outputs[0])] = self.cell(_as_scalar(op.attrs["value"]), "c")
+                continue
+            if i in inline:
+                ins = [names[id(t)] for t in op.inputs]
+                # Outputs are named before the inputs are released: the inlined code reads
+                # its inputs (captures) after it has assigned some outputs (loop variables).
+                emit_op = self.while_loop if op.type in _WHILE else self.if_else
+                outs = emit_op(op, ins, ind, depth, new_name, used)
+                release(i, op)
+                for t, n in zip(op.outputs, outs):
+                    if n is not None:
+                        names[id(t)] = n
+                continue
+            kernel, attrs = (consume[i], {}) if i in consume else kernels[i]
+            kwargs = ""
+            if attrs:
+                parts = []
+                for k, v in attrs.items():
+                    lit = _literal(v)
+                    parts.append(f"{k}={lit if lit is not None else self.cell(v, 'c')}")
+                kwargs = ", ".join(parts)
+            args = [names[id(t)] for t in op.inputs]
+            infix = _INFIX.get(kernel) if type(kernel) is type(operator.add) \
+                and not attrs and len(args) == 2 else None
+            kname = self.cell(kernel, "k") if infix is None else ""
+            call_args = ", ".join(args + ([kwargs] if kwargs else []))
+            release(i, op)
+            targets = []
+            reuse = reusable.get(i)
+            if reuse is not None and last_use.get(id(reuse)) == i:
+                n = names[id(reuse)]
+                if n in free:
+                    free.remove(n)
+                call_args += f", out={n}"
+                names[id(op.outputs[0])] = n
+                targets.append(n)
+            for t in op.outputs[len(targets):]:
+                if not used(t):
+                    targets.append("_")
+                    continue
+                n = new_name()
+                names[id(t)] = n
+                targets.append(n)
+            call = f"{kname}({call_args})" if infix is None else \
+                f"{args[0]} {infix} {args[1]}"
+            if not op.outputs:
+                stmt = call
+            elif op.opdef.multi_output:
+                stmt = f"{', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
+            else:
+                stmt = f"{targets[0]} = {call}"
+            self.emit(f"{ind}{stmt}  # {_comment(op)}", op)
+        return [names[id(t)] for t in prog.outputs]
+
+    def while_loop(self, op, ins: list, ind: str, depth: int, new_name, used) -> list:
+        """A While as ``while True:`` over the inlined cond and body; returns output names."""
+        a = op.attrs
+        n, has = a["n_vars"], int(a["has_max"])
+        caps = ins[n + has:]
+        note = f"  # {_comment(op)}"
+        loop = [new_name() for _ in range(n)]
+        if loop:
+            self.emit(f"{ind}{_assign(loop, ins[:n])}{note}", op)
+        # Only a gradient (or a fetch) reads the History: record it only then.
+        steps = new_name() if used(op.outputs[n]) else None
+        if steps is not None:
+            self.emit(f"{ind}{steps} = []{note}", op)
+        if has:
+            count, limit = new_name(), new_name()
+            self.emit(f"{ind}{count}, {limit} = 0, int({ins[n]}){note}", op)
+        self.emit(f"{ind}while True:{note}", op)
+        inner = ind + "    "
+        if has:
+            # Counted before the condition runs, as the kernel does (the cond may have effects).
+            self.emit(f"{inner}if {count} == {limit}:", op)
+            self.emit(f"{inner}    break", op)
+            self.emit(f"{inner}{count} += 1", op)
+        c = self.block(_optimized(a["cond"]), loop + caps, inner, depth + 1)
+        self.emit(f"{inner}if not {c[0]}:", op)
+        self.emit(f"{inner}    break", op)
+        if steps is not None:
+            self.emit(f"{inner}{steps}.append(({', '.join(loop)},))", op)
+        b = self.block(_optimized(a["body"]), loop + caps, inner, depth + 1)
+        if loop:
+            self.emit(f"{inner}{_assign(loop, b)}", op)
+        if steps is not None:
+            self.emit(f"{ind}{steps} = {self.cell(History, 'k')}({steps}){note}", op)
+        return loop + [steps]
+
+    def if_else(self, op, ins: list, ind: str, depth: int, new_name, used) -> list:
+        """An If as ``if``/``else`` over the inlined branches; returns output names."""
+        outs = [new_name() if used(t) else None for t in op.outputs]
+        self.emit(f"{ind}if {ins[0]}:  # {_comment(op)}", op)
+        for k, g in enumerate((op.attrs["then_branch"], op.attrs["else_branch"])):
+            if k:
+                self.emit(f"{ind}else:", op)
+            start = len(self.body)
+            res = self.block(_optimized(g), ins[1:], ind + "    ", depth + 1)
+            pairs = [(o, r) for o, r in zip(outs, res) if o is not None]
+            if pairs:
+                self.emit(f"{ind}    {_assign(*map(list, zip(*pairs)))}", op)
+            if len(self.body) == start:
+                self.emit(f"{ind}    pass", op)
+        return outs
+
+
 def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     """Generates and compiles the straight-line Python function running ``prog``.
 
@@ -192,106 +413,21 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     fname = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "fn"
     if keyword.iskeyword(fname) or fname[0].isdigit():
         fname = "f_" + fname
-    ops = prog.graph.get_operations()
-    names: dict = {}
     params = [f"a{i}" for i in range(len(prog.inputs))]
-    for t, p in zip(prog.inputs, params):
-        names.setdefault(id(t), p)
-    last_use: dict = {}
-    for i, op in enumerate(ops):
-        for t in op.inputs:
-            last_use[id(t)] = i
-    live_out = {id(t) for t in prog.outputs}
-    closure: dict = {}      # cell name -> value
-    by_id: dict = {}        # id(kernel) -> cell name
-    body: list = []
-    line_ops: dict = {}
-    free: list = []
-    fresh = itertools.count()
-    header_lines = 2  # "def __make__(...)" and "def fn(...)" precede the body
-
-    def cell(value, prefix: str) -> str:
-        # Kernels are shared by identity (100 matmuls use one cell); constants never are.
-        hit = by_id.get(id(value)) if prefix == "k" else None
-        if hit is not None:
-            return hit
-        cname = f"{prefix}{len(closure)}"
-        closure[cname] = value
-        if prefix == "k":
-            by_id[id(value)] = cname
-        return cname
-
-    kernels = {i: _kernel_of(op) for i, op in enumerate(ops)
-               if op.type not in ("Placeholder", "Const")}
-    reusable, consume = _reusable_buffers(ops, kernels, live_out)
-    for i, op in enumerate(ops):
-        if op.type == "Placeholder":
-            t = op.outputs[0]
-            if id(t) not in names:
-                if id(t) in last_use or id(t) in live_out:
-                    raise InvalidArgumentError(
-                        None, op, f"You must feed a value for placeholder tensor '{op.name}' "
-                        f"with dtype {op.attrs['dtype'].name} and shape {op.attrs['shape']}")
-            continue
-        if op.type == "Const":
-            names[id(op.outputs[0])] = cell(_as_scalar(op.attrs["value"]), "c")
-            continue
-        kernel, attrs = (consume[i], {}) if i in consume else kernels[i]
-        kwargs = ""
-        if attrs:
-            parts = []
-            for k, v in attrs.items():
-                lit = _literal(v)
-                parts.append(f"{k}={lit if lit is not None else cell(v, 'c')}")
-            kwargs = ", ".join(parts)
-        opdef = op.opdef
-        kname = cell(kernel, "k")
-        args = [names[id(t)] for t in op.inputs]
-        call_args = ", ".join(args + ([kwargs] if kwargs else []))
-        freed = set()
-        for t in op.inputs:
-            tid = id(t)
-            n = names[tid]
-            if last_use.get(tid) == i and tid not in live_out and n.startswith("r") \
-                    and n not in freed:
-                freed.add(n)
-                free.append(n)
-        targets = []
-        reuse = reusable.get(i)
-        if reuse is not None and last_use.get(id(reuse)) == i:
-            n = names[id(reuse)]
-            if n in free:
-                free.remove(n)
-            call_args += f", out={n}"
-            names[id(op.outputs[0])] = n
-            targets.append(n)
-        for t in op.outputs[len(targets):]:
-            if id(t) not in last_use and id(t) not in live_out:
-                targets.append("_")
-                continue
-            n = free.pop() if free else f"r{next(fresh)}"
-            names[id(t)] = n
-            targets.append(n)
-        call = f"{kname}({call_args})"
-        if not op.outputs:
-            stmt = call
-        elif opdef.multi_output:
-            stmt = f"{', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
-        else:
-            stmt = f"{targets[0]} = {call}"
-        body.append(f"        {stmt}  # {_comment(op)}")
-        line_ops[header_lines + len(body)] = op
-    rets = [names[id(t)] for t in prog.outputs]
+    em = _Emitter()
+    rets = em.block(prog, params, "        ", 0)
+    closure, line_ops = em.closure, em.line_ops
     ret = f"({', '.join(rets)}{',' if len(rets) == 1 else ''})"
     lines = [f"def __make__({', '.join(closure)}):",
              f"    def {fname}({', '.join(params)}):"]
-    lines += body
+    lines += em.body
     lines.append(f"        return {ret}")
     lines.append(f"    return {fname}")
     source = "\n".join(lines) + "\n"
     filename = f"<twinflow-codegen-{next(_counter)}:{fname}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    ns: dict = {}
+    # (the module name lets eager/execute.py's warnings filter see the program as twinflow's)
+    ns: dict = {"__name__": "twinflow.codegen_program"}
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated program)
     run = ns["__make__"](*closure.values())
     return CompiledProgram(prog, run, source, filename, line_ops)

@@ -26,12 +26,13 @@ class SubGraph(FuncGraph):
     """A FuncGraph holding a branch or loop body; outside tensors become capture placeholders.
 
     Args:
-        name: a readable name (``cond_true``, ``while_body``...), shown in GraphDefs.
+        name: a readable name (``cond_true``, ``while_body``...); in a graph it gets a number
+            unique in the outermost graph (``cond_true_3``), its name in GraphDef libraries.
         outer: the graph the holding op is created in (None when building eagerly).
     """
 
     def __init__(self, name: str, outer=None) -> None:
-        super().__init__(name, outer)
+        super().__init__(name if outer is None else outer.unique_function_name(name), outer)
         self.arg_count = 0
         self._plan = None
         if outer is not None:

@@ -10,7 +10,8 @@ Outputs: the final loop variables, then one ``variant`` tensor, the loop's Histo
 values entering each iteration. The gradient is a second While running over the iterations in
 reverse; its body reads iteration k's values from the History, replays the forward body on them
 and backpropagates. It is built with the same machinery, so it is differentiable again.
-(Codegen can skip recording the History when that output has no consumer.)
+Codegen inlines a While as a Python ``while`` in the generated function and records the
+History only when that output has a consumer (a gradient) or is fetched.
 """
 from __future__ import annotations
 
@@ -133,7 +134,8 @@ def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parall
 
 
 def _while_lower(op):
-    """Codegen hook: the While kernel with cond/body compiled ahead.
+    """Codegen hook: the While kernel with cond/body compiled ahead, for loops that codegen
+    does not inline (nested too deeply).
 
     The History is always recorded (one list append per iteration): whether a gradient will
     read it is not visible from the op (it may be fetched by a forward program).

@@ -162,6 +162,12 @@ def as_dtype(value) -> DType:
         return value
     if value is None:  # np.dtype(None) would say float64; TensorFlow refuses
         raise TypeError("Cannot convert the argument `type_value`: None to a twinflow DType.")
+    if type(value) is int:  # a DataType enum, as TensorFlow: tf.as_dtype(1) is tf.float32
+        for d in ALL:
+            if d._enum == value:
+                return d
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a twinflow "
+                        "DType.")
     if isinstance(value, str):
         d = _BY_NAME.get(value)
         if d is None:

@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core import dtypes
@@ -19,6 +21,10 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
+
+# TensorFlow's kernels overflow to inf / NaN silently; NumPy's floating-point RuntimeWarnings
+# raised by twinflow's own kernel calls (not the user's NumPy code) are silenced the same way.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"twinflow(\.|$)")
 
 
 class EagerOp:
@@ -426,5 +432,5 @@ def constant_value(t):
 
 
 def is_tensor(x) -> bool:
-    """``tw.is_tensor``: True for eager and symbolic tensors."""
-    return isinstance(x, Tensor)
+    """``tw.is_tensor``: True for eager and symbolic tensors and (as TensorFlow) variables."""
+    return isinstance(x, Tensor) or getattr(type(x), "_tw_tensor_like", False)

@@ -106,10 +106,9 @@ class EagerTensor(Tensor):
         return v.reshape(()) if isinstance(v, np.ndarray) else v
 
     def __format__(self, spec: str) -> str:
-        if spec and np.ndim(self._value) == 0:
-            return format(self._value.item(), spec)
-        # As TensorFlow: the NumPy value's text ("hello, {}".format(m) gives "hello, [[4.]]").
-        return format(_numpy_str(self._value), spec)
+        # As TensorFlow: the NumPy value's format ("hello, {}".format(m) gives "hello, [[4.]]";
+        # f"{tw.constant(0.1)}" gives 0.10000000149011612, the float32 as a Python float).
+        return format(self.numpy(), spec)
 
     def __repr__(self) -> str:
         return (f"<tw.Tensor: shape={self.shape}, dtype={self.dtype.name}, "

@@ -103,6 +103,7 @@ class Graph:
         self.collections: dict = {}
         self._finalized = False
         self._version = 0
+        self._function_count = 0
 
     # ----- building -----
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -122,6 +123,16 @@ class Graph:
             if unique != full:
                 self._name_counts[unique.lower()] = 1
         return unique
+
+    def unique_function_name(self, base: str) -> str:
+        """``base_N`` for a sub-graph (an If branch, a While body) of an op built in this graph:
+        N counts the sub-graphs of the outermost enclosing graph, so the names are unique in
+        its GraphDef's function library (TensorFlow's ``cond_true_12``)."""
+        root = self
+        while getattr(root, "outer_graph", None) is not None:
+            root = root.outer_graph
+        root._function_count += 1
+        return f"{base}_{root._function_count}"
 
     def create_op(self, opdef, inputs: list, attrs: dict, output_specs: list,
                   name: str | None = None) -> Operation:

@@ -112,12 +112,73 @@ class NodeDef:
         return "\n".join(self.lines()) + "\n"
 
 
-class GraphDef:
-    """A list of NodeDefs plus a version; ``str()`` gives TensorFlow's text format."""
+class ArgDef:
+    """An input or output argument of a function's signature: a name and a dtype."""
 
-    def __init__(self, nodes: list, producer: int = GRAPH_DEF_VERSION) -> None:
+    def __init__(self, name: str, dtype) -> None:
+        self.name, self.type = name, dtype
+
+    def lines(self) -> list:
+        return [f'name: "{_escape(self.name)}"', f"type: {dt_name(self.type)}"]
+
+
+class FunctionSignature:
+    """A function's name, input and output arguments (TensorFlow's ``OpDef``)."""
+
+    def __init__(self, name: str, input_arg: list, output_arg: list,
+                 is_stateful: bool = False) -> None:
+        self.name, self.input_arg, self.output_arg = name, input_arg, output_arg
+        self.is_stateful = is_stateful
+
+    def lines(self) -> list:
+        out = [f'name: "{_escape(self.name)}"']
+        for field, args in (("input_arg", self.input_arg), ("output_arg", self.output_arg)):
+            for a in args:
+                out += [f"{field} {{"] + ["  " + x for x in a.lines()] + ["}"]
+        if self.is_stateful:
+            out.append("is_stateful: true")
+        return out
+
+
+class FunctionDef:
+    """A sub-graph (an If branch, a While condition or body) in a GraphDef's library: its
+    signature (the sub-graph's placeholders are the input args), its other nodes, and
+    ``ret``: output arg name -> the tensor returned (``node`` or ``node:i``)."""
+
+    def __init__(self, signature: FunctionSignature, nodes: list, ret: dict) -> None:
+        self.signature, self.node_def, self.ret = signature, nodes, ret
+
+    def lines(self) -> list:
+        out = ["signature {"] + ["  " + x for x in self.signature.lines()] + ["}"]
+        for n in self.node_def:
+            out += ["node_def {"] + ["  " + x for x in n.lines()] + ["}"]
+        for key, value in self.ret.items():
+            out += ["ret {", f'  key: "{_escape(key)}"', f'  value: "{_escape(value)}"', "}"]
+        return out
+
+
+class FunctionDefLibrary:
+    """The functions the nodes of a GraphDef (and of its functions) refer to by name."""
+
+    def __init__(self, functions: list) -> None:
+        self.function = functions
+
+    def lines(self) -> list:
+        out = []
+        for f in self.function:
+            out += ["function {"] + ["  " + x for x in f.lines()] + ["}"]
+        return out
+
+
+class GraphDef:
+    """NodeDefs, the library of functions they refer to, and a version; ``str()`` gives
+    TensorFlow's text format."""
+
+    def __init__(self, nodes: list, producer: int = GRAPH_DEF_VERSION,
+                 library: FunctionDefLibrary | None = None) -> None:
         self.node = nodes
         self.producer = producer
+        self.library = library if library is not None else FunctionDefLibrary([])
 
     def __str__(self) -> str:
         out = []
@@ -125,6 +186,8 @@ class GraphDef:
             out.append("node {")
             out += ["  " + x for x in n.lines()]
             out.append("}")
+        if self.library.function:
+            out += ["library {"] + ["  " + x for x in self.library.lines()] + ["}"]
         out += ["versions {", f"  producer: {self.producer}", "}"]
         return "\n".join(out) + "\n"
 
@@ -160,11 +223,44 @@ def node_def_of(op, add_shapes: bool = False) -> NodeDef:
 def _is_object(v) -> bool:
     if isinstance(v, np.ndarray):
         return v.dtype == object and v.size > 0 and not isinstance(v.flat[0], (str, bytes))
-    if hasattr(v, "get_operations") and hasattr(v, "name"):
+    if _is_function(v):
         return False  # a function (sub-graph) attr prints as func { name: ... }
     return not isinstance(v, (dtypes.DType, TensorShape, bool, int, float, str, list, tuple,
                               np.generic, type(None)))
 
 
+def _is_function(v) -> bool:
+    return hasattr(v, "get_operations") and hasattr(v, "name")
+
+
+def _functions_of(ops: list, found: dict) -> None:
+    """Adds to ``found`` (id -> graph) the sub-graphs ``ops`` refer to in attrs, and theirs
+    (in the order the attrs print)."""
+    for op in ops:
+        for key in sorted(op.attrs):
+            v = op.attrs[key]
+            for f in v if isinstance(v, (list, tuple)) else [v]:
+                if _is_function(f) and id(f) not in found:
+                    found[id(f)] = f
+                    _functions_of(f.get_operations(), found)
+
+
+def function_def_of(g, add_shapes: bool = False) -> FunctionDef:
+    """The FunctionDef of a sub-graph: its input placeholders become the input args."""
+    inputs = list(getattr(g, "inputs", None) or [])
+    outputs = list(getattr(g, "outputs", None) or [])
+    arg_ops = {id(t.op) for t in inputs}
+    nodes = [node_def_of(op, add_shapes) for op in g.get_operations() if id(op) not in arg_ops]
+    out_names = [f"output_{i}" for i in range(len(outputs))]
+    stateful = any(op.opdef.stateful and op.type != "Placeholder" for op in g.get_operations())
+    sig = FunctionSignature(str(g.name), [ArgDef(t.op.name, t.dtype) for t in inputs],
+                            [ArgDef(n, t.dtype) for n, t in zip(out_names, outputs)], stateful)
+    return FunctionDef(sig, nodes, {n: _tensor_input_name(t) for n, t in zip(out_names, outputs)})
+
+
 def graph_def_of(graph, add_shapes: bool = False) -> GraphDef:
-    return GraphDef([node_def_of(op, add_shapes) for op in graph.get_operations()])
+    ops = graph.get_operations()
+    found: dict = {}
+    _functions_of(ops, found)
+    library = FunctionDefLibrary([function_def_of(f, add_shapes) for f in found.values()])
+    return GraphDef([node_def_of(op, add_shapes) for op in ops], library=library)

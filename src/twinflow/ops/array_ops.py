@@ -1010,8 +1010,13 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tens
     p = _int_input(paddings, "paddings")
     mode = str(mode).upper()
     if mode == "CONSTANT":
-        c = constant_values if isinstance(constant_values, Tensor) else constant(
-            constant_values, x.dtype)
+        c = constant_values
+        if not isinstance(c, Tensor):
+            if np.ndim(c) == 0 and not isinstance(c, (str, bytes)) and c == 0:
+                c = np.zeros((), x.dtype.np)  # the dtype's zero: False, b'', 0
+                if x.dtype.is_string:
+                    c = np.array(b"", dtype=object)
+            c = constant(c, x.dtype)
         return bind(PadV2, [x, p, c], name=name)
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f'pad: mode must be "CONSTANT", "REFLECT" or "SYMMETRIC", got {mode!r}')
@@ -1947,7 +1952,9 @@ def _shape_arg(shape_) -> Tensor:
 
 def _filled(shape_, value, dtype, name):
     dtype = dtypes.as_dtype(dtype)
-    return bind(Fill, [_shape_arg(shape_), constant(value, dtype)], name=name)
+    # A NumPy value, cast: tw.ones(..., tw.bool) is all True, tw.zeros(..., tw.string) all b''.
+    v = np.array(b"" if dtype.is_string else value).astype(dtype.np)
+    return bind(Fill, [_shape_arg(shape_), constant(v, dtype)], name=name)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:

@@ -130,6 +130,8 @@ _uid = [0]
 class Variable:
     """A mutable tensor-like value that survives across calls (``tw.Variable``)."""
 
+    _tw_tensor_like = True  # tw.is_tensor(variable) is True, as in TensorFlow
+
     def __init__(self, initial_value=None, trainable=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,

@@ -74,7 +74,27 @@ def assigned_names(stmts: list) -> list:
 
 
 def parse_expr(src: str) -> ast.expr:
-    return ast.parse(src, mode="eval").body
+    """The expression ``src`` with no source positions (they are filled in later from the
+    statement it goes into: positions from ``src`` itself would point at line 1)."""
+    e = ast.parse(src, mode="eval").body
+    for n in ast.walk(e):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(n, attr):
+                delattr(n, attr)
+    return e
+
+
+def at_header(new: ast.AST, node: ast.AST) -> ast.AST:
+    """Places the generated ``new`` on the first line of ``node`` (an ``if``/``while``/``for``
+    header, a statement): ``ast.copy_location`` would give it ``node``'s whole span, and
+    Python reports a call whose callee spans several lines at the callee's *last* line (the
+    If op of ``ag__.if_stmt(...)`` would point at the end of the branch). The end position is
+    left for ``conversion.fix_locations`` to set (end of that line)."""
+    if getattr(node, "lineno", None) is not None:
+        new.lineno = node.lineno
+        new.col_offset = node.col_offset
+        new.end_lineno = new.end_col_offset = None
+    return new
 
 
 def name(id_: str, store: bool = False) -> ast.Name:
@@ -148,7 +168,7 @@ def guard_jumps(stmts: list, kind: type, flag: str) -> list:
     out: list = []
     for i, s in enumerate(stmts):
         if isinstance(s, kind):
-            out.append(ast.copy_location(
+            out.append(at_header(
                 ast.Assign(targets=[name(flag, True)], value=ast.Constant(True)), s))
             return out
         if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
@@ -168,6 +188,6 @@ def guard_jumps(stmts: list, kind: type, flag: str) -> list:
         if has and rest:
             guard = ast.If(test=parse_expr(f"not {flag}"), body=guard_jumps(rest, kind, flag),
                            orelse=[])
-            out.append(ast.copy_location(guard, rest[0]))
+            out.append(at_header(guard, rest[0]))
             return out
     return out

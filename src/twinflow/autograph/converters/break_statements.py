@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import ConversionError, Namer, contains, guard_jumps, name, parse_expr
+from .base import ConversionError, Namer, at_header, contains, guard_jumps, name, parse_expr
 
 
 class _Breaks(ast.NodeTransformer):
@@ -27,11 +27,11 @@ class _Breaks(ast.NodeTransformer):
         flag = self.namer.new("break_")
         node.body = guard_jumps(node.body, ast.Break, flag) or [ast.Pass()]
         node.ag_flags = [*getattr(node, "ag_flags", []), flag]
-        init = ast.copy_location(ast.Assign(targets=[name(flag, True)],
-                                            value=ast.Constant(False)), node)
+        init = at_header(ast.Assign(targets=[name(flag, True)],
+                                    value=ast.Constant(False)), node)
         if node.orelse:
-            node.orelse = [ast.copy_location(ast.If(test=parse_expr(f"not {flag}"),
-                                                    body=node.orelse, orelse=[]), node)]
+            node.orelse = [at_header(ast.If(test=parse_expr(f"not {flag}"),
+                                            body=node.orelse, orelse=[]), node.orelse[0])]
         return [init, node]
 
     visit_For = visit_While = _loop

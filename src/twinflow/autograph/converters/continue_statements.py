@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import Namer, contains, guard_jumps, name
+from .base import Namer, at_header, contains, guard_jumps, name
 
 
 class _Continues(ast.NodeTransformer):
@@ -24,8 +24,8 @@ class _Continues(ast.NodeTransformer):
         if not contains(node.body, (ast.Continue,), stop_at_loops=True):
             return node
         flag = self.namer.new("continue_")
-        init = ast.copy_location(ast.Assign(targets=[name(flag, True)],
-                                            value=ast.Constant(False)), node.body[0])
+        init = at_header(ast.Assign(targets=[name(flag, True)],
+                                    value=ast.Constant(False)), node.body[0])
         node.body = [init] + (guard_jumps(node.body, ast.Continue, flag) or [ast.Pass()])
         return node
 

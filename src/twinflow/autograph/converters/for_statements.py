@@ -21,6 +21,7 @@ from .base import (
     ag_call,
     assign,
     assigned_names,
+    at_header,
     init_undefined,
     make_function,
     str_tuple,
@@ -37,7 +38,7 @@ def lower(node: ast.For, defined: set, namer: Namer, lower_block, expr_pass) -> 
     mod = [n for n in assigned_names(node.body) if n not in targets]
     inner = defined | set(mod) | set(targets)
     itr = namer.new("itr_")
-    bind_target = ast.copy_location(
+    bind_target = at_header(
         ast.Assign(targets=[node.target], value=ast.Name(itr, ast.Load())), node)
     body = lower_block([bind_target] + node.body, inner)
     b_name = namer.new("loop_body_")
@@ -54,5 +55,5 @@ def lower(node: ast.For, defined: set, namer: Namer, lower_block, expr_pass) -> 
                                 tuple_of(mod), str_tuple(mod)])
     out.append(assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        ast.copy_location(s, node)
+        at_header(s, node)
     return out + lower_block(node.orelse, inner)

@@ -20,6 +20,7 @@ from .base import (
     ag_call,
     assign,
     assigned_names,
+    at_header,
     init_undefined,
     make_function,
     str_tuple,
@@ -51,5 +52,5 @@ def lower(node: ast.If, defined: set, namer: Namer, lower_block) -> list:
                                ast.Name(f_name, ast.Load()), tuple_of(mod), str_tuple(mod)])
     out.append(assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        ast.copy_location(s, node)
+        at_header(s, node)
     return out

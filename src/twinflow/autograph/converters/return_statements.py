@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import ag_call, contains, name, parse_expr
+from .base import ag_call, at_header, contains, name, parse_expr
 
 DO_RETURN, RETVAL = "do_return", "retval_"
 
@@ -53,7 +53,7 @@ def _block(stmts: list) -> list:
         rest = stmts[i + 1:]
         if has_return and rest:
             guard = ast.If(test=parse_expr(f"not {DO_RETURN}"), body=_block(rest), orelse=[])
-            out.append(ast.copy_location(guard, rest[0]))
+            out.append(at_header(guard, rest[0]))
             return out
     return out
 
@@ -65,6 +65,6 @@ def convert(fdef: ast.FunctionDef) -> None:
     head = [ast.Assign(targets=[name(DO_RETURN, True)], value=ast.Constant(False)),
             ast.Assign(targets=[name(RETVAL, True)], value=ag_call("UndefinedReturnValue", []))]
     for s in head:
-        ast.copy_location(s, fdef.body[0])
-    tail = ast.Return(value=ag_call("retval", [name(RETVAL)]))
-    fdef.body = head + _block(fdef.body) + [ast.copy_location(tail, fdef.body[-1])]
+        at_header(s, fdef.body[0])
+    tail = at_header(ast.Return(value=ag_call("retval", [name(RETVAL)])), fdef.body[-1])
+    fdef.body = head + _block(fdef.body) + [tail]

@@ -21,6 +21,7 @@ from .base import (
     ag_call,
     assign,
     assigned_names,
+    at_header,
     init_undefined,
     make_function,
     parse_expr,
@@ -61,5 +62,5 @@ def lower(node: ast.While, defined: set, namer: Namer, lower_block, expr_pass) -
                                   tuple_of(mod), str_tuple(mod)])
     out.append(assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        ast.copy_location(s, node)
+        at_header(s, node)
     return out + lower_block(tail, inner)

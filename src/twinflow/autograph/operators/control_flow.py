@@ -139,7 +139,7 @@ def if_stmt(cond, body: Callable, orelse: Callable, vals: tuple, names: tuple):
 
     return build_branches(cond, [true_fn, lambda: orelse(*vals)], "if statement",
                           names=lambda: _flat_names(names, first[0]) if first else None,
-                          branch_names=["if_true", "if_false"], resolve=resolve,
+                          branch_names=["cond_true", "cond_false"], resolve=resolve,
                           op_name="cond")
 
 

@@ -68,7 +68,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        if inputs.dtype is not self.kernel.dtype:  # as tf.keras: Dense()(int32 inputs) works
+        dt = getattr(inputs, "dtype", None)
+        if dt is not None and dt is not self.kernel.dtype:  # tf.keras: Dense()(int32 inputs)
             inputs = math_ops.cast(inputs, self.kernel.dtype)
         rank = inputs.shape.rank
         if rank == 2:

@@ -97,8 +97,9 @@ def test_inspect_file_function(tmp_path, capsys):
     assert "Mul = Mul(x, Const)" in out and "float32[2,3]" in out
     assert "then_branch (cond_true_1):" in out        # sub-graphs are listed too
     # the If op sits under the `if` line, not under the last line of its branch
-    assert "inspect_example.py:7  if " in out.split("    cond = StatelessIf")[0].split(
-        "inspect_example.py:6")[-1]
+    headers = [h for h in out.split("    cond = StatelessIf")[0].splitlines()
+               if h.startswith("  inspect_example.py:")]
+    assert headers[-1].startswith("  inspect_example.py:7  if tf.reduce_sum(x) > 0:")
     assert "arithmetic        1 change\n" in out      # x + 0.0 removed
     traced, optimized = out.split("== optimized graph")
     assert "AddV2 = AddV2(Mul, Const_1)" in traced and "AddV2(Mul" not in optimized

@@ -160,9 +160,9 @@ def early(x):
 def test_code_after_a_return_in_a_branch():
     ops = _ops(early, tw.TensorSpec([2]))
     _assert_at(_one(ops, "Exp"), "early_after", "early")
-    for op in ops:
-        if op.type in ("If", "StatelessIf"):
-            assert op.source.lineno in (_line("early_if"), _line("early_after")), str(op.source)
+    # the `if` itself, then the generated `if not do_return:` guarding the code after it
+    conds = [op.source.lineno for op in ops if op.type in ("If", "StatelessIf")]
+    assert conds == [_line("early_if"), _line("early_after")]
 
 
 # ----- expressions and asserts -----------------------------------------------------------------

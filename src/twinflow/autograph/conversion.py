@@ -1,8 +1,11 @@
 """Converting a Python function: source -> AST -> converters -> compiled function.
 
-The converted function keeps the original's file name and line numbers (errors and graph ops
-point at the user's lines), its globals and its closure cells; ``ag__`` (the operators) is one
-more closure variable. ``to_code`` shows the converted source.
+The converted function is compiled under the original's file name with the original's line and
+column numbers (``fix_locations`` places each generated statement and call on the line it stands
+for: an ``if``'s ``ag__.if_stmt`` on the ``if`` line), and the functions the converters generate
+take the user function's name: graph ops, error messages, tracebacks and pdb show the user's own
+file, lines and function. It keeps the original's globals and closure cells; ``ag__`` (the
+operators) is one more closure variable. ``to_code`` shows the converted source.
 """
 from __future__ import annotations
 

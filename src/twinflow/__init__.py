@@ -47,3 +47,8 @@ from . import autograph
 # [exports: training]
 from . import data, keras, summary, train
 from .train.module import Module
+# [exports: extra API]
+from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
+                              tensor_scatter_nd_sub)
+from .ops.string_ops import as_string
+from . import strings

@@ -5,6 +5,7 @@ from .ops.debugging_ops import (
     assert_equal,
     assert_greater,
     assert_greater_equal,
+    assert_integer,
     assert_less,
     assert_less_equal,
     assert_near,
@@ -26,11 +27,10 @@ from .ops.debugging_ops import (
     set_log_device_placement,
 )
 
-__all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater",
-           "assert_greater_equal", "assert_less", "assert_less_equal", "assert_near",
-           "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
-           "assert_positive", "assert_proper_iterable", "assert_rank", "assert_rank_at_least",
-           "assert_scalar", "assert_shapes", "assert_type", "check_numerics",
-           "disable_check_numerics", "enable_check_numerics", "is_numeric_tensor",
-           "set_log_device_placement"]
+__all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater", "assert_greater_equal",
+           "assert_integer", "assert_less", "assert_less_equal", "assert_near", "assert_negative",
+           "assert_non_negative", "assert_non_positive", "assert_none_equal", "assert_positive",
+           "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_scalar",
+           "assert_shapes", "assert_type", "check_numerics", "disable_check_numerics",
+           "enable_check_numerics", "is_numeric_tensor", "set_log_device_placement"]
 

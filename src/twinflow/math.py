@@ -9,3 +9,4 @@ from .ops.nn_ops import (  # noqa: F401  (TensorFlow lists these under tf.math t
     softsign,
 )
 from .ops.reduction_ops import *  # noqa: F401,F403
+from .ops.segment_ops import *  # noqa: F401,F403,E402  (segment reductions, bincount)

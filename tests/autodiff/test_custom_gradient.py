@@ -235,7 +235,6 @@ def test_custom_gradient_with_variables_in_graph():
     assert [float(v) for v in got] == [6.0, 30.0, 200.0]
 
 
-@pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
 def test_custom_gradient_with_variables_in_function():
     w = tw.Variable(3.0)
 

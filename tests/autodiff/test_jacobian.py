@@ -169,7 +169,6 @@ def test_jacobian_needs_static_shape_in_graph():
             tape.jacobian(y, x)
 
 
-@pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
 def test_jacobian_and_variable_gradient_in_function():
     v = tw.Variable(2.0)
 

@@ -119,3 +119,17 @@ def test_stateful_branch_runs_only_when_chosen(capsys):
     f(tw.constant(-1.0))
     out = capsys.readouterr()
     assert (out.out + out.err).count("negative") == 1
+
+
+def test_stateful_switch_case_is_a_case_op_and_runs_only_the_chosen_branch(capsys):
+    def f(i, x):
+        def noisy():
+            tw.print("branch one")
+            return x * 2.0
+        return tw.switch_case(i, [lambda: x, noisy])
+    got, g = in_graph(f, np.int32(1), np.float32(1.0))
+    assert float(got) == 2.0 and "Case" in op_types(g)
+    got, _ = in_graph(f, np.int32(0), np.float32(1.0))
+    assert float(got) == 1.0
+    out = capsys.readouterr()
+    assert (out.out + out.err).count("branch one") == 1

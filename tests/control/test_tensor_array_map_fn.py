@@ -53,6 +53,16 @@ def test_tensor_array_gradient_in_loop():
     check_grad(f, np.array([1.0, -2.0, 0.5]))
 
 
+def test_tensor_array_concat_gradient():
+    # The gradient of TensorListConcat is TensorListSplitLike (no registry case of its own).
+    def f(x):
+        ta = tw.TensorArray(tw.float64, size=3).unstack(x)
+        return tw.reduce_sum(ta.concat() * tw.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+                                                       tw.float64))
+    g = check_grad(f, np.arange(6.0).reshape(3, 2))
+    np.testing.assert_allclose(g, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
 def test_map_fn_values_and_signature():
     a = np.arange(6, dtype=np.float32).reshape(3, 2)
 

@@ -142,15 +142,52 @@ def test_loop_over_dataset_inside_function_makes_a_new_pass_per_call():
     assert total.experimental_get_tracing_count() == 1
 
 
-def test_unknown_cardinality_loop_in_function_raises():
+def test_unknown_cardinality_loop_in_function_runs_a_while_until_the_end():
     ds = Dataset.range(10).filter(lambda x: x > 3)
+    assert int(ds.cardinality()) == -2
 
     @tw.function
     def f():
         s = tw.constant(0, tw.int64)
+        n = tw.constant(0)
         for x in ds:
             s += x
+            n += 1
+        return s, n
+
+    for _ in range(2):  # each call makes a new pass
+        s, n = f()
+        assert int(s) == 39 and int(n) == 6
+    assert f.experimental_get_tracing_count() == 1
+    types = [op.type for op in f.get_concrete_function().graph.get_operations()]
+    assert "While" in types or "StatelessWhile" in types
+
+
+def test_unknown_cardinality_batches_of_varying_size_break_and_empty_in_function():
+    xs = np.arange(10, dtype=np.float32)
+    ds = Dataset.from_tensor_slices((xs, np.arange(10))).filter(lambda x, y: y % 3 != 0)
+
+    @tw.function
+    def total(dataset):
+        s = tw.constant(0.0)
+        rows = tw.constant(0)
+        for x, _ in dataset:
+            s += tw.reduce_sum(x)
+            rows += tw.shape(x)[0]
+        return s, rows
+
+    s, rows = total(ds.batch(4))  # batches of 4 and 2
+    assert float(s) == 27.0 and int(rows) == 6
+    s, rows = total(ds.filter(lambda x, y: y > 100).batch(4))  # no element at all
+    assert float(s) == 0.0 and int(rows) == 0
+
+    @tw.function
+    def until():
+        s = tw.constant(0, tw.int64)
+        for x in Dataset.range(5).repeat():  # infinite: stops at the break
+            s += x
+            if s > 20:
+                break
         return s
 
-    with pytest.raises(NotImplementedError, match="cardinality"):
-        f()
+    assert int(until()) == 21

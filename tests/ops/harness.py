@@ -76,6 +76,15 @@ def _values(outs):
     return [np.asarray(o) for o in as_list(outs)]
 
 
+def assert_close(got, expected, rtol: float, atol: float, err_msg: str) -> None:
+    """assert_allclose, or exact equality for string (object) arrays."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.dtype.kind in "OSU" or expected.dtype.kind in "OSU":
+        np.testing.assert_array_equal(got, expected, err_msg=err_msg)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, err_msg=err_msg)
+
+
 def trace(case: Case, shapes: list):
     """Builds a Graph calling case.fn on placeholders; returns (graph, placeholders, outputs)."""
     g = tw.Graph()
@@ -98,8 +107,7 @@ def check_eager(case: Case):
             gv = np.asarray(g_)
             assert gv.dtype == e.dtype, f"{case.id}: dtype {gv.dtype}, NumPy gives {e.dtype}"
             assert gv.shape == e.shape, f"{case.id}: shape {gv.shape}, NumPy gives {e.shape}"
-            np.testing.assert_allclose(gv, e, rtol=case.rtol, atol=case.atol,
-                                       err_msg=case.id)
+            assert_close(gv, e, rtol=case.rtol, atol=case.atol, err_msg=case.id)
     return outs
 
 
@@ -122,8 +130,8 @@ def check_graph(case: Case, eager_outs) -> None:
     if not case.stateful_random:
         got = run_graph(as_list(outs), feeds)
         for gv, ev in zip(got, _values(eager_outs)):
-            np.testing.assert_allclose(np.asarray(gv), ev, rtol=case.rtol, atol=case.atol,
-                                       err_msg=f"{case.id}: graph vs eager")
+            assert_close(np.asarray(gv), ev, rtol=case.rtol, atol=case.atol,
+                         err_msg=f"{case.id}: graph vs eager")
     if case.unknown_shapes:
         g2, phs2, outs2 = trace(case, [[None] * a.ndim for a in case.args])
         feeds2 = {id(p): a for p, a in zip(phs2, case.args)}
@@ -219,8 +227,8 @@ def check_function(case: Case, eager_outs) -> None:
         assert gv.dtype == ev.dtype, f"{case.id}: tw.function dtype {gv.dtype} vs {ev.dtype}"
         assert gv.shape == ev.shape, f"{case.id}: tw.function shape {gv.shape} vs {ev.shape}"
         if not case.stateful_random:
-            np.testing.assert_allclose(gv, ev, rtol=case.rtol, atol=case.atol,
-                                       err_msg=f"{case.id}: tw.function vs eager")
+            assert_close(gv, ev, rtol=case.rtol, atol=case.atol,
+                         err_msg=f"{case.id}: tw.function vs eager")
     # Called again, the cached compiled function must give the same values.
     again = as_list(fn(*tensors))
     if not case.stateful_random:

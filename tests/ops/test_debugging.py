@@ -329,10 +329,6 @@ def test_enable_check_numerics_graph_names_node(numerics_on):
 
 # ----- inside tw.function (graph mode as users meet it) -----
 
-needs_function = pytest.mark.skipif(not hasattr(tw, "function"), reason="tw.function not built")
-
-
-@needs_function
 def test_print_and_assert_in_function(capsys):
     @tw.function
     def f(x):
@@ -347,7 +343,6 @@ def test_print_and_assert_in_function(capsys):
         f(tw.constant([30.0, 4.0]))
 
 
-@needs_function
 def test_seed000_check_numerics_in_function():
     @tw.function(experimental_compile=False)
     def debug_graph_function(x):

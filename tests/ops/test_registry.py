@@ -21,11 +21,13 @@ for _m in _MODULES:
 COVERED_ELSEWHERE = {
     "Placeholder": "used by every case",
     "Const": "used by every case",
-    "NoOp": "tests/graph",
+    "NoOp": "tests/compat/test_session.py::test_initializer_resets_variables",
     "WriteSummary": "tests/summary/test_summary.py::test_summary_inside_function_writes_each_call",
     "MakeIterator": "tests/data/test_dataset.py::test_loop_over_dataset_inside_function_makes_"
                     "a_new_pass_per_call",
     "IteratorGetNext": "tests/data/test_dataset.py (same test)",
+    "IteratorGetNextOrEnd": "tests/data/test_dataset.py::test_unknown_cardinality_loop_in_"
+                            "function_runs_a_while_until_the_end",
 }
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import timeit
 
 import numpy as np
-import pytest
 
 import twinflow as tf
 
@@ -105,9 +104,6 @@ def test_001_graph_def_of_a_concrete_function():
 
 
 def test_001_simple_relu_with_autograph():
-    if not hasattr(tf, "autograph") or not hasattr(tf.autograph, "to_code"):
-        pytest.skip("AutoGraph not available yet")
-
     def simple_relu(x):
         if tf.greater(x, 0):
             return x

@@ -1,6 +1,7 @@
 """TensorBoard event files: record framing, CRC32C, Event protos, read back by our reader."""
 from __future__ import annotations
 
+import gc
 import glob
 import os
 import struct
@@ -10,7 +11,9 @@ import pytest
 
 import twinflow as tw
 from twinflow.core.errors import DataLossError
+from twinflow.eager.func_graph import FuncGraph
 from twinflow.summary import proto
+from twinflow.summary import writer as summary_writer
 from twinflow.summary.record import crc32c, masked_crc32c, read_records
 
 
@@ -154,6 +157,20 @@ def test_tensorboard_reader_if_installed(tmp_path):
     acc = ea.EventAccumulator(str(tmp_path))
     acc.Reload()
     assert [round(e.value, 4) for e in acc.Scalars("loss")] == [1.0, 0.5, 0.3333]
+
+
+def test_trace_on_tells_new_graphs_from_old_ones_collected_since():
+    # A graph collected after trace_on may leave its id to one made later: that one is new.
+    olds = [FuncGraph(f"old{i}") for i in range(500)]
+    tw.summary.trace_on(graph=True)
+    del olds
+    gc.collect()
+    news = [FuncGraph(f"new{i}") for i in range(500)]
+    try:
+        found = {id(g) for g in summary_writer._graphs_since_trace_on()}
+        assert all(id(g) in found for g in news)
+    finally:
+        tw.summary.trace_off()
 
 
 def test_trace_on_trace_export(tmp_path):

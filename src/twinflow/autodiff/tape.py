@@ -189,8 +189,11 @@ class GradientTape:
                                  f"{len(flat_targets)} targets")
         else:
             flat_out = [None] * len(flat_targets)
-        with self._paused():
+        if not self._recording:  # the usual call, after the with block: nothing to pause
             grads = backprop(self._ops, flat_targets, flat_sources, flat_out, unconnected)
+        else:
+            with self._paused():
+                grads = backprop(self._ops, flat_targets, flat_sources, flat_out, unconnected)
         if not self._persistent:
             self._ops = []
         if type(sources) is list and len(flat_sources) == len(sources) and all(
@@ -406,7 +409,7 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
         elif type(t) is EagerTensor:
             # Eagerly the seed is a plain constant (OnesLike has no gradient to record).
             v = t._value
-            seed = EagerTensor(np.ones(v.shape, v.dtype))
+            seed = EagerTensor(np.ones(v.shape, v.dtype) if v.shape else np.array(1, v.dtype))
         else:
             seed = bind(OnesLike, [t])
         partials.setdefault(id(t), []).append(seed)
@@ -440,18 +443,20 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation {op.type!r} "
                               f"({op._error_context()})")
+        inputs = op.inputs
+        # Gradients of inputs off every path from a source are thrown away below: rules may
+        # skip them (TensorFlow's skip_input_indices), e.g. MatMul's dx for the input batch.
+        needs = tuple([id(t) in reachable for t in inputs])
+        op.needs_grad = needs
         result = grad_fn(op, _sum(dy)) if dys is None else grad_fn(op, *dys)
         in_grads = result if isinstance(result, (list, tuple)) else [result]
-        if len(in_grads) != len(op.inputs):
+        if len(in_grads) != len(inputs):
             raise InvalidArgumentError(
                 None, None, f"Gradient of {op.type} returned {len(in_grads)} values for "
-                f"{len(op.inputs)} inputs")
-        for t, g in zip(op.inputs, in_grads):
-            if g is None or id(t) not in reachable:
-                continue
-            if not (t.dtype.is_differentiable or t.dtype is _RESOURCE or t.dtype is _VARIANT):
-                continue
-            partials.setdefault(id(t), []).append(g)
+                f"{len(inputs)} inputs")
+        for t, g, need in zip(inputs, in_grads, needs):
+            if need and g is not None and _has_gradient(t):
+                partials.setdefault(id(t), []).append(g)
     out = []
     for s, ids in zip(sources, per_source):
         if s is None or not (s.dtype.is_differentiable or s.dtype in (_VARIANT, _RESOURCE)):
@@ -462,6 +467,14 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             g = bind(ZerosLike, [s.read_value() if isinstance(s, Variable) else s])
         out.append(g)
     return out
+
+
+def _has_gradient(t) -> bool:
+    """Whether a tensor of ``t``'s dtype carries a gradient (resource: a variable's handle)."""
+    if type(t) is EagerTensor:
+        return t._value.dtype.kind in "fc"  # is_differentiable, without the DType lookup
+    d = t.dtype
+    return d.is_differentiable or d is _RESOURCE or d is _VARIANT
 
 
 def _sum(gs):

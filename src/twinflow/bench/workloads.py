@@ -365,7 +365,8 @@ WORKLOADS: list = [
              _mlp_setup, _mlp_np, _mlp_tw),
     Workload("linreg_step", "seed 004: linear regression SGD step on 2000 points",
              _linreg_setup, _linreg_np, _linreg_tw),
-    # Graph-mode variants: one line each, e.g.
+    # Graph-mode variants (mode="function"): one long line each, so a variant is added or
+    # removed by one line.
     Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
     Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
     Workload("gelu1m", "GELU on 1M float32 as a tw.function", _gelu_setup, _gelu_np, _gelu_tw, mode="function"),  # noqa: E501

@@ -22,7 +22,7 @@ from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
 from .subgraph import SubGraph, compiled, finish, raise_explained, replay, trace
-from .variant import grad_spec, watch_variables, zeros_for
+from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
 
 def _infer_branches(*inputs, Tout, output_shapes, **_):
@@ -122,10 +122,6 @@ class StatelessCase:
 
 def _has_state(g: SubGraph) -> bool:
     return any(op.opdef.stateful and op.type != "Placeholder" for op in g.get_operations())
-
-
-def _differentiable(dt) -> bool:
-    return dt.is_differentiable or dt is dtypes.variant
 
 
 def unify_inputs(graphs: list) -> list:
@@ -275,7 +271,7 @@ def _branch_grads(op, branches: list, dys) -> list:
     """Gradients of an If/Case op: the same op over gradient branches."""
     selector, ins = op.inputs[0], op.inputs[1:]
     outs = op.outputs
-    d_out = [i for i, t in enumerate(outs) if _differentiable(t.dtype)]
+    d_out = [i for i, t in enumerate(outs) if carries_gradient(t.dtype)]
     gspecs = [grad_spec(t, [g.inputs[i] for g in branches]) for i, t in enumerate(ins)]
     d_in = [i for i, sp in enumerate(gspecs) if sp is not None]
     if not d_out or not d_in:

@@ -101,6 +101,12 @@ def zeros_for(t, spec=None):
     return bind(ZerosLike, [t])
 
 
+def carries_gradient(dt) -> bool:
+    """True for dtypes whose tensors get gradients through control flow (floats, complex and
+    the variant TensorLists holding them)."""
+    return dt.is_differentiable or dt is dtypes.variant
+
+
 def grad_spec(t, inner: list = ()):
     """(dtype, TensorShape) of the gradient of op input ``t``, or None when not differentiable.
 
@@ -113,7 +119,7 @@ def grad_spec(t, inner: list = ()):
             ``t`` no longer leads back to the Variable, e.g. in a copied program).
     """
     dt = t.dtype
-    if dt.is_differentiable or dt is dtypes.variant:
+    if carries_gradient(dt):
         return dt, t.shape
     if dt is dtypes.resource:
         var = _variable_of(t)

@@ -30,7 +30,7 @@ from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
 from .subgraph import compiled, finish, raise_explained, replay, trace
-from .variant import History, grad_spec, watch_variables, zeros_for
+from .variant import History, carries_gradient, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
 
@@ -177,7 +177,7 @@ def _while_grad(op, *dys):
     ins = op.inputs
     caps = ins[n + has:]
     hist, dyh = op.outputs[n], dys[n]
-    d_vars = [j for j in range(n) if _differentiable(a["T"][j])]
+    d_vars = [j for j in range(n) if carries_gradient(a["T"][j])]
     cap_specs = [grad_spec(c, [a["cond"].inputs[n + m], a["body"].inputs[n + m]])
                  for m, c in enumerate(caps)]
     d_caps = [m for m, sp in enumerate(cap_specs) if sp is not None]
@@ -225,10 +225,6 @@ def _while_grad(op, *dys):
     for i, m in enumerate(d_caps):
         grads[n + has + m] = res[1 + nd + i]
     return grads
-
-
-def _differentiable(dt) -> bool:
-    return dt.is_differentiable or dt is dtypes.variant
 
 
 @register_op("While", multi_output=True, stateful=True)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ..autograph.operators.control_flow import for_stmt as _ag_for_stmt
+from ..autograph.operators.control_flow import while_stmt as _ag_while_stmt
 from ..core import dtypes
 from ..core.context import ctx
 from ..core.shapes import TensorShape
@@ -26,7 +27,7 @@ from ..eager.tensor import EagerTensor
 from ..function.function import function as _tw_function
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
-from ..ops import array_ops
+from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
 
 AUTOTUNE = -1
@@ -69,6 +70,27 @@ class IteratorGetNext:
                              "cardinality promised") from None
         return tuple(np.asarray(a, dtype=t.np) for a, t in zip(_leaves(element),
                                                                output_types))
+
+
+@register_op("IteratorGetNextOrEnd", stateful=True, multi_output=True)
+class IteratorGetNextOrEnd:
+    """``(has_value, leaves...)``: the next element, or False and zeros once the pass is over.
+
+    The loop over a dataset whose size is unknown (after ``filter``) stops on ``has_value``.
+    """
+
+    def infer(*, dataset_id, output_types, output_shapes):
+        return [(dtypes.bool_, TensorShape([]))] + list(zip(output_types, output_shapes))
+
+    def kernel(*, dataset_id, output_types, output_shapes):
+        try:
+            element = next(_ITERATORS[dataset_id])
+        except StopIteration:
+            zeros = tuple(np.zeros([d or 0 for d in s.as_list()] if s.rank is not None else [],
+                                   dtype=t.np) for t, s in zip(output_types, output_shapes))
+            return (np.bool_(False),) + zeros
+        return (np.bool_(True),) + tuple(
+            np.asarray(a, dtype=t.np) for a, t in zip(_leaves(element), output_types))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,10 +224,6 @@ class Dataset:
                 vals = tuple(body(e, *vals))
             return vals
         n = self._cardinality()
-        if n < 0:
-            raise NotImplementedError(
-                "Looping over a dataset of unknown or infinite cardinality inside tw.function "
-                "is not supported; use .take(n) or iterate the dataset eagerly")
         key = id(self)
         _DATASETS[key] = self
         spec = self._spec()
@@ -213,12 +231,60 @@ class Dataset:
         types = tuple(s.dtype for s in leaves)
         shapes = tuple(s.shape for s in leaves)
         bind(MakeIterator, [], {"dataset_id": key})
+        if n < 0:
+            return self._graph_loop_until_end(key, spec, types, shapes, extra_test, body,
+                                              vals, names)
 
         def step(_, *loop_vals):
             flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
                                                "output_shapes": shapes})
             return body(_pack(spec, list(flat)), *loop_vals)
         return _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
+
+    @staticmethod
+    def _graph_loop_until_end(key: int, spec, types: tuple, shapes: tuple, extra_test, body,
+                              vals: tuple, names: tuple) -> tuple:
+        """One While over a dataset whose size is unknown (or infinite) when tracing.
+
+        The element is fetched ahead: the loop carries ``has_value`` and the element's leaves,
+        runs ``body`` while ``has_value`` (and ``extra_test``) hold, then fetches the next one.
+
+        Args:
+            key: the dataset's id in ``_DATASETS`` (its pass was started by MakeIterator).
+            spec: the element's structure of TensorSpecs.
+            types: the leaves' dtypes.
+            shapes: the leaves' shapes (unknown dims for batches of varying size).
+            extra_test: None, or a function of the loop variables that must hold to go on.
+            body: function of (element, *loop variables) returning the loop variables.
+            vals: the loop variables' current values.
+            names: their names.
+
+        Returns:
+            The loop variables after the loop.
+        """
+        attrs = {"dataset_id": key, "output_types": types, "output_shapes": shapes}
+        k = len(types) + 1
+
+        def fetch() -> tuple:
+            return tuple(bind(IteratorGetNextOrEnd, [], attrs))
+
+        def test(*lv):
+            has = lv[0]
+            if extra_test is None:
+                return has
+            e = extra_test(*lv[k:])
+            if isinstance(e, Tensor):
+                return math_ops.logical_and(has, e)
+            return has if e else math_ops.logical_and(has, False)
+
+        def step(*lv):
+            out = tuple(body(_pack(spec, list(lv[1:k])), *lv[k:]))
+            return fetch() + out
+
+        hidden = ("dataset element present",) + tuple(
+            f"dataset element[{i}]" for i in range(len(types)))
+        out = _ag_while_stmt(test, step, fetch() + tuple(vals), hidden + tuple(names))
+        return tuple(out[k:])
 
     def as_numpy_iterator(self) -> Iterator:
         """Iterates elements as NumPy values (scalars as NumPy scalars, strings as bytes).

@@ -28,9 +28,13 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"twinflow(\.|
 
 
 class EagerOp:
-    """What a tape remembers of an op run eagerly; reads like a graph Operation."""
+    """What a tape remembers of an op run eagerly; reads like a graph Operation.
 
-    __slots__ = ("opdef", "inputs", "outputs", "attrs")
+    ``needs_grad`` is set by ``backprop`` just before it calls the op's gradient rule (as on an
+    Operation): per input, False when no source reaches it.
+    """
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "needs_grad")
 
     def __init__(self, opdef: OpDef, inputs, outputs, attrs: dict) -> None:
         self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
@@ -71,13 +75,21 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
                 np.linalg.LinAlgError, AttributeError, KeyError) as e:
             raise _kernel_error(opdef, inputs, attrs, e) from e
         if opdef.multi_output:
-            result = [EagerTensor(o) for o in out]
+            result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
         else:
+            if type(out) is bytes:  # an element of a string (object) array: keep an array
+                out = _string_scalar(out)
             result = EagerTensor(out)
         if ctx.slow_path:
             _after_eager(opdef, inputs, attrs, result)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def _string_scalar(b: bytes) -> np.ndarray:
+    """A 0-d object array holding ``b`` (NumPy gives bare ``bytes`` for an element of an object
+    array, which has no dtype or shape)."""
+    return np.asarray(b, dtype=object)
 
 
 def bind_binary(opdef: OpDef, x, y):

@@ -70,6 +70,8 @@ class EagerTensor(Tensor):
     def __iter__(self):
         if not self._value.shape:
             raise TypeError("Cannot iterate over a scalar tensor.")
+        if self._value.ndim == 1 and self._value.dtype.kind == "O":  # strings stay arrays
+            return (EagerTensor(np.asarray(v, dtype=object)) for v in self._value)
         return (EagerTensor(v) for v in self._value)
 
     def __bool__(self) -> bool:

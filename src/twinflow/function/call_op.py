@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..autodiff.tape import backprop
 from ..compiler.codegen import compile_program
 from ..compiler.pipeline import optimize
-from ..compiler.program import Program, copy_program
+from ..compiler.program import Program, Rewriter, copy_program
 from ..core import dtypes
 from ..core.context import ctx, graph_mode
 from ..eager.execute import bind
@@ -62,30 +62,16 @@ class GraphCallable:
 
 def _extract(ops: list, feeds: list, fetches: list) -> Program:
     """A Program of ``ops`` (in order) where ``feeds`` become new placeholders."""
-    g = Graph()
-    mapping: dict = {}
-    inputs = []
+    rw = Rewriter(Program(Graph(), feeds, fetches))  # finish() maps its feeds and fetches
     for i, t in enumerate(feeds):
-        if id(t) in mapping:
-            # The same tensor fed twice: both inputs read one placeholder's value.
-            inputs.append(mapping[id(t)])
-            continue
-        op = g.create_op(Placeholder, [], {"dtype": t.dtype, "shape": t.shape},
-                         [(t.dtype, t.shape)], name=f"{t.op.name}_in{i}")
-        mapping[id(t)] = op.outputs[0]
-        inputs.append(op.outputs[0])
-    op_map: dict = {}
+        if not rw.has(t):  # the same tensor fed twice: both inputs read one placeholder
+            ph = rw.graph.create_op(Placeholder, [], {"dtype": t.dtype, "shape": t.shape},
+                                    [(t.dtype, t.shape)], name=f"{t.op.name}_in{i}")
+            rw.alias(t, ph.outputs[0])
     for op in ops:
-        if all(id(t) in mapping for t in op.outputs) and op.outputs:
-            continue
-        new = g.create_op(op.opdef, [mapping[id(t)] for t in op.inputs], op.attrs,
-                          [(t.dtype, t.shape) for t in op.outputs], name=op.name)
-        new.source, new.device = op.source, op.device
-        new.control_inputs = [op_map[id(c)] for c in op.control_inputs if id(c) in op_map]
-        op_map[id(op)] = new
-        for o, n in zip(op.outputs, new.outputs):
-            mapping[id(o)] = n
-    return Program(g, inputs, [mapping[id(t)] for t in fetches])
+        if not op.outputs or not all(rw.has(t) for t in op.outputs):
+            rw.copy(op)
+    return rw.finish()
 
 
 def _build_pair(program: Program, name: str) -> GraphCallable:

@@ -10,7 +10,7 @@ runs the compiled graph on every later call with matching arguments.
   ``tw.config.run_functions_eagerly(True)`` it calls the Python function directly; under an
   active GradientTape the call is one differentiable op (``call_op``).
 
-AutoGraph hooks in from above: ``twinflow.autograph`` sets ``function._converter`` to a
+AutoGraph hooks in from above: ``twinflow.autograph`` sets this module's ``_converter`` to a
 callable ``converter(python_function) -> converted function``; it is applied when
 ``autograph=True`` (the default). This module never imports autograph (layering).
 """
@@ -48,15 +48,20 @@ _VARIABLE_ERROR = (
 def _make_packer(structure):
     """A function turning the compiled program's output arrays into the user's structure."""
     if isinstance(structure, SymbolicTensor):
-        return lambda outs: EagerTensor(outs[0])
+        return lambda outs: EagerTensor(_array(outs[0]))
     flat = nest.flatten(structure)
     slots = [isinstance(x, SymbolicTensor) for x in flat]
 
     def pack(outs):
         it = iter(outs)
-        vals = [EagerTensor(next(it)) if s else x for x, s in zip(flat, slots)]
+        vals = [EagerTensor(_array(next(it))) if s else x for x, s in zip(flat, slots)]
         return nest.pack_sequence_as(structure, vals)
     return pack
+
+
+def _array(v):
+    """``v``, or a 0-d object array for a string scalar (bytes) taken out of an object array."""
+    return v if type(v) is not bytes else np.asarray(v, dtype=object)
 
 
 def _leaf_value(x):
@@ -359,15 +364,12 @@ class Function:
 
     # ----- calling -----
     def _python_callable(self):
-        # ``from ..function import function`` gives the decorator, not this module, so a
-        # converter installed as an attribute of the decorator is honoured too.
-        converter = _converter or getattr(function, "_converter", None)
-        if not self._autograph or converter is None:
+        if not self._autograph or _converter is None:
             return self._python_function
         if self._converted is None:
-            self._converted = converter(self._python_function) \
+            self._converted = _converter(self._python_function) \
                 if self._autograph_options is None else \
-                converter(self._python_function, self._autograph_options)
+                _converter(self._python_function, self._autograph_options)
         return self._converted
 
     def __call__(self, *args, **kwargs):
@@ -507,9 +509,10 @@ class Function:
             raise ValueError(_VARIABLE_ERROR)
         self._tracing_count += 1
         cf = ConcreteFunction(fg, self._name)
-        gkey = make_key(targs, tkwargs) if self._input_signature is None else key
-        if self._reduce_retracing:
-            gkey = _key_of_specs(targs, tkwargs)
+        # The key of the traced specs (generalized by reduce_retracing); an input_signature
+        # without reduce_retracing keeps the call's key.
+        gkey = key if self._input_signature is not None and not self._reduce_retracing \
+            else make_key(targs, tkwargs)
         self._concretes.append((gkey, cf))
         self._cache[key] = cf
         self._key_refs.extend(refs)
@@ -538,10 +541,6 @@ class Function:
                 return str(cf.optimized_graph.as_graph_def())
             return cf.generated_source
         return ir
-
-
-def _key_of_specs(targs: tuple, tkwargs: dict):
-    return make_key(targs, tkwargs)
 
 
 def _specs_from_key(arg, key, name: str):

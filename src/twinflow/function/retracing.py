@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import weakref
 
-import numpy as np
+from .trace_type import is_tensor_key
 
 logger = logging.getLogger("twinflow")
 
@@ -74,17 +74,13 @@ def counter_for(python_function) -> CallCounter:
 
 # ----- reasons -----
 
-def _is_tensor_key(k) -> bool:
-    return type(k) is tuple and len(k) == 2 and isinstance(k[0], np.dtype)
-
-
 def _is_scalar_key(k) -> bool:
     return type(k) is tuple and len(k) == 2 and isinstance(k[0], type) \
         and k[0] in (int, float, bool, str, bytes, complex, type(None))
 
 
 def _describe_key(k) -> str:
-    if _is_tensor_key(k):
+    if is_tensor_key(k):
         dims = k[1]
         shape = "<unknown>" if dims is None else str(tuple(dims))
         return f"tensor {k[0]} of shape {shape}"
@@ -98,7 +94,7 @@ def _describe_key(k) -> str:
 
 
 def _advice(old, new) -> str:
-    if _is_tensor_key(old) and _is_tensor_key(new):
+    if is_tensor_key(old) and is_tensor_key(new):
         if old[0] != new[0]:
             return "cast to one dtype before calling"
         return "use reduce_retracing=True or an input_signature with None dimensions"
@@ -112,7 +108,7 @@ def _advice(old, new) -> str:
 def _diff(old, new, path: str, out: list) -> None:
     if old == new:
         return
-    if _is_tensor_key(old) and _is_tensor_key(new):
+    if is_tensor_key(old) and is_tensor_key(new):
         if old[0] != new[0]:
             what = f"tensor dtype {old[0]} -> {new[0]}"
         else:

@@ -29,7 +29,14 @@ def np_dtype(dtype) -> np.dtype:
 def is_tensor_leaf(x) -> bool:
     """True for leaves that become graph inputs (tensors, NumPy arrays, TensorSpecs)."""
     t = type(x)
-    return t is EagerTensor or t is np.ndarray or t is TensorSpec or t is SymbolicTensor
+    return t is EagerTensor or t is np.ndarray or t is TensorSpec or t is SymbolicTensor or \
+        _tensor_subclass(x)
+
+
+def _tensor_subclass(x) -> bool:
+    """A tensor of a subclass (a variable's slice ``v[0]``, which has ``.assign``), not a
+    resource handle (those are keyed by identity)."""
+    return isinstance(x, (EagerTensor, SymbolicTensor)) and x.dtype.name != "resource"
 
 
 def leaf_key(x, refs: list | None = None):
@@ -62,6 +69,8 @@ def leaf_key(x, refs: list | None = None):
         return (t, tuple(leaf_key(c, refs) for c in x))
     if isinstance(x, (list, tuple)):
         return (t.__name__, tuple(leaf_key(c, refs) for c in x))
+    if _tensor_subclass(x):
+        return (np_dtype(x.dtype), x.shape.as_tuple())
     if refs is not None:
         refs.append(x)
     kind = "variable" if isinstance(x, Variable) else "object"
@@ -83,14 +92,15 @@ def make_key(args: tuple, kwargs: dict, refs: list | None = None) -> tuple:
     return key
 
 
-def _is_tensor_key(k) -> bool:
+def is_tensor_key(k) -> bool:
+    """True if ``k`` is the cache key of a tensor leaf: ``(numpy dtype, dims or None)``."""
     return type(k) is tuple and len(k) == 2 and isinstance(k[0], np.dtype)
 
 
 def key_accepts(general, specific) -> bool:
     """True if a graph traced for key ``general`` can run a call with key ``specific``."""
-    if _is_tensor_key(general):
-        if not _is_tensor_key(specific) or general[0] != specific[0]:
+    if is_tensor_key(general):
+        if not is_tensor_key(specific) or general[0] != specific[0]:
             return False
         gs, ss = general[1], specific[1]
         if gs is None:
@@ -105,7 +115,7 @@ def key_accepts(general, specific) -> bool:
 
 def relaxed(key):
     """``key`` with every tensor shape replaced by its rank (the reduce_retracing family)."""
-    if _is_tensor_key(key):
+    if is_tensor_key(key):
         return (key[0], None if key[1] is None else len(key[1]))
     if type(key) is tuple:
         return tuple(relaxed(k) for k in key)
@@ -114,7 +124,7 @@ def relaxed(key):
 
 def generalize(a, b):
     """The most specific key accepting both ``a`` and ``b`` (same relaxed key)."""
-    if _is_tensor_key(a):
+    if is_tensor_key(a):
         if a[1] is None or b[1] is None:
             return (a[0], None)
         return (a[0], tuple(x if x == y else None for x, y in zip(a[1], b[1])))

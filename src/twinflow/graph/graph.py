@@ -48,7 +48,11 @@ def _line_of(filename: str, lineno: int) -> str:
 
 
 class Operation:
-    """A node of a Graph: an op type applied to input tensors, with attributes."""
+    """A node of a Graph: an op type applied to input tensors, with attributes.
+
+    ``needs_grad`` is set by ``backprop`` just before it calls the op's gradient rule: per
+    input, False when no source reaches it, so that its gradient would be thrown away.
+    """
 
     def __init__(self, graph: Graph, opdef, name: str, inputs: list, attrs: dict,
                  output_specs: list, control_inputs: list, device: str,

@@ -10,6 +10,9 @@ An op is declared as a class whose functions are its rules::
         def grad(op, dy):           # built from tw ops: works eagerly, in graphs, to any order
             ...
 
+A ``grad`` rule may read ``op.needs_grad`` (one bool per input, set by ``backprop``: False
+when no source reaches the input) and return None for those inputs instead of computing it.
+
 The class is replaced by its ``OpDef``. ``infer`` returns one ``(dtype, shape)`` pair, or a list
 of pairs for an op with several outputs (then ``kernel`` returns a tuple of arrays).
 """

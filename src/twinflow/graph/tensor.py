@@ -127,6 +127,13 @@ class SymbolicTensor(Tensor):
     def __index__(self):
         raise TypeError(f"Symbolic tensor {self.name} cannot be used as a Python index.")
 
+    def __hash__(self) -> int:
+        # As in TensorFlow, tensors of a TF1-style graph (not a function being traced) hash by
+        # identity, so they can key a Session's feed_dict.
+        if getattr(self.op.graph, "building_function", False):
+            return Tensor.__hash__(self)
+        return id(self)
+
     def __repr__(self) -> str:
         return f"<tw.Tensor '{self.name}' shape={self._shape} dtype={self.dtype.name}>"
 

@@ -12,11 +12,12 @@ from . import (
     models,
     optimizers,
     regularizers,
+    saving,
     utils,
 )
 from .layers import Input
 from .models import Model, Sequential
 
 __all__ = ["activations", "backend", "callbacks", "datasets", "initializers", "layers", "losses",
-           "metrics", "mixed_precision", "models", "optimizers", "regularizers", "utils",
+           "metrics", "mixed_precision", "models", "optimizers", "regularizers", "saving", "utils",
            "Input", "Model", "Sequential"]

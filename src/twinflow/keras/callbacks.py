@@ -296,7 +296,9 @@ class ModelCheckpoint(Callback):
         monitor: the quantity for ``save_best_only``.
         verbose: print a message on each save.
         save_best_only: save only when ``monitor`` improves.
-        save_weights_only: accepted; twinflow always writes a weights checkpoint.
+        save_weights_only: True writes a weights checkpoint (``save_weights``); False writes
+            the whole model (``model.save``) when ``filepath`` ends in ``.keras``, else a
+            weights checkpoint.
         mode: ``'min'``, ``'max'`` or ``'auto'``.
         save_freq: ``'epoch'`` or a number of batches.
         initial_value_threshold: the value to beat first.
@@ -335,7 +337,10 @@ class ModelCheckpoint(Callback):
         path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs)
         if self.verbose and not self.save_best_only:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
-        self.model.save_weights(path)
+        if not self.save_weights_only and path.endswith(".keras"):
+            self.model.save(path)
+        else:
+            self.model.save_weights(path)
 
     def on_epoch_begin(self, epoch, logs=None) -> None:
         self._epoch = epoch

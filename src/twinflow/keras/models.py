@@ -23,9 +23,11 @@ from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
 from ..train import checkpoint as _ckpt
 from . import callbacks as _callbacks
+from . import compile_utils as _compile_utils
 from . import losses as _losses
 from . import metrics as _metrics
 from . import optimizers as _optimizers
+from . import saving as _saving
 from .layers.base import InputLayer, KerasTensor, Layer, _call_accepts, symbolic_call
 from .utils import Progbar
 
@@ -271,9 +273,14 @@ class Model(Layer):
 
         Args:
             optimizer: an Optimizer or a name (``'adam'``).
-            loss: a Loss, loss function or name (``'sparse_categorical_crossentropy'``).
-            metrics: metric names, functions or Metric objects (``['accuracy']``).
-            loss_weights: unsupported (single-loss models).
+            loss: a Loss, loss function or name (``'sparse_categorical_crossentropy'``); for a
+                model with several outputs, one for all, a list (one per output) or a dict
+                keyed by output name.
+            metrics: metric names, functions or Metric objects (``['accuracy']``); with several
+                outputs a flat list (each output gets each), a list of lists or a dict keyed
+                by output name.
+            loss_weights: with several outputs, a list or dict of weights of the outputs'
+                losses in the total loss.
             weighted_metrics: accepted and treated as metrics.
             run_eagerly: True to run ``train_step`` eagerly instead of as a ``tw.function``.
             steps_per_execution: accepted for compatibility.
@@ -282,16 +289,36 @@ class Model(Layer):
         """
         self._tw_optimizer = _optimizers.get(optimizer)
         self._tw_loss = loss
-        fn = _losses.get(loss)
-        if fn is not None and not isinstance(fn, _losses.Loss):
-            fn = _losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
-        self._tw_loss_fn = fn
         self._tw_loss_tracker = _metrics.Mean(name="loss")
-        ms = list(metrics or []) + list(weighted_metrics or [])
-        if isinstance(metrics, dict):
-            raise NotImplementedError("per-output metric dicts are not supported")
-        self._tw_compiled_metrics = [_metrics.get(m, loss) for m in ms]
+        names = _compile_utils.output_names_of(self)
+        self._tw_outputs_cfg = None
+        self._tw_last_output_losses = None
+        if names is not None and len(names) > 1:
+            self._tw_outputs_cfg = _compile_utils.OutputsConfig(
+                names, loss, metrics, loss_weights, weighted_metrics)
+            self._tw_loss_fn = None
+            self._tw_compiled_metrics = []
+        elif names is None and isinstance(loss, (list, tuple, dict)):
+            # A subclassed model with several outputs: configured on its first call.
+            self._tw_loss_fn = None
+            self._tw_compiled_metrics = []
+        else:
+            single = _compile_utils.unwrap_single(loss, names)
+            fn = _losses.get(single)
+            if fn is not None and not isinstance(fn, _losses.Loss):
+                fn = _losses.LossFunctionWrapper(fn, name=getattr(fn, "__name__", "loss"))
+            self._tw_loss_fn = fn
+            ms = [_compile_utils.unwrap_single(m, names, metrics=True)
+                  for m in (metrics, weighted_metrics)]
+            if any(isinstance(m, dict) for m in ms):
+                raise ValueError(f"metrics dict {ms} for a model whose outputs are unknown: "
+                                 "call the model (or use a functional model) first")
+            ms = [m if isinstance(m, (list, tuple)) or m is None else [m] for m in ms]
+            self._tw_compiled_metrics = [_metrics.get(m, single)
+                                         for m in list(ms[0] or []) + list(ms[1] or [])]
         self._tw_run_eagerly = bool(run_eagerly)
+        self._tw_compile_args = {"loss": loss, "metrics": metrics, "loss_weights": loss_weights,
+                                 "weighted_metrics": weighted_metrics}
         self._tw_compiled = True
         self._tw_train_fn = self._tw_test_fn = self._tw_predict_fn = None
 
@@ -328,7 +355,8 @@ class Model(Layer):
     def metrics(self) -> list:
         """The loss tracker and the compiled metrics."""
         out = [self._tw_loss_tracker] if self._tw_loss_tracker is not None else []
-        out += self._tw_compiled_metrics
+        cfg = getattr(self, "_tw_outputs_cfg", None)
+        out += cfg.all_metrics if cfg is not None else self._tw_compiled_metrics
         for sub in self._tracked_layers():
             if isinstance(sub, _metrics.Metric) and not any(sub is m for m in out):
                 out.append(sub)
@@ -372,6 +400,16 @@ class Model(Layer):
         Returns:
             A scalar tensor.
         """
+        cfg = self._outputs_config(y_pred)
+        if cfg is not None:
+            loss, self._tw_last_output_losses = cfg.compute_loss(y, y_pred, sample_weight)
+            if loss is None:
+                if not self.losses:
+                    raise ValueError("No loss to compute. Provide a `loss` argument in "
+                                     "`compile()` for at least one output.")
+                return math_ops.add_n(self.losses)
+            extra = self.losses
+            return math_ops.add_n([loss] + list(extra)) if extra else loss
         if self._tw_loss_fn is None:
             if not self.losses:
                 raise ValueError("No loss to compute. Provide a `loss` argument in "
@@ -395,14 +433,47 @@ class Model(Layer):
         Returns:
             A dict of metric name -> result tensor.
         """
-        for m in self._tw_compiled_metrics:
-            m.update_state(y, y_pred, sample_weight=sample_weight)
+        cfg = self._outputs_config(y_pred)
+        if cfg is not None:
+            cfg.update_metrics(y, y_pred, sample_weight)
+        else:
+            for m in self._tw_compiled_metrics:
+                m.update_state(y, y_pred, sample_weight=sample_weight)
         return {m.name: m.result() for m in self.metrics}
+
+    def _outputs_config(self, y_pred):
+        """The per-output losses and metrics (created on the first call of a subclassed model
+        with several outputs), or None for a one-output model."""
+        cfg = getattr(self, "_tw_outputs_cfg", None)
+        if cfg is not None or not self._tw_compiled or self._tw_functional:
+            return cfg
+        args = getattr(self, "_tw_compile_args", None) or {}
+        structured = isinstance(args.get("loss"), (list, tuple, dict))
+        if len(nest.flatten(y_pred)) > 1 or structured:
+            names = _compile_utils.names_for_predictions(y_pred)
+            cfg = _compile_utils.OutputsConfig(names, args.get("loss"), args.get("metrics"),
+                                               args.get("loss_weights"),
+                                               args.get("weighted_metrics"))
+            self._tw_outputs_cfg = cfg
+            self._tw_compiled_metrics = []
+        return cfg
+
+    @property
+    def output_names(self) -> list | None:
+        """The names of the outputs (their layers' names) of a functional model."""
+        cfg = getattr(self, "_tw_outputs_cfg", None)
+        return list(cfg.names) if cfg is not None else _compile_utils.output_names_of(self)
 
     def _track_loss(self, loss, y_pred) -> None:
         if self._tw_loss_tracker is not None:
             batch = _batch_size(y_pred)
             self._tw_loss_tracker.update_state(loss, sample_weight=batch)
+            cfg = getattr(self, "_tw_outputs_cfg", None)
+            per = getattr(self, "_tw_last_output_losses", None)
+            if cfg is not None and per is not None:
+                for tracker, value in zip(cfg.loss_trackers, per):
+                    if tracker is not None and value is not None:
+                        tracker.update_state(value, sample_weight=batch)
 
     def train_step(self, data) -> dict:
         """One optimization step on a batch: forward, loss, gradients, update, metrics.
@@ -769,18 +840,57 @@ class Model(Layer):
         return _ckpt.restore_into(self, values)
 
     def save(self, filepath: str, overwrite: bool = True, save_format=None, **kwargs) -> None:
-        """Saves the weights (``save_weights``); twinflow does not serialize architectures.
+        """Saves the whole model: architecture, weights, compile config and optimizer state.
+
+        A path ending in ``.keras`` gets one zip file (Keras 3's format: ``config.json``,
+        ``model.weights.npz``, ``metadata.json``), any other path a directory of those files.
+        Both are written atomically and hold no pickled or executable data. Reload with
+        ``tw.keras.models.load_model``.
 
         Args:
-            filepath: the checkpoint prefix.
-            overwrite: accepted.
-            save_format: accepted.
+            filepath: the ``.keras`` file or the directory.
+            overwrite: replace an existing file (False raises if it exists).
+            save_format: accepted for compatibility.
             **kwargs: ignored.
         """
-        self.save_weights(filepath)
+        _saving.save_model(self, filepath, overwrite=overwrite)
+
+    def to_json(self, **kwargs) -> str:
+        """The architecture as JSON (``tw.keras.models.model_from_json`` rebuilds it).
+
+        Args:
+            **kwargs: passed to ``json.dumps``.
+
+        Returns:
+            The JSON text.
+        """
+        return _saving.model_to_json(self, **kwargs)
 
     def get_config(self) -> dict:
+        """The model's config: layers and their connections for functional models.
+
+        Returns:
+            A JSON-serializable dict.
+        """
+        if self._tw_functional:
+            return _saving.functional_config(self)
         return {"name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Model:
+        """Rebuilds a model from ``get_config()``'s output (functional: layers and graph).
+
+        Args:
+            config: the config.
+            custom_objects: name -> class or function for custom objects.
+
+        Returns:
+            The model.
+        """
+        with _saving.custom_object_scope(custom_objects):
+            if "input_layers" in config and "layers" in config:
+                return _saving.functional_from_config(cls, config)
+            return cls(**config)
 
     def __deepcopy__(self, memo):
         raise TypeError("Keras models cannot be deep-copied; use "
@@ -894,9 +1004,39 @@ class Sequential(Model):
         return x
 
     def get_config(self) -> dict:
-        return {"name": self.name, "layers": [
-            {"class_name": type(x).__name__, "config": x.get_config()}
-            for x in self._tw_layer_list]}
+        """The model's name, its layers' configs and the input shape it was built for.
+
+        Returns:
+            A dict.
+        """
+        cfg = {"name": self.name, "layers": [_saving.serialize_layer(x)
+                                             for x in self._tw_layer_list]}
+        if self._tw_input_batch_shape is not None:
+            cfg["build_input_shape"] = list(self._tw_input_batch_shape)
+        if self._tw_input_dtype is not None:
+            cfg["input_dtype"] = str(getattr(self._tw_input_dtype, "name", self._tw_input_dtype))
+        return cfg
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Sequential:
+        """Rebuilds a Sequential model (built if it was) from ``get_config()``'s output.
+
+        Args:
+            config: the config.
+            custom_objects: name -> class or function for custom layers.
+
+        Returns:
+            The model.
+        """
+        with _saving.custom_object_scope(custom_objects):
+            model = cls(name=config.get("name"))
+            if config.get("input_dtype"):
+                model._tw_input_dtype = config["input_dtype"]
+            for entry in config.get("layers", []):
+                model.add(_saving.deserialize_layer(entry))
+            if config.get("build_input_shape") is not None:
+                model.build(tuple(config["build_input_shape"]))
+        return model
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1066,6 +1206,37 @@ def _take_rows(structure, idx):
     if structure is None:
         return None
     return nest.map_structure(lambda a: _to_tensor(a[idx]), structure)
+
+
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,  # noqa: A002
+               safe_mode: bool = True) -> Model:
+    """Loads a model written by ``model.save`` (see ``twinflow.keras.saving.load_model``).
+
+    Args:
+        filepath: the ``.keras`` file or directory.
+        custom_objects: name -> class or function for custom layers, subclassed models,
+            losses and metrics.
+        compile: compile the model as it was saved (with its optimizer state).
+        safe_mode: accepted; twinflow never loads executable code.
+
+    Returns:
+        The model.
+    """
+    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                              safe_mode=safe_mode)
+
+
+def model_from_json(json_string: str, custom_objects: dict | None = None) -> Model:
+    """Rebuilds a model (fresh weights) from ``model.to_json()``.
+
+    Args:
+        json_string: the JSON text.
+        custom_objects: name -> class or function for custom objects.
+
+    Returns:
+        The model.
+    """
+    return _saving.model_from_json(json_string, custom_objects=custom_objects)
 
 
 def clone_model(model: Model, input_tensors=None, clone_function=None) -> Model:

@@ -109,9 +109,31 @@ def get(identifier) -> Callable | None:
     """
     if identifier is None or callable(identifier):
         return identifier
+    if isinstance(identifier, dict):  # serialize()'s output
+        table = {"L1L2": L1L2, "L1": L1, "L2": L2}
+        name = identifier.get("class_name")
+        if name not in table:
+            raise ValueError(f"Unknown regularizer: {name!r}")
+        return L1L2(**identifier.get("config", {}))
     if isinstance(identifier, str):
         table = {"l1": L1, "l2": L2, "l1_l2": L1L2}
         if identifier.lower() not in table:
             raise ValueError(f"Unknown regularizer: {identifier!r}")
         return table[identifier.lower()]()
     raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
+
+
+def serialize(regularizer) -> dict | str | None:
+    """``{"class_name", "config"}`` of a regularizer (None stays None).
+
+    Args:
+        regularizer: a Regularizer, a function or None.
+
+    Returns:
+        The dict; a plain function's name (loading it needs ``custom_objects``); or None.
+    """
+    if regularizer is None:
+        return None
+    if not isinstance(regularizer, Regularizer):
+        return getattr(regularizer, "__name__", type(regularizer).__name__)
+    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}

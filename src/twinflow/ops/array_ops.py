@@ -17,6 +17,7 @@ from .core import (
     TensorShape,
     Unpack,
     ZerosLike,
+    _fmt,
     bind,
     constant,
     constant_value,
@@ -157,7 +158,15 @@ class BroadcastTo:
         return x.dtype, shape_from_tensor(shape)
 
     def kernel(x, shape):
-        return np.broadcast_to(x, tuple(shape))
+        dims = tuple(shape.tolist()) if type(shape) is np.ndarray else tuple(shape)
+        if isinstance(x, (np.ndarray, np.generic)) and x.ndim == 0 and \
+                x.dtype.kind in "biufc" and _py.min(dims, default=0) >= 0:
+            # The view np.broadcast_to makes of a scalar (all strides 0, read-only), without
+            # its ~2.5 us of Python: the case of every Sum/Mean-to-scalar gradient.
+            out = np.ndarray(dims, x.dtype, x, 0, (0,) * len(dims))
+            out.flags.writeable = False
+            return out
+        return np.broadcast_to(x, dims)
 
     def grad(op, dy):
         return sum_to_shape(dy, shape(op.inputs[0])), None
@@ -184,9 +193,9 @@ class SumToShape:
             tuple(int(d) for d in shape)
         if x.shape == shape:
             return x
-        lead = x.ndim - len(shape)
-        axes = tuple(_py.range(lead)) + tuple(
-            i + lead for i, d in enumerate(shape) if d == 1 and x.shape[i + lead] != 1)
+        axes = _SUM_TO_AXES.get((x.shape, shape))
+        if axes is None:
+            axes = _sum_to_axes(x.shape, shape)
         if axes and x.dtype.kind in "fc":  # the gradient case, without np.sum's wrapper
             return np.add.reduce(x, axis=axes, keepdims=True).reshape(shape)
         out = np.sum(x, axis=axes, keepdims=True) if axes else x
@@ -203,6 +212,21 @@ class SumToShape:
 
     def grad(op, dy):
         return bind(BroadcastTo, [dy, shape(op.inputs[0])]), None
+
+
+_SUM_TO_AXES: dict = {}
+
+
+def _sum_to_axes(xs: tuple, target: tuple) -> tuple:
+    """The axes SumToShape reduces to take shape ``xs`` to ``target``, cached per shape pair
+    (working them out costs as much as the reduction of a small gradient)."""
+    lead = len(xs) - len(target)
+    axes = tuple(_py.range(lead)) + tuple(
+        i + lead for i, d in enumerate(target) if d == 1 and xs[i + lead] != 1)
+    if len(_SUM_TO_AXES) >= 1024:
+        _SUM_TO_AXES.clear()
+    _SUM_TO_AXES[xs, target] = axes
+    return axes
 
 
 def _sum_to_lowered(xs: tuple, target: tuple):
@@ -345,12 +369,6 @@ def _norm_axis(axis: int, rank: int | None, what: str, extra: int = 0) -> int:
         raise _err(f"{what}: axis {axis} is out of range for a tensor of rank {rank} "
                    f"(expected [{-n}, {n}))")
     return axis % n
-
-
-def _fmt(shape) -> str:
-    if shape.rank is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
 def _int_input(x, name: str, dtype=None) -> Tensor:
@@ -1342,9 +1360,26 @@ def slice_helper(tensor, key) -> Tensor:
     if type(tensor) is EagerTensor and ctx.graph is None and not ctx.slow_path and _plain(key):
         # Nothing records this op, so NumPy's identical basic indexing can do it directly.
         try:
-            return EagerTensor(tensor._value[key])
+            v = tensor._value[key]
         except (IndexError, ValueError, TypeError):
             pass  # StridedSlice below raises TensorFlow's error for this key
+        else:
+            if type(v) is bytes:  # an element of a string tensor: keep it an array
+                v = np.asarray(v, dtype=object)
+            return EagerTensor(v)
+    spec, attrs = slice_spec(key)
+    return bind(StridedSlice, [convert(tensor)] + spec, attrs)
+
+
+def slice_spec(key: tuple) -> tuple:
+    """The StridedSlice inputs and attrs for an indexing key (``x[key]``, ``v[key].assign``).
+
+    Args:
+        key: a tuple of ints, slices, ``...``, None and scalar int tensors.
+
+    Returns:
+        ([begin, end, strides] as int tensors, the mask attrs).
+    """
     begin, end, strides = [], [], []
     bm = em = ell = new = shrink = 0
     for i, k in enumerate(key):
@@ -1377,11 +1412,9 @@ def slice_helper(tensor, key) -> Tensor:
             _put(begin, end, strides, v, v + 1 if isinstance(v, int) else v, 1)
     dts = {v.dtype for v in begin + end + strides if isinstance(v, Tensor)}
     dt = dtypes.int64 if dtypes.int64 in dts else dtypes.int32
-    x = convert(tensor)
     attrs = {"begin_mask": bm, "end_mask": em, "ellipsis_mask": ell, "new_axis_mask": new,
              "shrink_axis_mask": shrink}
-    return bind(StridedSlice, [x, _spec_tensor(begin, dt), _spec_tensor(end, dt),
-                               _spec_tensor(strides, dt)], attrs)
+    return [_spec_tensor(begin, dt), _spec_tensor(end, dt), _spec_tensor(strides, dt)], attrs
 
 
 # ----- gather and scatter ---------------------------------------------------------------------

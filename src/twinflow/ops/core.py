@@ -61,7 +61,29 @@ def convert_pair(x, y):
     return x, y
 
 
+# Eager tensors of the Python numbers mixed into arithmetic (``x * 2``, ``0.01 * g``), by
+# (type, value, dtype): building one costs more than the small op it feeds. 0.0 and NaN stay
+# out (-0.0 would share 0.0's key; each NaN object would be a new key).
+_SCALARS: dict = {}
+
+
 def _convert_like(v, like: Tensor) -> Tensor:
+    t = type(v)
+    if (t is float or t is int) and ctx.graph is None and v == v and (v or t is int):
+        key = (t, v, like.dtype)
+        hit = _SCALARS.get(key)
+        if hit is None:
+            hit = _convert_scalar_like(v, like)
+            if type(hit) is EagerTensor and type(hit._value) is np.ndarray:
+                hit._value.flags.writeable = False  # shared from now on
+                if len(_SCALARS) >= 1024:
+                    _SCALARS.clear()
+                _SCALARS[key] = hit
+        return hit
+    return _convert_scalar_like(v, like)
+
+
+def _convert_scalar_like(v, like: Tensor) -> Tensor:
     conv = getattr(v, "_as_tensor", None)
     if conv is not None:
         return conv(None)

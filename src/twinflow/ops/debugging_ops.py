@@ -27,7 +27,8 @@ from .variables import Variable
 __all__ = ["print_v2", "format_tensor", "check_numerics", "enable_check_numerics",
            "disable_check_numerics", "Assert", "assert_equal", "assert_none_equal",
            "assert_less", "assert_less_equal", "assert_greater", "assert_greater_equal",
-           "assert_near", "assert_rank", "assert_rank_at_least", "assert_type", "assert_shapes",
+           "assert_near", "assert_integer", "assert_rank", "assert_rank_at_least",
+           "assert_type", "assert_shapes",
            "assert_all_finite", "assert_scalar", "assert_positive", "assert_negative",
            "assert_non_negative", "assert_non_positive", "assert_proper_iterable",
            "is_numeric_tensor", "set_log_device_placement"]
@@ -667,6 +668,24 @@ def assert_type(tensor, tf_type, message=None, name=None):
     if actual is not dt:
         raise TypeError(f"{message + ' ' if message else ''}{_describe(tensor)} must be of type "
                         f"{dt!r}; got {actual!r}")
+    return None
+
+
+def assert_integer(x, message=None, name=None):
+    """Asserts that ``x`` has an integer dtype (raises TypeError otherwise).
+
+    Args:
+        x: a tensor or variable.
+        message: text prepended to the error.
+        name: unused.
+
+    Returns:
+        None.
+    """
+    dt = x.dtype if isinstance(x, (Tensor, Variable)) else _to_tensor(x).dtype
+    if not dt.is_integer:
+        raise TypeError(f"{message + ' ' if message else ''}Expected {_describe(x)} to be "
+                        f"integer, got {dt.name}")
     return None
 
 

@@ -98,18 +98,18 @@ class MatMul:
     def grad(op, dy):
         a, b = op.inputs
         ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+        need_a, need_b = op.needs_grad
         # For complex inputs the gradient pairs dy with the conjugates (dy @ b^H...).
-        ca, cb = _conj(a), _conj(b)
-        if not ta and not tb:
-            da, db = matmul(dy, cb, transpose_b=True), matmul(ca, dy, transpose_a=True)
-        elif not ta and tb:
-            da, db = matmul(dy, cb), matmul(dy, ca, transpose_a=True)
-        elif ta and not tb:
-            da, db = matmul(cb, dy, transpose_b=True), matmul(ca, dy)
-        else:
-            da, db = matmul(cb, dy, transpose_a=True, transpose_b=True), matmul(
-                dy, ca, transpose_a=True, transpose_b=True)
-        return sum_to(da, a), sum_to(db, b)
+        da = db = None
+        if need_a:
+            cb = _conj(b)
+            da = sum_to(matmul(cb, dy, transpose_a=tb, transpose_b=True) if ta else
+                        matmul(dy, cb, transpose_b=not tb), a)
+        if need_b:
+            ca = _conj(a)
+            db = sum_to(matmul(dy, ca, transpose_a=True, transpose_b=ta) if tb else
+                        matmul(ca, dy, transpose_a=not ta), b)
+        return da, db
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -320,7 +320,7 @@ class Einsum:
         ins = ins.split(",")
         grads = []
         for i, (s, x) in enumerate(zip(ins, xs)):
-            if not (x.dtype.is_floating or x.dtype.is_complex):
+            if not (op.needs_grad[i] and (x.dtype.is_floating or x.dtype.is_complex)):
                 grads.append(None)
                 continue
             others = [(ins[j], _conj(xs[j])) for j in range(len(xs)) if j != i]

@@ -185,7 +185,8 @@ class AddV2:
 
     def grad(op, dy):
         x, y = op.inputs
-        return sum_to(dy, x), sum_to(dy, y)
+        need_x, need_y = op.needs_grad
+        return sum_to(dy, x) if need_x else None, sum_to(dy, y) if need_y else None
 
 
 @register_op("Sub", same_dtype=True)
@@ -198,7 +199,9 @@ class Sub:
 
     def grad(op, dy):
         x, y = op.inputs
-        return sum_to(dy, x), sum_to(negative(dy), y)
+        need_x, need_y = op.needs_grad
+        return (sum_to(dy, x) if need_x else None,
+                sum_to(negative(dy), y) if need_y else None)
 
 
 @register_op("Mul", same_dtype=True)
@@ -211,7 +214,9 @@ class Mul:
 
     def grad(op, dy):
         x, y = op.inputs
-        return sum_to(multiply(dy, _c(y)), x), sum_to(multiply(_c(x), dy), y)
+        need_x, need_y = op.needs_grad
+        return (sum_to(multiply(dy, _c(y)), x) if need_x else None,
+                sum_to(multiply(_c(x), dy), y) if need_y else None)
 
 
 @register_op("AddN", same_dtype=True)
@@ -245,9 +250,10 @@ class RealDiv:
 
     def grad(op, dy):
         x, y = op.inputs
-        gx = realdiv(dy, _c(y))
-        gy = multiply(dy, _c(realdiv(realdiv(negative(x), y), y)))
-        return sum_to(gx, x), sum_to(gy, y)
+        need_x, need_y = op.needs_grad
+        gx = sum_to(realdiv(dy, _c(y)), x) if need_x else None
+        gy = sum_to(multiply(dy, _c(realdiv(realdiv(negative(x), y), y))), y) if need_y else None
+        return gx, gy
 
 
 def _div_no_nan_kernel(x, y):
@@ -340,15 +346,19 @@ class Pow:
     def grad(op, dy):
         x, y = op.inputs
         z = op.outputs[0]
-        gx = multiply(dy, _c(multiply(y, pow(x, subtract(y, 1)))))
-        if x.dtype.is_complex:
-            log_x = where(not_equal(x, 0), log(x), zeros_like(x))
-        else:
-            # d/dy x**y = x**y log(x) only exists for x > 0; TensorFlow uses 0 elsewhere
-            mask = greater(x, 0)
-            log_x = where(mask, log(where(mask, x, ones_like(x))), zeros_like(x))
-        gy = multiply(dy, _c(multiply(z, log_x)))
-        return sum_to(gx, x), sum_to(gy, y)
+        need_x, need_y = op.needs_grad
+        gx = gy = None
+        if need_x:
+            gx = sum_to(multiply(dy, _c(multiply(y, pow(x, subtract(y, 1))))), x)
+        if need_y:  # (usually not: x ** 2 has a constant exponent)
+            if x.dtype.is_complex:
+                log_x = where(not_equal(x, 0), log(x), zeros_like(x))
+            else:
+                # d/dy x**y = x**y log(x) only exists for x > 0; TensorFlow uses 0 elsewhere
+                mask = greater(x, 0)
+                log_x = where(mask, log(where(mask, x, ones_like(x))), zeros_like(x))
+            gy = sum_to(multiply(dy, _c(multiply(z, log_x))), y)
+        return gx, gy
 
 
 @register_op("Maximum", same_dtype=True)
@@ -359,9 +369,11 @@ class Maximum:
 
     def grad(op, dy):
         x, y = op.inputs
+        need_x, need_y = op.needs_grad
         mask = greater_equal(x, y)  # ties send the gradient to x, as TensorFlow does
         zeros = zeros_like(dy)
-        return sum_to(where(mask, dy, zeros), x), sum_to(where(mask, zeros, dy), y)
+        return (sum_to(where(mask, dy, zeros), x) if need_x else None,
+                sum_to(where(mask, zeros, dy), y) if need_y else None)
 
 
 @register_op("Minimum", same_dtype=True)
@@ -372,9 +384,11 @@ class Minimum:
 
     def grad(op, dy):
         x, y = op.inputs
+        need_x, need_y = op.needs_grad
         mask = less_equal(x, y)
         zeros = zeros_like(dy)
-        return sum_to(where(mask, dy, zeros), x), sum_to(where(mask, zeros, dy), y)
+        return (sum_to(where(mask, dy, zeros), x) if need_x else None,
+                sum_to(where(mask, zeros, dy), y) if need_y else None)
 
 
 def _squared_difference_kernel(x, y):
@@ -390,8 +404,9 @@ class SquaredDifference:
 
     def grad(op, dy):
         x, y = op.inputs
+        need_x, need_y = op.needs_grad
         g = multiply(multiply(dy, 2), subtract(x, y))
-        return sum_to(g, x), sum_to(negative(g), y)
+        return sum_to(g, x) if need_x else None, sum_to(negative(g), y) if need_y else None
 
 
 @register_op("Atan2", same_dtype=True)

@@ -83,6 +83,10 @@ class ReluGrad:
     infer = _grad_infer
 
     def kernel(dy, y):
+        uint = _UINT_OF_FLOAT.get(dy.dtype)
+        if uint is not None and dy.ndim and dy.shape == y.shape:
+            # See lower: the same bits as np.where, without its mispredicted branches.
+            return np.multiply(dy.view(uint), y > 0, dtype=uint).view(dy.dtype)
         return np.where(y > 0, dy, dy.dtype.type(0))
 
     def lower(op):
@@ -560,31 +564,17 @@ class SparseSoftmaxCrossEntropyWithLogits:
     infer = _sparse_xent_infer
 
     def kernel(logits, labels):
-        if labels.shape != logits.shape[:-1]:
-            raise ValueError("shape mismatch")  # bind re-runs infer for the message
-        n = logits.shape[-1]
-        bad = (labels < 0) | (labels >= n)
-        if bad.any():
-            first = int(labels[bad].reshape(-1)[0])
-            shown = " ".join(str(int(v)) for v in labels.reshape(-1)[:20])
-            raise InvalidArgumentError(
-                None, None, f"Received a label value of {first} which is outside the valid "
-                f"range of [0, {n}).  Label values: {shown}")
-        z = logits - np.max(logits, axis=-1, keepdims=True)
-        e = np.exp(z)
-        s = np.sum(e, axis=-1, keepdims=True)
-        logp = z - np.log(s)
-        idx = labels.astype(np.intp)[..., None]
-        loss = -np.take_along_axis(logp, idx, axis=-1)[..., 0]
-        backprop = e / s
-        np.put_along_axis(backprop, idx, np.take_along_axis(backprop, idx, -1) - 1, axis=-1)
-        return loss, backprop
+        if logits.ndim == 2 and logits.dtype in _UINT_OF_FLOAT and \
+                labels.dtype.kind in "iu" and labels.dtype.itemsize in _UNSIGNED:
+            return _sparse_xent_2d(logits, labels)
+        return _sparse_xent_nd(logits, labels)
 
     def lower(op):
         """Codegen hint for [batch, classes] logits: the same arithmetic indexing rows directly
         (take/put_along_axis and the boolean label check cost more than the math itself)."""
         logits, labels = op.inputs
-        if logits.shape.rank != 2 or logits.dtype.np not in _UINT_OF_FLOAT:
+        if logits.shape.rank != 2 or logits.dtype.np not in _UINT_OF_FLOAT or \
+                labels.dtype.np.itemsize not in _UNSIGNED:
             return None
         return _sparse_xent_2d
 
@@ -603,12 +593,35 @@ class SparseSoftmaxCrossEntropyWithLogits:
         return g, None
 
 
+def _sparse_xent_nd(logits, labels):
+    if labels.shape != logits.shape[:-1]:
+        raise ValueError("shape mismatch")  # bind re-runs infer for the message
+    n = logits.shape[-1]
+    bad = (labels < 0) | (labels >= n)
+    if bad.any():
+        first = int(labels[bad].reshape(-1)[0])
+        shown = " ".join(str(int(v)) for v in labels.reshape(-1)[:20])
+        raise InvalidArgumentError(
+            None, None, f"Received a label value of {first} which is outside the valid "
+            f"range of [0, {n}).  Label values: {shown}")
+    z = logits - np.max(logits, axis=-1, keepdims=True)
+    e = np.exp(z)
+    s = np.sum(e, axis=-1, keepdims=True)
+    logp = z - np.log(s)
+    idx = labels.astype(np.intp)[..., None]
+    loss = -np.take_along_axis(logp, idx, axis=-1)[..., 0]
+    backprop = e / s
+    np.put_along_axis(backprop, idx, np.take_along_axis(backprop, idx, -1) - 1, axis=-1)
+    return loss, backprop
+
+
 def _sparse_xent_2d(logits, labels):
+    """``_sparse_xent_nd`` for [batch, classes] logits and 32/64-bit labels, bit for bit."""
     n = logits.shape[-1]
     # Negative labels wrap to huge unsigned values: one comparison checks both bounds.
     if labels.shape != logits.shape[:-1] or (labels.view(_UNSIGNED[labels.dtype.itemsize])
                                              >= n).any():
-        return SparseSoftmaxCrossEntropyWithLogits.kernel(logits, labels)  # raises
+        return _sparse_xent_nd(logits, labels)  # raises
     z = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
     e = np.exp(z)
     s = np.add.reduce(e, axis=-1, keepdims=True)
@@ -699,6 +712,8 @@ class BiasAdd:
         return value + bias
 
     def grad(op, dy):
+        if not op.needs_grad[1]:
+            return dy, None
         fmt = op.attrs["data_format"]
         return dy, bind(BiasAddGrad, [dy], {"data_format": fmt})
 
@@ -924,8 +939,9 @@ class Conv2D:
     def grad(op, dy):
         x, w = op.inputs
         attrs = op.attrs
-        return (bind(Conv2DBackpropInput, [shape(x), w, dy], attrs),
-                bind(Conv2DBackpropFilter, [x, shape(w), dy], attrs))
+        need_x, need_w = op.needs_grad
+        return (bind(Conv2DBackpropInput, [shape(x), w, dy], attrs) if need_x else None,
+                bind(Conv2DBackpropFilter, [x, shape(w), dy], attrs) if need_w else None)
 
 
 def _check_out_backprop(op_name, dy, expected) -> None:

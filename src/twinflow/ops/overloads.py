@@ -125,19 +125,10 @@ def _install() -> None:
         "__ne__": _ne,
         "__getitem__": lambda x, key: array_ops.slice_helper(x, key),
     }
+    # (Setting __eq__ after the class is made leaves Tensor.__hash__ in place: tensors stay
+    # unhashable with TensorFlow's message; graph/tensor.py lets TF1 graph tensors hash.)
     for name, fn in table.items():
         setattr(Tensor, name, fn)
-    # __eq__ on the class resets __hash__; tensors stay unhashable with TensorFlow's message.
-    Tensor.__hash__ = _unhashable
-
-
-def _unhashable(self):
-    # As in TensorFlow, tensors of a TF1-style graph (not a function being traced) hash by
-    # identity, so they can key a Session's feed_dict.
-    op = getattr(self, "op", None) if type(self).__name__ == "SymbolicTensor" else None
-    if op is not None and not getattr(op.graph, "building_function", False):
-        return id(self)
-    raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
 
 _install()

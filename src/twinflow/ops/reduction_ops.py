@@ -86,14 +86,17 @@ def _keepdims_shape(x, axis):
 def _broadcast_back(op, dy, xs: tuple):
     """A Sum or Mean gradient ``dy`` broadcast back to the input's static shape ``xs``, with
     constant shapes instead of Shape/ReducedShape ops (free of graph ops for the shapes)."""
-    axis = op.attrs["axis"]
-    rank = len(xs)
-    axes = range(rank) if axis is None else sorted({a % rank for a in axis})
-    # Dropped leading axes broadcast back by NumPy's rules: only other axes need the 1s back.
-    if not op.attrs.get("keepdims", False) and list(axes) != list(range(len(axes))):
-        kept = tuple(1 if i in axes else d for i, d in enumerate(xs))
-        dy = bind(Reshape, [dy, shape_constant(kept)])
-    if _static_shape(dy) == xs:
+    ds = _static_shape(dy)
+    if ds != ():  # (a scalar, the gradient of a full reduction, broadcasts as it is)
+        axis = op.attrs["axis"]
+        rank = len(xs)
+        axes = range(rank) if axis is None else sorted({a % rank for a in axis})
+        # Dropped leading axes broadcast back by NumPy's rules: only other axes need 1s back.
+        if not op.attrs.get("keepdims", False) and list(axes) != list(range(len(axes))):
+            kept = tuple(1 if i in axes else d for i, d in enumerate(xs))
+            dy = bind(Reshape, [dy, shape_constant(kept)])
+            ds = _static_shape(dy)
+    if ds == xs:
         return dy
     return bind(BroadcastTo, [dy, shape_constant(xs)])
 
@@ -227,6 +230,13 @@ class Mean:
         if x.size == 0:
             with np.errstate(all="ignore"):  # NaN, silently, as TensorFlow
                 return np.full(np.sum(x, axis=axis, keepdims=keepdims).shape, np.nan, x.dtype)
+        if x.dtype.kind in "fc":
+            n = x.size
+            if axis is not None:
+                n = 1
+                for a in axis:
+                    n *= x.shape[a]
+            return _float_mean(x, axis, keepdims, x.dtype, np.intp(n))
         return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
     def lower(op):
@@ -248,21 +258,42 @@ class Mean:
             n = 1
             for a in range(len(xs)) if axis is None else axis:
                 n *= xs[a]
-            # ReciprocalReducedSize's value: 1/n in float64, then cast to dy's dtype.
-            scale = np.asarray(1.0 / max(n, 1)).astype(dy.dtype.np)
-            scale = EagerTensor(scale) if ctx.graph is None else constant(scale)
-            return _broadcast_back(op, bind(math_ops.Mul, [dy, scale]), xs)
+            return _broadcast_back(op, bind(math_ops.Mul, [dy, _reciprocal(n, dy.dtype)]), xs)
         scale = bind(ReciprocalReducedSize, [shape(x)],
                      {"axis": op.attrs["axis"], "dtype": dy.dtype})
         return broadcast_to(math_ops.multiply(_kept(op, dy), scale), shape(x))
 
 
+_RECIPROCALS: dict = {}
+
+
+def _reciprocal(n: int, dtype):
+    """ReciprocalReducedSize's value as a tensor: 1/n in float64, then cast to ``dtype``.
+    Eagerly one shared tensor per (n, dtype): the mean's gradient scale costs no conversion."""
+    if ctx.graph is not None:
+        return constant(np.asarray(1.0 / max(n, 1)).astype(dtype.np))
+    t = _RECIPROCALS.get((n, dtype))
+    if t is None:
+        arr = np.asarray(1.0 / max(n, 1)).astype(dtype.np)
+        arr.flags.writeable = False
+        if len(_RECIPROCALS) >= 1024:
+            _RECIPROCALS.clear()
+        t = _RECIPROCALS[n, dtype] = EagerTensor(arr)
+    return t
+
+
+def _float_mean(x, axis, keepdims: bool, dtype, count):
+    """``np.mean(x, axis, dtype=dtype)`` for float and complex ``x``, bit for bit: its own steps
+    (sum, then divide by the count as an intp) without its Python-level argument handling."""
+    total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    if type(total) is np.ndarray:
+        return np.true_divide(total, count, out=total, casting="unsafe")
+    return total.dtype.type(total / count)
+
+
 def _mean_lowered(axis, keepdims: bool, dtype, count):
     def mean(x):
-        total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
-        if type(total) is np.ndarray:
-            return np.true_divide(total, count, out=total, casting="unsafe")
-        return total.dtype.type(total / count)
+        return _float_mean(x, axis, keepdims, dtype, count)
     return mean
 
 

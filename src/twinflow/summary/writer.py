@@ -16,6 +16,7 @@ import os
 import socket
 import struct
 import time
+import weakref
 import zlib
 from collections.abc import Iterator
 
@@ -39,7 +40,7 @@ class _State:
     writer = None
     step = None
     record_if = True
-    trace_known = None  # ids of the FuncGraphs that existed at trace_on
+    trace_known = None  # a WeakSet of the FuncGraphs that existed at trace_on
 
 
 _STATE = _State()
@@ -528,6 +529,11 @@ def _func_graphs() -> list:
     return [o for o in gc.get_objects() if isinstance(o, FuncGraph)]
 
 
+def _graphs_since_trace_on() -> list:
+    known = _STATE.trace_known
+    return [g for g in _func_graphs() if g not in known]
+
+
 def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -> None:
     """Starts recording the graphs of functions traced from now on (``trace_export`` writes
     them).
@@ -537,7 +543,9 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
         profiler: accepted; twinflow has no profiler trace.
         profiler_outdir: accepted.
     """
-    _STATE.trace_known = {id(g) for g in _func_graphs()} if graph else None
+    # Weak references, not ids: a graph collected after trace_on may leave its id to one
+    # traced later, which would then be taken for an old one and not exported.
+    _STATE.trace_known = weakref.WeakSet(_func_graphs()) if graph else None
 
 
 def trace_off() -> None:
@@ -557,11 +565,11 @@ def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
     Returns:
         True if a graph was written.
     """
-    known = _STATE.trace_known
-    _STATE.trace_known = None
-    if known is None or not should_record_summaries():
+    if _STATE.trace_known is None or not should_record_summaries():
+        _STATE.trace_known = None
         return False
-    new = [g for g in _func_graphs() if id(g) not in known]
+    new = _graphs_since_trace_on()
+    _STATE.trace_known = None
     if not new:
         return False
     return graph(max(new, key=lambda g: len(g.get_operations())))

@@ -5,6 +5,7 @@ from ...core.shapes import TensorShape
 from ...ops import nn_ops, reduction_ops
 from .. import activations as _activations
 from .. import initializers as _initializers
+from .. import regularizers as _regularizers
 from .base import Layer
 
 
@@ -72,8 +73,8 @@ class Conv2D(Layer):
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -99,7 +100,11 @@ class Conv2D(Layer):
         cfg = super().get_config()
         cfg.update(filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
                    padding=self.padding.lower(), dilation_rate=self.dilation_rate,
-                   activation=_activations.serialize(self.activation), use_bias=self.use_bias)
+                   activation=_activations.serialize(self.activation), use_bias=self.use_bias,
+                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
+                   bias_initializer=_initializers.serialize(self.bias_initializer),
+                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
+                   bias_regularizer=_regularizers.serialize(self.bias_regularizer))
         return cfg
 
 
@@ -169,6 +174,11 @@ class GlobalAveragePooling2D(Layer):
     def call(self, inputs):
         return reduction_ops.reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)
 
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(data_format=self.data_format, keepdims=self.keepdims)
+        return cfg
+
 
 class GlobalMaxPooling2D(GlobalAveragePooling2D):
     """Maximum over height and width: ``(N, H, W, C) -> (N, C)``."""
@@ -193,6 +203,11 @@ class GlobalAveragePooling1D(Layer):
 
     def call(self, inputs):
         return reduction_ops.reduce_mean(inputs, axis=1, keepdims=self.keepdims)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(data_format=self.data_format, keepdims=self.keepdims)
+        return cfg
 
 
 class GlobalMaxPooling1D(GlobalAveragePooling1D):

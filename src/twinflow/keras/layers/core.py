@@ -10,6 +10,7 @@ from ...core.shapes import TensorShape
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops
 from .. import activations as _activations
 from .. import initializers as _initializers
+from .. import regularizers as _regularizers
 from .base import Layer
 
 
@@ -50,8 +51,8 @@ class Dense(Layer):
         self.bias_initializer = _initializers.get(bias_initializer)
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
 
     def build(self, input_shape) -> None:
         last = TensorShape(input_shape).as_list()[-1] if TensorShape(input_shape).rank else None
@@ -86,7 +87,9 @@ class Dense(Layer):
         cfg.update(units=self.units, activation=_activations.serialize(self.activation),
                    use_bias=self.use_bias,
                    kernel_initializer=_initializers.serialize(self.kernel_initializer),
-                   bias_initializer=_initializers.serialize(self.bias_initializer))
+                   bias_initializer=_initializers.serialize(self.bias_initializer),
+                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
+                   bias_regularizer=_regularizers.serialize(self.bias_regularizer))
         return cfg
 
 
@@ -131,6 +134,11 @@ class Flatten(Layer):
             return array_ops.reshape(inputs, [-1, int(np.prod(dims[1:]))])
         batch = array_ops.shape(inputs)[:1]
         return array_ops.reshape(inputs, array_ops.stack([batch[0], -1]))
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg["data_format"] = self.data_format
+        return cfg
 
 
 class Reshape(Layer):
@@ -237,7 +245,10 @@ class Embedding(Layer):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(input_dim=self.input_dim, output_dim=self.output_dim,
-                   mask_zero=self.mask_zero)
+                   mask_zero=self.mask_zero,
+                   embeddings_initializer=_initializers.serialize(self.embeddings_initializer),
+                   embeddings_regularizer=_regularizers.serialize(
+                       _regularizers.get(self.embeddings_regularizer)))
         return cfg
 
 
@@ -259,6 +270,41 @@ class Lambda(Layer):
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
+
+    def get_config(self) -> dict:
+        """The config, with the function saved by name only (never as code).
+
+        Loading it needs ``custom_objects={name: function}``.
+
+        Returns:
+            A dict.
+        """
+        name = getattr(self.function, "__name__", None)
+        if not name or name == "<lambda>":
+            raise TypeError(f"Cannot save Lambda layer {self.name!r}: its function is a "
+                            "lambda, and twinflow saves no code. Use a named function (def) "
+                            "and pass it in custom_objects when loading, or write a Layer "
+                            "subclass.")
+        cfg = super().get_config()
+        cfg.update(function=name, arguments=dict(self.arguments))
+        return cfg
+
+    @classmethod
+    def from_config(cls, config: dict) -> Lambda:
+        """Rebuilds the layer; ``function`` must already be the function (custom_objects).
+
+        Args:
+            config: the config.
+
+        Returns:
+            The layer.
+        """
+        if isinstance(config.get("function"), str):
+            raise ValueError(f"Lambda layer {config.get('name')!r} calls the function "
+                             f"{config['function']!r}, which twinflow does not save as code: "
+                             f"pass custom_objects={{{config['function']!r}: function}} to "
+                             "load_model")
+        return cls(**config)
 
 
 class Add(Layer):
@@ -317,3 +363,8 @@ class Concatenate(Layer):
 
     def call(self, inputs):
         return array_ops.concat(list(inputs), axis=self.axis)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg["axis"] = self.axis
+        return cfg

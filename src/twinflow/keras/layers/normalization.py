@@ -89,7 +89,13 @@ class BatchNormalization(Layer):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
-                   center=self.center, scale=self.scale)
+                   center=self.center, scale=self.scale,
+                   beta_initializer=_initializers.serialize(self.beta_initializer),
+                   gamma_initializer=_initializers.serialize(self.gamma_initializer),
+                   moving_mean_initializer=_initializers.serialize(
+                       self.moving_mean_initializer),
+                   moving_variance_initializer=_initializers.serialize(
+                       self.moving_variance_initializer))
         return cfg
 
 
@@ -143,5 +149,7 @@ class LayerNormalization(Layer):
 
     def get_config(self) -> dict:
         cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale)
+        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
+                   beta_initializer=_initializers.serialize(self.beta_initializer),
+                   gamma_initializer=_initializers.serialize(self.gamma_initializer))
         return cfg

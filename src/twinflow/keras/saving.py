@@ -1,0 +1,798 @@
+"""Whole-model saving: ``model.save(path)``, ``load_model``, ``to_json``/``model_from_json``.
+
+A ``.keras`` file is a zip (as in Keras 3) holding three members; a directory path holds the
+same three files:
+
+* ``config.json``: the architecture (``{"class_name", "config", "build_config",
+  "compile_config"}``), the layers' ``get_config()`` and, for functional models, each layer's
+  inbound nodes (``["layer name", node index, tensor index]`` references);
+* ``model.weights.npz``: every weight (``layers/<layer>/vars/<i>``, or object-graph paths for
+  subclassed models) and the optimizer's state (``optimizer/...``), read with
+  ``allow_pickle=False``;
+* ``metadata.json``: format, versions and each array's shape and dtype.
+
+Nothing in a saved model is executable: classes are looked up by name among twinflow's own
+layers, losses, metrics and optimizers, or in ``custom_objects`` given to ``load_model``; Lambda
+layers' functions are stored by name and must be passed in ``custom_objects`` too. Files are
+written to a temporary file and renamed into place; loading checks every array against the
+rebuilt model before assigning any, so a mismatch or a corrupt file raises and restores
+nothing.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from importlib import metadata as _importlib_metadata
+
+import numpy as np
+
+from ..core import nest
+from ..core.errors import DataLossError
+from ..core.shapes import TensorShape
+from ..ops.variables import Variable
+from ..train import checkpoint as _ckpt
+from . import losses as _losses
+from . import metrics as _metrics
+from . import optimizers as _optimizers
+from .layers.base import InputLayer, KerasTensor, Layer
+from .optimizers import schedules as _schedules
+
+FORMAT = "twinflow-keras"
+FORMAT_VERSION = 1
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.weights.npz"
+METADATA_FILE = "metadata.json"
+_TENSOR_REF = "__keras_tensor__"
+_CUSTOM: list = []  # stack of custom_objects dicts (load_model, custom_object_scope)
+
+
+# ---------------------------------------------------------------------------------------------
+# Custom objects and class lookup
+
+@contextlib.contextmanager
+def custom_object_scope(custom_objects: dict | None) -> Iterator[None]:
+    """Makes ``custom_objects`` (name -> class or function) visible to deserialization.
+
+    Args:
+        custom_objects: the objects, by the names saved in configs.
+
+    Yields:
+        Nothing.
+    """
+    _CUSTOM.append(dict(custom_objects or {}))
+    try:
+        yield
+    finally:
+        _CUSTOM.pop()
+
+
+def _custom(name: str):
+    for table in reversed(_CUSTOM):
+        if name in table:
+            return table[name]
+    return None
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def _builtin_layer(name: str) -> type | None:
+    for cls in _subclasses(Layer):
+        if cls.__name__ == name and cls.__module__.startswith("twinflow.keras"):
+            return cls
+    return None
+
+
+def layer_class(class_name: str) -> type:
+    """The layer (or model) class saved as ``class_name``: custom objects first, then
+    twinflow's own.
+
+    Args:
+        class_name: the saved class name.
+
+    Returns:
+        The class.
+
+    Raises:
+        ValueError: the class is unknown (a custom class not in ``custom_objects``).
+    """
+    cls = _custom(class_name) or _builtin_layer(class_name)
+    if cls is None:
+        raise ValueError(f"Unknown layer: '{class_name}'. Please ensure you are using a "
+                         "`custom_objects` argument (load_model(path, custom_objects={"
+                         f"'{class_name}': {class_name}}}) or a custom_object_scope to pass "
+                         "the class of a custom layer or subclassed model.")
+    return cls
+
+
+def _resolve_custom_strings(config: dict) -> dict:
+    """Config values naming a custom object (an activation function...) become the object."""
+    if not _CUSTOM:
+        return config
+    out = {}
+    for k, v in config.items():
+        obj = _custom(v) if isinstance(v, str) and k != "name" else None
+        out[k] = obj if obj is not None else v
+    return out
+
+
+def serialize_layer(layer: Layer) -> dict:
+    """``{"class_name", "config"}`` of a layer (a model's config for nested models).
+
+    Args:
+        layer: the layer.
+
+    Returns:
+        The dict.
+    """
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize_layer(entry: dict) -> Layer:
+    """Rebuilds a layer from ``serialize_layer``'s output.
+
+    Args:
+        entry: ``{"class_name", "config"}``.
+
+    Returns:
+        The layer (unbuilt; models are built by their ``from_config``).
+    """
+    cls = layer_class(entry["class_name"])
+    config = _resolve_custom_strings(dict(entry.get("config") or {}))
+    try:
+        return cls.from_config(config)
+    except TypeError as e:
+        raise TypeError(f"Could not rebuild layer {config.get('name')!r} of class "
+                        f"{entry['class_name']} from its config: {e}. A custom class must "
+                        "accept its get_config() as keyword arguments (or define "
+                        "from_config).") from e
+
+
+# ---------------------------------------------------------------------------------------------
+# Functional models
+
+def _jsonable(x, where: str):
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    if isinstance(x, (np.integer, np.floating, np.bool_)):
+        return x.item()
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v, where) for v in x]
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v, where) for k, v in x.items()}
+    raise TypeError(f"Cannot save {where}: the argument {x!r} is not a tensor from the model "
+                    "nor a JSON value")
+
+
+def functional_config(model) -> dict:
+    """The config of a functional model: its layers, their inbound nodes, inputs and outputs.
+
+    Args:
+        model: a functional ``Model``.
+
+    Returns:
+        A JSON-serializable dict (Keras' layout).
+    """
+    per_layer: dict = {}
+    node_key: dict = {}
+    for node in model._tw_nodes_order:
+        lst = per_layer.setdefault(id(node.layer), [])
+        node_key[id(node)] = (node.layer.name, len(lst))
+        lst.append(node)
+
+    def ref(t: KerasTensor) -> list:
+        if t._node is None:
+            return [t._layer.name, 0, 0]
+        name, index = node_key[id(t._node)]
+        return [name, index, t._index]
+
+    def arg(x, where: str):
+        if isinstance(x, KerasTensor):
+            return {"class_name": _TENSOR_REF, "config": {"keras_history": ref(x)}}
+        if isinstance(x, (list, tuple)):
+            return [arg(v, where) for v in x]
+        if isinstance(x, dict):
+            return {str(k): arg(v, where) for k, v in x.items()}
+        return _jsonable(x, where)
+
+    names = [layer.name for layer in model._tw_layer_list]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"Cannot save model {model.name!r}: layer names must be unique, "
+                         f"found {dup} more than once")
+    layers = []
+    for layer in model._tw_layer_list:
+        entry = serialize_layer(layer)
+        entry["name"] = layer.name
+        entry["inbound_nodes"] = [
+            {"args": arg(list(node.args), f"layer {layer.name!r}"),
+             "kwargs": arg(dict(node.kwargs), f"layer {layer.name!r}")}
+            for node in per_layer.get(id(layer), [])]
+        layers.append(entry)
+    return {"name": model.name, "trainable": model.trainable, "layers": layers,
+            "input_layers": nest.map_structure(ref, model._tw_inputs),
+            "output_layers": nest.map_structure(ref, model._tw_outputs)}
+
+
+def _is_ref(x) -> bool:
+    return isinstance(x, list) and len(x) == 3 and isinstance(x[0], str) and \
+        isinstance(x[1], int) and isinstance(x[2], int)
+
+
+def _map_refs(fn, structure):
+    if _is_ref(structure):
+        return fn(structure)
+    if isinstance(structure, dict):
+        return {k: _map_refs(fn, v) for k, v in structure.items()}
+    if isinstance(structure, list):
+        return [_map_refs(fn, v) for v in structure]
+    return structure
+
+
+def functional_from_config(cls: type, config: dict):
+    """Rebuilds a functional model from ``functional_config``'s output.
+
+    Args:
+        cls: the model class (``Model`` or a subclass taking ``inputs``/``outputs``).
+        config: the config.
+
+    Returns:
+        The model, with fresh weights.
+    """
+    created: dict = {}
+    pending: list = []
+    for entry in config["layers"]:
+        layer = deserialize_layer(entry)
+        name = entry.get("name", layer.name)
+        created[name] = layer
+        for i, node in enumerate(entry.get("inbound_nodes", [])):
+            pending.append((layer, name, i, node))
+    tensors: dict = {}
+    for name, layer in created.items():
+        if isinstance(layer, InputLayer):
+            tensors[(name, 0)] = [layer.output]
+
+    def lookup(r):
+        return tensors[(r[0], r[1])][r[2]]
+
+    def ready(x) -> bool:
+        if isinstance(x, dict) and x.get("class_name") == _TENSOR_REF:
+            h = x["config"]["keras_history"]
+            return (h[0], h[1]) in tensors
+        if isinstance(x, list):
+            return all(ready(v) for v in x)
+        if isinstance(x, dict):
+            return all(ready(v) for v in x.values())
+        return True
+
+    def value(x):
+        if isinstance(x, dict) and x.get("class_name") == _TENSOR_REF:
+            return lookup(x["config"]["keras_history"])
+        if isinstance(x, list):
+            return [value(v) for v in x]
+        if isinstance(x, dict):
+            return {k: value(v) for k, v in x.items()}
+        return x
+
+    while pending:
+        progress = False
+        for item in list(pending):
+            layer, name, i, node = item
+            if not (ready(node["args"]) and ready(node["kwargs"])):
+                continue
+            args = value(node["args"])
+            out = layer(*args, **value(node["kwargs"]))
+            tensors[(name, i)] = nest.flatten(out)
+            pending.remove(item)
+            progress = True
+        if not progress:
+            names = sorted({n for _, n, _, _ in pending})
+            raise ValueError(f"Cannot rebuild the functional model {config.get('name')!r}: "
+                             f"the inputs of layers {names} are never computed")
+    try:
+        inputs = _map_refs(lookup, config["input_layers"])
+        outputs = _map_refs(lookup, config["output_layers"])
+    except KeyError as e:
+        raise ValueError(f"Cannot rebuild the functional model {config.get('name')!r}: it "
+                         f"refers to an unknown tensor {e}") from e
+    model = cls(inputs=inputs, outputs=outputs, name=config.get("name"))
+    if config.get("trainable") is False:
+        model.trainable = False
+    return model
+
+
+# ---------------------------------------------------------------------------------------------
+# Compile config
+
+def _is_functional_or_sequential(model) -> bool:
+    return bool(getattr(model, "_tw_functional", False)) or \
+        type(model).__name__ == "Sequential" and type(model).__module__.startswith("twinflow")
+
+
+def _serialize_fn_or_object(x, what: str):
+    if x is None or isinstance(x, (str, bool, int, float)):
+        return x
+    if isinstance(x, (list, tuple)):
+        return [_serialize_fn_or_object(v, what) for v in x]
+    if isinstance(x, dict):
+        return {str(k): _serialize_fn_or_object(v, what) for k, v in x.items()}
+    if isinstance(x, type):
+        return {"class_name": x.__name__, "config": {}}
+    if hasattr(x, "get_config") and not isinstance(x, Layer) or isinstance(x, _metrics.Metric):
+        return {"class_name": type(x).__name__, "config": _jsonable(x.get_config(), what)}
+    name = getattr(x, "__name__", None)
+    if name and name != "<lambda>":
+        return name
+    raise TypeError(f"Cannot save the {what} {x!r}: give it a name (a def function) or use a "
+                    "Loss/Metric object")
+
+
+def _module_class(module, name: str, base: type) -> type | None:
+    custom = _custom(name)
+    if custom is not None:
+        return custom
+    cls = getattr(module, name, None)
+    return cls if isinstance(cls, type) and issubclass(cls, base) else None
+
+
+def _deserialize_loss(x):
+    if x is None:
+        return None
+    if isinstance(x, list):
+        return [_deserialize_loss(v) for v in x]
+    if isinstance(x, dict) and "class_name" not in x:
+        return {k: _deserialize_loss(v) for k, v in x.items()}
+    if isinstance(x, dict):
+        cls = _module_class(_losses, x["class_name"], _losses.Loss)
+        if cls is None:
+            raise ValueError(f"Unknown loss class {x['class_name']!r}: pass it in "
+                             "custom_objects")
+        return cls(**x.get("config", {}))
+    return _custom(x) or x
+
+
+def _deserialize_metric(x):
+    if x is None:
+        return None
+    if isinstance(x, list):
+        return [_deserialize_metric(v) for v in x]
+    if isinstance(x, dict) and "class_name" not in x:
+        return {k: _deserialize_metric(v) for k, v in x.items()}
+    if isinstance(x, dict):
+        cls = _module_class(_metrics, x["class_name"], _metrics.Metric)
+        if cls is None:
+            raise ValueError(f"Unknown metric class {x['class_name']!r}: pass it in "
+                             "custom_objects")
+        return cls(**x.get("config", {}))
+    return _custom(x) or x
+
+
+def serialize_optimizer(optimizer) -> dict:
+    """``{"class_name", "config"}`` of an optimizer (schedules included).
+
+    Args:
+        optimizer: the optimizer.
+
+    Returns:
+        A JSON-serializable dict.
+    """
+    cfg = dict(optimizer.get_config())
+    lr = cfg.get("learning_rate")
+    if isinstance(lr, _schedules.LearningRateSchedule):
+        cfg["learning_rate"] = _schedules.serialize(lr)
+    elif callable(lr):
+        raise TypeError("Cannot save an optimizer whose learning rate is a plain function; "
+                        "use a tw.keras.optimizers.schedules.LearningRateSchedule")
+    return {"class_name": type(optimizer).__name__,
+            "config": _jsonable(cfg, f"optimizer {optimizer.name!r}")}
+
+
+def deserialize_optimizer(entry: dict):
+    """Rebuilds an optimizer from ``serialize_optimizer``'s output.
+
+    Args:
+        entry: ``{"class_name", "config"}``.
+
+    Returns:
+        The optimizer.
+    """
+    cls = _module_class(_optimizers, entry["class_name"], _optimizers.Optimizer)
+    if cls is None:
+        raise ValueError(f"Unknown optimizer class {entry['class_name']!r}: pass it in "
+                         "custom_objects")
+    return cls.from_config(dict(entry.get("config", {})))
+
+
+def compile_config(model) -> dict | None:
+    """What ``compile`` was given, as JSON (None for a model never compiled).
+
+    Args:
+        model: the model.
+
+    Returns:
+        The dict, or None.
+    """
+    if not model._tw_compiled:
+        return None
+    args = getattr(model, "_tw_compile_args", None) or {"loss": model._tw_loss}
+    return {"optimizer": serialize_optimizer(model._tw_optimizer),
+            "loss": _serialize_fn_or_object(args.get("loss"), "loss"),
+            "metrics": _serialize_fn_or_object(args.get("metrics"), "metric"),
+            "loss_weights": _jsonable(args.get("loss_weights"), "loss_weights"),
+            "weighted_metrics": _serialize_fn_or_object(args.get("weighted_metrics"),
+                                                        "metric"),
+            "run_eagerly": bool(model._tw_run_eagerly)}
+
+
+def compile_from_config(model, config: dict) -> None:
+    """Compiles ``model`` as ``compile_config`` recorded.
+
+    Args:
+        model: the rebuilt model.
+        config: ``compile_config``'s output.
+    """
+    model.compile(optimizer=deserialize_optimizer(config["optimizer"]),
+                  loss=_deserialize_loss(config.get("loss")),
+                  metrics=_deserialize_metric(config.get("metrics")),
+                  loss_weights=config.get("loss_weights"),
+                  weighted_metrics=_deserialize_metric(config.get("weighted_metrics")),
+                  run_eagerly=config.get("run_eagerly") or None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights
+
+def weight_items(model) -> list:
+    """``(key, variable, description)`` for every weight of ``model``, in a stable order.
+
+    Functional and Sequential models key weights by layer name (``layers/dense/vars/0``);
+    subclassed models by their object-graph path.
+
+    Args:
+        model: the model.
+
+    Returns:
+        The list.
+    """
+    out, seen = [], set()
+    if _is_functional_or_sequential(model):
+        for layer in model.layers:
+            for i, v in enumerate(layer.weights):
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append((f"layers/{layer.name}/vars/{i}", v,
+                                f"layer {layer.name!r} weight {v.name!r}"))
+        return out
+    for path, v in _ckpt.collect_variables(model).items():
+        if id(v) not in seen and not path.startswith("optimizer"):
+            seen.add(id(v))
+            out.append((f"model/{path}", v, f"weight {path!r} ({v.name})"))
+    return out
+
+
+def _optimizer_arrays(model, items: list) -> tuple:
+    opt = model._tw_optimizer if model._tw_compiled else None
+    if opt is None:
+        return {}, []
+    by_id = {id(v): key for key, v, _ in items}
+    arrays = {"optimizer/iterations": opt.iterations.numpy()}
+    order = []
+    for var, slots in zip(opt._tw_tracked, opt._tw_slots):
+        key = by_id.get(id(var))
+        if key is None:
+            continue  # a variable that is not one of the model's weights
+        order.append(key)
+        for name, slot in slots.items():
+            arrays[f"optimizer/slots/{key}/{name}"] = slot.numpy()
+    return arrays, order
+
+
+def _shape(v: Variable) -> tuple | None:
+    return tuple(v.shape.as_list()) if v.shape.rank is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+def _to_config(model) -> dict:
+    build = None
+    if not _is_functional_or_sequential(model):
+        shape = getattr(model, "_tw_input_shape", None)
+        if isinstance(shape, TensorShape) and shape.rank is not None:
+            build = {"input_shape": shape.as_list()}
+        elif isinstance(shape, (list, tuple)):
+            build = {"input_shape": _jsonable(shape, "the input shape")}
+    return {"module": type(model).__module__, "class_name": type(model).__name__,
+            "config": _jsonable(model.get_config(), f"model {model.name!r}"),
+            "build_config": build, "compile_config": compile_config(model)}
+
+
+def model_to_json(model, **kwargs) -> str:
+    """The model's architecture as a JSON string (no weights).
+
+    Args:
+        model: the model.
+        **kwargs: passed to ``json.dumps``.
+
+    Returns:
+        The JSON text.
+    """
+    if not _is_functional_or_sequential(model) and type(model).get_config is \
+            _builtin_layer("Model").get_config:
+        raise NotImplementedError(
+            f"Model {model.name!r} is a subclassed model ({type(model).__name__}) without "
+            "get_config(); its architecture is Python code. Implement get_config() (and pass "
+            "the class in custom_objects when loading), or save only its weights.")
+    cfg = {"class_name": type(model).__name__,
+           "config": _jsonable(model.get_config(), f"model {model.name!r}")}
+    return json.dumps(cfg, **kwargs)
+
+
+def save_model(model, filepath, overwrite: bool = True) -> None:
+    """Writes ``model`` (architecture, weights, compile config, optimizer state).
+
+    Args:
+        model: the model.
+        filepath: a ``.keras`` file (a zip) or a directory.
+        overwrite: replace an existing file; False raises if it exists.
+    """
+    path = os.fspath(filepath)
+    if path.endswith((".h5", ".hdf5")):
+        raise ValueError(f"Cannot save {path!r}: twinflow writes the `.keras` format (a zip "
+                         "of JSON and .npz files) or a directory, not HDF5")
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(f"{path} exists and overwrite=False")
+    if not model.built:
+        raise ValueError(f"Model {model.name!r} has not been built; call it on data or "
+                         "build() it before saving")
+    config = _to_config(model)
+    items = weight_items(model)
+    arrays = {key: v.numpy() for key, v, _ in items}
+    opt_arrays, opt_order = _optimizer_arrays(model, items)
+    arrays.update(opt_arrays)
+    metadata = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "keras_version": "3",
+        "twinflow_version": _version(),
+        "weights": {key: {"shape": list(np.shape(a)), "dtype": np.asarray(a).dtype.name}
+                    for key, a in arrays.items()},
+        "descriptions": {key: d for key, _, d in items},
+        "optimizer_slot_order": opt_order,
+    }
+    config_bytes = json.dumps(config, indent=1).encode()
+    meta_bytes = json.dumps(metadata, indent=1).encode()
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    weights_bytes = buf.getvalue()
+    if path.endswith(".keras"):
+        def write(f) -> None:
+            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as z:
+                z.writestr(METADATA_FILE, meta_bytes)
+                z.writestr(CONFIG_FILE, config_bytes)
+                z.writestr(WEIGHTS_FILE, weights_bytes)
+        _ckpt._atomic_write(path, write)
+        return
+    _write_directory(path, {WEIGHTS_FILE: weights_bytes, CONFIG_FILE: config_bytes,
+                            METADATA_FILE: meta_bytes})
+
+
+def _write_directory(path: str, files: dict) -> None:
+    """Writes ``files`` as the directory ``path``: into a temporary sibling directory first,
+    which then replaces ``path`` (the old save is kept until the new one is complete)."""
+    ours = set(files)
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise FileExistsError(f"Cannot save the model as directory {path!r}: a file of "
+                                  "that name exists (use a path ending in .keras for one file)")
+        others = sorted(set(os.listdir(path)) - ours)
+        if others:
+            raise FileExistsError(f"Cannot save the model into {path!r}: the directory holds "
+                                  f"other files ({others[:5]}) that saving would remove. Use "
+                                  "a new or empty directory, or a .keras file.")
+    parent = os.path.dirname(os.path.abspath(path))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".tmp-", dir=parent)
+    old = None
+    try:
+        os.chmod(tmp, 0o777 & ~_ckpt._UMASK)
+        for name, data in files.items():
+            _ckpt._atomic_write(os.path.join(tmp, name), lambda f, d=data: f.write(d))
+        if os.path.exists(path):
+            old = tempfile.mkdtemp(prefix=".old-", dir=parent)
+            os.rmdir(old)
+            os.replace(path, old)
+        os.replace(tmp, path)
+    except BaseException:
+        if old is not None and not os.path.exists(path):
+            os.replace(old, path)
+            old = None
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _version() -> str:
+    try:
+        return _importlib_metadata.version("twinflow")
+    except _importlib_metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _read_members(path: str) -> tuple:
+    """(config dict, metadata dict, weights npz bytes) of a saved model."""
+    if os.path.isdir(path):
+        files = {}
+        for name in (CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE):
+            p = os.path.join(path, name)
+            if not os.path.exists(p):
+                raise DataLossError(f"Saved model {path!r} is incomplete: {name} is missing")
+            with open(p, "rb") as f:
+                files[name] = f.read()
+    else:
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"No file or directory found at {path}")
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+                for name in (CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE):
+                    if name not in names:
+                        raise DataLossError(f"Saved model {path!r} is corrupt: {name} is "
+                                            "missing from the archive")
+                files = {n: z.read(n) for n in (CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE)}
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
+            raise DataLossError(f"Saved model {path!r} is corrupt (not a readable .keras "
+                                f"zip): {e}") from e
+    try:
+        config = json.loads(files[CONFIG_FILE].decode())
+        metadata = json.loads(files[METADATA_FILE].decode())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise DataLossError(f"Saved model {path!r} is corrupt: bad JSON: {e}") from e
+    if metadata.get("format") != FORMAT:
+        raise DataLossError(f"{path!r} is not a twinflow saved model (metadata format "
+                            f"{metadata.get('format')!r})")
+    return config, metadata, files[WEIGHTS_FILE]
+
+
+def _read_arrays(path: str, data: bytes, metadata: dict) -> dict:
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+        raise DataLossError(f"Saved model {path!r}: {WEIGHTS_FILE} is corrupt: {e}") from e
+    for key, meta in metadata.get("weights", {}).items():
+        if key not in arrays:
+            raise DataLossError(f"Saved model {path!r} is corrupt: the value of {key!r} is "
+                                f"missing from {WEIGHTS_FILE}")
+        a = arrays[key]
+        if list(a.shape) != list(meta["shape"]) or a.dtype.name != meta["dtype"]:
+            raise DataLossError(f"Saved model {path!r} is corrupt: {key!r} has shape "
+                                f"{list(a.shape)} dtype {a.dtype.name} but metadata.json says "
+                                f"shape {meta['shape']} dtype {meta['dtype']}")
+    return arrays
+
+
+def _build_model(config: dict):
+    model = deserialize_layer({"class_name": config["class_name"],
+                               "config": config.get("config", {})})
+    build = config.get("build_config")
+    if build and not model.built and build.get("input_shape") is not None:
+        model.build(tuple(build["input_shape"]))
+    return model
+
+
+def _check_and_assign(path: str, model, arrays: dict, metadata: dict) -> None:
+    items = weight_items(model)
+    descriptions = metadata.get("descriptions", {})
+    problems = []
+    assign = []
+    expected = {key for key, _, _ in items}
+    for key, var, desc in items:
+        if key not in arrays:
+            problems.append(f"{desc} with shape {list(_shape(var) or [])}: no saved value "
+                            f"({key!r})")
+            continue
+        a = arrays[key]
+        shape = _shape(var)
+        if shape is not None and tuple(a.shape) != shape:
+            problems.append(f"{desc}: the model's shape is {list(shape)} but the saved value "
+                            f"{key!r} has shape {list(a.shape)}")
+            continue
+        if a.dtype != var.dtype.np and not np.can_cast(a.dtype, var.dtype.np,
+                                                       casting="same_kind"):
+            problems.append(f"{desc}: dtype {var.dtype.name} cannot hold the saved "
+                            f"{a.dtype.name} value")
+            continue
+        assign.append((var, a))
+    extra = sorted(k for k in arrays if not k.startswith("optimizer/") and k not in expected)
+    for key in extra:
+        problems.append(f"saved value {key!r} ({descriptions.get(key, 'unknown')}) with shape "
+                        f"{list(arrays[key].shape)} has no weight in the rebuilt model")
+    opt_assign, opt_build = [], []
+    opt = model._tw_optimizer if model._tw_compiled else None
+    if opt is not None and "optimizer/iterations" in arrays:
+        by_key = {key: var for key, var, _ in items}
+        order = [k for k in metadata.get("optimizer_slot_order", []) if k in by_key]
+        opt_build = [by_key[k] for k in order]
+        for key in order:
+            var = by_key[key]
+            for name in opt._slot_names():
+                skey = f"optimizer/slots/{key}/{name}"
+                if skey not in arrays:
+                    problems.append(f"optimizer slot {name!r} of {descriptions.get(key, key)}"
+                                    ": no saved value")
+                elif _shape(var) is not None and tuple(arrays[skey].shape) != _shape(var):
+                    problems.append(f"optimizer slot {name!r} of {descriptions.get(key, key)}"
+                                    f": shape {list(arrays[skey].shape)} does not match the "
+                                    f"weight's {list(_shape(var))}")
+                else:
+                    opt_assign.append((key, name, arrays[skey]))
+    if problems:
+        raise ValueError(f"Cannot load {path!r} into the rebuilt model {model.name!r}; "
+                         "nothing was restored:\n  " + "\n  ".join(problems))
+    for var, a in assign:
+        var._set(np.array(a, dtype=var.dtype.np))
+    if opt is not None and "optimizer/iterations" in arrays:
+        opt.build(opt_build)
+        by_key = {key: var for key, var, _ in items}
+        for key, name, a in opt_assign:
+            slot = opt.get_slot(by_key[key], name)
+            slot._set(np.array(a, dtype=slot.dtype.np))
+        opt.iterations._set(np.asarray(arrays["optimizer/iterations"], dtype=np.int64))
+
+
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,  # noqa: A002
+               safe_mode: bool = True):
+    """Loads a model written by ``model.save`` (``tw.keras.models.load_model``).
+
+    Args:
+        filepath: the ``.keras`` file or directory.
+        custom_objects: name -> class or function for custom layers, subclassed models,
+            losses, metrics and Lambda functions.
+        compile: compile the model as it was saved (optimizer state included).
+        safe_mode: accepted; twinflow never loads executable code.
+
+    Returns:
+        The model.
+
+    Raises:
+        DataLossError: the file is corrupt or incomplete.
+        ValueError: a saved weight does not fit the rebuilt model (nothing is restored), or a
+            class is unknown.
+    """
+    path = os.fspath(filepath)
+    config, metadata, data = _read_members(path)
+    arrays = _read_arrays(path, data, metadata)
+    with custom_object_scope(custom_objects):
+        model = _build_model(config)
+        if compile and config.get("compile_config"):
+            compile_from_config(model, config["compile_config"])
+        _check_and_assign(path, model, arrays, metadata)
+    return model
+
+
+def model_from_json(json_string: str, custom_objects: dict | None = None):
+    """Rebuilds a model (fresh weights) from ``model.to_json()``.
+
+    Args:
+        json_string: the JSON text.
+        custom_objects: name -> class or function for custom objects.
+
+    Returns:
+        The model.
+    """
+    try:
+        config = json.loads(json_string)
+    except ValueError as e:
+        raise ValueError(f"model_from_json: not JSON: {e}") from e
+    with custom_object_scope(custom_objects):
+        return _build_model(config)

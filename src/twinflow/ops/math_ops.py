@@ -13,6 +13,8 @@ import numpy as np
 
 from ..core.errors import UnimplementedError
 from ..core.shapes import broadcast_shapes
+from ..eager.execute import bind_binary
+from ..eager.tensor import EagerTensor as _ET
 from . import reduction_ops
 from .array_ops import ones_like, sum_to, zeros_like
 from .core import (
@@ -1264,6 +1266,8 @@ def add(x, y, name: str | None = None) -> Tensor:
     Returns:
         The sum.
     """
+    if type(x) is _ET and type(y) is _ET and name is None:
+        return bind_binary(AddV2, x, y)  # as ``x + y``: gradient rules add tensors a lot
     x, y = convert_pair(x, y)
     return bind(AddV2, (x, y), name=name)
 
@@ -1279,6 +1283,8 @@ def subtract(x, y, name: str | None = None) -> Tensor:
     Returns:
         The difference.
     """
+    if type(x) is _ET and type(y) is _ET and name is None:
+        return bind_binary(Sub, x, y)  # as ``x - y``
     x, y = convert_pair(x, y)
     return bind(Sub, (x, y), name=name)
 
@@ -1294,6 +1300,8 @@ def multiply(x, y, name: str | None = None) -> Tensor:
     Returns:
         The product.
     """
+    if type(x) is _ET and type(y) is _ET and name is None:
+        return bind_binary(Mul, x, y)  # as ``x * y``
     x, y = convert_pair(x, y)
     return bind(Mul, (x, y), name=name)
 

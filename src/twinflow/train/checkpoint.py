@@ -119,7 +119,8 @@ def read_arrays(prefix: str) -> dict:
         entries = index["variables"]
     except (ValueError, KeyError, UnicodeDecodeError) as e:
         raise DataLossError(f"Checkpoint index {index_path} is corrupt: {e}") from e
-    data_path = os.path.join(os.path.dirname(prefix), index.get("data", "")) \
+    # The index names its data file; basename keeps a tampered index from reading elsewhere.
+    data_path = os.path.join(os.path.dirname(prefix), os.path.basename(index.get("data", ""))) \
         if index.get("data") else prefix + ".npz"
     out = {}
     try:

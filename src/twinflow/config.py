@@ -1,193 +1,24 @@
-"""``tw.config``: run-time switches and device listing.
-
-twinflow runs every op on the host CPU, so the device lists always hold exactly one CPU.
-"""
+"""``tw.config``: run-time switches and device listing (implemented in ``core/config.py``)."""
 from __future__ import annotations
 
-import os
-import types
-from typing import NamedTuple
-
-from .core.context import ctx
+from .core.config import (
+    LogicalDevice,
+    PhysicalDevice,
+    cpu_count,
+    experimental,
+    functions_run_eagerly,
+    get_soft_device_placement,
+    get_visible_devices,
+    list_logical_devices,
+    list_physical_devices,
+    optimizer,
+    run_functions_eagerly,
+    set_soft_device_placement,
+    set_visible_devices,
+    threading,
+)
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "get_visible_devices", "set_visible_devices", "run_functions_eagerly",
            "functions_run_eagerly", "experimental", "threading", "optimizer",
-           "get_soft_device_placement", "set_soft_device_placement"]
-
-
-class PhysicalDevice(NamedTuple):
-    """A device of the machine, as ``tf.config.PhysicalDevice``."""
-
-    name: str
-    device_type: str
-
-
-class LogicalDevice(NamedTuple):
-    """A device as the runtime sees it, as ``tf.config.LogicalDevice``."""
-
-    name: str
-    device_type: str
-
-
-_CPU = PhysicalDevice(name="/physical_device:CPU:0", device_type="CPU")
-_LOGICAL_CPU = LogicalDevice(name="/device:CPU:0", device_type="CPU")
-
-
-def list_physical_devices(device_type: str | None = None) -> list:
-    """The machine's devices (``tw.config.list_physical_devices``).
-
-    Args:
-        device_type: ``'CPU'``, ``'GPU'``, ``'TPU'``... or None for all.
-
-    Returns:
-        A list of PhysicalDevice: the CPU, or nothing for any other device type.
-    """
-    if device_type is None or device_type.upper() == "CPU":
-        return [_CPU]
-    return []
-
-
-def list_logical_devices(device_type: str | None = None) -> list:
-    """The runtime's devices (``tw.config.list_logical_devices``).
-
-    Args:
-        device_type: ``'CPU'``, ``'GPU'``... or None for all.
-
-    Returns:
-        A list of LogicalDevice.
-    """
-    if device_type is None or device_type.upper() == "CPU":
-        return [_LOGICAL_CPU]
-    return []
-
-
-def get_visible_devices(device_type: str | None = None) -> list:
-    """The devices the runtime may use (all of them: the CPU).
-
-    Args:
-        device_type: optional device type filter.
-
-    Returns:
-        A list of PhysicalDevice.
-    """
-    return list_physical_devices(device_type)
-
-
-def set_visible_devices(devices, device_type: str | None = None) -> None:
-    """Accepted for compatibility; the CPU is always visible.
-
-    Args:
-        devices: a PhysicalDevice or list of them.
-        device_type: ignored.
-    """
-    devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
-    for d in devices:
-        if d.device_type != "CPU":
-            raise ValueError(f"Unknown device {d}: twinflow only has {_CPU.name}")
-
-
-class _EagerFunctionsSetting:
-    """What ``run_functions_eagerly`` returns: usable as a statement or as a ``with`` block.
-
-    The new value is set at once; leaving a ``with`` block restores the previous one.
-    """
-
-    def __init__(self, previous: bool) -> None:
-        self._previous = previous
-
-    def __enter__(self) -> _EagerFunctionsSetting:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        ctx.run_functions_eagerly = self._previous
-
-    def __bool__(self) -> bool:
-        return ctx.run_functions_eagerly
-
-    def __repr__(self) -> str:
-        return f"<run_functions_eagerly={ctx.run_functions_eagerly}>"
-
-
-def run_functions_eagerly(run_eagerly: bool) -> _EagerFunctionsSetting:
-    """Makes every ``tw.function`` run its Python code eagerly instead of tracing a graph.
-
-    Args:
-        run_eagerly: True to run functions eagerly (for debugging), False to trace them.
-
-    Returns:
-        An object that may be used as a context manager to restore the previous setting.
-    """
-    previous = ctx.run_functions_eagerly
-    ctx.run_functions_eagerly = bool(run_eagerly)
-    return _EagerFunctionsSetting(previous)
-
-
-def functions_run_eagerly() -> bool:
-    """True if ``run_functions_eagerly(True)`` is in effect.
-
-    Returns:
-        The current setting.
-    """
-    return ctx.run_functions_eagerly
-
-
-_soft_placement = [True]
-
-
-def get_soft_device_placement() -> bool:
-    """Whether ops may fall back to another device (always effectively true: all run on CPU).
-
-    Returns:
-        The stored flag.
-    """
-    return _soft_placement[0]
-
-
-def set_soft_device_placement(enabled: bool) -> None:
-    """Stores the soft placement flag (ops run on the CPU whatever it is).
-
-    Args:
-        enabled: the flag.
-    """
-    _soft_placement[0] = bool(enabled)
-
-
-def _memory_growth(device, enable: bool) -> None:
-    """Accepted for compatibility (no accelerator memory to manage)."""
-    if device.device_type != "CPU":
-        raise ValueError(f"Unknown device {device}")
-
-
-def _get_memory_growth(device) -> bool:
-    return False
-
-
-experimental = types.SimpleNamespace(
-    list_physical_devices=list_physical_devices,
-    list_logical_devices=list_logical_devices,
-    get_visible_devices=get_visible_devices,
-    set_visible_devices=set_visible_devices,
-    set_memory_growth=_memory_growth,
-    get_memory_growth=_get_memory_growth,
-    enable_op_determinism=lambda: None,
-)
-
-_threads = {"intra": 0, "inter": 0}
-
-threading = types.SimpleNamespace(
-    get_intra_op_parallelism_threads=lambda: _threads["intra"],
-    set_intra_op_parallelism_threads=lambda n: _threads.__setitem__("intra", int(n)),
-    get_inter_op_parallelism_threads=lambda: _threads["inter"],
-    set_inter_op_parallelism_threads=lambda n: _threads.__setitem__("inter", int(n)),
-)
-
-optimizer = types.SimpleNamespace(
-    set_jit=lambda enabled: None,
-    get_jit=lambda: "",
-    set_experimental_options=lambda options: None,
-    get_experimental_options=lambda: {},
-)
-
-# The number of CPUs, for code that sizes thread pools from the device list.
-cpu_count = os.cpu_count() or 1
+           "get_soft_device_placement", "set_soft_device_placement", "cpu_count"]

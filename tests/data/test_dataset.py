@@ -29,6 +29,15 @@ def test_from_tensor_slices_tuples_dicts_and_lists():
         Dataset.from_tensor_slices((np.zeros(3), np.zeros(4)))
 
 
+def test_python_values_get_the_dtypes_of_tw_constant():
+    big = 2**40
+    ds = Dataset.from_tensor_slices(([1, big], [1., 2.], [3, 4]))
+    assert [s.dtype for s in ds.element_spec] == [tw.int64, tw.float32, tw.int32]
+    assert [int(a) for a, _, _ in _np(ds)] == [1, big]
+    assert Dataset.from_tensors(big).element_spec.dtype == tw.int64
+    assert Dataset.from_tensors(tw.constant([big])).element_spec.dtype == tw.int64
+
+
 def test_from_tensors_range_zip_enumerate():
     assert len(_np(Dataset.from_tensors(np.zeros((4, 2))))) == 1
     assert _np(Dataset.range(2, 8, 2)) == [2, 4, 6]

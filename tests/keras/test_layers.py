@@ -187,6 +187,20 @@ def test_initializers_seeded_and_scaled():
     x2 = L.Dense(3)
     x2.build((None, 2))
     np.testing.assert_array_equal(x1.kernel.numpy(), x2.kernel.numpy())
+    # A seeded initializer ignores the global seed (a stateless op of seed [seed, 0], as Keras).
+    tw.random.set_seed(6)
+    np.testing.assert_array_equal(g((100, 50)).numpy(), a)
+    tw.random.set_seed(None)
+
+
+def test_unseeded_initializers_take_eager_op_seeds_while_a_graph_is_built():
+    tw.random.set_seed(7)
+    eager = K.initializers.GlorotUniform()((3, 3)).numpy()
+    tw.random.set_seed(7)
+    traced = []
+    tw.function(lambda: traced.append(K.initializers.GlorotUniform()((3, 3)).numpy()))()
+    tw.random.set_seed(None)
+    np.testing.assert_array_equal(traced[0], eager)
 
 
 def test_digits_dataset():

@@ -17,6 +17,12 @@ Adaptations, each said again where it is made:
   verbatim code gets, as in TensorFlow, and runs the code the author plainly meant;
 * MNIST cannot be downloaded: seed 004's training loop runs on the 8x8 digits shipped with
   twinflow.
+
+After an example's own checks, a test may check more than the article shows, each said where
+it is made ("not in the article"): that the example agrees as a tw.function and eagerly, how
+many traces it takes, the error a graph version gets, a NumPy reference. This file is the one
+place each seed example is tested; test_seed_control.py and test_seed_graph.py hold framework
+behaviour near the examples, and helpers.py the graph-vs-eager helpers they share.
 """
 # The examples are kept as the articles wrote them (str.format, super(Cls, self), unused
 # loop variables, assert(...), variables left unused, long lines).
@@ -36,6 +42,8 @@ import pytest
 import twinflow as tf
 from twinflow.summary import proto
 from twinflow.summary.record import read_records
+
+from .helpers import assert_same, graph_and_eager, op_types
 
 try:
     import psutil  # seed 002's memory-aware training; optional here
@@ -106,6 +114,18 @@ def test_seed000_s2_eager_basics(capsys):
         "从NumPy数组转换: tw.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int64)\n"
         "正数情况: tw.Tensor([2 4 6], shape=(3,), dtype=int32)\n"
         "负数情况: tw.Tensor([-0.5 -1.  -1.5], shape=(3,), dtype=float64)\n")
+
+    # Not in the article: as a tw.function (AutoGraph), dynamic_function agrees with eager
+    # execution on float inputs.
+    for v in ([1.0, 2.0, 3.0], [-1.0, -2.0, -3.0]):
+        assert_same(*graph_and_eager(dynamic_function, tf.constant(v)))
+    # On the article's int32 inputs the branches return int32 (x * 2) and float64 (x / 2).
+    # One graph cannot return either dtype, so (like TensorFlow) the graph version refuses,
+    # and the error names both dtypes and says how to fix it.
+    with tf.config.run_functions_eagerly(False), pytest.raises(TypeError) as e:
+        tf.function(dynamic_function)(x1)
+    msg = str(e.value)
+    assert "return value" in msg and "int32" in msg and "float64" in msg and "tw.cast" in msg
 
 
 def test_seed000_s3_graph_function_and_signature(capsys):
@@ -209,6 +229,10 @@ def test_seed000_s5_switching_at_run_time(capsys):
         "Graph模式 (全局): tw.Tensor(\n[[2. 4.]\n [6. 8.]], shape=(2, 2), dtype=float32)\n")
     # run_functions_eagerly(True) ran graph_function eagerly: it was never traced.
     assert graph_function.experimental_get_tracing_count() == 0
+    # Not in the article: switched back, the function traces once and reuses its graph.
+    for _ in range(2):
+        assert graph_function(a).numpy().tolist() == [[7.0, 10.0], [15.0, 22.0]]
+    assert graph_function.experimental_get_tracing_count() == 1
 
 
 def test_seed000_s7_eager_debugging(capsys):
@@ -343,6 +367,9 @@ def test_seed001_s2_autograph_to_code_and_graph_def(capsys):
     assert 'op: "Greater"' in graph_def and 'op: "StatelessIf"' in graph_def
     assert graph_def.endswith("versions {\n  producer: 1645\n}\n\n")
     assert int(tf_simple_relu(tf.constant(3))) == 3 and int(tf_simple_relu(tf.constant(-3))) == 0
+    assert "def if_body" in out
+    for v in (1, -3, 0):
+        assert_same(*graph_and_eager(simple_relu, tf.constant(v)))
 
 
 def test_seed001_s3_print_runs_while_tracing_only(capsys):
@@ -728,6 +755,17 @@ def test_seed002_hybrid_model_eager_vs_graph(capsys):
         eager = f(test_input, training=False)
     assert graph.shape == eager.shape == (4, 6, 10)
     np.testing.assert_allclose(graph.numpy(), eager.numpy(), rtol=1e-5, atol=1e-5)
+    # Inference (no dropout) computes what NumPy computes: dense1, dense2 on each step of the
+    # sequence, then the output layer.
+    def dense(layer, v, relu):
+        y = v @ layer.kernel.numpy() + layer.bias.numpy()
+        return np.maximum(y, 0) if relu else y
+    h = dense(model.dense1, test_input.numpy(), True)
+    ref = dense(model.output_layer, dense(model.dense2, h, True), False)
+    np.testing.assert_allclose(graph.numpy(), ref, rtol=1e-4, atol=1e-5)
+    # Another batch size and sequence length reuse the one trace.
+    assert f(tf.zeros([3, 2, 100]), training=False).shape == (3, 2, 10)
+    assert f.experimental_get_tracing_count() == 1
     # The loop's growing dim is unknown in the graph, not the entry shape's 0.
     cf = f.get_concrete_function(tf.TensorSpec([None, None, 100]), tf.TensorSpec([], tf.bool))
     assert cf.structured_outputs.shape.as_list() == [None, None, 10]
@@ -865,6 +903,8 @@ def test_seed003_tf_function_my_function(capsys):
                                        "tw.Tensor([1. 2. 3.], shape=(3,), dtype=float32)\n")
     # "如果输入 x 的类型和形状与之前相同 ... 直接使用之前生成的计算图"
     assert my_function.experimental_get_tracing_count() == 1
+    for v in ([1.0, 2.0, 3.0], [-1.0, -2.0, -3.0]):
+        assert_same(*graph_and_eager(my_function, tf.constant(v)))
 
 
 # ===== seed 004: the eager execution guide ====================================================
@@ -925,6 +965,36 @@ def test_seed004_fizzbuzz(capsys):
     fizzbuzz(15)
     assert capsys.readouterr().out.split() == \
         "1 2 Fizz 4 Buzz Fizz 7 8 Fizz Buzz 11 Fizz 13 14 FizzBuzz".split()
+
+    # Not in the guide: the same loop over tf.range with tf.print, returning its counter, as
+    # a tw.function. AutoGraph makes it one While op, traced once for every max_num, and it
+    # prints what the eager loop prints.
+    def fizzbuzz_graph(max_num):
+        counter = tf.constant(0)
+        max_num = tf.convert_to_tensor(max_num)
+        for num in tf.range(1, max_num + 1):
+            if num % 3 == 0 and num % 5 == 0:
+                tf.print("FizzBuzz")
+            elif num % 3 == 0:
+                tf.print("Fizz")
+            elif num % 5 == 0:
+                tf.print("Buzz")
+            else:
+                tf.print(num)
+            counter += 1
+        return counter
+
+    f = tf.function(fizzbuzz_graph)
+    assert int(f(tf.constant(15))) == 15
+    out = capsys.readouterr()
+    assert (out.out + out.err).split() == \
+        "1 2 Fizz 4 Buzz Fizz 7 8 Fizz Buzz 11 Fizz 13 14 FizzBuzz".split()
+    assert int(f(tf.constant(5))) == 5
+    assert f.experimental_get_tracing_count() == 1
+    types = op_types(f, tf.constant(15))
+    assert types.count("While") + types.count("StatelessWhile") == 1
+    with tf.config.run_functions_eagerly(True):
+        assert int(f(tf.constant(15))) == 15
 
 
 def test_seed004_computing_gradients(capsys):
@@ -1175,6 +1245,13 @@ def test_seed004_dynamic_models_line_search():
     x, value = line_search_step(lambda x: tf.reduce_sum((x - 3.0) ** 2), tf.constant([0.0, 1.0]))
     np.testing.assert_allclose(x.numpy(), [3.0, 3.0])
     assert float(value) == 0.0
+
+    # Not in the guide: as a tw.function (AutoGraph converts the data-dependent while), the
+    # step agrees with eager execution.
+    def step(x):
+        return line_search_step(lambda x: tf.reduce_sum((x - 3.0) * (x - 3.0)), x)
+    for v in ([0.0, 1.0], [10.0, -4.0]):
+        assert_same(*graph_and_eager(step, tf.constant(v)))
 
 
 def test_seed004_custom_gradient_clip_by_norm():

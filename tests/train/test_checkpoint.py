@@ -37,6 +37,30 @@ def test_files_are_npz_and_json_without_pickle(tmp_path):
     assert not [f for f in os.listdir(tmp_path) if f.startswith(".tmp")]
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_written_files_get_the_permissions_of_a_plain_open(tmp_path, umask):
+    previous = os.umask(umask)
+    try:
+        with open(tmp_path / "plain", "w") as f:
+            f.write("x")
+        os.mkdir(tmp_path / "plain_dir")
+        prefix = tw.train.Checkpoint(v=tw.Variable(1.)).write(str(tmp_path / "w"))
+        model = _model()
+        model(np.ones((1, 2), np.float32))
+        model.save(str(tmp_path / "m.keras"))
+        model.save(str(tmp_path / "m_dir"))
+    finally:
+        os.umask(previous)
+    mode = os.stat(tmp_path / "plain").st_mode & 0o777
+    assert mode == 0o666 & ~umask
+    for path in (prefix + ".npz", prefix + ".index.json", tmp_path / "m.keras"):
+        assert os.stat(path).st_mode & 0o777 == mode, path
+    for name in os.listdir(tmp_path / "m_dir"):
+        assert os.stat(tmp_path / "m_dir" / name).st_mode & 0o777 == mode, name
+    dir_mode = os.stat(tmp_path / "plain_dir").st_mode & 0o777
+    assert os.stat(tmp_path / "m_dir").st_mode & 0o777 == dir_mode
+
+
 def test_model_and_optimizer_round_trip_with_deferred_restore(tmp_path):
     model = _model()
     opt = tw.keras.optimizers.Adam(0.1)

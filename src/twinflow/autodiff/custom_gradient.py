@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 from ..core import nest
 from ..core.context import ctx
@@ -58,7 +59,7 @@ class _VariableWatcher:
             self.variables.append(var)
 
 
-def custom_gradient(f: Callable | None = None):
+def custom_gradient(f: Callable | None = None) -> Callable[..., Any]:
     """Decorator: ``f(*args)`` returns ``(y, grad_fn)``; tapes use ``grad_fn`` for ``y``.
 
     ``grad_fn(*dys)`` returns one gradient per argument of ``f`` (None where there is none). If

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from ..core import nest
 from ..core.context import ctx
+from ..graph.tensor import Tensor
 from .tape import UnconnectedGradients, _unconnected, backprop
 
 __all__ = ["gradients"]
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False,
-              aggregation_method=None, stop_gradients=None,
-              unconnected_gradients=UnconnectedGradients.NONE):
+def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
+              stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE) -> list[Tensor | None]:
     """The symbolic derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Args:

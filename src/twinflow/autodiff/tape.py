@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import enum
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ class GradientTape:
 
     # ----- differentiation -----
     def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients=UnconnectedGradients.NONE):
+                 unconnected_gradients=UnconnectedGradients.NONE) -> Any:
         """d(target)/d(sources), summed over target elements (weighted by output_gradients).
 
         Args:
@@ -208,7 +209,7 @@ class GradientTape:
         self._used = True
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
-                 parallel_iterations=None, experimental_use_pfor=True):
+                 parallel_iterations=None, experimental_use_pfor: bool = True) -> Any:
         """The full Jacobian of ``target`` with respect to each source.
 
         One backward pass per element of ``target``, each seeded with a one-hot output gradient
@@ -242,7 +243,8 @@ class GradientTape:
         return nest.pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
-                       parallel_iterations=None, experimental_use_pfor=True):
+                       parallel_iterations=None,
+                       experimental_use_pfor: bool = True) -> Tensor | None:
         """Per-example Jacobians: ``target[i]`` with respect to ``source[i]`` for each row ``i``.
 
         Assumes, as TensorFlow does, that row ``i`` of ``target`` depends only on row ``i`` of

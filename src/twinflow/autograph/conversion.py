@@ -17,6 +17,7 @@ import textwrap
 import types
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from .converters import (
     asserts,
@@ -85,9 +86,8 @@ def _lower_block(stmts: list, defined: set, namer: Namer) -> list:
             out.extend(for_statements.lower(s, defined, namer, lower, expr_pass))
         elif isinstance(s, (ast.AsyncFor, ast.AsyncWith, ast.Await)):
             raise ConversionError("async code is not supported", s)
-        elif isinstance(s, (ast.FunctionDef,)):
-            params = {a.arg for a in s.args.args + s.args.kwonlyargs + s.args.posonlyargs}
-            s.body = _lower_block(s.body, defined | params | {s.name}, namer)
+        elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            _convert_nested(s, namer)
             out.append(s)
         elif isinstance(s, (ast.With, ast.Try)):
             s.body = lower(s.body, defined)
@@ -251,7 +251,21 @@ def _convert(fn) -> tuple:
     fdef, filename, lnum, lines = _parse(fn)
     _Unsupported().visit(fdef)
     fdef.decorator_list = []
-    namer = Namer()
+    _convert_function(fdef, Namer())
+    fix_locations(fdef, lines)
+    return fdef, filename, lnum
+
+
+def _convert_function(fdef: ast.FunctionDef, namer: Namer) -> None:
+    """Runs every converter over ``fdef`` in place: the converted function itself, and each
+    function (or method of a class) defined in it, which ``_lower_block`` hands back here.
+
+    A function defined in converted code is created by that code and carries ``ag__`` among
+    its free variables, so ``converted_call`` (and ``tw.map_fn``...) take it as converted and
+    never convert it again: it must be converted completely here, with its own scope. (It
+    once got only the expression and ``if``/loop passes, so a ``return`` in its ``if``
+    stayed inside the generated branch function and the function returned None.)
+    """
     return_statements.convert(fdef)
     break_statements.convert(fdef, namer)
     continue_statements.convert(fdef, namer)
@@ -260,11 +274,23 @@ def _convert(fn) -> tuple:
     params |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
     # Only lists the function itself binds can be carried through a tensor loop; appending to
     # a global or closure list stays a Python side effect (it runs while tracing, as in TF).
+    # The expression passes stop at nested functions, converted with their own local names.
     local_names = frozenset(params | set(assigned_names(fdef.body)))
     fdef.body = [_expressions(s, local_names) for s in fdef.body]
+    # A nested function's names are its own: one it assigns is local to it even where the
+    # enclosing function binds the same name, so only its parameters are bound at its start.
     fdef.body = _lower_block(fdef.body, params, namer)
-    fix_locations(fdef, lines)
-    return fdef, filename, lnum
+
+
+def _convert_nested(node: ast.FunctionDef | ast.ClassDef, namer: Namer) -> None:
+    """Converts a function defined in converted code, or the methods of a class defined
+    there (the class body itself runs once, as Python)."""
+    if isinstance(node, ast.FunctionDef):
+        _convert_function(node, namer)
+        return
+    for s in node.body:
+        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            _convert_nested(s, namer)
 
 
 def _compile(fn) -> tuple:
@@ -399,7 +425,7 @@ def to_code(entity: Callable, recursive: bool = True, experimental_optional_feat
     return ast.unparse(fdef) + "\n"
 
 
-def do_not_convert(func: Callable | None = None):
+def do_not_convert(func: Callable | None = None) -> Callable[..., Any]:
     """Decorator: AutoGraph calls ``func`` as it is (``tw.autograph.experimental``).
 
     Args:

@@ -8,6 +8,7 @@ operations, variables or their names. Names not defined here resolve to ``twinfl
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -141,9 +142,15 @@ class Session:
         self.close()
 
     def close(self) -> None:
+        """Marks the session closed; later ``run`` calls raise."""
         self._closed = True
 
-    def as_default(self):
+    def as_default(self) -> Any:
+        """Makes the session's graph the default one (``with sess.as_default():``).
+
+        Returns:
+            The graph's ``as_default`` context manager.
+        """
         return self.graph.as_default()
 
     def _element(self, f):
@@ -187,7 +194,7 @@ class Session:
             feeds[id(t)] = arr
         return feeds
 
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None) -> Any:
         """Computes ``fetches`` (nested tensors/ops/names/variables) given ``feed_dict``.
 
         Args:

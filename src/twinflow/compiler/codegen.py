@@ -43,6 +43,7 @@ import numpy as np
 
 from ..control.variant import History
 from ..core.errors import InvalidArgumentError, OpError
+from ..eager.execute import KERNEL_ERRORS
 from .pipeline import optimize
 from .program import Program
 
@@ -89,9 +90,7 @@ class CompiledProgram:
     def error(self, e: BaseException) -> BaseException:
         """``e`` raised inside the generated code, re-raised naming the op and user line."""
         op = self.failed_op(e)
-        if op is None or not isinstance(e, (OpError, TypeError, ValueError, IndexError,
-                                             ArithmeticError, AttributeError, KeyError,
-                                             np.linalg.LinAlgError)):
+        if op is None or not isinstance(e, (OpError, *KERNEL_ERRORS)):
             return e
         msg = str(e) if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
         msg = f"{msg}\n  while running {op._error_context()}"

@@ -13,6 +13,7 @@ gradient is itself an If (and differentiable again).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..autodiff.tape import backprop
 from ..core import dtypes, nest
@@ -328,7 +329,8 @@ def _as_pred(pred, what: str):
     return pred
 
 
-def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None, name=None):
+def cond(pred: Tensor | bool, true_fn: Callable | None = None, false_fn: Callable | None = None,
+         name: str | None = None) -> Any:
     """``tw.cond``: ``true_fn()`` if ``pred`` else ``false_fn()``.
 
     Eagerly (or for a Python bool) this is a Python ``if``. While building a graph with a
@@ -352,7 +354,8 @@ def cond(pred, true_fn: Callable | None = None, false_fn: Callable | None = None
                           branch_names=[f"{name or 'cond'}_true", f"{name or 'cond'}_false"])
 
 
-def switch_case(branch_index, branch_fns, default: Callable | None = None, name=None):
+def switch_case(branch_index: Tensor | int, branch_fns: list | dict,
+                default: Callable | None = None, name: str | None = None) -> Any:
     """``tw.switch_case``: runs ``branch_fns[branch_index]`` (``default`` if out of range).
 
     Args:
@@ -387,8 +390,8 @@ def switch_case(branch_index, branch_fns, default: Callable | None = None, name=
                                         for i in range(len(fns))])
 
 
-def case(pred_fn_pairs, default: Callable | None = None, exclusive: bool = False,
-         strict: bool = False, name=None):
+def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name: str | None = None) -> Any:
     """``tw.case``: runs the fn of the first pred that is True, else ``default``.
 
     Args:

@@ -6,6 +6,7 @@ Eagerly each is a Python loop over the rows; in a graph each is one While over T
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
-from ..graph.tensor import Tensor
+from ..graph.tensor import DTypeLike, Tensor
 from ..ops import array_ops
 from ..ops.core import convert
 from .tensor_array import TensorArray
@@ -50,9 +51,9 @@ def _stack_eager(results: list, structure):
     return nest.pack_sequence_as(structure, [array_ops.stack(list(col)) for col in zip(*flat)])
 
 
-def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop: bool = True,
-           swap_memory: bool = False, infer_shape: bool = True, name=None,
-           fn_output_signature=None):
+def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_iterations=None,
+           back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
+           name: str | None = None, fn_output_signature=None) -> Any:
     """``tw.map_fn``: applies ``fn`` to each row of ``elems`` and stacks the results.
 
     Args:
@@ -188,9 +189,9 @@ def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str)
     return nest.pack_sequence_as(acc0, outs)
 
 
-def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
          back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
-         reverse: bool = False, name=None):
+         reverse: bool = False, name: str | None = None) -> Any:
     """``tw.scan``: the running accumulation ``a = fn(a, row)`` over rows, stacked.
 
     Args:
@@ -210,8 +211,8 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
     return _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
 
 
-def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name=None):
+def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
     """``tw.foldl``: ``a = fn(a, row)`` over rows first to last; returns the final ``a``.
 
     Args:
@@ -229,8 +230,8 @@ def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
     return _scan_impl(fn, elems, initializer, False, False, name or "foldl")
 
 
-def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name=None):
+def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
     """``tw.foldr``: ``a = fn(a, row)`` over rows last to first; returns the final ``a``.
 
     Args:

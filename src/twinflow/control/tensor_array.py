@@ -18,7 +18,7 @@ from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..graph.registry import register_op
-from ..graph.tensor import Tensor
+from ..graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
 from ..ops import array_ops
 from ..ops.core import convert
 
@@ -295,9 +295,10 @@ class TensorArray:
         name: op name.
     """
 
-    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
-                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
-                 element_shape=None, colocate_with_first_write_call=True, name=None) -> None:
+    def __init__(self, dtype: DTypeLike, size=None, dynamic_size=None, clear_after_read=None,
+                 tensor_array_name=None, handle=None, flow=None, infer_shape: bool = True,
+                 element_shape: ShapeLike | None = None,
+                 colocate_with_first_write_call: bool = True, name: str | None = None) -> None:
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._infer_shape = infer_shape
@@ -373,7 +374,7 @@ class TensorArray:
         return v
 
     # ----- API -----
-    def write(self, index, value, name=None) -> TensorArray:
+    def write(self, index, value: TensorLike, name: str | None = None) -> TensorArray:
         """Sets element ``index`` to ``value``; returns the TensorArray to use afterwards.
 
         Args:
@@ -402,7 +403,7 @@ class TensorArray:
         return self._derive(bind(TensorListSetItem, [self._flow, idx, v],
                                  {"resize": self._dynamic_size}, name=name))
 
-    def read(self, index, name=None) -> Tensor:
+    def read(self, index, name: str | None = None) -> Tensor:
         """Element ``index``.
 
         Args:
@@ -430,8 +431,15 @@ class TensorArray:
         return bind(TensorListGetItem, [self._flow, idx], {
             "element_dtype": self._dtype, "element_shape": self.element_shape}, name=name)
 
-    def stack(self, name=None) -> Tensor:
-        """All elements stacked along a new first axis."""
+    def stack(self, name: str | None = None) -> Tensor:
+        """All elements stacked along a new first axis.
+
+        Args:
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            A tensor of shape ``[size] + element_shape``.
+        """
         if self._eager:
             items = [self.read(i) for i in range(len(self._items))]
             if not items:
@@ -442,15 +450,31 @@ class TensorArray:
         return bind(TensorListStack, [self._flow], {
             "element_dtype": self._dtype, "element_shape": self.element_shape}, name=name)
 
-    def gather(self, indices, name=None) -> Tensor:
-        """The elements at ``indices``, stacked."""
+    def gather(self, indices: TensorLike, name: str | None = None) -> Tensor:
+        """The elements at ``indices``, stacked.
+
+        Args:
+            indices: a 1-D int tensor or list of element indices.
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            A tensor of shape ``[len(indices)] + element_shape``.
+        """
         if self._eager:
             return array_ops.stack([self.read(int(i)) for i in np.asarray(indices)])
         idx = np.asarray(indices).reshape(-1)
         return array_ops.stack([self.read(int(i)) for i in idx])
 
-    def unstack(self, value, name=None) -> TensorArray:
-        """Writes the rows of ``value`` as the elements; returns the TensorArray."""
+    def unstack(self, value: TensorLike, name: str | None = None) -> TensorArray:
+        """Writes the rows of ``value`` as the elements.
+
+        Args:
+            value: a tensor; its first axis indexes the elements.
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            The TensorArray holding the rows.
+        """
         v = self._value(value)
         if v.shape.rank is not None and v.shape.rank > 0:
             self._merge_shape(v.shape[1:])
@@ -460,31 +484,61 @@ class TensorArray:
         return self._derive(bind(TensorListFromTensor, [v], {"element_shape":
                                                              self.element_shape}, name=name))
 
-    def scatter(self, indices, value, name=None) -> TensorArray:
-        """Writes row j of ``value`` to element ``indices[j]``; returns the TensorArray."""
+    def scatter(self, indices: TensorLike, value: TensorLike,
+                name: str | None = None) -> TensorArray:
+        """Writes row j of ``value`` to element ``indices[j]``.
+
+        Args:
+            indices: a 1-D int tensor or list of element indices.
+            value: a tensor with one row per index.
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            The TensorArray after the writes.
+        """
         v = self._value(value)
         ta = self
         for j, i in enumerate(np.asarray(indices).reshape(-1)):
             ta = ta.write(int(i), v[j])
         return ta
 
-    def concat(self, name=None) -> Tensor:
-        """The elements concatenated along their first axis."""
+    def concat(self, name: str | None = None) -> Tensor:
+        """The elements concatenated along their first axis.
+
+        Args:
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            A tensor whose first axis is the sum of the elements' first axes.
+        """
         if self._eager:
             return array_ops.concat([self.read(i) for i in range(len(self._items))], 0)
         return bind(TensorListConcat, [self._flow], {
             "element_dtype": self._dtype, "element_shape": self.element_shape}, name=name)
 
-    def size(self, name=None) -> Tensor:
-        """The number of elements (int32 scalar)."""
+    def size(self, name: str | None = None) -> Tensor:
+        """The number of elements.
+
+        Args:
+            name: unused (kept for TensorFlow's signature).
+
+        Returns:
+            An int32 scalar tensor.
+        """
         if self._eager:
             return convert_to_tensor(np.int32(len(self._items)))
         return bind(TensorListLength, [self._flow], name=name)
 
     def identity(self) -> TensorArray:
+        """Returns this TensorArray (TensorFlow's identity; twinflow needs no copy)."""
         return self
 
-    def close(self, name=None):
+    def close(self, name: str | None = None) -> None:
+        """Does nothing: twinflow frees the elements with the TensorArray.
+
+        Args:
+            name: unused (kept for TensorFlow's signature).
+        """
         return None
 
     def __repr__(self) -> str:

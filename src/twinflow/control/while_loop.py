@@ -16,6 +16,7 @@ History only when that output has a consumer (a gradient) or is fetched.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -359,10 +360,9 @@ def _normalize_body_result(result, loop_vars, is_seq: bool):
     return result
 
 
-def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
-               parallel_iterations: int = 10, back_prop: bool = True,
-               swap_memory: bool = False, maximum_iterations=None, name=None,
-               _names: list | None = None):
+def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               maximum_iterations=None, name: str | None = None, _names: list | None = None) -> Any:
     """``tw.while_loop``: repeats ``body`` while ``cond`` is True.
 
     Eagerly this is a Python ``while``. While building a graph, ``cond`` and ``body`` are

@@ -84,7 +84,14 @@ def pop_tape(tape) -> None:
 
 @contextlib.contextmanager
 def device(name: str) -> Iterator[None]:
-    """Scopes op placement; twinflow runs every op on the CPU, so this records the request."""
+    """Scopes op placement; twinflow runs every op on the CPU, so this records the request.
+
+    Args:
+        name: a device string such as ``"/CPU:0"`` or ``"GPU:0"``; empty keeps the current one.
+
+    Returns:
+        A context manager (``with tw.device(name):``).
+    """
     ctx.device_stack.append(canonical_device(name))
     try:
         yield

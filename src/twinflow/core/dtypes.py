@@ -9,7 +9,13 @@ import numpy as np
 
 
 class DType:
-    """A tensor element type (``tw.float32``, ``tw.int32``...)."""
+    """A tensor element type (``tw.float32``, ``tw.int32``...).
+
+    Args:
+        name: the TensorFlow name (``"float32"``).
+        np_dtype: the matching NumPy dtype.
+        enum: TensorFlow's DataType enum value.
+    """
 
     __slots__ = ("name", "as_numpy_dtype", "np", "_enum")
 
@@ -76,6 +82,14 @@ class DType:
         return self._enum
 
     def is_compatible_with(self, other) -> bool:
+        """Whether ``other`` names this dtype.
+
+        Args:
+            other: a DType, NumPy dtype or dtype name.
+
+        Returns:
+            True when ``as_dtype(other)`` is this dtype.
+        """
         return as_dtype(other) is self
 
     def __repr__(self) -> str:

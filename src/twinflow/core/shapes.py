@@ -9,6 +9,9 @@ class TensorShape:
     """The static shape of a tensor, as TensorFlow's ``tf.TensorShape``.
 
     ``dims`` is None for an unknown rank, else a tuple of ints and Nones.
+
+    Args:
+        dims: None (unknown rank), a TensorShape, or an iterable of ints and Nones.
     """
 
     __slots__ = ("_dims",)
@@ -41,17 +44,25 @@ class TensorShape:
     ndims = rank
 
     def as_list(self) -> list:
+        """Returns the dims as a list of ints and Nones.
+
+        Raises:
+            ValueError: the rank is unknown.
+        """
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
     def as_tuple(self) -> tuple | None:
+        """Returns the dims as a tuple, or None for an unknown rank."""
         return self._dims
 
     def is_fully_defined(self) -> bool:
+        """Returns whether the rank and every dimension are known."""
         return self._dims is not None and None not in self._dims
 
     def num_elements(self) -> int | None:
+        """Returns the number of elements, or None unless the shape is fully defined."""
         if not self.is_fully_defined():
             return None
         n = 1
@@ -60,6 +71,14 @@ class TensorShape:
         return n
 
     def is_compatible_with(self, other) -> bool:
+        """Whether the two shapes could describe the same tensor (unknowns match anything).
+
+        Args:
+            other: a TensorShape, or a list/tuple of dims (ints or None), or None.
+
+        Returns:
+            True unless a known rank or dimension differs.
+        """
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -68,6 +87,17 @@ class TensorShape:
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def merge_with(self, other) -> TensorShape:
+        """Combines the known dims of both shapes.
+
+        Args:
+            other: a TensorShape, or a list/tuple of dims (ints or None), or None.
+
+        Returns:
+            The shape with every dim known in either shape.
+
+        Raises:
+            ValueError: the shapes are incompatible.
+        """
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -78,13 +108,31 @@ class TensorShape:
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
     def most_specific_compatible_shape(self, other) -> TensorShape:
-        """The most specific shape that both self and other are compatible with."""
+        """The most specific shape that both self and other are compatible with.
+
+        Args:
+            other: a TensorShape, or a list/tuple of dims (ints or None), or None.
+
+        Returns:
+            A shape keeping the dims on which both agree, None elsewhere.
+        """
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
         return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
 
     def with_rank(self, rank: int) -> TensorShape:
+        """Checks (or, for an unknown rank, sets) the rank.
+
+        Args:
+            rank: the required rank.
+
+        Returns:
+            This shape, or ``rank`` unknown dims when the rank was unknown.
+
+        Raises:
+            ValueError: the rank is known and differs.
+        """
         if self._dims is None:
             return TensorShape([None] * rank)
         if len(self._dims) != rank:
@@ -92,6 +140,14 @@ class TensorShape:
         return self
 
     def concatenate(self, other) -> TensorShape:
+        """Appends the dims of ``other``.
+
+        Args:
+            other: a TensorShape, or a list/tuple of dims (ints or None), or None.
+
+        Returns:
+            The concatenated shape (unknown rank if either is).
+        """
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)

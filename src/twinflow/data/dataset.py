@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -21,13 +22,14 @@ from ..autograph.operators.control_flow import while_stmt as _ag_while_stmt
 from ..core import dtypes
 from ..core.context import ctx
 from ..core.shapes import TensorShape
-from ..eager.execute import bind
+from ..eager.execute import bind, constant_array
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
 from ..function.function import function as _tw_function
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops import array_ops, math_ops
+from ..ops.random_ops import get_seed, stateless_generator
 from ..ops.variables import Variable
 
 AUTOTUNE = -1
@@ -141,16 +143,8 @@ def _to_array(x) -> np.ndarray:
                         "datasets outside tw.function")
     if isinstance(x, np.ndarray):
         return x
-    if isinstance(x, (str, bytes)):
-        return np.asarray(x.encode() if isinstance(x, str) else x, dtype=object)
-    arr = np.asarray(x)
-    if arr.dtype.kind == "f" and arr.dtype != np.float32 and not isinstance(x, np.generic):
-        arr = arr.astype(np.float32)
-    elif arr.dtype.kind in "iu" and not isinstance(x, np.generic):
-        arr = arr.astype(np.int32)
-    elif arr.dtype.kind == "U":
-        arr = np.vectorize(lambda s: s.encode(), otypes=[object])(arr)
-    return arr
+    # A list is one leaf (one tensor), as in tf.data; its dtype is inferred as tw.constant's.
+    return constant_array(x)
 
 
 def _to_tensor(a):
@@ -615,7 +609,7 @@ class Dataset:
         """
         return transformation_func(self)
 
-    def reduce(self, initial_state, reduce_func: Callable):
+    def reduce(self, initial_state: Any, reduce_func: Callable) -> Any:
         """Folds the elements: ``state = reduce_func(state, element)``.
 
         Args:
@@ -631,7 +625,7 @@ class Dataset:
             state = fn(state, _map(_to_tensor, e))
         return state
 
-    def get_single_element(self, name=None):
+    def get_single_element(self, name: str | None = None) -> Any:
         """The only element of a one-element dataset.
 
         Args:
@@ -658,7 +652,8 @@ class Dataset:
         """
         return self
 
-    def options(self):
+    def options(self) -> None:
+        """Returns None: twinflow datasets take no options (``with_options`` ignores them)."""
         return None
 
     def __repr__(self) -> str:
@@ -781,11 +776,11 @@ class _Sample(Dataset):
         self._datasets = datasets
         w = np.ones(len(datasets)) if weights is None else np.asarray(weights, np.float64)
         self._p = w / w.sum()
-        self._seed = seed
+        self._seeds = get_seed(seed)
         self._stop = stop
 
     def _gen(self):
-        rng = np.random.default_rng(self._seed)
+        rng = _seeded_rng(self._seeds)
         its = [d._gen() for d in self._datasets]
         live = list(range(len(its)))
         while live:
@@ -921,12 +916,11 @@ class _Unbatch(_Unary):
         return UNKNOWN_CARDINALITY
 
 
-def _shuffle_rng(seed: int | None, epoch: int) -> np.random.Generator:
-    g = ctx.global_seed
-    if seed is None and g is None:
+def _seeded_rng(seeds: tuple, epoch: int = 0) -> np.random.Generator:
+    """The generator of an epoch of a dataset op whose seeds ``random_ops.get_seed`` gave."""
+    if seeds == (0, 0):
         return np.random.default_rng()
-    return np.random.default_rng([0 if g is None else int(g), 0 if seed is None else int(seed),
-                                  epoch])
+    return stateless_generator([*seeds, epoch])
 
 
 class _Shuffle(_Unary):
@@ -935,16 +929,13 @@ class _Shuffle(_Unary):
         if buffer_size <= 0:
             raise ValueError("buffer_size must be greater than zero.")
         self._buffer = buffer_size
-        self._seed = seed
+        # The op seeds are fixed now, as TensorFlow does when the dataset is created.
+        self._seeds = get_seed(seed)
         self._reshuffle = reshuffle
         self._epoch = 0
-        if seed is None and ctx.global_seed is not None:
-            # Fix the op seed now, as TensorFlow does when the dataset is created.
-            ctx.op_seed_counter += 1
-            self._seed = ctx.op_seed_counter
 
     def _rng(self) -> np.random.Generator:
-        rng = _shuffle_rng(self._seed, self._epoch if self._reshuffle else 0)
+        rng = _seeded_rng(self._seeds, self._epoch if self._reshuffle else 0)
         self._epoch += 1
         return rng
 

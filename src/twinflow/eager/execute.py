@@ -21,6 +21,10 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
+# What a kernel may raise on bad input: re-raised as InvalidArgumentError naming the op (by
+# ``bind`` here, by compiled functions in ``compiler/codegen.py``).
+KERNEL_ERRORS = (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
+                 np.linalg.LinAlgError, AttributeError, KeyError)
 
 # TensorFlow's kernels overflow to inf / NaN silently; NumPy's floating-point RuntimeWarnings
 # raised by twinflow's own kernel calls (not the user's NumPy code) are silenced the same way.
@@ -71,8 +75,7 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             _check_same_dtype(opdef, inputs)
         try:
             out = opdef.kernel(*[t._value for t in inputs], **attrs)
-        except (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
-                np.linalg.LinAlgError, AttributeError, KeyError) as e:
+        except KERNEL_ERRORS as e:
             raise _kernel_error(opdef, inputs, attrs, e) from e
         if opdef.multi_output:
             result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
@@ -114,8 +117,7 @@ def bind_binary(opdef: OpDef, x, y):
             _check_same_dtype(opdef, (x, y))
         try:
             out = opdef.kernel(xv, yv)
-        except (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
-                np.linalg.LinAlgError, AttributeError, KeyError) as e:
+        except KERNEL_ERRORS as e:
             raise _kernel_error(opdef, (x, y), _EMPTY, e) from e
         result = EagerTensor(out)
         if ctx.slow_path:
@@ -443,6 +445,13 @@ def constant_value(t):
     return None
 
 
-def is_tensor(x) -> bool:
-    """``tw.is_tensor``: True for eager and symbolic tensors and (as TensorFlow) variables."""
+def is_tensor(x: object) -> bool:
+    """``tw.is_tensor``: True for eager and symbolic tensors and (as TensorFlow) variables.
+
+    Args:
+        x: any Python object.
+
+    Returns:
+        Whether ``x`` is a tensor or tensor-like (a variable).
+    """
     return isinstance(x, Tensor) or getattr(type(x), "_tw_tensor_like", False)

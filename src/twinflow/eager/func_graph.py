@@ -54,14 +54,29 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name: str | None = None) -> TensorSpec:
-        """The spec of a tensor (or NumPy array): its dtype and static shape."""
+        """The spec of a tensor (or NumPy array): its dtype and static shape.
+
+        Args:
+            tensor: a tensor or NumPy array.
+            name: the spec's name.
+
+        Returns:
+            The TensorSpec.
+        """
         if isinstance(tensor, np.ndarray):
             return cls(TensorShape._from_tuple(tensor.shape), dtypes.from_numpy(tensor.dtype),
                        name)
         return cls(tensor.shape, tensor.dtype, name)
 
     def is_compatible_with(self, other) -> bool:
-        """True if ``other`` (a spec or tensor) has this dtype and a compatible shape."""
+        """True if ``other`` (a spec or tensor) has this dtype and a compatible shape.
+
+        Args:
+            other: a TensorSpec or tensor.
+
+        Returns:
+            Whether ``other`` fits this spec.
+        """
         return other.dtype is self.dtype and self.shape.is_compatible_with(other.shape)
 
     def __eq__(self, other) -> bool:

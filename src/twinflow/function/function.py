@@ -20,6 +20,8 @@ import functools
 import inspect
 import types
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +35,7 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops.variables import Variable
 from . import retracing
 from .call_op import GraphCallable, call
-from .trace_type import generalize, is_tensor_leaf, key_accepts, make_key, relaxed
+from .trace_type import generalize, is_tensor_leaf, key_accepts, leaf_key, make_key, relaxed
 
 # Set by twinflow.autograph: converter(python_function) -> function with graph control flow.
 _converter = None
@@ -153,7 +155,14 @@ class ConcreteFunction:
         return self.graph.as_graph_def()
 
     def pretty_printed_signature(self, verbose: bool = True) -> str:
-        """The signature as TensorFlow prints it (inputs, output type, captures)."""
+        """The signature as TensorFlow prints it (inputs, output type, captures).
+
+        Args:
+            verbose: accepted for TensorFlow compatibility.
+
+        Returns:
+            The multi-line description.
+        """
         args, kwargs = self.structured_input_signature
         names = self.graph.python_signature or []
         lines = ["Input Parameters:"]
@@ -182,7 +191,19 @@ class ConcreteFunction:
         return f"({', '.join(parts)})"
 
     # ----- calling -----
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs the traced graph.
+
+        Args:
+            *args: the positional arguments, matching the traced signature.
+            **kwargs: the keyword arguments, matching the traced signature.
+
+        Returns:
+            The outputs, in the structure the Python function returned.
+
+        Raises:
+            TypeError: the tensor arguments do not match the signature.
+        """
         flat = nest.flatten(list(args)) + nest.flatten(kwargs)
         if len(flat) == len(self._arg_inputs):
             leaves = flat
@@ -372,7 +393,16 @@ class Function:
                 _converter(self._python_function, self._autograph_options)
         return self._converted
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Calls the function: traces (or reuses) a graph for these arguments and runs it.
+
+        Args:
+            *args: the positional arguments of the Python function.
+            **kwargs: its keyword arguments.
+
+        Returns:
+            What the Python function returns, with tensors computed by the graph.
+        """
         c = ctx
         if c.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
@@ -454,6 +484,14 @@ class Function:
                 flat_a, flat_s = nest.flatten(a), nest.flatten(spec)
             conv = []
             for x, s in zip(flat_a, flat_s):
+                if isinstance(x, TensorSpec):
+                    # get_concrete_function(spec): a spec as specific as the signature's.
+                    if not key_accepts(leaf_key(s), leaf_key(x)):
+                        raise ValueError(
+                            f"Python inputs incompatible with input_signature:\n  inputs: "
+                            f"({x!r})\n  input_signature: ({s!r}).")
+                    conv.append(x)
+                    continue
                 try:
                     t = x if isinstance(x, np.ndarray) else convert_to_tensor(x, dtype=s.dtype)
                 except (TypeError, ValueError) as e:
@@ -521,9 +559,23 @@ class Function:
 
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The ConcreteFunction for these arguments (tensors, TensorSpecs or Python values),
-        tracing it if needed."""
-        if self._input_signature is not None and not args and not kwargs:
-            args = tuple(self._input_signature)
+        tracing it if needed.
+
+        Args:
+            *args: positional arguments; the input signature when omitted and one was given.
+            **kwargs: keyword arguments.
+
+        Returns:
+            The ConcreteFunction.
+        """
+        if self._input_signature is not None:
+            # One graph per input_signature, as TensorFlow: arguments (TensorSpecs, tensors)
+            # that fit the signature get it, traced for the signature's specs if need be.
+            if args or kwargs:
+                self._apply_signature(*self._canonicalize(args, kwargs))
+            if self._concretes:
+                return self._concretes[0][1]
+            args, kwargs = tuple(self._input_signature), {}
         cargs, ckwargs = self._canonicalize(args, kwargs)
         refs: list = []
         key = make_key(cargs, ckwargs, refs)
@@ -532,8 +584,18 @@ class Function:
             cf = self._trace(cargs, ckwargs, key, refs)
         return cf
 
-    def experimental_get_compiler_ir(self, *args, **kwargs):
-        """Returns ``f(stage='hlo')`` giving the generated Python source for these arguments."""
+    def experimental_get_compiler_ir(self, *args: Any,
+                                     **kwargs: Any) -> Callable[..., str]:
+        """Returns ``f(stage='hlo')`` giving the generated Python source for these arguments.
+
+        Args:
+            *args: the arguments to trace for, as for ``get_concrete_function``.
+            **kwargs: keyword arguments, likewise.
+
+        Returns:
+            A function of ``stage``: the generated source, or the optimized GraphDef's text for
+            ``"graph"`` and ``"optimized_graph"``.
+        """
         cf = self.get_concrete_function(*args, **kwargs)
 
         def ir(stage: str = "hlo", **_ignored) -> str:
@@ -568,7 +630,8 @@ def function(func=None, input_signature=None, autograph: bool = True, jit_compil
              reduce_retracing: bool = False, experimental_implements=None,
              experimental_autograph_options=None, experimental_relax_shapes=None,
              experimental_compile=None, experimental_follow_type_hints=None,
-             experimental_attributes=None, name: str | None = None):
+             experimental_attributes=None,
+             name: str | None = None) -> Function | Callable[[Callable[..., Any]], Function]:
     """``tw.function``: compiles ``func`` to graphs; usable as ``@tw.function`` or
     ``@tw.function(...)``.
 

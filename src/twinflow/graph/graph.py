@@ -6,13 +6,14 @@ import linecache
 import os
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 from ..core import context
 from ..core.context import ctx
 from ..core.errors import InaccessibleTensorError
 from ..core.shapes import TensorShape
 from .core_ops import Const
-from .graph_def import graph_def_of, node_def_of
+from .graph_def import GraphDef, graph_def_of, node_def_of
 from .tensor import SymbolicTensor, Tensor
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,7 +112,15 @@ class Graph:
 
     # ----- building -----
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
-        """``name`` inside the current name scope, suffixed ``_1``, ``_2``... if taken."""
+        """``name`` inside the current name scope, suffixed ``_1``, ``_2``... if taken.
+
+        Args:
+            name: the base name.
+            mark_as_used: whether to reserve the returned name.
+
+        Returns:
+            The unique, scoped name.
+        """
         full = f"{self._scope}/{name}" if self._scope else name
         key = full.lower()
         i = self._name_counts.get(key, 0)
@@ -131,7 +140,14 @@ class Graph:
     def unique_function_name(self, base: str) -> str:
         """``base_N`` for a sub-graph (an If branch, a While body) of an op built in this graph:
         N counts the sub-graphs of the outermost enclosing graph, so the names are unique in
-        its GraphDef's function library (TensorFlow's ``cond_true_12``)."""
+        its GraphDef's function library (TensorFlow's ``cond_true_12``).
+
+        Args:
+            base: the name's prefix.
+
+        Returns:
+            ``base`` with a counter suffix.
+        """
         root = self
         while getattr(root, "outer_graph", None) is not None:
             root = root.outer_graph
@@ -140,6 +156,22 @@ class Graph:
 
     def create_op(self, opdef, inputs: list, attrs: dict, output_specs: list,
                   name: str | None = None) -> Operation:
+        """Adds an operation to this graph.
+
+        Args:
+            opdef: the registered op definition.
+            inputs: the input tensors; they must belong to this graph.
+            attrs: the op's attributes.
+            output_specs: (dtype, shape) of each output.
+            name: the op name; made unique in the current name scope.
+
+        Returns:
+            The new Operation.
+
+        Raises:
+            RuntimeError: the graph is finalized.
+            InaccessibleTensorError: an input belongs to another graph.
+        """
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         for t in inputs:
@@ -162,6 +194,12 @@ class Graph:
 
         A plain graph embeds eager values as constants; function graphs override this to
         take them as implicit inputs instead.
+
+        Args:
+            tensor: an eager tensor.
+
+        Returns:
+            The tensor inside this graph.
         """
         if isinstance(tensor, SymbolicTensor):
             raise InaccessibleTensorError(
@@ -175,16 +213,40 @@ class Graph:
         return op.outputs[0]
 
     # ----- inspection -----
-    def get_operations(self) -> list:
+    def get_operations(self) -> list[Operation]:
+        """Returns the operations of this graph, in creation order."""
         return list(self._ops)
 
     def get_operation_by_name(self, name: str) -> Operation:
+        """Looks an operation up by name.
+
+        Args:
+            name: the operation's name.
+
+        Returns:
+            The Operation.
+
+        Raises:
+            KeyError: no operation has that name.
+        """
         try:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f"The name {name!r} refers to an Operation not in the graph.") from None
 
     def get_tensor_by_name(self, name: str) -> SymbolicTensor:
+        """Looks a tensor up by name.
+
+        Args:
+            name: a tensor name such as ``"op_name:0"``.
+
+        Returns:
+            The tensor.
+
+        Raises:
+            ValueError: ``name`` looks like an operation name.
+            KeyError: no such operation or output.
+        """
         if ":" not in name:
             raise ValueError(f"The name {name!r} looks like an Operation name; tensor names "
                              "look like 'op_name:0'.")
@@ -196,7 +258,15 @@ class Graph:
                            f"{name!r} does not exist.")
         return op.outputs[i]
 
-    def as_graph_element(self, obj):
+    def as_graph_element(self, obj: Any) -> Any:
+        """Resolves a name to the tensor or operation it names; other objects pass through.
+
+        Args:
+            obj: a tensor name, an operation name, or a graph element.
+
+        Returns:
+            The SymbolicTensor or Operation (or ``obj`` itself).
+        """
         if isinstance(obj, str):
             return self.get_tensor_by_name(obj) if ":" in obj else self.get_operation_by_name(obj)
         return obj
@@ -206,28 +276,61 @@ class Graph:
         return self._version
 
     def finalize(self) -> None:
+        """Makes this graph read-only: adding an op afterwards raises RuntimeError."""
         self._finalized = True
 
     @property
     def finalized(self) -> bool:
         return self._finalized
 
-    def add_to_collection(self, name: str, value) -> None:
+    def add_to_collection(self, name: str, value: Any) -> None:
+        """Appends ``value`` to the collection ``name``.
+
+        Args:
+            name: the collection's key.
+            value: the value to add.
+        """
         self.collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str, scope=None) -> list:
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """Returns a copy of the collection ``name`` (empty when absent).
+
+        Args:
+            name: the collection's key.
+            scope: unused (kept for TensorFlow's signature).
+
+        Returns:
+            A new list of the collected values.
+        """
         return list(self.collections.get(name, []))
 
-    def as_graph_def(self, add_shapes: bool = False):
+    def as_graph_def(self, add_shapes: bool = False) -> GraphDef:
+        """Serializes this graph.
+
+        Args:
+            add_shapes: whether each node records its outputs' shapes.
+
+        Returns:
+            The GraphDef.
+        """
         return graph_def_of(self, add_shapes=add_shapes)
 
     # ----- scopes -----
-    def as_default(self):
+    def as_default(self) -> contextlib.AbstractContextManager[Any]:
         """Makes this graph the one ops are added to (``with g.as_default():``)."""
         return context.graph_mode(self)
 
     @contextlib.contextmanager
     def name_scope(self, name: str | None) -> Iterator[str]:
+        """Opens a name scope for ops created in the block.
+
+        Args:
+            name: the scope; ``None`` or ``""`` resets to the root, a trailing ``/`` reuses it
+                as is, otherwise it is made unique inside the current scope.
+
+        Returns:
+            A context manager yielding the scope with a trailing slash (``""`` at the root).
+        """
         old = self._scope
         if name is None or name == "":
             self._scope = ""
@@ -241,10 +344,19 @@ class Graph:
             self._scope = old
 
     def get_name_scope(self) -> str:
+        """Returns the current name scope, without a trailing slash."""
         return self._scope
 
     @contextlib.contextmanager
-    def control_dependencies(self, control_inputs) -> Iterator[None]:
+    def control_dependencies(self, control_inputs: list | None) -> Iterator[None]:
+        """Makes ops created in the block run after ``control_inputs``.
+
+        Args:
+            control_inputs: tensors or operations; ``None`` clears the dependencies in the block.
+
+        Returns:
+            A context manager.
+        """
         if control_inputs is None:
             saved, self._control_deps = self._control_deps, []
             try:
@@ -267,6 +379,7 @@ class Graph:
             self._control_deps.pop()
 
     def next_op_seed(self) -> int:
+        """Returns the next op-level seed of this graph (a counter, so traces are repeatable)."""
         self._op_seed_counter += 1
         return self._op_seed_counter
 
@@ -294,7 +407,14 @@ def reset_default_graph() -> None:
 
 @contextlib.contextmanager
 def name_scope(name: str) -> Iterator[str]:
-    """``tw.name_scope``: prefixes the names of ops created in the block (graph mode)."""
+    """``tw.name_scope``: prefixes the names of ops created in the block (graph mode).
+
+    Args:
+        name: the scope name; a trailing ``/`` uses it as an absolute scope.
+
+    Returns:
+        A context manager yielding the full scope with a trailing slash.
+    """
     g = ctx.graph
     if g is None:
         # Eagerly there are no op names, but variables created in the block take the scope as
@@ -323,8 +443,15 @@ def current_name_scope() -> str:
     return _eager_scopes[-1] if _eager_scopes else ""
 
 
-def control_dependencies(control_inputs):
-    """``tw.control_dependencies``: in graph mode, ops in the block run after these."""
+def control_dependencies(control_inputs: list | None) -> contextlib.AbstractContextManager[Any]:
+    """``tw.control_dependencies``: in graph mode, ops in the block run after these.
+
+    Args:
+        control_inputs: tensors or operations; ``None`` clears the dependencies in the block.
+
+    Returns:
+        A context manager; eagerly a no-op one, since ops already run in program order.
+    """
     g = ctx.graph
     if g is None:
         return contextlib.nullcontext()

@@ -5,6 +5,9 @@ Operator overloads (``+``, ``@``, ``[]``...) are installed on ``Tensor`` by the 
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ..core.dtypes import DType
 from ..core.errors import OperatorNotAllowedInGraphError
 from ..core.shapes import TensorShape
 
@@ -17,6 +20,7 @@ class Tensor:
     __array_priority__ = 100
 
     def get_shape(self) -> TensorShape:
+        """Returns the static shape (alias of ``shape``)."""
         return self.shape
 
     @property
@@ -28,6 +32,7 @@ class Tensor:
         return Reference(self)
 
     def experimental_ref(self) -> Reference:
+        """Returns a hashable reference to this tensor (tensors are unhashable)."""
         return Reference(self)
 
     def __hash__(self):
@@ -38,6 +43,15 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         return self
+
+
+# For type hints: what ops accept where a tensor is expected (they convert_to_tensor it).
+# Variables are tensor-like too, but live in a higher layer, so they are not named here.
+TensorLike = (Tensor | np.ndarray | np.generic | bool | int | float | complex | str | bytes
+              | list | tuple)
+# What ``as_dtype`` accepts, and what ops accept as a shape (dims may be None where allowed).
+DTypeLike = DType | str | type | np.dtype
+ShapeLike = TensorShape | Tensor | np.ndarray | list | tuple
 
 
 class Reference:

@@ -11,17 +11,19 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.context import ctx
+from ..core.context import eager_mode
 from ..eager.tensor import EagerTensor
+from ..ops.random_ops import get_seed, stateless_generator, truncated_normal_sample
 
 
 def _rng(seed: int | None) -> np.random.Generator:
+    """A seeded initializer is a stateless op of seed ``[seed, 0]`` (as Keras's); an unseeded one
+    takes its op seed by TensorFlow's rules, eagerly (as variable initial values, init_scope)."""
     if seed is not None:
-        return np.random.default_rng(int(seed))
-    if ctx.global_seed is not None:
-        ctx.op_seed_counter += 1
-        return np.random.default_rng([int(ctx.global_seed), ctx.op_seed_counter, 0x4B45])
-    return np.random.default_rng()
+        return stateless_generator([int(seed), 0])
+    with eager_mode():
+        seeds = get_seed(None)
+    return np.random.default_rng() if seeds == (0, 0) else stateless_generator(seeds)
 
 
 def _fans(shape) -> tuple:
@@ -126,13 +128,7 @@ class RandomUniform(Initializer):
 
 
 def _truncated_normal(rng: np.random.Generator, stddev: float, shape: tuple) -> np.ndarray:
-    # Resample values beyond two standard deviations, as TensorFlow's truncated_normal.
-    out = rng.normal(0.0, 1.0, shape)
-    bad = np.abs(out) > 2
-    while bad.any():
-        out[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
-        bad = np.abs(out) > 2
-    return out * stddev
+    return truncated_normal_sample(rng, shape, np.float64) * stddev
 
 
 class TruncatedNormal(Initializer):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from ..core import dtypes
 from ..eager.execute import convert_to_tensor
-from ..graph.tensor import Tensor
+from ..graph.tensor import Tensor, TensorLike
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from ..ops.variables import Variable
 
@@ -59,7 +59,7 @@ def _match_rank(y_true, y_pred):
     return y_true
 
 
-def mean_squared_error(y_true, y_pred):
+def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean((y_true - y_pred) ** 2, axis=-1)``.
 
     Args:
@@ -74,7 +74,7 @@ def mean_squared_error(y_true, y_pred):
     return reduction_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
-def mean_absolute_error(y_true, y_pred):
+def mean_absolute_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(|y_true - y_pred|, axis=-1)``.
 
     Args:
@@ -89,7 +89,7 @@ def mean_absolute_error(y_true, y_pred):
     return reduction_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
-def huber(y_true, y_pred, delta: float = 1.0):
+def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
     """Quadratic for errors below ``delta``, linear beyond (mean over the last axis).
 
     Args:
@@ -108,8 +108,8 @@ def huber(y_true, y_pred, delta: float = 1.0):
     return reduction_ops.reduce_mean(0.5 * quad * quad + delta * lin, axis=-1)
 
 
-def binary_crossentropy(y_true, y_pred, from_logits: bool = False,
-                        label_smoothing: float = 0.0, axis: int = -1):
+def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
+                        label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Cross-entropy of independent binary labels (mean over the last axis).
 
     Args:
@@ -134,8 +134,8 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False,
     return reduction_ops.reduce_mean(per, axis=axis)
 
 
-def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
-                             label_smoothing: float = 0.0, axis: int = -1):
+def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
+                             label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Cross-entropy of one-hot labels over ``axis``.
 
     Args:
@@ -159,8 +159,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
     return -reduction_ops.reduce_sum(y_true * math_ops.log(p), axis=axis)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
-                                    axis: int = -1, ignore_class=None):
+def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
+                                    from_logits: bool = False, axis: int = -1,
+                                    ignore_class=None) -> Tensor:
     """Cross-entropy of integer class labels.
 
     Args:
@@ -188,7 +189,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False,
                                                            logits=math_ops.log(p))
 
 
-def kl_divergence(y_true, y_pred):
+def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``sum(y_true * log(y_true / y_pred), axis=-1)``.
 
     Args:
@@ -221,7 +222,7 @@ class Loss:
         self.reduction = reduction
         self.name = name
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Tensor:
         """Per-sample losses (override).
 
         Args:
@@ -233,7 +234,18 @@ class Loss:
         """
         raise NotImplementedError
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true: TensorLike, y_pred: TensorLike,
+                 sample_weight: TensorLike | None = None) -> Tensor:
+        """Computes the per-sample losses and reduces them.
+
+        Args:
+            y_true: the labels.
+            y_pred: the predictions.
+            sample_weight: optional per-sample weights.
+
+        Returns:
+            The loss, reduced as ``reduction`` says.
+        """
         losses = self.call(y_true, y_pred)
         return reduce_weighted(losses, sample_weight, self.reduction)
 
@@ -246,7 +258,8 @@ class Loss:
         return {"reduction": self.reduction, "name": self.name}
 
 
-def reduce_weighted(losses, sample_weight=None, reduction: str = Reduction.AUTO):
+def reduce_weighted(losses, sample_weight: TensorLike | None = None,
+                    reduction: str = Reduction.AUTO) -> Tensor:
     """Weights per-sample ``losses`` and reduces them.
 
     Args:
@@ -274,7 +287,14 @@ def reduce_weighted(losses, sample_weight=None, reduction: str = Reduction.AUTO)
 
 
 class LossFunctionWrapper(Loss):
-    """A Loss object around a per-sample loss function and its keyword arguments."""
+    """A Loss object around a per-sample loss function and its keyword arguments.
+
+    Args:
+        fn: the per-sample loss ``fn(y_true, y_pred, **kwargs)``.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+        **kwargs: passed to ``fn``.
+    """
 
     def __init__(self, fn: Callable, reduction: str = Reduction.AUTO, name: str | None = None,
                  **kwargs) -> None:
@@ -282,7 +302,7 @@ class LossFunctionWrapper(Loss):
         self.fn = fn
         self._fn_kwargs = kwargs
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Tensor:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
@@ -292,61 +312,105 @@ class LossFunctionWrapper(Loss):
 
 
 class MeanSquaredError(LossFunctionWrapper):
-    """Mean of squared errors."""
+    """Mean of squared errors.
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_squared_error"):
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_squared_error") -> None:
         super().__init__(mean_squared_error, reduction=reduction, name=name)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
-    """Mean of absolute errors."""
+    """Mean of absolute errors.
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_absolute_error"):
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_absolute_error") -> None:
         super().__init__(mean_absolute_error, reduction=reduction, name=name)
 
 
 class Huber(LossFunctionWrapper):
-    """Huber loss with threshold ``delta``."""
+    """Huber loss with threshold ``delta``.
+
+    Args:
+        delta: where the loss turns from quadratic to linear.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
 
     def __init__(self, delta: float = 1.0, reduction: str = Reduction.AUTO,
-                 name: str = "huber_loss"):
+                 name: str = "huber_loss") -> None:
         super().__init__(huber, reduction=reduction, name=name, delta=delta)
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
-    """Binary cross-entropy (``from_logits`` for raw scores)."""
+    """Binary cross-entropy (``from_logits`` for raw scores).
+
+    Args:
+        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
+        label_smoothing: how much to move the labels toward uniform, in [0, 1].
+        axis: the class axis.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
                  axis: int = -1, reduction: str = Reduction.AUTO,
-                 name: str = "binary_crossentropy"):
+                 name: str = "binary_crossentropy") -> None:
         super().__init__(binary_crossentropy, reduction=reduction, name=name,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
 class CategoricalCrossentropy(LossFunctionWrapper):
-    """Cross-entropy of one-hot labels (``from_logits`` for raw scores)."""
+    """Cross-entropy of one-hot labels (``from_logits`` for raw scores).
+
+    Args:
+        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
+        label_smoothing: how much to move the labels toward uniform, in [0, 1].
+        axis: the class axis.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
                  axis: int = -1, reduction: str = Reduction.AUTO,
-                 name: str = "categorical_crossentropy"):
+                 name: str = "categorical_crossentropy") -> None:
         super().__init__(categorical_crossentropy, reduction=reduction, name=name,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
-    """Cross-entropy of integer labels (``from_logits`` for raw scores)."""
+    """Cross-entropy of integer labels (``from_logits`` for raw scores).
+
+    Args:
+        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
+        ignore_class: accepted for Keras compatibility (unused).
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
 
     def __init__(self, from_logits: bool = False, ignore_class=None,
                  reduction: str = Reduction.AUTO,
-                 name: str = "sparse_categorical_crossentropy"):
+                 name: str = "sparse_categorical_crossentropy") -> None:
         super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
                          from_logits=from_logits)
 
 
 class KLDivergence(LossFunctionWrapper):
-    """Kullback-Leibler divergence."""
+    """Kullback-Leibler divergence.
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "kl_divergence"):
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "kl_divergence") -> None:
         super().__init__(kl_divergence, reduction=reduction, name=name)
 
 

@@ -7,11 +7,14 @@ result: ``m(0); m(5); m.result()`` gives 2.5.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..core import dtypes
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from ..ops import array_ops, math_ops, reduction_ops
+from ..ops.variables import Variable
 from . import losses as _losses
 from .layers.base import Layer
 
@@ -31,15 +34,24 @@ class Metric(Layer):
 
     _tw_is_metric = True
 
-    def __init__(self, name: str | None = None, dtype=None, **kwargs) -> None:
+    def __init__(self, name: str | None = None, dtype: DTypeLike | None = None, **kwargs) -> None:
         super().__init__(name=name, dtype=dtype, **kwargs)
         self.built = True
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        """Updates the state with a batch and returns the new result.
+
+        Args:
+            *args: as for ``update_state``.
+            **kwargs: as for ``update_state``.
+
+        Returns:
+            The metric's value after the update.
+        """
         self.update_state(*args, **kwargs)
         return self.result()
 
-    def update_state(self, *args, **kwargs):
+    def update_state(self, *args, **kwargs) -> None:
         """Accumulates statistics (override).
 
         Args:
@@ -48,7 +60,7 @@ class Metric(Layer):
         """
         raise NotImplementedError
 
-    def result(self):
+    def result(self) -> Tensor:
         """The metric's current value (override).
 
         Returns:
@@ -63,8 +75,8 @@ class Metric(Layer):
 
     reset_states = reset_state
 
-    def add_weight(self, name: str | None = None, shape=(), dtype=None, initializer="zeros",
-                   **kwargs):
+    def add_weight(self, name: str | None = None, shape=(), dtype: DTypeLike | None = None,
+                   initializer="zeros", **kwargs) -> Variable:
         """Creates a non-trainable state variable (zeros by default).
 
         Args:
@@ -86,18 +98,23 @@ class Metric(Layer):
 
 
 class Reduce(Metric):
-    """Sums values (and counts them, for ``Mean``)."""
+    """Sums values (and counts them, for ``Mean``).
+
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
 
     _mean = True
 
-    def __init__(self, name: str | None = None, dtype=None) -> None:
+    def __init__(self, name: str | None = None, dtype: DTypeLike | None = None) -> None:
         if name is None and type(self) in (Mean, Sum):
             name = type(self).__name__.lower()  # as Keras: every Mean() is named "mean"
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_weight("total")
         self.count = self.add_weight("count") if self._mean else None
 
-    def update_state(self, values, sample_weight=None):
+    def update_state(self, values: TensorLike, sample_weight: TensorLike | None = None) -> None:
         values = _to_float(values, self._tw_dtype)
         if sample_weight is not None:
             sw = _to_float(sample_weight, self._tw_dtype)
@@ -121,7 +138,7 @@ class Reduce(Metric):
         if self.count is not None:
             self.count.assign_add(n)
 
-    def result(self):
+    def result(self) -> Tensor:
         if self.count is None:
             return array_ops.identity(self.total.read_value())
         return math_ops.div_no_nan(self.total.read_value(), self.count.read_value())
@@ -147,12 +164,14 @@ class MeanMetricWrapper(Mean):
         **kwargs: passed to ``fn``.
     """
 
-    def __init__(self, fn: Callable, name: str | None = None, dtype=None, **kwargs) -> None:
+    def __init__(self, fn: Callable, name: str | None = None, dtype: DTypeLike | None = None,
+                 **kwargs) -> None:
         super().__init__(name=name, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
                                     sample_weight=sample_weight)
 
@@ -167,7 +186,7 @@ def _flat_labels(y_true, y_pred):
     return t
 
 
-def accuracy(y_true, y_pred):
+def accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where ``y_true == y_pred``, else 0.0.
 
     Args:
@@ -182,7 +201,7 @@ def accuracy(y_true, y_pred):
     return math_ops.cast(math_ops.equal(y_true, y_pred), dtypes.float32)
 
 
-def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
+def binary_accuracy(y_true: TensorLike, y_pred: TensorLike, threshold: float = 0.5) -> Tensor:
     """The mean over the last axis of ``(y_pred > threshold) == y_true``.
 
     Args:
@@ -200,7 +219,7 @@ def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
                                                    dtypes.float32), axis=-1)
 
 
-def categorical_accuracy(y_true, y_pred):
+def categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where ``argmax(y_true) == argmax(y_pred)``.
 
     Args:
@@ -216,7 +235,7 @@ def categorical_accuracy(y_true, y_pred):
                                         reduction_ops.argmax(y_pred, axis=-1)), dtypes.float32)
 
 
-def sparse_categorical_accuracy(y_true, y_pred):
+def sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where the integer label equals ``argmax(y_pred)``.
 
     Args:
@@ -235,53 +254,91 @@ def sparse_categorical_accuracy(y_true, y_pred):
 
 
 class Accuracy(MeanMetricWrapper):
-    """How often predictions equal labels."""
+    """How often predictions equal labels.
 
-    def __init__(self, name: str = "accuracy", dtype=None) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
+
+    def __init__(self, name: str = "accuracy", dtype: DTypeLike | None = None) -> None:
         super().__init__(accuracy, name=name, dtype=dtype)
 
 
 class BinaryAccuracy(MeanMetricWrapper):
-    """How often thresholded probabilities equal 0/1 labels."""
+    """How often thresholded probabilities equal 0/1 labels.
 
-    def __init__(self, name: str = "binary_accuracy", dtype=None,
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+        threshold: predictions above it count as 1.
+    """
+
+    def __init__(self, name: str = "binary_accuracy", dtype: DTypeLike | None = None,
                  threshold: float = 0.5) -> None:
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
 
 
 class CategoricalAccuracy(MeanMetricWrapper):
-    """How often the top prediction matches a one-hot label."""
+    """How often the top prediction matches a one-hot label.
 
-    def __init__(self, name: str = "categorical_accuracy", dtype=None) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
+
+    def __init__(self, name: str = "categorical_accuracy", dtype: DTypeLike | None = None) -> None:
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
 class SparseCategoricalAccuracy(MeanMetricWrapper):
-    """How often the top prediction matches an integer label."""
+    """How often the top prediction matches an integer label.
 
-    def __init__(self, name: str = "sparse_categorical_accuracy", dtype=None) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
+
+    def __init__(self, name: str = "sparse_categorical_accuracy",
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
 
 
 class MeanSquaredError(MeanMetricWrapper):
-    """The mean squared error over every sample seen."""
+    """The mean squared error over every sample seen.
 
-    def __init__(self, name: str = "mean_squared_error", dtype=None) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
+
+    def __init__(self, name: str = "mean_squared_error", dtype: DTypeLike | None = None) -> None:
         super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
-    """The mean absolute error over every sample seen."""
+    """The mean absolute error over every sample seen.
 
-    def __init__(self, name: str = "mean_absolute_error", dtype=None) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+    """
+
+    def __init__(self, name: str = "mean_absolute_error", dtype: DTypeLike | None = None) -> None:
         super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
 
 
 class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    """The mean sparse categorical cross-entropy."""
+    """The mean sparse categorical cross-entropy.
 
-    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype=None,
-                 from_logits: bool = False) -> None:
+    Args:
+        name: the metric's name.
+        dtype: the dtype of its state variables (float32 when None).
+        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
+    """
+
+    def __init__(self, name: str = "sparse_categorical_crossentropy",
+                 dtype: DTypeLike | None = None, from_logits: bool = False) -> None:
         super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits)
 
@@ -322,10 +379,11 @@ class Precision(_Confusion):
         dtype: the result dtype.
     """
 
-    def __init__(self, thresholds: float = 0.5, name: str = "precision", dtype=None) -> None:
+    def __init__(self, thresholds: float = 0.5, name: str = "precision",
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__([thresholds], name=name, dtype=dtype)
 
-    def result(self):
+    def result(self) -> Tensor:
         tp = self.true_positives.read_value()
         return math_ops.div_no_nan(tp, tp + self.false_positives.read_value())[0]
 
@@ -339,10 +397,11 @@ class Recall(_Confusion):
         dtype: the result dtype.
     """
 
-    def __init__(self, thresholds: float = 0.5, name: str = "recall", dtype=None) -> None:
+    def __init__(self, thresholds: float = 0.5, name: str = "recall",
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__([thresholds], name=name, dtype=dtype)
 
-    def result(self):
+    def result(self) -> Tensor:
         tp = self.true_positives.read_value()
         return math_ops.div_no_nan(tp, tp + self.false_negatives.read_value())[0]
 
@@ -358,14 +417,14 @@ class AUC(_Confusion):
     """
 
     def __init__(self, num_thresholds: int = 200, curve: str = "ROC", name: str = "auc",
-                 dtype=None, **kwargs) -> None:
+                 dtype: DTypeLike | None = None, **kwargs) -> None:
         if curve != "ROC":
             raise NotImplementedError("twinflow's AUC computes the ROC curve only")
         eps = 1e-7
         inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         super().__init__([-eps] + inner + [1.0 + eps], name=name, dtype=dtype)
 
-    def result(self):
+    def result(self) -> Tensor:
         tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
         tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
         tpr = math_ops.div_no_nan(tp, tp + fn)

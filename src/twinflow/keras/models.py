@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +21,7 @@ from ..core.shapes import TensorShape
 from ..eager.execute import convert_to_tensor
 from ..eager.tensor import EagerTensor
 from ..function.function import function as _tw_function
+from ..graph.tensor import Tensor
 from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
 from ..train import checkpoint as _ckpt
@@ -133,7 +136,7 @@ class Model(Layer):
                 env[id(k)] = v
         return nest.map_structure(lookup, self._tw_outputs)
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None) -> Any:
         """The forward pass (functional models run their layer graph; subclasses override).
 
         Args:
@@ -388,7 +391,7 @@ class Model(Layer):
             m.reset_state()
 
     # ----- steps -----
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None) -> Tensor:
         """The compiled loss plus any losses added by layers.
 
         Args:
@@ -509,7 +512,7 @@ class Model(Layer):
         self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sw)
 
-    def predict_step(self, data):
+    def predict_step(self, data) -> Any:
         """The model's output on a batch.
 
         Args:
@@ -526,7 +529,7 @@ class Model(Layer):
             return step
         return _tw_function(step, reduce_retracing=True)
 
-    def make_train_function(self, force: bool = False):
+    def make_train_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch training callable (a ``tw.function`` unless run eagerly).
 
         Args:
@@ -539,7 +542,7 @@ class Model(Layer):
             self._tw_train_fn = self._wrap(self.train_step)
         return self._tw_train_fn
 
-    def make_test_function(self, force: bool = False):
+    def make_test_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch evaluation callable.
 
         Args:
@@ -552,7 +555,7 @@ class Model(Layer):
             self._tw_test_fn = self._wrap(self.test_step)
         return self._tw_test_fn
 
-    def make_predict_function(self, force: bool = False):
+    def make_predict_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch prediction callable.
 
         Args:
@@ -571,11 +574,11 @@ class Model(Layer):
                                "`model.compile(optimizer, loss)`.")
 
     # ----- loops -----
-    def fit(self, x=None, y=None, batch_size=None, epochs: int = 1, verbose="auto",
-            callbacks=None, validation_split: float = 0.0, validation_data=None,
-            shuffle: bool = True, class_weight=None, sample_weight=None,
-            initial_epoch: int = 0, steps_per_epoch=None, validation_steps=None,
-            validation_batch_size=None, validation_freq: int = 1, **kwargs):
+    def fit(self, x=None, y=None, batch_size=None, epochs: int = 1, verbose="auto", callbacks=None,
+            validation_split: float = 0.0, validation_data=None, shuffle: bool = True,
+            class_weight=None, sample_weight=None, initial_epoch: int = 0, steps_per_epoch=None,
+            validation_steps=None, validation_batch_size=None, validation_freq: int = 1,
+            **kwargs) -> _callbacks.History:
         """Trains the model for ``epochs`` passes over the data.
 
         Args:
@@ -675,7 +678,7 @@ class Model(Layer):
         return logs
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
-                 steps=None, callbacks=None, return_dict: bool = False, **kwargs):
+                 steps=None, callbacks=None, return_dict: bool = False, **kwargs) -> Any:
         """Computes the loss and metrics over the data.
 
         Args:
@@ -706,7 +709,7 @@ class Model(Layer):
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
-                **kwargs):
+                **kwargs) -> Any:
         """The model's outputs for every sample, as NumPy arrays.
 
         Args:
@@ -744,7 +747,7 @@ class Model(Layer):
         return nest.map_structure(lambda *xs: np.concatenate(xs, axis=0), *outs)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
-                       reset_metrics: bool = True, return_dict: bool = False):
+                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
         """One training step on one batch.
 
         Args:
@@ -766,7 +769,7 @@ class Model(Layer):
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics: bool = True,
-                      return_dict: bool = False):
+                      return_dict: bool = False) -> Any:
         """Evaluates one batch.
 
         Args:
@@ -785,7 +788,7 @@ class Model(Layer):
         logs = _to_floats(self.make_test_function()(_batch_tuple(x, y, sample_weight)))
         return self._format_logs(logs, return_dict)
 
-    def predict_on_batch(self, x):
+    def predict_on_batch(self, x) -> Any:
         """The model's outputs on one batch, as NumPy arrays.
 
         Args:
@@ -818,10 +821,10 @@ class Model(Layer):
         arrays = {p: v.numpy() for p, v in _ckpt.collect_variables(self).items()}
         prefix = _ckpt.write_arrays(path, arrays)
         directory = os.path.dirname(prefix) or "."
-        _ckpt._update_state(directory, prefix)
+        _ckpt.update_checkpoint_state(directory, prefix)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False,
-                     options=None):
+                     options=None) -> _ckpt.LoadStatus:
         """Restores variables saved by ``save_weights`` (deferred for unbuilt layers).
 
         Args:
@@ -994,7 +997,7 @@ class Sequential(Model):
         self._tw_output_shape = tuple(x.shape.as_list())
         self.built = True
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None) -> Any:
         x = inputs
         for layer in self._tw_layer_list:
             if training is not None and _call_accepts(type(layer), "training"):

@@ -579,7 +579,7 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
                 z.writestr(METADATA_FILE, meta_bytes)
                 z.writestr(CONFIG_FILE, config_bytes)
                 z.writestr(WEIGHTS_FILE, weights_bytes)
-        _ckpt._atomic_write(path, write)
+        _ckpt.atomic_write(path, write)
         return
     _write_directory(path, {WEIGHTS_FILE: weights_bytes, CONFIG_FILE: config_bytes,
                             METADATA_FILE: meta_bytes})
@@ -600,12 +600,11 @@ def _write_directory(path: str, files: dict) -> None:
                                   "a new or empty directory, or a .keras file.")
     parent = os.path.dirname(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".tmp-", dir=parent)
+    tmp = _ckpt.make_temp_dir(parent)
     old = None
     try:
-        os.chmod(tmp, 0o777 & ~_ckpt._UMASK)
         for name, data in files.items():
-            _ckpt._atomic_write(os.path.join(tmp, name), lambda f, d=data: f.write(d))
+            _ckpt.atomic_write(os.path.join(tmp, name), lambda f, d=data: f.write(d))
         if os.path.exists(path):
             old = tempfile.mkdtemp(prefix=".old-", dir=parent)
             os.rmdir(old)

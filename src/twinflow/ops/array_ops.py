@@ -7,6 +7,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
+from ..graph.tensor import DTypeLike, ShapeLike, TensorLike
 from .core import (
     EagerTensor,
     InvalidArgumentError,
@@ -49,7 +50,7 @@ class Identity:
         return dy
 
 
-def identity(input, name=None) -> Tensor:
+def identity(input: TensorLike, name: str | None = None) -> Tensor:
     """Returns a tensor with the same value as ``input``.
 
     Args:
@@ -81,7 +82,7 @@ class Shape:
                                                                           dtypes.int32).np)
 
 
-def shape(input, out_type=dtypes.int32, name=None) -> Tensor:
+def shape(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | None = None) -> Tensor:
     """The dynamic shape of ``input`` as a 1-D tensor (``tw.shape``).
 
     Args:
@@ -136,7 +137,7 @@ class Reshape:
         return bind(Reshape, [dy, shape(op.inputs[0])]), None
 
 
-def reshape(tensor, shape, name=None) -> Tensor:
+def reshape(tensor: TensorLike, shape: ShapeLike, name: str | None = None) -> Tensor:
     """Reshapes ``tensor`` (``tw.reshape``).
 
     Args:
@@ -172,8 +173,17 @@ class BroadcastTo:
         return sum_to_shape(dy, shape(op.inputs[0])), None
 
 
-def broadcast_to(input, shape, name=None) -> Tensor:
-    """Broadcasts ``input`` to ``shape`` (``tw.broadcast_to``)."""
+def broadcast_to(input: TensorLike, shape: ShapeLike, name: str | None = None) -> Tensor:
+    """Broadcasts ``input`` to ``shape`` (``tw.broadcast_to``).
+
+    Args:
+        input: a tensor.
+        shape: a 1-D int tensor or list: the target shape, broadcast-compatible with ``input``.
+        name: op name.
+
+    Returns:
+        A tensor of shape ``shape`` and ``input``'s dtype.
+    """
     return bind(BroadcastTo, [convert(input), convert(shape, dtype_hint=dtypes.int32)], name=name)
 
 
@@ -284,7 +294,7 @@ def shape_constant(dims: tuple) -> Tensor:
     return t
 
 
-def stack(values, axis=0, name="stack") -> Tensor:
+def stack(values: TensorLike, axis: int = 0, name: str = "stack") -> Tensor:
     """Stacks tensors of one shape along a new axis (``tw.stack``).
 
     Args:
@@ -307,7 +317,7 @@ def stack(values, axis=0, name="stack") -> Tensor:
     return bind(Pack, xs, {"axis": int(axis)}, name=name)
 
 
-def unstack(value, num=None, axis=0, name="unstack") -> list:
+def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -> list:
     """Splits ``value`` along ``axis`` into a list of tensors (``tw.unstack``).
 
     Args:
@@ -416,7 +426,7 @@ class Transpose:
         return bind(Transpose, [dy], {"perm": inv, "conjugate": op.attrs.get("conjugate", False)})
 
 
-def transpose(a, perm=None, conjugate=False, name="transpose") -> Tensor:
+def transpose(a: TensorLike, perm=None, conjugate: bool = False, name: str = "transpose") -> Tensor:
     """Permutes the dimensions of ``a`` (``tw.transpose``).
 
     Args:
@@ -457,7 +467,7 @@ class ExpandDims:
         return reshape(dy, shape(op.inputs[0]))
 
 
-def expand_dims(input, axis, name=None) -> Tensor:
+def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     """Inserts a length-1 dimension at ``axis`` (``tw.expand_dims``).
 
     Args:
@@ -502,7 +512,7 @@ class Squeeze:
         return reshape(dy, shape(op.inputs[0]))
 
 
-def squeeze(input, axis=None, name=None) -> Tensor:
+def squeeze(input: TensorLike, axis: TensorLike | None = None, name: str | None = None) -> Tensor:
     """Removes length-1 dimensions (``tw.squeeze``).
 
     Args:
@@ -534,7 +544,7 @@ class ReverseV2:
         return bind(ReverseV2, [dy], op.attrs)
 
 
-def reverse(tensor, axis, name=None) -> Tensor:
+def reverse(tensor: TensorLike, axis: TensorLike, name: str | None = None) -> Tensor:
     """Reverses ``tensor`` along the dimensions in ``axis`` (``tw.reverse``).
 
     Args:
@@ -565,7 +575,7 @@ class StopGradient:
         return None
 
 
-def stop_gradient(input, name=None) -> Tensor:
+def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``input``; gradients do not flow through it (``tw.stop_gradient``).
 
     Args:
@@ -599,7 +609,7 @@ class Size:
                                                                        dtypes.int32).np)
 
 
-def size(input, out_type=dtypes.int32, name=None) -> Tensor:
+def size(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | None = None) -> Tensor:
     """The number of elements of ``input`` (``tw.size``).
 
     Args:
@@ -631,7 +641,7 @@ class Rank:
         return None if r is None else np.asarray(r, dtype=np.int32)
 
 
-def rank(input, name=None) -> Tensor:
+def rank(input: TensorLike, name: str | None = None) -> Tensor:
     """The rank of ``input`` (``tw.rank``).
 
     Args:
@@ -719,7 +729,7 @@ class ConcatOffset:
         return [None] * len(op.inputs)
 
 
-def concat(values, axis, name="concat") -> Tensor:
+def concat(values: TensorLike, axis: TensorLike, name: str = "concat") -> Tensor:
     """Concatenates tensors along ``axis`` (``tw.concat``).
 
     Args:
@@ -819,7 +829,8 @@ class SplitV:
         return g, None
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
+def split(value: TensorLike, num_or_size_splits, axis: int = 0, num=None,
+          name: str = "split") -> list:
     """Splits ``value`` along ``axis`` (``tw.split``).
 
     Args:
@@ -886,7 +897,7 @@ class Tile:
         return reshape(g, xs), None
 
 
-def tile(input, multiples, name=None) -> Tensor:
+def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> Tensor:
     """Tiles ``input`` ``multiples[i]`` times along dimension i (``tw.tile``).
 
     Args:
@@ -1010,7 +1021,8 @@ class MirrorPadGrad:
         return bind(MirrorPad, [dy, op.inputs[1]], op.attrs), None
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None) -> Tensor:
+def pad(tensor: TensorLike, paddings: TensorLike, mode="CONSTANT", constant_values=0,
+        name: str | None = None) -> Tensor:
     """Pads ``tensor`` (``tw.pad``).
 
     Args:
@@ -1106,7 +1118,7 @@ class SliceGrad:
         return None, None, bind(Slice, [ddx, begin, shape(dy, out_type=begin.dtype)])
 
 
-def slice(input_, begin, size, name=None) -> Tensor:
+def slice(input_: TensorLike, begin, size, name: str | None = None) -> Tensor:
     """Extracts a block of ``input_`` (``tw.slice``).
 
     Args:
@@ -1268,8 +1280,9 @@ class StridedSliceGrad:
         return None, None, None, None, bind(StridedSlice, [ddx, begin, end, strides], op.attrs)
 
 
-def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
-                  new_axis_mask=0, shrink_axis_mask=0, name=None) -> Tensor:
+def strided_slice(input_: TensorLike, begin, end, strides=None, begin_mask=0, end_mask=0,
+                  ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0,
+                  name: str | None = None) -> Tensor:
     """Extracts a strided slice of ``input_`` (``tw.strided_slice``); ``x[...]`` uses this.
 
     Args:
@@ -1509,7 +1522,8 @@ class GatherGrad:
         return None, None, bind(GatherV2, [ddx, indices], op.attrs)
 
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None) -> Tensor:
+def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
+           axis: TensorLike | None = None, batch_dims=0, name: str | None = None) -> Tensor:
     """Gathers slices of ``params`` along ``axis`` (``tw.gather``).
 
     Args:
@@ -1604,7 +1618,8 @@ class ScatterNd:
         return None, bind(GatherNd, [dy, indices], op.attrs), None
 
 
-def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
+def gather_nd(params: TensorLike, indices: TensorLike, batch_dims=0,
+              name: str | None = None) -> Tensor:
     """Gathers slices of ``params`` addressed by the last axis of ``indices`` (``tw.gather_nd``).
 
     Args:
@@ -1620,7 +1635,8 @@ def gather_nd(params, indices, batch_dims=0, name=None) -> Tensor:
                 {"batch_dims": _static_int(batch_dims, "gather_nd: batch_dims")}, name=name)
 
 
-def scatter_nd(indices, updates, shape, name=None) -> Tensor:
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: ShapeLike,
+               name: str | None = None) -> Tensor:
     """Scatters ``updates`` into zeros of ``shape`` at ``indices``, summing duplicates.
 
     Args:
@@ -1675,7 +1691,8 @@ class TensorScatterAdd:
         return dy, None, bind(GatherNd, [dy, op.inputs[1]], {"batch_dims": 0})
 
 
-def tensor_scatter_nd_update(tensor, indices, updates, name=None) -> Tensor:
+def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                             name: str | None = None) -> Tensor:
     """Replaces the slices of ``tensor`` at ``indices`` with ``updates``.
 
     Args:
@@ -1692,7 +1709,8 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None) -> Tensor:
                                       convert(updates, x.dtype)], name=name)
 
 
-def tensor_scatter_nd_add(tensor, indices, updates, name=None) -> Tensor:
+def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                          name: str | None = None) -> Tensor:
     """Adds ``updates`` to the slices of ``tensor`` at ``indices`` (duplicates sum).
 
     Args:
@@ -1768,7 +1786,8 @@ class BooleanMaskGrad:
         return bind(BooleanMask, [ddx, op.inputs[1]], op.attrs), None, None
 
 
-def boolean_mask(tensor, mask, axis=None, name="boolean_mask") -> Tensor:
+def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: TensorLike | None = None,
+                 name: str = "boolean_mask") -> Tensor:
     """Keeps the entries of ``tensor`` where ``mask`` is True (``tw.boolean_mask``).
 
     Args:
@@ -1829,8 +1848,9 @@ class OneHot:
         return None, None, None, None
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
-            name=None) -> Tensor:
+def one_hot(indices: TensorLike, depth, on_value=None, off_value=None,
+            axis: TensorLike | None = None, dtype: DTypeLike | None = None,
+            name: str | None = None) -> Tensor:
     """One-hot encodes ``indices`` (``tw.one_hot``).
 
     Args:
@@ -1903,7 +1923,8 @@ class Range:
 _RANGE_ORDER = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:
+def range(start, limit=None, delta=1, dtype: DTypeLike | None = None,
+          name: str = "range") -> Tensor:
     """A 1-D tensor of evenly spaced values (``tw.range``).
 
     Args:
@@ -1959,7 +1980,7 @@ class Fill:
         return None, bind(SumToShape, [dy, shape(op.inputs[1])])
 
 
-def fill(dims, value, name=None) -> Tensor:
+def fill(dims, value: TensorLike, name: str | None = None) -> Tensor:
     """A tensor of shape ``dims`` filled with ``value`` (``tw.fill``).
 
     Args:
@@ -1990,7 +2011,7 @@ def _filled(shape_, value, dtype, name):
     return bind(Fill, [_shape_arg(shape_), constant(v, dtype)], name=name)
 
 
-def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
+def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of zeros (``tw.zeros``).
 
     Args:
@@ -2004,7 +2025,7 @@ def zeros(shape, dtype=dtypes.float32, name=None) -> Tensor:
     return _filled(shape, 0, dtype, name)
 
 
-def ones(shape, dtype=dtypes.float32, name=None) -> Tensor:
+def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of ones (``tw.ones``).
 
     Args:
@@ -2018,7 +2039,8 @@ def ones(shape, dtype=dtypes.float32, name=None) -> Tensor:
     return _filled(shape, 1, dtype, name)
 
 
-def zeros_like(input, dtype=None, name=None) -> Tensor:
+def zeros_like(input: TensorLike, dtype: DTypeLike | None = None,
+               name: str | None = None) -> Tensor:
     """A tensor of zeros shaped like ``input`` (``tw.zeros_like``).
 
     Args:
@@ -2035,7 +2057,7 @@ def zeros_like(input, dtype=None, name=None) -> Tensor:
     return bind(ZerosLike, [x], name=name)
 
 
-def ones_like(input, dtype=None, name=None) -> Tensor:
+def ones_like(input: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> Tensor:
     """A tensor of ones shaped like ``input`` (``tw.ones_like``).
 
     Args:
@@ -2069,7 +2091,8 @@ class Eye:
         return None, None
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None) -> Tensor:
+def eye(num_rows, num_columns=None, batch_shape: ShapeLike | None = None,
+        dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Identity matrices (``tw.eye``).
 
     Args:
@@ -2122,7 +2145,7 @@ class LinSpace:
         return None, None, None
 
 
-def linspace(start, stop, num, name=None, axis=0) -> Tensor:
+def linspace(start, stop, num, name: str | None = None, axis: int = 0) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tw.linspace``).
 
     Args:
@@ -2223,7 +2246,8 @@ def _along_last(x, axis: int, fn):
     return transpose(fn(transpose(x, perm)), perm)
 
 
-def sort(values, axis=-1, direction="ASCENDING", name=None) -> Tensor:
+def sort(values: TensorLike, axis: int = -1, direction="ASCENDING",
+         name: str | None = None) -> Tensor:
     """Sorts ``values`` along ``axis`` (``tw.sort``; stable).
 
     Args:
@@ -2241,7 +2265,8 @@ def sort(values, axis=-1, direction="ASCENDING", name=None) -> Tensor:
                        lambda t: bind(Sort, [t], {"descending": desc}, name=name)[0])
 
 
-def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None) -> Tensor:
+def argsort(values: TensorLike, axis: int = -1, direction="ASCENDING", stable: bool = False,
+            name: str | None = None) -> Tensor:
     """The indices that sort ``values`` along ``axis`` (``tw.argsort``; always stable).
 
     Args:
@@ -2266,7 +2291,7 @@ def _direction(direction: str) -> bool:
     return direction == "DESCENDING"
 
 
-def top_k(input, k=1, sorted=True, name=None) -> tuple:
+def top_k(input: TensorLike, k=1, sorted: bool = True, name: str | None = None) -> tuple:
     """The ``k`` largest entries along the last axis (``tw.math.top_k``).
 
     Args:
@@ -2313,7 +2338,7 @@ class Unique:
         return None
 
 
-def unique(x, out_idx=dtypes.int32, name=None) -> tuple:
+def unique(x: TensorLike, out_idx: DTypeLike = dtypes.int32, name: str | None = None) -> tuple:
     """The distinct values of 1-D ``x`` in order of first appearance (``tw.unique``).
 
     Args:
@@ -2416,7 +2441,8 @@ class RepeatGrad:
         return bind(Repeat, [ddx, op.inputs[1]], op.attrs), None, None
 
 
-def repeat(input, repeats, axis=None, name=None) -> Tensor:
+def repeat(input: TensorLike, repeats, axis: TensorLike | None = None,
+           name: str | None = None) -> Tensor:
     """Repeats elements of ``input`` (``tw.repeat``, like ``np.repeat``).
 
     Args:

@@ -14,10 +14,34 @@ from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
            "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "check_float",
-           "np_dtype_of",
+           "np_dtype_of", "quietly",
            "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
            "convert_to_tensor", "dtypes", "ctx", "InvalidArgumentError", "bind", "register_op",
            "Pack", "Unpack", "ZerosLike", "OnesLike"]
+
+
+try:
+    # NumPy 2 keeps the floating-point error state in a context variable: setting it directly
+    # costs ~0.15 us where ``with np.errstate(...)`` costs ~1.5 us, too much for exp or x / y.
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERR_STATE
+    from numpy._core._ufunc_config import _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):  # NumPy 1.x
+    _ERR_STATE = None
+
+
+def quietly(fn, *args):
+    """Calls ``fn(*args)`` with NumPy's floating-point warnings off: TensorFlow returns inf and
+    nan (log(0), exp(1000), 0/0, inf - inf) without a word. For kernels that can make inf or nan
+    from finite-looking inputs; costs ~0.15 us on NumPy 2."""
+    if _ERR_STATE is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _ERR_STATE.set(_IGNORE_ALL)
+    try:
+        return fn(*args)
+    finally:
+        _ERR_STATE.reset(token)
 
 
 def convert(x, dtype=None, name: str = "x", dtype_hint=None) -> Tensor:

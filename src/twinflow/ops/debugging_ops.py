@@ -19,8 +19,9 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, constant_value, convert_to_tensor
 from ..eager.tensor import EagerTensor
+from ..graph.graph import Operation
 from ..graph.registry import register_op
-from ..graph.tensor import Tensor
+from ..graph.tensor import Tensor, TensorLike
 from . import math_ops, reduction_ops
 from .variables import Variable
 
@@ -186,7 +187,7 @@ def _is_tensor_like(x) -> bool:
 
 
 def print_v2(*inputs, output_stream=None, summarize: int | None = 3, sep: str = " ",
-             end: str = "\n", name: str | None = None):
+             end: str = "\n", name: str | None = None) -> Operation | None:
     """Prints tensors and Python values as ``tf.print`` does (``tw.print``).
 
     Args:
@@ -282,7 +283,7 @@ class CheckNumerics:
                        + op.attrs["message"]})
 
 
-def check_numerics(tensor, message: str, name: str | None = None):
+def check_numerics(tensor: TensorLike, message: str, name: str | None = None) -> Tensor:
     """``tensor`` unchanged, after checking it holds no NaN or Inf.
 
     Args:
@@ -395,7 +396,8 @@ def _static(t):
     return None if v is None else np.asarray(v)
 
 
-def Assert(condition, data, summarize: int | None = None, name: str | None = None):
+def Assert(condition: TensorLike, data: TensorLike, summarize: int | None = None,
+           name: str | None = None) -> Operation | None:
     """Raises InvalidArgumentError with ``data`` summarized unless ``condition`` holds.
 
     Args:
@@ -480,7 +482,8 @@ def _assert_msg_data(sym: str, x: np.ndarray, y: np.ndarray, test: np.ndarray,
     return data
 
 
-def assert_equal(x, y, message=None, summarize=None, name=None):
+def assert_equal(x: TensorLike, y: TensorLike, message: str | None = None,
+                 summarize: int | None = None, name: str | None = None) -> Operation | None:
     """Asserts ``x == y`` element-wise (``tw.debugging.assert_equal``).
 
     Args:
@@ -496,28 +499,88 @@ def assert_equal(x, y, message=None, summarize=None, name=None):
     return _binary_assert("==", x, y, message, summarize, name)
 
 
-def assert_none_equal(x, y, message=None, summarize=None, name=None):
-    """Asserts ``x != y`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_none_equal(x: TensorLike, y: TensorLike, message: str | None = None,
+                      summarize: int | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x != y`` element-wise (``tw.debugging.assert_none_equal``).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _binary_assert("!=", x, y, message, summarize, name)
 
 
-def assert_less(x, y, message=None, summarize=None, name=None):
-    """Asserts ``x < y`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_less(x: TensorLike, y: TensorLike, message: str | None = None,
+                summarize: int | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x < y`` element-wise (``tw.debugging.assert_less``).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _binary_assert("<", x, y, message, summarize, name)
 
 
-def assert_less_equal(x, y, message=None, summarize=None, name=None):
-    """Asserts ``x <= y`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_less_equal(x: TensorLike, y: TensorLike, message: str | None = None,
+                      summarize: int | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x <= y`` element-wise (``tw.debugging.assert_less_equal``).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _binary_assert("<=", x, y, message, summarize, name)
 
 
-def assert_greater(x, y, message=None, summarize=None, name=None):
-    """Asserts ``x > y`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_greater(x: TensorLike, y: TensorLike, message: str | None = None,
+                   summarize: int | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x > y`` element-wise (``tw.debugging.assert_greater``).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _binary_assert(">", x, y, message, summarize, name)
 
 
-def assert_greater_equal(x, y, message=None, summarize=None, name=None):
-    """Asserts ``x >= y`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_greater_equal(x: TensorLike, y: TensorLike, message: str | None = None,
+                         summarize: int | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x >= y`` element-wise (``tw.debugging.assert_greater_equal``).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _binary_assert(">=", x, y, message, summarize, name)
 
 
@@ -530,27 +593,72 @@ def _sign_assert(x, sym: str, what: str, message, summarize, name):
     return _binary_assert("<" if sym == ">" else "<=", zero, x, msg, summarize, name)
 
 
-def assert_positive(x, message=None, summarize=None, name=None):
-    """Asserts ``x > 0`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_positive(x: TensorLike, message: str | None = None, summarize: int | None = None,
+                    name: str | None = None) -> Operation | None:
+    """Asserts ``x > 0`` element-wise (``tw.debugging.assert_positive``).
+
+    Args:
+        x: a numeric tensor (or value convertible to one).
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _sign_assert(x, ">", "positive", message, summarize, name)
 
 
-def assert_negative(x, message=None, summarize=None, name=None):
-    """Asserts ``x < 0`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_negative(x: TensorLike, message: str | None = None, summarize: int | None = None,
+                    name: str | None = None) -> Operation | None:
+    """Asserts ``x < 0`` element-wise (``tw.debugging.assert_negative``).
+
+    Args:
+        x: a numeric tensor (or value convertible to one).
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _sign_assert(x, "<", "negative", message, summarize, name)
 
 
-def assert_non_negative(x, message=None, summarize=None, name=None):
-    """Asserts ``x >= 0`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_non_negative(x: TensorLike, message: str | None = None, summarize: int | None = None,
+                        name: str | None = None) -> Operation | None:
+    """Asserts ``x >= 0`` element-wise (``tw.debugging.assert_non_negative``).
+
+    Args:
+        x: a numeric tensor (or value convertible to one).
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _sign_assert(x, ">=", "non-negative", message, summarize, name)
 
 
-def assert_non_positive(x, message=None, summarize=None, name=None):
-    """Asserts ``x <= 0`` element-wise. Args and Returns as ``assert_equal``."""
+def assert_non_positive(x: TensorLike, message: str | None = None, summarize: int | None = None,
+                        name: str | None = None) -> Operation | None:
+    """Asserts ``x <= 0`` element-wise (``tw.debugging.assert_non_positive``).
+
+    Args:
+        x: a numeric tensor (or value convertible to one).
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
     return _sign_assert(x, "<=", "non-positive", message, summarize, name)
 
 
-def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=None):
+def assert_near(x: TensorLike, y: TensorLike, rtol=None, atol=None, message: str | None = None,
+                summarize: int | None = None, name: str | None = None) -> Operation | None:
     """Asserts ``|x - y| <= atol + rtol * |y|`` element-wise.
 
     Args:
@@ -605,7 +713,7 @@ def _describe(x) -> str:
     return "x" if isinstance(x, EagerTensor) else getattr(x, "name", "x")
 
 
-def assert_rank(x, rank, message=None, name=None):
+def assert_rank(x: TensorLike, rank, message: str | None = None, name: str | None = None) -> None:
     """Asserts that ``x`` has rank ``rank`` (checked on the static shape).
 
     Args:
@@ -623,8 +731,15 @@ def assert_rank(x, rank, message=None, name=None):
     return None
 
 
-def assert_rank_at_least(x, rank, message=None, name=None):
-    """Asserts that ``x`` has rank at least ``rank``. Args as ``assert_rank``.
+def assert_rank_at_least(x: TensorLike, rank, message: str | None = None,
+                         name: str | None = None) -> None:
+    """Asserts that ``x`` has rank at least ``rank`` (checked on the static shape).
+
+    Args:
+        x: a tensor.
+        rank: the minimum rank (an int).
+        message: text prepended to the error.
+        name: unused.
 
     Returns:
         None.
@@ -635,7 +750,8 @@ def assert_rank_at_least(x, rank, message=None, name=None):
     return None
 
 
-def assert_scalar(tensor, message=None, name=None):
+def assert_scalar(tensor: TensorLike, message: str | None = None,
+                  name: str | None = None) -> Tensor:
     """Asserts that ``tensor`` is a scalar; returns it.
 
     Args:
@@ -651,7 +767,8 @@ def assert_scalar(tensor, message=None, name=None):
     return t
 
 
-def assert_type(tensor, tf_type, message=None, name=None):
+def assert_type(tensor: TensorLike, tf_type, message: str | None = None,
+                name: str | None = None) -> None:
     """Asserts that ``tensor`` has dtype ``tf_type`` (raises TypeError otherwise).
 
     Args:
@@ -671,7 +788,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
     return None
 
 
-def assert_integer(x, message=None, name=None):
+def assert_integer(x: TensorLike, message: str | None = None, name: str | None = None) -> None:
     """Asserts that ``x`` has an integer dtype (raises TypeError otherwise).
 
     Args:
@@ -689,7 +806,8 @@ def assert_integer(x, message=None, name=None):
     return None
 
 
-def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+def assert_shapes(shapes, data: TensorLike | None = None, summarize: int | None = None,
+                  message: str | None = None, name: str | None = None) -> None:
     """Asserts tensor shapes and consistent symbolic dimensions across tensors.
 
     Each entry pairs a tensor with a shape: ints, symbol strings (``'N'``) that must stand for
@@ -742,7 +860,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     return None
 
 
-def assert_all_finite(x, message, name=None):
+def assert_all_finite(x: TensorLike, message, name: str | None = None) -> Tensor:
     """``x`` unchanged, after asserting it holds no NaN or Inf (``tw.debugging``).
 
     Args:
@@ -756,7 +874,7 @@ def assert_all_finite(x, message, name=None):
     return check_numerics(x, message, name=name)
 
 
-def assert_proper_iterable(values) -> None:
+def assert_proper_iterable(values: TensorLike) -> None:
     """Raises TypeError if ``values`` is a tensor, array or string instead of an iterable.
 
     Args:
@@ -776,7 +894,7 @@ def set_log_device_placement(enabled: bool) -> None:
     """
 
 
-def is_numeric_tensor(tensor) -> bool:
+def is_numeric_tensor(tensor: TensorLike) -> bool:
     """True for a tensor of a numeric (int, float, complex) dtype.
 
     Args:

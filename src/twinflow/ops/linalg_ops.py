@@ -7,12 +7,14 @@ import string
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
+from ..graph.tensor import DTypeLike, TensorLike
 from . import math_ops
 from .array_ops import sum_to
 from .core import (
     EagerTensor,
     InvalidArgumentError,
     OnesLike,
+    Tensor,
     TensorShape,
     bind,
     convert,
@@ -112,8 +114,10 @@ class MatMul:
         return da, db
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           a_is_sparse=False, b_is_sparse=False, output_type=None, name=None):
+def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, output_type: DTypeLike | None = None,
+           name: str | None = None) -> Tensor:
     """Matrix product ``a @ b`` (``tw.matmul``, ``tw.linalg.matmul``).
 
     Args:
@@ -348,7 +352,7 @@ class Einsum:
         return grads
 
 
-def einsum(equation, *inputs, **kwargs):
+def einsum(equation, *inputs, **kwargs) -> Tensor:
     """Einstein summation (``tw.einsum``, ``tw.linalg.einsum``).
 
     Args:
@@ -407,7 +411,7 @@ def _tensordot_axes(axes, ra: int, rb: int):
     return [ax % ra for ax in xa], [ax % rb for ax in xb]
 
 
-def tensordot(a, b, axes, name=None):
+def tensordot(a: TensorLike, b: TensorLike, axes: TensorLike, name: str | None = None) -> Tensor:
     """Tensor contraction of ``a`` and ``b`` over ``axes`` (``tw.tensordot``).
 
     Args:
@@ -444,8 +448,8 @@ def tensordot(a, b, axes, name=None):
     return einsum(eq, a, b, name=name)
 
 
-def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
-           name=None):
+def matvec(a: TensorLike, b: TensorLike, transpose_a: bool = False, adjoint_a: bool = False,
+           a_is_sparse: bool = False, b_is_sparse: bool = False, name: str | None = None) -> Tensor:
     """Matrix-vector product (``tw.linalg.matvec``): ``a @ b[..., None]`` squeezed.
 
     Args:
@@ -468,7 +472,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     return einsum(eq, a, b, name=name)
 
 
-def trace(x, name=None):
+def trace(x: TensorLike, name: str | None = None) -> Tensor:
     """Sum of the main diagonal of the innermost matrices (``tw.linalg.trace``).
 
     Args:
@@ -481,7 +485,8 @@ def trace(x, name=None):
     return einsum("...ii->...", x, name=name)
 
 
-def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
+def diag_part(input: TensorLike, name: str = "diag_part", k=0, padding_value=0,
+              align="RIGHT_LEFT") -> Tensor:
     """The main diagonal of the innermost matrices (``tw.linalg.diag_part``; k=0 only).
 
     Args:
@@ -535,7 +540,7 @@ class MatrixBandPart:
         return bind(MatrixBandPart, [dy], op.attrs)
 
 
-def band_part(input, num_lower, num_upper, name=None):
+def band_part(input: TensorLike, num_lower, num_upper, name: str | None = None) -> Tensor:
     """Zeroes everything outside a band of each innermost matrix (``tw.linalg.band_part``).
 
     Args:
@@ -591,7 +596,7 @@ class MatrixInverse:
                                         adjoint_b=True))
 
 
-def inv(input, adjoint=False, name=None):
+def inv(input: TensorLike, adjoint: bool = False, name: str | None = None) -> Tensor:
     """Inverse of each innermost square matrix (``tw.linalg.inv``).
 
     Args:
@@ -627,7 +632,7 @@ class MatrixDeterminant:
         return einsum("...,...ji->...ij", scale, inv(a))
 
 
-def det(input, name=None):
+def det(input: TensorLike, name: str | None = None) -> Tensor:
     """Determinant of each innermost square matrix (``tw.linalg.det``).
 
     Args:
@@ -683,7 +688,8 @@ class MatrixSolve:
         return sum_to(da, a), sum_to(db, b)
 
 
-def solve(matrix, rhs, adjoint=False, name=None):
+def solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False,
+          name: str | None = None) -> Tensor:
     """Solves linear systems (``tw.linalg.solve``).
 
     Args:
@@ -736,11 +742,12 @@ class Cholesky:
         return math_ops.multiply(g, math_ops.cast(0.5, g.dtype))
 
 
-def _swap_last(x):
+def _swap_last(x) -> Tensor:
     return einsum("...ij->...ji", x)
 
 
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+def matrix_transpose(a: TensorLike, name: str = "matrix_transpose",
+                     conjugate: bool = False) -> Tensor:
     """Swaps the last two dims (``tw.linalg.matrix_transpose``).
 
     Args:
@@ -757,7 +764,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return einsum("...ij->...ji", x, name=None if name == "matrix_transpose" else name)
 
 
-def adjoint(matrix, name=None):
+def adjoint(matrix: TensorLike, name: str | None = None) -> Tensor:
     """Conjugate transpose of the innermost matrices (``tw.linalg.adjoint``).
 
     Args:
@@ -770,7 +777,7 @@ def adjoint(matrix, name=None):
     return matrix_transpose(matrix, name=name or "matrix_transpose", conjugate=True)
 
 
-def cholesky(input, name=None):
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor:
     """Cholesky factorization (``tw.linalg.cholesky``).
 
     Args:

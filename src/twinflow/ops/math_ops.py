@@ -15,6 +15,7 @@ from ..core.errors import UnimplementedError
 from ..core.shapes import broadcast_shapes
 from ..eager.execute import bind_binary
 from ..eager.tensor import EagerTensor as _ET
+from ..graph.tensor import DTypeLike, ShapeLike, TensorLike
 from . import reduction_ops
 from .array_ops import ones_like, sum_to, zeros_like
 from .core import (
@@ -27,6 +28,7 @@ from .core import (
     convert_n,
     convert_pair,
     dtypes,
+    quietly,
     register_op,
     static_value,
 )
@@ -83,39 +85,16 @@ def _binary_rule(op_name: str, kinds: str, out=None):
     return infer
 
 
-try:
-    # NumPy 2 keeps the floating-point error state in a context variable: setting it directly
-    # costs ~0.15 us where ``with np.errstate(...)`` costs ~1.5 us, too much for exp or x / y.
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERR_STATE
-    from numpy._core._ufunc_config import _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # NumPy 1.x
-    _ERR_STATE = None
-
-
-def _quietly(fn, *args):
-    """Calls ``fn`` with NumPy's floating-point warnings off: TensorFlow returns inf and nan
-    (log(0), exp(1000), 0/0) without a word."""
-    if _ERR_STATE is None:
-        with np.errstate(all="ignore"):
-            return fn(*args)
-    token = _ERR_STATE.set(_IGNORE_ALL)
-    try:
-        return fn(*args)
-    finally:
-        _ERR_STATE.reset(token)
-
-
 def _unary_kernel(fn, kinds: str, quiet: bool = False):
     """Wraps a NumPy function as a kernel that refuses dtype kinds outside ``kinds``.
 
-    ``quiet``: run it without NumPy's floating-point warnings (see ``_quietly``).
+    ``quiet``: run it without NumPy's floating-point warnings (see ``quietly``).
     """
     if quiet:
         def kernel(x):
             if x.dtype.kind not in kinds:
                 raise TypeError(f"unsupported dtype {x.dtype}")
-            return _quietly(fn, x)
+            return quietly(fn, x)
     else:
         def kernel(x):
             if x.dtype.kind not in kinds:
@@ -131,7 +110,7 @@ def _binary_kernel(fn, kinds: str, quiet: bool = False):
         def kernel(x, y):
             if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
                 raise TypeError(f"unsupported dtypes {x.dtype}, {y.dtype}")
-            return _quietly(fn, x, y)
+            return quietly(fn, x, y)
     else:
         def kernel(x, y):
             if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
@@ -259,7 +238,7 @@ class RealDiv:
 
 
 def _div_no_nan_kernel(x, y):
-    out = _quietly(np.true_divide, x, y)
+    out = quietly(np.true_divide, x, y)
     return np.where(y == 0, out.dtype.type(0), out)
 
 
@@ -424,7 +403,7 @@ class Atan2:
 
 
 def _xlogy_kernel(x, y):
-    out = _quietly(lambda a, b: np.multiply(a, np.log(b)), x, y)
+    out = quietly(lambda a, b: np.multiply(a, np.log(b)), x, y)
     return np.where(x == 0, out.dtype.type(0), out)
 
 
@@ -443,7 +422,7 @@ class Xlogy:
 
 
 def _xdivy_kernel(x, y):
-    out = _quietly(np.true_divide, x, y)
+    out = quietly(np.true_divide, x, y)
     return np.where(x == 0, out.dtype.type(0), out)
 
 
@@ -462,7 +441,7 @@ class Xdivy:
 
 
 def _mul_no_nan_kernel(x, y):
-    out = _quietly(np.multiply, x, y)
+    out = quietly(np.multiply, x, y)
     return np.where(y == 0, out.dtype.type(0), out)
 
 
@@ -1158,7 +1137,7 @@ class Cumsum:
     infer = _scan_infer("Cumsum")
 
     def kernel(x, *, axis, exclusive=False, reverse=False):
-        return _scan(np.cumsum, 0, x, axis, exclusive, reverse)
+        return quietly(_scan, np.cumsum, 0, x, axis, exclusive, reverse)
 
     def grad(op, dy):
         a = op.attrs
@@ -1172,7 +1151,7 @@ class Cumprod:
     infer = _scan_infer("Cumprod")
 
     def kernel(x, *, axis, exclusive=False, reverse=False):
-        return _scan(np.cumprod, 1, x, axis, exclusive, reverse)
+        return quietly(_scan, np.cumprod, 1, x, axis, exclusive, reverse)
 
     def grad(op, dy):
         # As TensorFlow: exact when x has no zeros.
@@ -1255,7 +1234,7 @@ def _check_cast(from_string: bool, to) -> None:
 
 # ----- public functions: arithmetic -------------------------------------------------------------
 
-def add(x, y, name: str | None = None) -> Tensor:
+def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns x + y elementwise, broadcasting (``tw.add``, ``tw.math.add``).
 
     Args:
@@ -1272,7 +1251,7 @@ def add(x, y, name: str | None = None) -> Tensor:
     return bind(AddV2, (x, y), name=name)
 
 
-def subtract(x, y, name: str | None = None) -> Tensor:
+def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns x - y elementwise, broadcasting (``tw.subtract``).
 
     Args:
@@ -1289,7 +1268,7 @@ def subtract(x, y, name: str | None = None) -> Tensor:
     return bind(Sub, (x, y), name=name)
 
 
-def multiply(x, y, name: str | None = None) -> Tensor:
+def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns x * y elementwise, broadcasting (``tw.multiply``).
 
     Args:
@@ -1306,7 +1285,7 @@ def multiply(x, y, name: str | None = None) -> Tensor:
     return bind(Mul, (x, y), name=name)
 
 
-def scalar_mul(scalar, x, name: str | None = None) -> Tensor:
+def scalar_mul(scalar, x: TensorLike, name: str | None = None) -> Tensor:
     """Multiplies tensor ``x`` by a scalar (``tw.scalar_mul``).
 
     Args:
@@ -1350,7 +1329,7 @@ _TRUEDIV_FLOAT = {
 }
 
 
-def truediv(x, y, name: str | None = None) -> Tensor:
+def truediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Divides x by y elementwise, integers as floats (``tw.truediv``, the ``/`` operator).
 
     int8/int16/uint8/uint16 divide in float32, int32/int64 (and wider unsigned) in float64,
@@ -1374,7 +1353,7 @@ def truediv(x, y, name: str | None = None) -> Tensor:
     return bind(RealDiv, (x, y), name=name)
 
 
-def divide(x, y, name: str | None = None) -> Tensor:
+def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Computes Python-style division x / y (``tw.divide``, ``tw.math.divide``).
 
     Args:
@@ -1388,7 +1367,7 @@ def divide(x, y, name: str | None = None) -> Tensor:
     return truediv(x, y, name=name)
 
 
-def realdiv(x, y, name: str | None = None) -> Tensor:
+def realdiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x / y for floating-point or complex tensors of one dtype (``tw.realdiv``).
 
     Args:
@@ -1403,7 +1382,7 @@ def realdiv(x, y, name: str | None = None) -> Tensor:
     return bind(RealDiv, (x, y), name=name)
 
 
-def div_no_nan(x, y, name: str | None = None) -> Tensor:
+def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x / y, returning 0 where y is 0 (``tw.math.divide_no_nan``).
 
     Args:
@@ -1421,7 +1400,7 @@ def div_no_nan(x, y, name: str | None = None) -> Tensor:
 divide_no_nan = div_no_nan
 
 
-def reciprocal_no_nan(x, name: str | None = None) -> Tensor:
+def reciprocal_no_nan(x: TensorLike, name: str | None = None) -> Tensor:
     """1 / x, returning 0 where x is 0 (``tw.math.reciprocal_no_nan``).
 
     Args:
@@ -1435,7 +1414,7 @@ def reciprocal_no_nan(x, name: str | None = None) -> Tensor:
     return bind(DivNoNan, (ones_like(x), x), name=name)
 
 
-def floordiv(x, y, name: str | None = None) -> Tensor:
+def floordiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """floor(x / y) elementwise (``tw.math.floordiv``, the ``//`` operator).
 
     Args:
@@ -1453,7 +1432,7 @@ def floordiv(x, y, name: str | None = None) -> Tensor:
 floor_div = floordiv
 
 
-def floormod(x, y, name: str | None = None) -> Tensor:
+def floormod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x mod y with the sign of y (``tw.math.floormod``, ``tw.math.mod``, the ``%`` operator).
 
     Args:
@@ -1471,7 +1450,7 @@ def floormod(x, y, name: str | None = None) -> Tensor:
 mod = floormod
 
 
-def truncatediv(x, y, name: str | None = None) -> Tensor:
+def truncatediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x / y rounded toward zero (``tw.truncatediv``).
 
     Args:
@@ -1486,7 +1465,7 @@ def truncatediv(x, y, name: str | None = None) -> Tensor:
     return bind(TruncateDiv, (x, y), name=name)
 
 
-def truncatemod(x, y, name: str | None = None) -> Tensor:
+def truncatemod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """The remainder of truncating division, with the sign of x (``tw.truncatemod``).
 
     Args:
@@ -1501,7 +1480,7 @@ def truncatemod(x, y, name: str | None = None) -> Tensor:
     return bind(TruncateMod, (x, y), name=name)
 
 
-def pow(x, y, name: str | None = None) -> Tensor:
+def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x ** y elementwise (``tw.pow``, the ``**`` operator).
 
     Args:
@@ -1516,7 +1495,7 @@ def pow(x, y, name: str | None = None) -> Tensor:
     return bind(Pow, (x, y), name=name)
 
 
-def maximum(x, y, name: str | None = None) -> Tensor:
+def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """The elementwise maximum of x and y, broadcasting (``tw.maximum``).
 
     Args:
@@ -1531,7 +1510,7 @@ def maximum(x, y, name: str | None = None) -> Tensor:
     return bind(Maximum, (x, y), name=name)
 
 
-def minimum(x, y, name: str | None = None) -> Tensor:
+def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """The elementwise minimum of x and y, broadcasting (``tw.minimum``).
 
     Args:
@@ -1546,7 +1525,7 @@ def minimum(x, y, name: str | None = None) -> Tensor:
     return bind(Minimum, (x, y), name=name)
 
 
-def xlogy(x, y, name: str | None = None) -> Tensor:
+def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x * log(y), returning 0 where x is 0 (``tw.math.xlogy``).
 
     Args:
@@ -1561,7 +1540,7 @@ def xlogy(x, y, name: str | None = None) -> Tensor:
     return bind(Xlogy, (x, y), name=name)
 
 
-def xdivy(x, y, name: str | None = None) -> Tensor:
+def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x / y, returning 0 where x is 0 (``tw.math.xdivy``).
 
     Args:
@@ -1576,7 +1555,7 @@ def xdivy(x, y, name: str | None = None) -> Tensor:
     return bind(Xdivy, (x, y), name=name)
 
 
-def mul_no_nan(x, y, name: str | None = None) -> Tensor:
+def mul_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x * y, returning 0 where y is 0 even if x is inf or nan (``tw.math.multiply_no_nan``).
 
     Args:
@@ -1594,7 +1573,8 @@ def mul_no_nan(x, y, name: str | None = None) -> Tensor:
 multiply_no_nan = mul_no_nan
 
 
-def accumulate_n(inputs, shape=None, tensor_dtype=None, name: str | None = None) -> Tensor:
+def accumulate_n(inputs, shape: ShapeLike | None = None, tensor_dtype=None,
+                 name: str | None = None) -> Tensor:
     """Sums a list of tensors (``tw.math.accumulate_n``; the same as ``add_n`` here).
 
     Args:
@@ -1609,7 +1589,7 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name: str | None = None)
     return add_n(inputs, name=name)
 
 
-def polyval(coeffs, x, name: str | None = None) -> Tensor:
+def polyval(coeffs, x: TensorLike, name: str | None = None) -> Tensor:
     """Evaluates the polynomial coeffs[0] * x**(n-1) + ... + coeffs[n-1] (``tw.math.polyval``).
 
     Args:
@@ -1629,7 +1609,7 @@ def polyval(coeffs, x, name: str | None = None) -> Tensor:
     return acc
 
 
-def squared_difference(x, y, name: str | None = None) -> Tensor:
+def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """(x - y) ** 2 elementwise (``tw.math.squared_difference``).
 
     Args:
@@ -1644,7 +1624,7 @@ def squared_difference(x, y, name: str | None = None) -> Tensor:
     return bind(SquaredDifference, (x, y), name=name)
 
 
-def atan2(y, x, name: str | None = None) -> Tensor:
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
     """The angle of the point (x, y), elementwise (``tw.math.atan2``).
 
     Args:
@@ -1659,7 +1639,7 @@ def atan2(y, x, name: str | None = None) -> Tensor:
     return bind(Atan2, (y, x), name=name)
 
 
-def complex(real, imag, name: str | None = None) -> Tensor:
+def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor:
     """real + 1j * imag (``tw.complex``): float32 gives complex64, float64 complex128.
 
     Args:
@@ -1677,7 +1657,7 @@ def complex(real, imag, name: str | None = None) -> Tensor:
 
 # ----- public functions: unary ------------------------------------------------------------------
 
-def negative(x, name: str | None = None) -> Tensor:
+def negative(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns -x elementwise (``tw.negative``, the unary ``-`` operator).
 
     Args:
@@ -1689,7 +1669,7 @@ def negative(x, name: str | None = None) -> Tensor:
     """
     return bind(Neg, (convert(x),), name=name)
 
-def sign(x, name: str | None = None) -> Tensor:
+def sign(x: TensorLike, name: str | None = None) -> Tensor:
     """-1, 0 or 1 by the sign of x; x / |x| for complex (``tw.sign``).
 
     Args:
@@ -1701,7 +1681,7 @@ def sign(x, name: str | None = None) -> Tensor:
     """
     return bind(Sign, (convert(x),), name=name)
 
-def square(x, name: str | None = None) -> Tensor:
+def square(x: TensorLike, name: str | None = None) -> Tensor:
     """x * x elementwise (``tw.square``).
 
     Args:
@@ -1713,7 +1693,7 @@ def square(x, name: str | None = None) -> Tensor:
     """
     return bind(Square, (convert(x),), name=name)
 
-def reciprocal(x, name: str | None = None) -> Tensor:
+def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
     """1 / x elementwise (``tw.math.reciprocal``).
 
     Args:
@@ -1725,7 +1705,7 @@ def reciprocal(x, name: str | None = None) -> Tensor:
     """
     return bind(Reciprocal, (convert(x),), name=name)
 
-def sqrt(x, name: str | None = None) -> Tensor:
+def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     """Square root elementwise (``tw.sqrt``).
 
     Args:
@@ -1737,7 +1717,7 @@ def sqrt(x, name: str | None = None) -> Tensor:
     """
     return bind(Sqrt, (convert(x),), name=name)
 
-def rsqrt(x, name: str | None = None) -> Tensor:
+def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
     """1 / sqrt(x) elementwise (``tw.math.rsqrt``).
 
     Args:
@@ -1749,7 +1729,7 @@ def rsqrt(x, name: str | None = None) -> Tensor:
     """
     return bind(Rsqrt, (convert(x),), name=name)
 
-def exp(x, name: str | None = None) -> Tensor:
+def exp(x: TensorLike, name: str | None = None) -> Tensor:
     """e ** x elementwise (``tw.exp``).
 
     Args:
@@ -1761,7 +1741,7 @@ def exp(x, name: str | None = None) -> Tensor:
     """
     return bind(Exp, (convert(x),), name=name)
 
-def expm1(x, name: str | None = None) -> Tensor:
+def expm1(x: TensorLike, name: str | None = None) -> Tensor:
     """e ** x - 1 elementwise, accurate near 0 (``tw.math.expm1``).
 
     Args:
@@ -1773,7 +1753,7 @@ def expm1(x, name: str | None = None) -> Tensor:
     """
     return bind(Expm1, (convert(x),), name=name)
 
-def log(x, name: str | None = None) -> Tensor:
+def log(x: TensorLike, name: str | None = None) -> Tensor:
     """Natural logarithm elementwise (``tw.math.log``).
 
     Args:
@@ -1785,7 +1765,7 @@ def log(x, name: str | None = None) -> Tensor:
     """
     return bind(Log, (convert(x),), name=name)
 
-def log1p(x, name: str | None = None) -> Tensor:
+def log1p(x: TensorLike, name: str | None = None) -> Tensor:
     """log(1 + x) elementwise, accurate near 0 (``tw.math.log1p``).
 
     Args:
@@ -1797,7 +1777,7 @@ def log1p(x, name: str | None = None) -> Tensor:
     """
     return bind(Log1p, (convert(x),), name=name)
 
-def sigmoid(x, name: str | None = None) -> Tensor:
+def sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     """1 / (1 + exp(-x)) elementwise (``tw.sigmoid``, ``tw.math.sigmoid``).
 
     Args:
@@ -1809,7 +1789,7 @@ def sigmoid(x, name: str | None = None) -> Tensor:
     """
     return bind(Sigmoid, (convert(x),), name=name)
 
-def log_sigmoid(x, name: str | None = None) -> Tensor:
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     """log(sigmoid(x)) without overflow (``tw.math.log_sigmoid``).
 
     Args:
@@ -1821,7 +1801,7 @@ def log_sigmoid(x, name: str | None = None) -> Tensor:
     """
     return bind(LogSigmoid, (convert(x),), name=name)
 
-def erf(x, name: str | None = None) -> Tensor:
+def erf(x: TensorLike, name: str | None = None) -> Tensor:
     """The Gauss error function elementwise (``tw.math.erf``).
 
     Args:
@@ -1833,7 +1813,7 @@ def erf(x, name: str | None = None) -> Tensor:
     """
     return bind(Erf, (convert(x),), name=name)
 
-def erfc(x, name: str | None = None) -> Tensor:
+def erfc(x: TensorLike, name: str | None = None) -> Tensor:
     """The complementary error function 1 - erf(x) (``tw.math.erfc``).
 
     Args:
@@ -1845,7 +1825,7 @@ def erfc(x, name: str | None = None) -> Tensor:
     """
     return bind(Erfc, (convert(x),), name=name)
 
-def sin(x, name: str | None = None) -> Tensor:
+def sin(x: TensorLike, name: str | None = None) -> Tensor:
     """Sine elementwise (``tw.sin``).
 
     Args:
@@ -1857,7 +1837,7 @@ def sin(x, name: str | None = None) -> Tensor:
     """
     return bind(Sin, (convert(x),), name=name)
 
-def cos(x, name: str | None = None) -> Tensor:
+def cos(x: TensorLike, name: str | None = None) -> Tensor:
     """Cosine elementwise (``tw.cos``).
 
     Args:
@@ -1869,7 +1849,7 @@ def cos(x, name: str | None = None) -> Tensor:
     """
     return bind(Cos, (convert(x),), name=name)
 
-def tan(x, name: str | None = None) -> Tensor:
+def tan(x: TensorLike, name: str | None = None) -> Tensor:
     """Tangent elementwise (``tw.tan``).
 
     Args:
@@ -1881,7 +1861,7 @@ def tan(x, name: str | None = None) -> Tensor:
     """
     return bind(Tan, (convert(x),), name=name)
 
-def asin(x, name: str | None = None) -> Tensor:
+def asin(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse sine elementwise (``tw.asin``).
 
     Args:
@@ -1893,7 +1873,7 @@ def asin(x, name: str | None = None) -> Tensor:
     """
     return bind(Asin, (convert(x),), name=name)
 
-def acos(x, name: str | None = None) -> Tensor:
+def acos(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse cosine elementwise (``tw.acos``).
 
     Args:
@@ -1905,7 +1885,7 @@ def acos(x, name: str | None = None) -> Tensor:
     """
     return bind(Acos, (convert(x),), name=name)
 
-def atan(x, name: str | None = None) -> Tensor:
+def atan(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse tangent elementwise (``tw.atan``).
 
     Args:
@@ -1917,7 +1897,7 @@ def atan(x, name: str | None = None) -> Tensor:
     """
     return bind(Atan, (convert(x),), name=name)
 
-def sinh(x, name: str | None = None) -> Tensor:
+def sinh(x: TensorLike, name: str | None = None) -> Tensor:
     """Hyperbolic sine elementwise (``tw.sinh``).
 
     Args:
@@ -1929,7 +1909,7 @@ def sinh(x, name: str | None = None) -> Tensor:
     """
     return bind(Sinh, (convert(x),), name=name)
 
-def cosh(x, name: str | None = None) -> Tensor:
+def cosh(x: TensorLike, name: str | None = None) -> Tensor:
     """Hyperbolic cosine elementwise (``tw.cosh``).
 
     Args:
@@ -1941,7 +1921,7 @@ def cosh(x, name: str | None = None) -> Tensor:
     """
     return bind(Cosh, (convert(x),), name=name)
 
-def tanh(x, name: str | None = None) -> Tensor:
+def tanh(x: TensorLike, name: str | None = None) -> Tensor:
     """Hyperbolic tangent elementwise (``tw.tanh``).
 
     Args:
@@ -1953,7 +1933,7 @@ def tanh(x, name: str | None = None) -> Tensor:
     """
     return bind(Tanh, (convert(x),), name=name)
 
-def asinh(x, name: str | None = None) -> Tensor:
+def asinh(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse hyperbolic sine elementwise (``tw.asinh``).
 
     Args:
@@ -1965,7 +1945,7 @@ def asinh(x, name: str | None = None) -> Tensor:
     """
     return bind(Asinh, (convert(x),), name=name)
 
-def acosh(x, name: str | None = None) -> Tensor:
+def acosh(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse hyperbolic cosine elementwise (``tw.acosh``).
 
     Args:
@@ -1977,7 +1957,7 @@ def acosh(x, name: str | None = None) -> Tensor:
     """
     return bind(Acosh, (convert(x),), name=name)
 
-def atanh(x, name: str | None = None) -> Tensor:
+def atanh(x: TensorLike, name: str | None = None) -> Tensor:
     """Inverse hyperbolic tangent elementwise (``tw.atanh``).
 
     Args:
@@ -1989,7 +1969,7 @@ def atanh(x, name: str | None = None) -> Tensor:
     """
     return bind(Atanh, (convert(x),), name=name)
 
-def floor(x, name: str | None = None) -> Tensor:
+def floor(x: TensorLike, name: str | None = None) -> Tensor:
     """The largest integer not above x, elementwise (``tw.math.floor``).
 
     Args:
@@ -2001,7 +1981,7 @@ def floor(x, name: str | None = None) -> Tensor:
     """
     return bind(Floor, (convert(x),), name=name)
 
-def ceil(x, name: str | None = None) -> Tensor:
+def ceil(x: TensorLike, name: str | None = None) -> Tensor:
     """The smallest integer not below x, elementwise (``tw.math.ceil``).
 
     Args:
@@ -2013,7 +1993,7 @@ def ceil(x, name: str | None = None) -> Tensor:
     """
     return bind(Ceil, (convert(x),), name=name)
 
-def rint(x, name: str | None = None) -> Tensor:
+def rint(x: TensorLike, name: str | None = None) -> Tensor:
     """The closest integer, halves to even (``tw.math.rint``).
 
     Args:
@@ -2025,7 +2005,7 @@ def rint(x, name: str | None = None) -> Tensor:
     """
     return bind(Rint, (convert(x),), name=name)
 
-def is_nan(x, name: str | None = None) -> Tensor:
+def is_nan(x: TensorLike, name: str | None = None) -> Tensor:
     """True where x is NaN (``tw.math.is_nan``).
 
     Args:
@@ -2037,7 +2017,7 @@ def is_nan(x, name: str | None = None) -> Tensor:
     """
     return bind(IsNan, (convert(x),), name=name)
 
-def is_inf(x, name: str | None = None) -> Tensor:
+def is_inf(x: TensorLike, name: str | None = None) -> Tensor:
     """True where x is infinite (``tw.math.is_inf``).
 
     Args:
@@ -2049,7 +2029,7 @@ def is_inf(x, name: str | None = None) -> Tensor:
     """
     return bind(IsInf, (convert(x),), name=name)
 
-def is_finite(x, name: str | None = None) -> Tensor:
+def is_finite(x: TensorLike, name: str | None = None) -> Tensor:
     """True where x is finite (``tw.math.is_finite``).
 
     Args:
@@ -2061,7 +2041,7 @@ def is_finite(x, name: str | None = None) -> Tensor:
     """
     return bind(IsFinite, (convert(x),), name=name)
 
-def logical_not(x, name: str | None = None) -> Tensor:
+def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
     """Elementwise NOT (``tw.logical_not``, ``~`` on bool tensors).
 
     Args:
@@ -2073,7 +2053,7 @@ def logical_not(x, name: str | None = None) -> Tensor:
     """
     return bind(LogicalNot, (convert(x),), name=name)
 
-def invert(x, name: str | None = None) -> Tensor:
+def invert(x: TensorLike, name: str | None = None) -> Tensor:
     """Flips every bit (``tw.bitwise.invert``, ``~`` on integer tensors).
 
     Args:
@@ -2088,7 +2068,7 @@ def invert(x, name: str | None = None) -> Tensor:
 
 # ----- public functions: comparisons and logic ---------------------------------------------------
 
-def equal(x, y, name: str | None = None) -> Tensor:
+def equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x == y elementwise, broadcasting (``tw.equal``).
 
     Args:
@@ -2102,7 +2082,7 @@ def equal(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(Equal, (x, y), name=name)
 
-def not_equal(x, y, name: str | None = None) -> Tensor:
+def not_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x != y elementwise, broadcasting (``tw.not_equal``).
 
     Args:
@@ -2116,7 +2096,7 @@ def not_equal(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(NotEqual, (x, y), name=name)
 
-def less(x, y, name: str | None = None) -> Tensor:
+def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x < y elementwise, broadcasting (``tw.less``).
 
     Args:
@@ -2130,7 +2110,7 @@ def less(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(Less, (x, y), name=name)
 
-def less_equal(x, y, name: str | None = None) -> Tensor:
+def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x <= y elementwise, broadcasting (``tw.less_equal``).
 
     Args:
@@ -2144,7 +2124,7 @@ def less_equal(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(LessEqual, (x, y), name=name)
 
-def greater(x, y, name: str | None = None) -> Tensor:
+def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x > y elementwise, broadcasting (``tw.greater``).
 
     Args:
@@ -2158,7 +2138,7 @@ def greater(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(Greater, (x, y), name=name)
 
-def greater_equal(x, y, name: str | None = None) -> Tensor:
+def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x >= y elementwise, broadcasting (``tw.greater_equal``).
 
     Args:
@@ -2172,7 +2152,7 @@ def greater_equal(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(GreaterEqual, (x, y), name=name)
 
-def logical_and(x, y, name: str | None = None) -> Tensor:
+def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Elementwise AND of bool tensors (``tw.logical_and``, ``&``).
 
     Args:
@@ -2186,7 +2166,7 @@ def logical_and(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(LogicalAnd, (x, y), name=name)
 
-def logical_or(x, y, name: str | None = None) -> Tensor:
+def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Elementwise OR of bool tensors (``tw.logical_or``, ``|``).
 
     Args:
@@ -2200,7 +2180,7 @@ def logical_or(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(LogicalOr, (x, y), name=name)
 
-def bitwise_and(x, y, name: str | None = None) -> Tensor:
+def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x & y for integer tensors (``tw.bitwise.bitwise_and``).
 
     Args:
@@ -2214,7 +2194,7 @@ def bitwise_and(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(BitwiseAnd, (x, y), name=name)
 
-def bitwise_or(x, y, name: str | None = None) -> Tensor:
+def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x | y for integer tensors (``tw.bitwise.bitwise_or``).
 
     Args:
@@ -2228,7 +2208,7 @@ def bitwise_or(x, y, name: str | None = None) -> Tensor:
     x, y = convert_pair(x, y)
     return bind(BitwiseOr, (x, y), name=name)
 
-def bitwise_xor(x, y, name: str | None = None) -> Tensor:
+def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """x ^ y for integer tensors (``tw.bitwise.bitwise_xor``).
 
     Args:
@@ -2243,7 +2223,7 @@ def bitwise_xor(x, y, name: str | None = None) -> Tensor:
     return bind(BitwiseXor, (x, y), name=name)
 
 
-def logical_xor(x, y, name: str | None = None) -> Tensor:
+def logical_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Elementwise XOR of bool tensors (``tw.math.logical_xor``, ``^`` on bool tensors).
 
     Args:
@@ -2266,7 +2246,7 @@ def logical_xor(x, y, name: str | None = None) -> Tensor:
 
 # ----- public functions: special cases ----------------------------------------------------------
 
-def abs(x, name: str | None = None) -> Tensor:
+def abs(x: TensorLike, name: str | None = None) -> Tensor:
     """|x| elementwise (``tw.abs``); complex tensors give their real-dtype magnitude.
 
     Args:
@@ -2282,7 +2262,7 @@ def abs(x, name: str | None = None) -> Tensor:
     return bind(Abs, (x,), name=name)
 
 
-def round(x, name: str | None = None) -> Tensor:
+def round(x: TensorLike, name: str | None = None) -> Tensor:
     """Rounds half to even, elementwise (``tw.math.round``); integer tensors come back as is.
 
     Args:
@@ -2298,7 +2278,7 @@ def round(x, name: str | None = None) -> Tensor:
     return bind(Round, (x,), name=name)
 
 
-def conj(x, name: str | None = None) -> Tensor:
+def conj(x: TensorLike, name: str | None = None) -> Tensor:
     """The complex conjugate (``tw.math.conj``); real tensors come back as is.
 
     Args:
@@ -2314,7 +2294,7 @@ def conj(x, name: str | None = None) -> Tensor:
     return bind(Conj, (x,), name=name)
 
 
-def real(input, name: str | None = None) -> Tensor:
+def real(input: TensorLike, name: str | None = None) -> Tensor:
     """The real part (``tw.math.real``); real tensors come back as is.
 
     Args:
@@ -2330,7 +2310,7 @@ def real(input, name: str | None = None) -> Tensor:
     return bind(Real, (x,), name=name)
 
 
-def imag(input, name: str | None = None) -> Tensor:
+def imag(input: TensorLike, name: str | None = None) -> Tensor:
     """The imaginary part (``tw.math.imag``); zeros for real tensors.
 
     Args:
@@ -2346,7 +2326,8 @@ def imag(input, name: str | None = None) -> Tensor:
     return bind(Imag, (x,), name=name)
 
 
-def where(condition, x=None, y=None, name: str | None = None) -> Tensor:
+def where(condition: TensorLike, x: TensorLike | None = None, y: TensorLike | None = None,
+          name: str | None = None) -> Tensor:
     """Selects from x or y by ``condition``, or lists the true coordinates (``tw.where``).
 
     Args:
@@ -2372,7 +2353,7 @@ def _static_axis(axis, op_name: str) -> int:
     return int(np.asarray(static_value(axis, f"{op_name}: axis")).reshape(()))
 
 
-def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False,
+def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: str | None = None) -> Tensor:
     """Cumulative sum along ``axis`` (``tw.cumsum``, ``tw.math.cumsum``).
 
@@ -2391,7 +2372,7 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False,
     return bind(Cumsum, (convert(x),), attrs, name=name)
 
 
-def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False,
+def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
             name: str | None = None) -> Tensor:
     """Cumulative product along ``axis`` (``tw.math.cumprod``).
 
@@ -2410,7 +2391,7 @@ def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False,
     return bind(Cumprod, (convert(x),), attrs, name=name)
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name: str | None = None) -> Tensor:
+def clip_by_value(t: TensorLike, clip_value_min, clip_value_max, name: str | None = None) -> Tensor:
     """Clips ``t`` to [clip_value_min, clip_value_max] (``tw.clip_by_value``).
 
     The gradient reaches ``t`` where it lies inside the range (bounds included) and the bounds
@@ -2431,7 +2412,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name: str | None = None) ->
     return bind(ClipByValue, (t, lo, hi), name=name)
 
 
-def clip_by_norm(t, clip_norm, axes=None, name: str | None = None) -> Tensor:
+def clip_by_norm(t: TensorLike, clip_norm, axes=None, name: str | None = None) -> Tensor:
     """Rescales ``t`` so that its L2 norm over ``axes`` is at most ``clip_norm``.
 
     As ``tf.clip_by_norm``: t * clip_norm / max(l2norm(t), clip_norm), with a zero-norm tensor
@@ -2474,7 +2455,8 @@ def global_norm(t_list, name: str | None = None) -> Tensor:
     return sqrt(add_n(sums), name=name)
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name: str | None = None):
+def clip_by_global_norm(t_list, clip_norm, use_norm=None,
+                        name: str | None = None) -> tuple[list[Tensor], Tensor]:
     """Scales tensors so that their global norm is at most ``clip_norm`` (TensorFlow's rule).
 
     Args:
@@ -2502,7 +2484,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name: str | None = Non
     return out, use_norm
 
 
-def cast(x, dtype, name: str | None = None) -> Tensor:
+def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts ``x`` to ``dtype`` (``tw.cast``).
 
     Args:

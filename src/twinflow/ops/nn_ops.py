@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..graph.tensor import ShapeLike, TensorLike
 from . import array_ops, math_ops, random_ops, reduction_ops
 from .array_ops import shape
 from .core import (
@@ -23,6 +24,7 @@ from .core import (
     convert,
     convert_pair,
     dtypes,
+    quietly,
     register_op,
     shape_from_tensor,
     unary_infer,
@@ -269,7 +271,7 @@ class SoftsignGrad:
         return bind(SoftsignGrad, [ddx, x]), gx
 
 
-def relu(features, name=None):
+def relu(features: TensorLike, name: str | None = None) -> Tensor:
     """Rectified linear unit, max(features, 0) (``tw.nn.relu``).
 
     Args:
@@ -282,7 +284,7 @@ def relu(features, name=None):
     return bind(Relu, [convert(features)], name=name)
 
 
-def relu6(features, name=None):
+def relu6(features: TensorLike, name: str | None = None) -> Tensor:
     """min(max(features, 0), 6) (``tw.nn.relu6``).
 
     Args:
@@ -295,7 +297,7 @@ def relu6(features, name=None):
     return bind(Relu6, [convert(features)], name=name)
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """features if positive, else alpha * features (``tw.nn.leaky_relu``).
 
     Args:
@@ -309,7 +311,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     return bind(LeakyRelu, [_float_arg(features, "LeakyRelu")], {"alpha": float(alpha)}, name=name)
 
 
-def elu(features, name=None):
+def elu(features: TensorLike, name: str | None = None) -> Tensor:
     """Exponential linear unit: x if x > 0 else exp(x) - 1 (``tw.nn.elu``).
 
     Args:
@@ -322,7 +324,7 @@ def elu(features, name=None):
     return bind(Elu, [_float_arg(features, "Elu")], name=name)
 
 
-def selu(features, name=None):
+def selu(features: TensorLike, name: str | None = None) -> Tensor:
     """Scaled exponential linear unit (``tw.nn.selu``).
 
     Args:
@@ -335,7 +337,7 @@ def selu(features, name=None):
     return bind(Selu, [_float_arg(features, "Selu")], name=name)
 
 
-def softplus(features, name=None):
+def softplus(features: TensorLike, name: str | None = None) -> Tensor:
     """log(exp(features) + 1) (``tw.nn.softplus``, ``tw.math.softplus``).
 
     Args:
@@ -348,7 +350,7 @@ def softplus(features, name=None):
     return bind(Softplus, [_float_arg(features, "Softplus")], name=name)
 
 
-def softsign(features, name=None):
+def softsign(features: TensorLike, name: str | None = None) -> Tensor:
     """features / (abs(features) + 1) (``tw.nn.softsign``).
 
     Args:
@@ -361,7 +363,7 @@ def softsign(features, name=None):
     return bind(Softsign, [_float_arg(features, "Softsign")], name=name)
 
 
-def silu(features, beta=1.0, name=None):
+def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
     """Sigmoid-weighted linear unit, features * sigmoid(beta * features) (``tw.nn.silu``).
 
     Args:
@@ -380,7 +382,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
-def gelu(features, approximate=False, name=None):
+def gelu(features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
     """Gaussian error linear unit (``tw.nn.gelu``).
 
     Args:
@@ -418,7 +420,7 @@ class Softmax:
     infer = _softmax_infer
 
     def kernel(x, *, axis=-1):
-        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        e = np.exp(quietly(np.subtract, x, np.max(x, axis=axis, keepdims=True)))
         return e / np.sum(e, axis=axis, keepdims=True)
 
     def grad(op, dy):
@@ -434,7 +436,7 @@ class LogSoftmax:
     infer = _softmax_infer
 
     def kernel(x, *, axis=-1):
-        z = x - np.max(x, axis=axis, keepdims=True)
+        z = quietly(np.subtract, x, np.max(x, axis=axis, keepdims=True))
         return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
     def grad(op, dy):
@@ -443,7 +445,7 @@ class LogSoftmax:
                                                                  keepdims=True)))
 
 
-def softmax(logits, axis=None, name=None):
+def softmax(logits: TensorLike, axis: TensorLike | None = None, name: str | None = None) -> Tensor:
     """Softmax along ``axis`` (default: the last) (``tw.nn.softmax``).
 
     Args:
@@ -458,7 +460,8 @@ def softmax(logits, axis=None, name=None):
     return bind(Softmax, [_float_arg(logits, "Softmax")], {"axis": axis}, name=name)
 
 
-def log_softmax(logits, axis=None, name=None):
+def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
+                name: str | None = None) -> Tensor:
     """Log of the softmax along ``axis`` (default: the last) (``tw.nn.log_softmax``).
 
     Args:
@@ -500,7 +503,9 @@ class SigmoidCrossEntropyWithLogits:
         return multiply(dy, subtract(sig, z)), negative(multiply(dy, x))
 
 
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None,
+                                      logits: TensorLike | None = None,
+                                      name: str | None = None) -> Tensor:
     """Elementwise logistic loss, computed stably (``tw.nn.sigmoid_cross_entropy_with_logits``).
 
     Args:
@@ -522,7 +527,8 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return bind(SigmoidCrossEntropyWithLogits, [logits, labels], name=name)
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1,
+                                      name: str | None = None) -> Tensor:
     """Cross entropy between ``labels`` (distributions) and softmax(``logits``).
 
     Args:
@@ -604,7 +610,7 @@ def _sparse_xent_nd(logits, labels):
         raise InvalidArgumentError(
             None, None, f"Received a label value of {first} which is outside the valid "
             f"range of [0, {n}).  Label values: {shown}")
-    z = logits - np.max(logits, axis=-1, keepdims=True)
+    z = quietly(np.subtract, logits, np.max(logits, axis=-1, keepdims=True))  # inf - inf: nan
     e = np.exp(z)
     s = np.sum(e, axis=-1, keepdims=True)
     logp = z - np.log(s)
@@ -622,7 +628,7 @@ def _sparse_xent_2d(logits, labels):
     if labels.shape != logits.shape[:-1] or (labels.view(_UNSIGNED[labels.dtype.itemsize])
                                              >= n).any():
         return _sparse_xent_nd(logits, labels)  # raises
-    z = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
+    z = quietly(np.subtract, logits, np.maximum.reduce(logits, axis=-1, keepdims=True))
     e = np.exp(z)
     s = np.add.reduce(e, axis=-1, keepdims=True)
     rows = np.arange(logits.shape[0])
@@ -635,7 +641,9 @@ def _sparse_xent_2d(logits, labels):
 _UNSIGNED = {4: np.uint32, 8: np.uint64}
 
 
-def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,
+                                             logits: TensorLike | None = None,
+                                             name: str | None = None) -> Tensor:
     """Cross entropy of softmax(``logits``) against integer class ``labels``.
 
     Args:
@@ -660,7 +668,7 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None
     return bind(SparseSoftmaxCrossEntropyWithLogits, [logits, labels], name=name)[0]
 
 
-def l2_loss(t, name=None):
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """sum(t ** 2) / 2 (``tw.nn.l2_loss``).
 
     Args:
@@ -738,7 +746,8 @@ class BiasAddGrad:
                                                             op.attrs["data_format"]})
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
     """Adds a 1-D ``bias`` along the channel dimension of ``value`` (``tw.nn.bias_add``).
 
     Args:
@@ -1007,7 +1016,8 @@ class Conv2DBackpropFilter:
                 bind(Conv2D, [x, ddw], attrs))
 
 
-def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",
+           dilations=None, name: str | None = None) -> Tensor:
     """2-D convolution (``tw.nn.conv2d``).
 
     Args:
@@ -1028,8 +1038,9 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return bind(Conv2D, [x, w], attrs, name=name)
 
 
-def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC",
-                     dilations=None, name=None):
+def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: ShapeLike, strides,
+                     padding: str = "SAME", data_format: str = "NHWC", dilations=None,
+                     name: str | None = None) -> Tensor:
     """Transposed 2-D convolution, the gradient of conv2d (``tw.nn.conv2d_transpose``).
 
     Args:
@@ -1214,7 +1225,8 @@ def _pool_attrs(ksize, strides, padding, data_format) -> dict:
             "padding": pad}
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:
     """Max pooling over 2-D windows (``tw.nn.max_pool2d``, ``tw.nn.max_pool``).
 
     Args:
@@ -1232,7 +1244,8 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
                 name=name)
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:
     """Average pooling over 2-D windows (``tw.nn.avg_pool2d``, ``tw.nn.avg_pool``).
 
     Args:
@@ -1250,7 +1263,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return bind(AvgPool, [x], _pool_attrs(ksize, strides, padding, data_format), name=name)
 
 
-def max_pool(input, ksize, strides, padding, data_format=None, name=None):
+def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
     """Max pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.max_pool``).
 
     Args:
@@ -1270,7 +1284,8 @@ def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     return max_pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
 
 
-def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
+def avg_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
     """Average pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.avg_pool``).
 
     Args:
@@ -1314,7 +1329,7 @@ class InTopKV2:
         return None, None, None
 
 
-def in_top_k(targets, predictions, k, name=None):
+def in_top_k(targets: TensorLike, predictions: TensorLike, k, name: str | None = None) -> Tensor:
     """Whether ``targets`` are in the top ``k`` of ``predictions`` (``tw.nn.in_top_k``).
 
     Args:
@@ -1334,7 +1349,8 @@ def in_top_k(targets, predictions, k, name=None):
 
 # ----- normalization and dropout ----------------------------------------------------------------
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
+            keepdims: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
     """Mean and variance of ``x`` over ``axes`` (``tw.nn.moments``).
 
     Args:
@@ -1358,7 +1374,9 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     return mean, variance
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
+                        offset: TensorLike | None, scale: TensorLike | None,
+                        variance_epsilon: float, name: str | None = None) -> Tensor:
     """(x - mean) * scale / sqrt(variance + epsilon) + offset (``tw.nn.batch_normalization``).
 
     Args:
@@ -1385,7 +1403,8 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return add(multiply(x, inv), shift)
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
+def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float = 1e-12,
+                 name: str | None = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)) (``tw.nn.l2_normalize``).
 
     Args:
@@ -1402,7 +1421,8 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None):
     return multiply(x, math_ops.rsqrt(math_ops.maximum(sq, epsilon)))
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int | None = None,
+            name: str | None = None) -> Tensor:
     """Zeroes elements with probability ``rate``, scaling the rest by 1 / (1 - rate).
 
     Args:
@@ -1453,7 +1473,8 @@ def _width_arg(v, name: str) -> int:
     raise ValueError(f"{name} must be an int, [w] or [1, w, 1], got {v}")
 
 
-def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
+def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_format: str = "NWC",
+           dilations=None, name: str | None = None) -> Tensor:
     """1-D convolution of [batch, width, channels] inputs (``tw.nn.conv1d``).
 
     Args:
@@ -1479,7 +1500,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     return array_ops.squeeze(out, [1])
 
 
-def _pool1d(pool, input, ksize, strides, padding, data_format):
+def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
     if data_format not in (None, "NWC"):
         raise ValueError(f"1-D pooling supports data_format='NWC' only, got {data_format!r}")
     out = pool(array_ops.expand_dims(convert(input), 1), [1, _width_arg(ksize, "ksize")],
@@ -1487,7 +1508,8 @@ def _pool1d(pool, input, ksize, strides, padding, data_format):
     return array_ops.squeeze(out, [1])
 
 
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
+               name: str | None = None) -> Tensor:
     """Max pooling of [batch, width, channels] inputs (``tw.nn.max_pool1d``).
 
     Args:
@@ -1504,7 +1526,8 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
 
 
-def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
+               name: str | None = None) -> Tensor:
     """Average pooling of [batch, width, channels] inputs (``tw.nn.avg_pool1d``).
 
     Args:
@@ -1521,8 +1544,9 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
 
 
-def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None,
-                     name=None):
+def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: str,
+                     data_format: str | None = None, dilations=None,
+                     name: str | None = None) -> Tensor:
     """Depthwise 2-D convolution: each input channel gets its own filters.
 
     Runs as one conv2d with a block-diagonal filter (channel c feeds only outputs
@@ -1550,8 +1574,9 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return conv2d(x, full, strides, padding, data_format or "NHWC", dilations)
 
 
-def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
-                     data_format=None, dilations=None, name=None):
+def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_filter: TensorLike,
+                     strides, padding: str, data_format: str | None = None, dilations=None,
+                     name: str | None = None) -> Tensor:
     """Depthwise convolution followed by a 1x1 convolution (``tw.nn.separable_conv2d``).
 
     Args:
@@ -1571,7 +1596,8 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     return conv2d(d, pointwise_filter, 1, "VALID")
 
 
-def atrous_conv2d(value, filters, rate, padding, name=None):
+def atrous_conv2d(value: TensorLike, filters: TensorLike, rate, padding: str,
+                  name: str | None = None) -> Tensor:
     """conv2d with dilation ``rate`` (``tw.nn.atrous_conv2d``).
 
     Args:
@@ -1587,8 +1613,8 @@ def atrous_conv2d(value, filters, rate, padding, name=None):
     return conv2d(value, filters, 1, padding, dilations=rate, name=name)
 
 
-def convolution(input, filters, strides=None, padding="VALID", data_format=None,
-                dilations=None, name=None):
+def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: str = "VALID",
+                data_format: str | None = None, dilations=None, name: str | None = None) -> Tensor:
     """N-D convolution for N = 1 or 2 (``tw.nn.convolution``).
 
     Args:
@@ -1614,7 +1640,7 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
                      f"input), got an input of shape {x.shape}")
 
 
-def crelu(features, axis=-1, name=None):
+def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Concatenated ReLU: concat([relu(x), relu(-x)], axis) (``tw.nn.crelu``).
 
     Args:
@@ -1629,7 +1655,8 @@ def crelu(features, axis=-1, name=None):
     return array_ops.concat([relu(x), relu(negative(x))], axis)
 
 
-def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
+def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
+                                       pos_weight: TensorLike, name: str | None = None) -> Tensor:
     """Logistic loss with positive examples weighted by ``pos_weight``.
 
     Args:
@@ -1647,7 +1674,8 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     return add(multiply(subtract(1.0, z), x), multiply(log_weight, softplus(negative(x))))
 
 
-def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_loss: bool = False,
+                     name: str | None = None) -> Tensor:
     """Poisson negative log-likelihood from log-rates (``tw.nn.log_poisson_loss``).
 
     Args:
@@ -1672,7 +1700,8 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     return add(loss, math_ops.where(big, stirling, array_ops.zeros_like(z)))
 
 
-def embedding_lookup(params, ids, max_norm=None, name=None):
+def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm=None,
+                     name: str | None = None) -> Tensor:
     """Rows of ``params`` for each id (``tw.nn.embedding_lookup``).
 
     Args:
@@ -1693,7 +1722,8 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         convert(max_norm, dtype_hint=out.dtype), norm), 1.0))
 
 
-def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+def compute_average_loss(per_example_loss: TensorLike, sample_weight: TensorLike | None = None,
+                         global_batch_size=None) -> Tensor:
     """Sums per-example losses and divides by the (global) batch size.
 
     Args:
@@ -1714,7 +1744,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     return math_ops.divide(total, math_ops.cast(global_batch_size, loss.dtype))
 
 
-def scale_regularization_loss(regularization_loss):
+def scale_regularization_loss(regularization_loss: TensorLike) -> Tensor:
     """Scales a regularization loss by the number of replicas (always 1 in twinflow).
 
     Args:
@@ -1726,7 +1756,7 @@ def scale_regularization_loss(regularization_loss):
     return convert(regularization_loss)
 
 
-def zero_fraction(value, name=None):
+def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
     """The fraction of entries of ``value`` that are zero (``tw.nn.zero_fraction``).
 
     Args:
@@ -1741,7 +1771,8 @@ def zero_fraction(value, name=None):
     return reduction_ops.reduce_mean(zeros)
 
 
-def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: TensorLike,
+                      shift: TensorLike | None, name: str | None = None) -> tuple[Tensor, Tensor]:
     """Mean and variance from sufficient statistics (``tw.nn.normalize_moments``).
 
     Args:

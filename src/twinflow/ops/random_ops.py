@@ -15,6 +15,7 @@ import itertools
 
 import numpy as np
 
+from ..graph.tensor import DTypeLike, ShapeLike, TensorLike
 from .core import (
     InvalidArgumentError,
     Tensor,
@@ -125,8 +126,8 @@ def _float_sample(gen, method: str, shape, np_dtype):
     return getattr(gen, method)(shape, dtype=np.float32).astype(np_dtype)
 
 
-def _truncated_normal(gen, shape, np_dtype):
-    """N(0, 1) samples, redrawing those more than 2 standard deviations out."""
+def truncated_normal_sample(gen: np.random.Generator, shape, np_dtype) -> np.ndarray:
+    """N(0, 1) samples from ``gen``, redrawing those more than 2 standard deviations out."""
     out = gen.standard_normal(shape)
     bad = np.abs(out) > 2
     while bad.any():
@@ -175,7 +176,7 @@ class TruncatedNormal:
 
     def kernel(shape, *, dtype, seed=0, seed2=0, generator=None):
         gen = _stream("truncated_normal", dtype.np, seed, seed2, generator)
-        return _truncated_normal(gen, _shape_tuple(shape), dtype.np)
+        return truncated_normal_sample(gen, _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None
@@ -313,7 +314,9 @@ def _stateless_infer(shape, seed, *, dtype):
     return _shape_infer(shape, dtype=dtype)
 
 
-def _stateless_gen(seed) -> np.random.Generator:
+def stateless_generator(seed) -> np.random.Generator:
+    """A fresh NumPy generator that is a pure function of ``seed`` (a stateless op's ``[2]``
+    seed, or a pair from ``get_seed`` that is not ``(0, 0)``)."""
     s = np.asarray(seed).reshape(-1)
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(
         [int(v) % 2**64 for v in s])))
@@ -326,7 +329,7 @@ class StatelessRandomNormal:
     infer = _stateless_infer
 
     def kernel(shape, seed, *, dtype):
-        return _float_sample(_stateless_gen(seed), "standard_normal", _shape_tuple(shape),
+        return _float_sample(stateless_generator(seed), "standard_normal", _shape_tuple(shape),
                              dtype.np)
 
     def grad(op, dy):
@@ -340,7 +343,7 @@ class StatelessRandomUniform:
     infer = _stateless_infer
 
     def kernel(shape, seed, *, dtype):
-        out = _float_sample(_stateless_gen(seed), "random", _shape_tuple(shape), dtype.np)
+        out = _float_sample(stateless_generator(seed), "random", _shape_tuple(shape), dtype.np)
         return np.minimum(out, np.nextafter(dtype.np.type(1), dtype.np.type(0)))
 
     def grad(op, dy):
@@ -354,7 +357,7 @@ class StatelessTruncatedNormal:
     infer = _stateless_infer
 
     def kernel(shape, seed, *, dtype):
-        return _truncated_normal(_stateless_gen(seed), _shape_tuple(shape), dtype.np)
+        return truncated_normal_sample(stateless_generator(seed), _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None, None
@@ -423,7 +426,9 @@ def _uniform(shape, minval, maxval, dtype, seeds: dict, name):
     return add(multiply(rnd, subtract(hi, lo)), lo)
 
 
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def random_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                  dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                  name: str | None = None) -> Tensor:
     """Samples from a normal distribution (``tw.random.normal``).
 
     Args:
@@ -441,7 +446,9 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
                    "tw.random.normal")
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def truncated_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                     dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                     name: str | None = None) -> Tensor:
     """Samples from a normal distribution truncated at two standard deviations.
 
     Args:
@@ -459,7 +466,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
                    "tw.random.truncated_normal")
 
 
-def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+def random_uniform(shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+                   dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                   name: str | None = None) -> Tensor:
     """Samples uniformly from [minval, maxval) (``tw.random.uniform``).
 
     Args:
@@ -479,7 +488,8 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     return _uniform(shape, minval, maxval, dtype, _seed_attrs(seed), name)
 
 
-def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+def categorical(logits: TensorLike, num_samples, dtype: DTypeLike | None = None,
+                seed: int | None = None, name: str | None = None) -> Tensor:
     """Draws class indices from categorical distributions (``tw.random.categorical``).
 
     Args:
@@ -500,7 +510,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
                 name=name)
 
 
-def random_shuffle(value, seed=None, name=None):
+def random_shuffle(value: TensorLike, seed: int | None = None, name: str | None = None) -> Tensor:
     """Shuffles ``value`` along its first dimension (``tw.random.shuffle``).
 
     Args:
@@ -514,7 +524,9 @@ def random_shuffle(value, seed=None, name=None):
     return bind(RandomShuffle, [convert(value)], _seed_attrs(seed), name=name)
 
 
-def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+def random_gamma(shape: ShapeLike, alpha, beta: TensorLike | None = None,
+                 dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                 name: str | None = None) -> Tensor:
     """Samples from Gamma(alpha, beta) distributions (``tw.random.gamma``).
 
     Args:
@@ -538,7 +550,8 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
     return divide(out, _arg(beta, dtype))
 
 
-def random_poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
+def random_poisson(shape: ShapeLike, lam: TensorLike, dtype: DTypeLike = dtypes.float32,
+                   seed: int | None = None, name: str | None = None) -> Tensor:
     """Samples from Poisson(lam) distributions (``tw.random.poisson``).
 
     Args:
@@ -615,7 +628,8 @@ class Generator:
     def _attrs(self) -> dict:
         return {"seed": 0, "seed2": 0, "generator": self._id}
 
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    def normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+               dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Normal samples (see ``tw.random.normal``).
 
         Args:
@@ -631,7 +645,8 @@ class Generator:
         return _normal(RandomStandardNormal, shape, mean, stddev, dtype, self._attrs, name,
                        "Generator.normal")
 
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    def truncated_normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                         dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Normal samples truncated at two standard deviations.
 
         Args:
@@ -647,7 +662,8 @@ class Generator:
         return _normal(TruncatedNormal, shape, mean, stddev, dtype, self._attrs, name,
                        "Generator.truncated_normal")
 
-    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+    def uniform(self, shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+                dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Uniform samples from [minval, maxval) (see ``tw.random.uniform``).
 
         Args:
@@ -662,7 +678,7 @@ class Generator:
         """
         return _uniform(shape, minval, maxval, dtype, self._attrs, name)
 
-    def make_seeds(self, count: int = 1):
+    def make_seeds(self, count: int = 1) -> Tensor:
         """Seeds for stateless ops, drawn from this generator.
 
         Args:
@@ -711,13 +727,14 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
-def _stateless_seed(seed):
+def _stateless_seed(seed) -> Tensor:
     return convert(seed, dtype_hint=dtypes.int64) if not hasattr(seed, "dtype") \
         else convert(seed)
 
 
-def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
-                            name=None):
+def stateless_random_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
+                            stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
+                            name: str | None = None) -> Tensor:
     """Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).
 
     Args:
@@ -737,8 +754,9 @@ def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.floa
     return _scale_shift(rnd, stddev, mean, dtype)
 
 
-def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32,
-                             name=None):
+def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
+                             maxval: TensorLike | None = None, dtype: DTypeLike = dtypes.float32,
+                             name: str | None = None) -> Tensor:
     """Deterministic uniform samples in [minval, maxval) (``tw.random.stateless_uniform``).
 
     Args:
@@ -762,8 +780,9 @@ def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.fl
     return add(multiply(rnd, subtract(hi, lo)), lo)
 
 
-def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
-                               name=None):
+def stateless_truncated_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
+                               stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
+                               name: str | None = None) -> Tensor:
     """Deterministic truncated-normal samples, a pure function of ``seed``.
 
     Args:

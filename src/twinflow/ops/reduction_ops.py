@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..graph.tensor import DTypeLike, TensorLike
 from . import math_ops
 from .array_ops import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from .core import (
     EagerTensor,
     InvalidArgumentError,
+    Tensor,
     TensorShape,
     bind,
     constant,
@@ -22,6 +24,7 @@ from .core import (
     dtypes,
     known_shape,
     normalize_axis,
+    quietly,
     register_op,
 )
 
@@ -200,7 +203,8 @@ class Sum:
     infer = _numeric_infer
 
     def kernel(x, *, axis, keepdims=False):
-        return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+        # np.sum's own step, quietly: TensorFlow overflows to inf (inf - inf: nan) silently.
+        return quietly(np.add.reduce, x, axis, x.dtype, None, keepdims)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -304,7 +308,7 @@ class Prod:
     infer = _numeric_infer
 
     def kernel(x, *, axis, keepdims=False):
-        return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+        return quietly(np.multiply.reduce, x, axis, x.dtype, None, keepdims)  # np.prod's step
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -349,7 +353,8 @@ class ProdOthers:
         return math_ops.divide(math_ops.subtract(total, g), x)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Sums ``input_tensor`` over ``axis`` (``tw.reduce_sum``).
 
     Args:
@@ -364,7 +369,8 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(Sum, "reduce_sum", input_tensor, axis, keepdims, name)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_mean(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
     """Mean of ``input_tensor`` over ``axis`` (``tw.reduce_mean``); integer inputs truncate.
 
     Args:
@@ -379,7 +385,8 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(Mean, "reduce_mean", input_tensor, axis, keepdims, name)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_prod(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
     """Product of ``input_tensor`` over ``axis`` (``tw.reduce_prod``).
 
     Args:
@@ -457,7 +464,8 @@ class Min:
     grad = _extremum_grad
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Maximum of ``input_tensor`` over ``axis`` (``tw.reduce_max``).
 
     Args:
@@ -472,7 +480,8 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(Max, "reduce_max", input_tensor, axis, keepdims, name)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_min(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Minimum of ``input_tensor`` over ``axis`` (``tw.reduce_min``).
 
     Args:
@@ -516,7 +525,8 @@ class All:
         return None
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_any(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Logical or of a bool tensor over ``axis`` (``tw.reduce_any``).
 
     Args:
@@ -531,7 +541,8 @@ def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(Any, "reduce_any", input_tensor, axis, keepdims, name)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_all(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Logical and of a bool tensor over ``axis`` (``tw.reduce_all``).
 
     Args:
@@ -574,7 +585,8 @@ class ReduceLogSumExp:
         return math_ops.multiply(_kept(op, dy), softmax)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor: TensorLike, axis: TensorLike | None = None,
+                     keepdims: bool = False, name: str | None = None) -> Tensor:
     """``log(reduce_sum(exp(x)))`` without overflow (``tw.reduce_logsumexp``).
 
     Args:
@@ -589,7 +601,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce(ReduceLogSumExp, "reduce_logsumexp", input_tensor, axis, keepdims, name)
 
 
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_variance(input_tensor: TensorLike, axis: TensorLike | None = None,
+                    keepdims: bool = False, name: str | None = None) -> Tensor:
     """Population variance over ``axis`` (``tw.math.reduce_variance``).
 
     Args:
@@ -615,7 +628,8 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return bind(Mean, [sq], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
 
 
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Population standard deviation over ``axis`` (``tw.math.reduce_std``).
 
     Args:
@@ -630,7 +644,8 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return math_ops.sqrt(reduce_variance(input_tensor, axis, keepdims), name=name)
 
 
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_euclidean_norm(input_tensor: TensorLike, axis: TensorLike | None = None,
+                          keepdims: bool = False, name: str | None = None) -> Tensor:
     """``sqrt(reduce_sum(|x|**2))`` over ``axis`` (``tw.math.reduce_euclidean_norm``).
 
     Args:
@@ -733,7 +748,8 @@ def _arg(opdef, fn_name, input, axis, output_type, name):
     return bind(opdef, [x], {"axis": axis, "output_type": output_type}, name=name)
 
 
-def argmax(input, axis=None, output_type=dtypes.int64, name=None):
+def argmax(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
+           name: str | None = None) -> Tensor:
     """Index of the largest value along ``axis`` (``tw.argmax``, ``tw.math.argmax``).
 
     Args:
@@ -748,7 +764,8 @@ def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     return _arg(ArgMax, "argmax", input, axis, output_type, name)
 
 
-def argmin(input, axis=None, output_type=dtypes.int64, name=None):
+def argmin(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
+           name: str | None = None) -> Tensor:
     """Index of the smallest value along ``axis`` (``tw.argmin``, ``tw.math.argmin``).
 
     Args:
@@ -789,7 +806,8 @@ def _abs(x):
     return x if x.dtype.is_bool else math_ops.abs(x)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+def norm(tensor: TensorLike, ord="euclidean", axis: TensorLike | None = None, keepdims=None,
+         name: str | None = None) -> Tensor:
     """Vector and matrix norms (``tw.norm``, ``tw.linalg.norm``).
 
     Args:
@@ -840,7 +858,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
                         math_ops.cast(1.0 / p, a.dtype), name=name)
 
 
-def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):
+def count_nonzero(input: TensorLike, axis: TensorLike | None = None, keepdims=None,
+                  dtype: DTypeLike = dtypes.int64, name: str | None = None) -> Tensor:
     """Number of non-zero elements over ``axis`` (``tw.math.count_nonzero``).
 
     Args:

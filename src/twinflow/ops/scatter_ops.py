@@ -12,6 +12,7 @@ import weakref
 
 import numpy as np
 
+from ..graph.tensor import TensorLike
 from .array_ops import (
     GatherNd,
     ScatterNd,
@@ -116,7 +117,8 @@ def _tensor_scatter(opdef, tensor, indices, updates, name):
     return bind(opdef, [x, _int_input(indices, "indices"), convert(updates, x.dtype)], name=name)
 
 
-def tensor_scatter_nd_sub(tensor, indices, updates, name=None) -> Tensor:
+def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                          name: str | None = None) -> Tensor:
     """Subtracts ``updates`` from the slices of ``tensor`` at ``indices`` (duplicates sum).
 
     Args:
@@ -131,15 +133,35 @@ def tensor_scatter_nd_sub(tensor, indices, updates, name=None) -> Tensor:
     return _tensor_scatter(TensorScatterSub, tensor, indices, updates, name)
 
 
-def tensor_scatter_nd_max(tensor, indices, updates, name=None) -> Tensor:
+def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                          name: str | None = None) -> Tensor:
     """The elementwise maximum of ``tensor``'s slices at ``indices`` and ``updates``.
-    Args and Returns as ``tensor_scatter_nd_sub``."""
+
+    Args:
+        tensor: a tensor.
+        indices: an int tensor ``[..., M]``.
+        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
+        name: op name.
+
+    Returns:
+        The updated copy.
+    """
     return _tensor_scatter(TensorScatterMax, tensor, indices, updates, name)
 
 
-def tensor_scatter_nd_min(tensor, indices, updates, name=None) -> Tensor:
+def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+                          name: str | None = None) -> Tensor:
     """The elementwise minimum of ``tensor``'s slices at ``indices`` and ``updates``.
-    Args and Returns as ``tensor_scatter_nd_sub``."""
+
+    Args:
+        tensor: a tensor.
+        indices: an int tensor ``[..., M]``.
+        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
+        name: op name.
+
+    Returns:
+        The updated copy.
+    """
     return _tensor_scatter(TensorScatterMin, tensor, indices, updates, name)
 
 
@@ -151,9 +173,14 @@ class IndexedSlices:
     twinflow's gradients are dense; this container exists for the variable updates that take
     one (``v.scatter_add(tw.IndexedSlices(values, indices))``) and converts to a dense tensor
     (rows at duplicate indices summed) when ``dense_shape`` is given.
+
+    Args:
+        values: the rows, ``[N] + row_shape``.
+        indices: an int tensor ``[N]``: the row index of each value.
+        dense_shape: the dense tensor's shape, or None.
     """
 
-    def __init__(self, values, indices, dense_shape=None) -> None:
+    def __init__(self, values: TensorLike, indices: TensorLike, dense_shape=None) -> None:
         self.values = convert(values)
         self.indices = _int_input(indices, "indices")
         self.dense_shape = None if dense_shape is None else _int_input(dense_shape,
@@ -298,20 +325,28 @@ def _nd(var: Variable, kind: str, indices, updates, read_value: bool = True):
 
 
 def _row_method(kind: str):
-    def method(self, sparse_delta, use_locking=False, name=None, read_value=True):
+    def method(self, sparse_delta: IndexedSlices, use_locking: bool = False,
+               name: str | None = None, read_value: bool = True) -> Variable | Tensor | None:
         return _rows(self, kind, sparse_delta, read_value)
     method.__name__ = f"scatter_{kind.lower()}"
     method.__doc__ = (f"Scatter-{kind.lower()}s ``sparse_delta`` (a ``tw.IndexedSlices``) into "
-                      "the variable's rows; returns the variable (eagerly) or its new value.")
+                      "the variable's rows.\n\nArgs:\n"
+                      "    sparse_delta: the rows and their indices.\n    use_locking: unused.\n"
+                      "    name: unused.\n    read_value: in a graph, "
+                      "return the new value (else None).\n\nReturns:\n    The variable eagerly; "
+                      "its new value (or None) in a graph.\n")
     return method
 
 
 def _nd_method(kind: str):
-    def method(self, indices, updates, name=None):
+    def method(self, indices: TensorLike, updates: TensorLike,
+               name: str | None = None) -> Variable | Tensor | None:
         return _nd(self, kind, indices, updates)
     method.__name__ = f"scatter_nd_{kind.lower()}"
-    method.__doc__ = (f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``; "
-                      "returns the variable (eagerly) or its new value.")
+    method.__doc__ = (f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``.\n\n"
+                      "Args:\n    indices: an int tensor ``[..., M]``.\n    updates: the values, "
+                      "``indices.shape[:-1] + shape[M:]``.\n    name: unused.\n\nReturns:\n"
+                      "    The variable eagerly; its new value in a graph.\n")
     return method
 
 
@@ -376,13 +411,29 @@ def _variable_getitem(self, key) -> Tensor:
     return t
 
 
-def _sparse_read(self, indices, name=None) -> Tensor:
-    """The variable's rows at ``indices`` (``gather`` of its value)."""
+def _sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
+    """The variable's rows at ``indices`` (``gather`` of its value).
+
+    Args:
+        indices: an int tensor of row indices.
+        name: unused.
+
+    Returns:
+        The gathered rows.
+    """
     return gather(self.read_value(), indices)
 
 
-def _gather_nd(self, indices, name=None) -> Tensor:
-    """``gather_nd`` of the variable's value."""
+def _gather_nd(self, indices: TensorLike, name: str | None = None) -> Tensor:
+    """``gather_nd`` of the variable's value.
+
+    Args:
+        indices: an int tensor ``[..., M]``.
+        name: unused.
+
+    Returns:
+        The gathered slices.
+    """
     return gather_nd(self.read_value(), indices)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..graph.tensor import DTypeLike, TensorLike
 from .array_ops import concat, fill, gather, ones_like, rank, reshape, shape, zeros_like
 from .core import (
     InvalidArgumentError,
@@ -297,7 +298,7 @@ def _unsorted(opdef, data, segment_ids, num_segments, name) -> Tensor:
     return bind(opdef, [convert(data), ids, n], name=name)
 
 
-def segment_sum(data, segment_ids, name=None) -> Tensor:
+def segment_sum(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
     """Sums the rows of ``data`` per segment (``tw.math.segment_sum``).
 
     Args:
@@ -311,27 +312,64 @@ def segment_sum(data, segment_ids, name=None) -> Tensor:
     return _sorted(SegmentSum, data, segment_ids, name)
 
 
-def segment_mean(data, segment_ids, name=None) -> Tensor:
-    """Averages the rows of ``data`` per segment. Args and Returns as ``segment_sum``."""
+def segment_mean(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+    """Averages the rows of ``data`` per segment.
+
+    Args:
+        data: a tensor.
+        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
+        name: op name.
+
+    Returns:
+        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
+    """
     return _sorted(SegmentMean, data, segment_ids, name)
 
 
-def segment_max(data, segment_ids, name=None) -> Tensor:
-    """The per-segment maximum (0 for an empty segment). Args and Returns as ``segment_sum``."""
+def segment_max(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+    """The per-segment maximum (``tw.math.segment_max``).
+
+    Args:
+        data: a tensor.
+        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
+        name: op name.
+
+    Returns:
+        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
+    """
     return _sorted(SegmentMax, data, segment_ids, name)
 
 
-def segment_min(data, segment_ids, name=None) -> Tensor:
-    """The per-segment minimum (0 for an empty segment). Args and Returns as ``segment_sum``."""
+def segment_min(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+    """The per-segment minimum (``tw.math.segment_min``).
+
+    Args:
+        data: a tensor.
+        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
+        name: op name.
+
+    Returns:
+        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
+    """
     return _sorted(SegmentMin, data, segment_ids, name)
 
 
-def segment_prod(data, segment_ids, name=None) -> Tensor:
-    """The per-segment product (1 for an empty segment). Args and Returns as ``segment_sum``."""
+def segment_prod(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+    """The per-segment product (``tw.math.segment_prod``).
+
+    Args:
+        data: a tensor.
+        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
+        name: op name.
+
+    Returns:
+        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 1.
+    """
     return _sorted(SegmentProd, data, segment_ids, name)
 
 
-def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
+def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                         name: str | None = None) -> Tensor:
     """Sums the slices of ``data`` per segment (``tw.math.unsorted_segment_sum``).
 
     Args:
@@ -347,33 +385,90 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
     return _unsorted(UnsortedSegmentSum, data, segment_ids, num_segments, name)
 
 
-def unsorted_segment_mean(data, segment_ids, num_segments, name=None) -> Tensor:
-    """The per-segment mean (0 for an empty segment). Args and Returns as
-    ``unsorted_segment_sum``."""
+def unsorted_segment_mean(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                          name: str | None = None) -> Tensor:
+    """The per-segment mean (``tw.math.unsorted_segment_mean``).
+
+    Args:
+        data: a tensor.
+        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
+            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
+        num_segments: a scalar int: the number of output rows.
+        name: op name.
+
+    Returns:
+        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
+    """
     return _unsorted(UnsortedSegmentMean, data, segment_ids, num_segments, name)
 
 
-def unsorted_segment_max(data, segment_ids, num_segments, name=None) -> Tensor:
-    """The per-segment maximum (the dtype's lowest value for an empty segment). Args and
-    Returns as ``unsorted_segment_sum``."""
+def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                         name: str | None = None) -> Tensor:
+    """The per-segment maximum (``tw.math.unsorted_segment_max``).
+
+    Args:
+        data: a tensor.
+        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
+            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
+        num_segments: a scalar int: the number of output rows.
+        name: op name.
+
+    Returns:
+        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
+        dtype's lowest value.
+    """
     return _unsorted(UnsortedSegmentMax, data, segment_ids, num_segments, name)
 
 
-def unsorted_segment_min(data, segment_ids, num_segments, name=None) -> Tensor:
-    """The per-segment minimum (the dtype's highest value for an empty segment). Args and
-    Returns as ``unsorted_segment_sum``."""
+def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                         name: str | None = None) -> Tensor:
+    """The per-segment minimum (``tw.math.unsorted_segment_min``).
+
+    Args:
+        data: a tensor.
+        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
+            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
+        num_segments: a scalar int: the number of output rows.
+        name: op name.
+
+    Returns:
+        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
+        dtype's highest value.
+    """
     return _unsorted(UnsortedSegmentMin, data, segment_ids, num_segments, name)
 
 
-def unsorted_segment_prod(data, segment_ids, num_segments, name=None) -> Tensor:
-    """The per-segment product (1 for an empty segment). Args and Returns as
-    ``unsorted_segment_sum``."""
+def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                          name: str | None = None) -> Tensor:
+    """The per-segment product (``tw.math.unsorted_segment_prod``).
+
+    Args:
+        data: a tensor.
+        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
+            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
+        num_segments: a scalar int: the number of output rows.
+        name: op name.
+
+    Returns:
+        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 1.
+    """
     return _unsorted(UnsortedSegmentProd, data, segment_ids, num_segments, name)
 
 
-def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None) -> Tensor:
-    """The per-segment sum divided by sqrt(count) (floats). Args and Returns as
-    ``unsorted_segment_sum``."""
+def unsorted_segment_sqrt_n(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+                            name: str | None = None) -> Tensor:
+    """The per-segment sum divided by sqrt(count), for floats.
+
+    Args:
+        data: a tensor.
+        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
+            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
+        num_segments: a scalar int: the number of output rows.
+        name: op name.
+
+    Returns:
+        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
+    """
     x = convert(data)
     ids = _ids(segment_ids)
     total = unsorted_segment_sum(x, ids, num_segments, name=name)
@@ -455,8 +550,9 @@ class Bincount:
         return None, where(inside, got, zeros_like(got))
 
 
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None,
-             axis=None, binary_output=False) -> Tensor:
+def bincount(arr: TensorLike, weights: TensorLike | None = None, minlength=None, maxlength=None,
+             dtype: DTypeLike = dtypes.int32, name: str | None = None,
+             axis: TensorLike | None = None, binary_output: bool = False) -> Tensor:
     """Counts the occurrences of each value in an int tensor (``tw.math.bincount``).
 
     Args:

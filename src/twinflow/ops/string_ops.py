@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
+from ..graph.tensor import DTypeLike, TensorLike
 from .core import (
     InvalidArgumentError,
     Tensor,
@@ -402,7 +403,7 @@ class StringSplitV2:
 
 # ----- public functions ------------------------------------------------------------------------
 
-def length(input, name=None, unit="BYTE") -> Tensor:
+def length(input: TensorLike, name: str | None = None, unit="BYTE") -> Tensor:
     """The length of each string (``tw.strings.length``).
 
     Args:
@@ -418,7 +419,7 @@ def length(input, name=None, unit="BYTE") -> Tensor:
     return bind(StringLength, [_strings(input)], {"unit": unit}, name=name)
 
 
-def upper(input, encoding="", name=None) -> Tensor:
+def upper(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
     """Upper-cases each string (``tw.strings.upper``).
 
     Args:
@@ -432,12 +433,21 @@ def upper(input, encoding="", name=None) -> Tensor:
     return bind(StringUpper, [_strings(input)], {"encoding": encoding}, name=name)
 
 
-def lower(input, encoding="", name=None) -> Tensor:
-    """Lower-cases each string (``tw.strings.lower``). Args and Returns as ``upper``."""
+def lower(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
+    """Lower-cases each string (``tw.strings.lower``).
+
+    Args:
+        input: a string tensor.
+        encoding: "" (ASCII letters only) or "utf-8".
+        name: op name.
+
+    Returns:
+        A string tensor of ``input``'s shape.
+    """
     return bind(StringLower, [_strings(input)], {"encoding": encoding}, name=name)
 
 
-def strip(input, name=None) -> Tensor:
+def strip(input: TensorLike, name: str | None = None) -> Tensor:
     """Strips leading and trailing whitespace (``tw.strings.strip``).
 
     Args:
@@ -450,7 +460,7 @@ def strip(input, name=None) -> Tensor:
     return bind(StringStrip, [_strings(input)], name=name)
 
 
-def join(inputs, separator="", name=None) -> Tensor:
+def join(inputs, separator="", name: str | None = None) -> Tensor:
     """Joins a list of string tensors elementwise (``tw.strings.join``).
 
     Args:
@@ -465,7 +475,8 @@ def join(inputs, separator="", name=None) -> Tensor:
     return bind(StringJoin, ts, {"separator": separator}, name=name)
 
 
-def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None) -> Tensor:
+def reduce_join(inputs, axis: TensorLike | None = None, keepdims: bool = False, separator="",
+                name: str | None = None) -> Tensor:
     """Joins the strings along ``axis`` (``tw.strings.reduce_join``).
 
     Args:
@@ -484,7 +495,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None) -> T
                                   "separator": separator}, name=name)
 
 
-def regex_full_match(input, pattern, name=None) -> Tensor:
+def regex_full_match(input: TensorLike, pattern, name: str | None = None) -> Tensor:
     """Whether each whole string matches ``pattern`` (``tw.strings.regex_full_match``).
 
     Args:
@@ -499,7 +510,8 @@ def regex_full_match(input, pattern, name=None) -> Tensor:
                 name=name)
 
 
-def regex_replace(input, pattern, rewrite, replace_global=True, name=None) -> Tensor:
+def regex_replace(input: TensorLike, pattern, rewrite, replace_global: bool = True,
+                  name: str | None = None) -> Tensor:
     """Replaces the matches of ``pattern`` by ``rewrite`` (``tw.strings.regex_replace``).
 
     Args:
@@ -526,7 +538,7 @@ def _pattern(p) -> str:
     return p.decode() if isinstance(p, bytes) else str(p)
 
 
-def substr(input, pos, len, name=None, unit="BYTE") -> Tensor:
+def substr(input: TensorLike, pos, len, name: str | None = None, unit="BYTE") -> Tensor:
     """The substrings ``[pos, pos + len)`` (``tw.strings.substr``).
 
     Args:
@@ -545,8 +557,8 @@ def substr(input, pos, len, name=None, unit="BYTE") -> Tensor:
     return bind(Substr, [x, p, n], {"unit": unit}, name=name)
 
 
-def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
-              name=None) -> Tensor:
+def as_string(input: TensorLike, precision=-1, scientific: bool = False, shortest: bool = False,
+              width=-1, fill="", name: str | None = None) -> Tensor:
     """Formats numbers as strings (``tw.strings.as_string``, ``tw.as_string``).
 
     Args:
@@ -570,7 +582,8 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
                                               "fill": fill}, name=name)
 
 
-def to_number(input, out_type=dtypes.float32, name=None) -> Tensor:
+def to_number(input: TensorLike, out_type: DTypeLike = dtypes.float32,
+              name: str | None = None) -> Tensor:
     """Parses strings as numbers (``tw.strings.to_number``).
 
     Args:
@@ -588,7 +601,7 @@ def to_number(input, out_type=dtypes.float32, name=None) -> Tensor:
     return bind(StringToNumber, [_strings(input)], {"out_type": dt}, name=name)
 
 
-def format(template, inputs, placeholder="{}", summarize=3, name=None) -> Tensor:
+def format(template, inputs, placeholder="{}", summarize=3, name: str | None = None) -> Tensor:
     """Formats tensors into a template (``tw.strings.format``).
 
     Args:
@@ -609,7 +622,7 @@ def format(template, inputs, placeholder="{}", summarize=3, name=None) -> Tensor
                                    "summarize": summarize}, name=name)
 
 
-def split(input, sep=None, maxsplit=-1, name=None) -> Tensor:
+def split(input: TensorLike, sep=None, maxsplit=-1, name: str | None = None) -> Tensor:
     """Splits a scalar string into its tokens (``tw.strings.split``).
 
     TensorFlow returns a RaggedTensor for inputs of rank >= 1; twinflow has no RaggedTensor

@@ -128,14 +128,30 @@ _uid = [0]
 
 
 class Variable:
-    """A mutable tensor-like value that survives across calls (``tw.Variable``)."""
+    """A mutable tensor-like value that survives across calls (``tw.Variable``).
+
+    Args:
+        initial_value: a tensor, value, or callable returning one (required).
+        trainable: whether tapes watch it; None means True.
+        validate_shape: whether assignments must keep the shape.
+        caching_device: unused (TensorFlow signature).
+        name: the variable's name (prefixed by the name scope).
+        variable_def: unused (TensorFlow signature).
+        dtype: the dtype; inferred from ``initial_value`` when None.
+        import_scope: unused (TensorFlow signature).
+        constraint: a callable applied after optimizer updates.
+        synchronization: a ``VariableSynchronization`` value (recorded only).
+        aggregation: a ``VariableAggregation`` value (recorded only).
+        shape: the static shape, possibly partly unknown; ``initial_value``'s when None.
+        experimental_enable_variable_checkpointing: unused (TensorFlow signature).
+    """
 
     _tw_tensor_like = True  # tw.is_tensor(variable) is True, as in TensorFlow
 
-    def __init__(self, initial_value=None, trainable=None, validate_shape=True,
-                 caching_device=None, name=None, variable_def=None, dtype=None,
+    def __init__(self, initial_value=None, trainable=None, validate_shape: bool = True,
+                 caching_device=None, name: str | None = None, variable_def=None, dtype=None,
                  import_scope=None, constraint=None, synchronization=None, aggregation=None,
-                 shape=None, experimental_enable_variable_checkpointing=True) -> None:
+                 shape=None, experimental_enable_variable_checkpointing: bool = True) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
@@ -204,6 +220,7 @@ class Variable:
         return TensorShape._from_tuple(self._value.shape)
 
     def get_shape(self) -> TensorShape:
+        """Returns the variable's static shape (alias of ``shape``)."""
         return self.shape
 
     @property
@@ -246,7 +263,12 @@ class Variable:
                              f"{self._dtype.name} ({self._name})")
         return t
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray | np.generic:
+        """Returns a copy of the value (a NumPy scalar for a scalar variable).
+
+        Raises:
+            NotImplementedError: called while tracing.
+        """
         if ctx.graph is not None:
             raise NotImplementedError("numpy() is only available when eager execution is "
                                       "enabled (not while tracing).")
@@ -270,20 +292,54 @@ class Variable:
                 return self.read_value()
         return self
 
-    def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Sets the variable to ``value``; returns the variable (eagerly) or its new value."""
+    def assign(self, value, use_locking=None, name: str | None = None,
+               read_value: bool = True) -> Variable | Tensor | None:
+        """Sets the variable to ``value``.
+
+        Args:
+            value: a tensor or value of the variable's dtype and shape.
+            use_locking: unused.
+            name: unused.
+            read_value: in a graph, return the new value (else None).
+
+        Returns:
+            The variable eagerly; its new value (or None) in a graph.
+        """
         return self._assign_op(AssignVariableOp, value, read_value)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Adds ``delta`` to the variable."""
+    def assign_add(self, delta, use_locking=None, name: str | None = None,
+                   read_value: bool = True) -> Variable | Tensor | None:
+        """Adds ``delta`` to the variable.
+
+        Args:
+            delta: a tensor or value of the variable's dtype and shape.
+            use_locking: unused.
+            name: unused.
+            read_value: in a graph, return the new value (else None).
+
+        Returns:
+            The variable eagerly; its new value (or None) in a graph.
+        """
         return self._assign_op(AssignAddVariableOp, delta, read_value)
 
-    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtracts ``delta`` from the variable."""
+    def assign_sub(self, delta, use_locking=None, name: str | None = None,
+                   read_value: bool = True) -> Variable | Tensor | None:
+        """Subtracts ``delta`` from the variable.
+
+        Args:
+            delta: a tensor or value of the variable's dtype and shape.
+            use_locking: unused.
+            name: unused.
+            read_value: in a graph, return the new value (else None).
+
+        Returns:
+            The variable eagerly; its new value (or None) in a graph.
+        """
         return self._assign_op(AssignSubVariableOp, delta, read_value)
 
     # ----- Python protocol -----
     def ref(self) -> Reference:
+        """Returns a hashable reference to this variable (variables are unhashable)."""
         return Reference(self)
 
     experimental_ref = ref

@@ -158,7 +158,7 @@ class SummaryWriter:
 
 
 def create_file_writer(logdir: str, max_queue: int | None = None, flush_millis=None,
-                       filename_suffix: str | None = None, name=None,
+                       filename_suffix: str | None = None, name: str | None = None,
                        experimental_trackable: bool = False) -> SummaryWriter:
     """Creates a summary writer for ``logdir`` (``tw.summary.create_file_writer``).
 
@@ -186,7 +186,7 @@ def create_noop_writer() -> SummaryWriter | None:
     return None
 
 
-def flush(writer: SummaryWriter | None = None, name=None) -> None:
+def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
     """Flushes ``writer`` (default: the current default writer).
 
     Args:
@@ -237,7 +237,7 @@ def set_step(step) -> None:
     _STATE.step = step
 
 
-def get_step():
+def get_step() -> int | Tensor | None:
     """The default step, or None (``tw.summary.experimental.get_step``).
 
     Returns:

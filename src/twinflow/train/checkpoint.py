@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -29,21 +28,51 @@ from .module import walk_children
 _FORMAT = "twinflow-checkpoint"
 _VERSION = 1
 _STATE_FILE = "checkpoint"
-# mkstemp creates 0600 files; checkpoints get the permissions of any other file the user writes.
-_UMASK = os.umask(0)
-os.umask(_UMASK)
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 # ---------------------------------------------------------------------------------------------
 # Files
+#
+# Temporary files and directories are created with modes 0o666 / 0o777, so the process umask
+# applies as for any other file the user writes (mkstemp/mkdtemp would give 0600 / 0700).
 
-def _atomic_write(path: str, write: Callable) -> None:
-    """Writes ``path`` through a temporary file in the same directory, then renames it."""
+def _make_temp(directory: str, prefix: str, create: Callable):
+    """Calls ``create(path)`` on fresh names in ``directory`` until one does not exist yet."""
+    while True:
+        path = os.path.join(directory, prefix + os.urandom(6).hex())
+        try:
+            return path, create(path)
+        except FileExistsError:
+            continue
+
+
+def make_temp_dir(parent: str, prefix: str = ".tmp-") -> str:
+    """Creates a new empty directory in ``parent`` with the permissions of ``os.mkdir``.
+
+    Args:
+        parent: an existing directory.
+        prefix: the start of the new directory's name.
+
+    Returns:
+        The new directory's path.
+    """
+    return _make_temp(parent, prefix, lambda p: os.mkdir(p, 0o777))[0]
+
+
+def atomic_write(path: str, write: Callable) -> None:
+    """Writes ``path`` through a temporary file in the same directory, then renames it.
+
+    The file gets the permissions of a plain ``open(path, 'w')`` (0o666 less the umask).
+
+    Args:
+        path: the file to write.
+        write: called with the temporary file, opened for binary writing.
+    """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    tmp, fd = _make_temp(directory, ".tmp-", lambda p: os.open(p, _TEMP_FLAGS, 0o666))
     try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
             write(f)
             f.flush()
@@ -80,7 +109,7 @@ def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
     prefix = _strip_prefix(os.fspath(prefix))
     keys = {path: f"v{i}" for i, path in enumerate(arrays)}
     payload = {keys[p]: np.asarray(a) for p, a in arrays.items()}
-    _atomic_write(prefix + ".npz", lambda f: np.savez(f, **payload))
+    atomic_write(prefix + ".npz", lambda f: np.savez(f, **payload))
     index = {
         "format": _FORMAT, "version": _VERSION, "data": os.path.basename(prefix) + ".npz",
         "variables": {p: {"key": keys[p], "shape": list(np.shape(a)),
@@ -89,7 +118,7 @@ def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
         "metadata": extra or {},
     }
     text = json.dumps(index, indent=1, sort_keys=False).encode()
-    _atomic_write(prefix + ".index.json", lambda f: f.write(text))
+    atomic_write(prefix + ".index.json", lambda f: f.write(text))
     return prefix
 
 
@@ -273,7 +302,12 @@ def apply_deferred(obj) -> None:
 
 
 class LoadStatus:
-    """What a restore matched (``CheckpointLoadStatus``): assertions over the match."""
+    """What a restore matched (``CheckpointLoadStatus``): assertions over the match.
+
+    Args:
+        root: the object graph's root that was restored.
+        values: the checkpoint's values, by key.
+    """
 
     def __init__(self, root, values: dict) -> None:
         self._root = root
@@ -330,10 +364,18 @@ class LoadStatus:
         return self
 
     def run_restore_ops(self, session=None) -> None:
-        """Restores happen immediately in twinflow; kept for TensorFlow compatibility."""
+        """Restores happen immediately in twinflow; kept for TensorFlow compatibility.
+
+        Args:
+            session: unused (TF1 sessions).
+        """
 
     def initialize_or_restore(self, session=None) -> None:
-        """Restores happen immediately in twinflow; kept for TensorFlow compatibility."""
+        """Restores happen immediately in twinflow; kept for TensorFlow compatibility.
+
+        Args:
+            session: unused (TF1 sessions).
+        """
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,11 +454,19 @@ class Checkpoint:
         counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(counter.numpy())}"
         self.write(path)
-        _update_state(os.path.dirname(path) or ".", path)
+        update_checkpoint_state(os.path.dirname(path) or ".", path)
         return path
 
     def read(self, save_path: str, options=None) -> LoadStatus:
-        """Restores from ``save_path`` (see ``restore``)."""
+        """Restores from ``save_path`` (see ``restore``).
+
+        Args:
+            save_path: a checkpoint prefix.
+            options: unused (TensorFlow signature).
+
+        Returns:
+            The LoadStatus of the restore.
+        """
         return self.restore(save_path)
 
     def restore(self, save_path: str | None, options=None) -> LoadStatus:
@@ -459,10 +509,16 @@ def _read_state(directory: str) -> dict | None:
 def _write_state(directory: str, latest: str, all_paths: list) -> None:
     state = {"model_checkpoint_path": latest, "all_model_checkpoint_paths": all_paths}
     text = json.dumps(state, indent=1).encode()
-    _atomic_write(_state_path(directory), lambda f: f.write(text))
+    atomic_write(_state_path(directory), lambda f: f.write(text))
 
 
-def _update_state(directory: str, path: str) -> None:
+def update_checkpoint_state(directory: str, path: str) -> None:
+    """Makes ``path`` the latest checkpoint named by ``directory``'s state file.
+
+    Args:
+        directory: the directory holding the ``checkpoint`` state file.
+        path: the checkpoint prefix just written.
+    """
     state = _read_state(directory) or {}
     name = os.path.relpath(path, directory)
     paths = [p for p in state.get("all_model_checkpoint_paths", []) if p != name] + [name]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from .base import ag_call
+from .base import ScopeTransformer, ag_call
 from .logical_expressions import thunk
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(ScopeTransformer):
     """Rewrites assert statements."""
 
     def visit_Assert(self, node: ast.Assert):

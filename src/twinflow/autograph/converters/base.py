@@ -30,6 +30,22 @@ class Namer:
         return f"{prefix}{n}"
 
 
+class ScopeTransformer(ast.NodeTransformer):
+    """Base of the expression converters: they rewrite one function's own code and stop at
+    the functions defined in it, which ``conversion`` converts on their own (with their own
+    local names); only what such a ``def`` evaluates where it stands (decorators, defaults)
+    belongs to the enclosing function. Lambdas are expressions and are rewritten in place."""
+
+    def visit_FunctionDef(self, node):
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        a = node.args
+        a.defaults = [self.visit(d) for d in a.defaults]
+        a.kw_defaults = [None if d is None else self.visit(d) for d in a.kw_defaults]
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
 class _Assigned(ast.NodeVisitor):
     def __init__(self) -> None:
         self.names: list = []
@@ -159,6 +175,17 @@ def contains(stmts: list, kinds: tuple, stop_at_loops: bool = False) -> bool:
             if sub and contains(sub, kinds, stop_at_loops):
                 return True
     return False
+
+
+def check_no_return(stmts: list, node: ast.AST) -> None:
+    """Raises ConversionError if a ``return`` is left in ``stmts`` (the blocks of an
+    ``if``/loop about to become generated functions). ``return_statements`` must have turned
+    every one into ``do_return``/``retval_`` first: one left there would return from the
+    generated branch or body function, whose value the statement replacing it does not use,
+    and the user function would silently return None."""
+    if contains(stmts, (ast.Return,)):
+        raise ConversionError("internal error: a `return` was not converted before its "
+                              "enclosing statement", node)
 
 
 def guard_jumps(stmts: list, kind: type, flag: str) -> list:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 
-from .base import AG, ag_call
+from .base import AG, ScopeTransformer, ag_call
 
 _LEAVE = {"print", "super", "locals", "globals", "vars", "isinstance", "getattr", "hasattr",
           "setattr", "type", "id", "callable", "issubclass"}
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(ScopeTransformer):
     """Rewrites calls."""
 
     def visit_Call(self, node: ast.Call):

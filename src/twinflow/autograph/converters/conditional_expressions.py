@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import ast
 
-from .base import ag_call
+from .base import ScopeTransformer, ag_call
 from .logical_expressions import thunk
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(ScopeTransformer):
     """Rewrites conditional expressions."""
 
     def visit_IfExp(self, node: ast.IfExp):

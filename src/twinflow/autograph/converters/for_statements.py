@@ -22,6 +22,7 @@ from .base import (
     assign,
     assigned_names,
     at_header,
+    check_no_return,
     init_undefined,
     make_function,
     str_tuple,
@@ -34,6 +35,7 @@ def lower(node: ast.For, defined: set, namer: Namer, lower_block, expr_pass) -> 
     """The statements replacing ``node`` (see ``while_statements.lower``)."""
     if node.orelse and getattr(node, "ag_flags", None):
         raise ConversionError("`for ... else` with `break`/`return` in the loop", node)
+    check_no_return(node.body, node)
     targets = assigned_names([ast.Assign(targets=[node.target], value=ast.Constant(None))])
     mod = [n for n in assigned_names(node.body) if n not in targets]
     inner = defined | set(mod) | set(targets)

@@ -21,6 +21,7 @@ from .base import (
     assign,
     assigned_names,
     at_header,
+    check_no_return,
     init_undefined,
     make_function,
     str_tuple,
@@ -40,6 +41,7 @@ def lower(node: ast.If, defined: set, namer: Namer, lower_block) -> list:
     Returns:
         The replacement statements.
     """
+    check_no_return(node.body + node.orelse, node)
     mod = assigned_names(node.body + node.orelse)
     inner = defined | set(mod)
     body = lower_block(node.body, inner)

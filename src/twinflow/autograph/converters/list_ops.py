@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import ast
 
-from .base import ag_call, name
+from .base import ScopeTransformer, ag_call, name
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(ScopeTransformer):
     """Rewrites ``name.append(value)`` statements on lists local to the converted function."""
 
     def __init__(self, local_names: frozenset = frozenset()) -> None:

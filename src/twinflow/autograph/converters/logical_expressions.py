@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .base import ag_call
+from .base import ScopeTransformer, ag_call
 
 
 def _thunk(e: ast.expr) -> ast.Lambda:
@@ -16,7 +16,7 @@ def _thunk(e: ast.expr) -> ast.Lambda:
     return ast.Lambda(args=args, body=e)
 
 
-class Transformer(ast.NodeTransformer):
+class Transformer(ScopeTransformer):
     """Rewrites boolean operators."""
 
     def visit_BoolOp(self, node: ast.BoolOp):

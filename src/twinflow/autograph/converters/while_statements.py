@@ -22,6 +22,7 @@ from .base import (
     assign,
     assigned_names,
     at_header,
+    check_no_return,
     init_undefined,
     make_function,
     parse_expr,
@@ -49,6 +50,7 @@ def lower(node: ast.While, defined: set, namer: Namer, lower_block, expr_pass) -
         raise ConversionError("`while ... else` with `break`/`return` in the loop", node)
     else:
         tail = []
+    check_no_return(node.body, node)
     mod = assigned_names(node.body)
     inner = defined | set(mod)
     body = lower_block(node.body, inner)

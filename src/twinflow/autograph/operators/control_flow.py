@@ -105,6 +105,10 @@ def if_stmt(cond, body: Callable, orelse: Callable, vals: tuple, names: tuple):
         quoted = name if name.startswith("the ") else f"'{name}'"
         tensors = [isinstance(v, Tensor) for v in vs]
         undefined = [is_undefined(v) for v in vs]
+        if all(undefined):
+            # Undefined after either branch (e.g. bound only on a path that returned, as in
+            # an `elif` chain of returns): still undefined, an error only if it is read.
+            return "py", vs[0]
         if any(undefined) and not all(undefined):
             if any(isinstance(v, UndefinedReturnValue) for v in vs) and any(tensors):
                 like = vs[tensors.index(True)]

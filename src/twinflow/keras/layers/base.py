@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,16 @@ def _shape_tuple(shape) -> tuple | None:
 # Symbolic tensors
 
 class KerasTensor:
-    """A symbolic value in a functional model: a shape, a dtype and the layer that makes it."""
+    """A symbolic value in a functional model: a shape, a dtype and the layer that makes it.
+
+    Args:
+        shape: the shape, including the batch dimension.
+        dtype: the element dtype.
+        layer: the layer whose output this is, or None for an Input.
+        node: the call of ``layer`` that made it.
+        index: which output of that call it is.
+        name: its name; the layer's name when None.
+    """
 
     def __init__(self, shape, dtype=dtypes.float32, layer=None, node=None, index: int = 0,
                  name: str | None = None) -> None:
@@ -438,7 +448,7 @@ class Layer(Module):
         """
         self.built = True
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs, *args, **kwargs) -> Any:
         """The layer's computation (override in subclasses).
 
         Args:
@@ -479,7 +489,17 @@ class Layer(Module):
             return x
         return nest.map_structure(conv, inputs)
 
-    def __call__(self, inputs, *args, **kwargs):
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        """Builds the layer if needed and runs ``call`` (symbolically on KerasTensors).
+
+        Args:
+            inputs: a tensor, or a structure of tensors or KerasTensors.
+            *args: passed to ``call``.
+            **kwargs: passed to ``call``; a None ``training`` takes the outer call's value.
+
+        Returns:
+            The output of ``call`` (KerasTensors for symbolic inputs).
+        """
         if _has_keras_tensor(inputs, args, kwargs):
             return self._functional_call(inputs, args, kwargs)
         inputs = self._convert_inputs(inputs)
@@ -538,7 +558,7 @@ class Layer(Module):
             nest.map_structure(lambda t: t.shape, outputs))
         return outputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape) -> Any:
         """The output shape for inputs of ``input_shape`` (by tracing the layer symbolically).
 
         Args:
@@ -666,9 +686,10 @@ class InputLayer(Layer):
         shape: alias of ``input_shape`` (Keras 3).
     """
 
-    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None,
-                 sparse=None, name=None, ragged=None, batch_input_shape=None, shape=None,
-                 batch_shape=None, **kwargs) -> None:
+    def __init__(self, input_shape=None, batch_size=None, dtype=None,
+                 input_tensor=None, sparse=None, name: str | None = None,
+                 ragged=None, batch_input_shape=None, shape=None, batch_shape=None,
+                 **kwargs) -> None:
         if shape is not None and input_shape is None:
             input_shape = shape
         if batch_shape is not None:
@@ -698,8 +719,9 @@ class InputLayer(Layer):
                 "name": self.name}
 
 
-def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None,
-          ragged=None, type_spec=None, batch_shape=None, **kwargs) -> KerasTensor:
+def Input(shape=None, batch_size=None, name: str | None = None, dtype=None, sparse=None,
+          tensor=None, ragged=None, type_spec=None, batch_shape=None,
+          **kwargs) -> KerasTensor:
     """A symbolic input of a functional model (``tw.keras.Input``).
 
     Args:

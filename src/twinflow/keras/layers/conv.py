@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...core.shapes import TensorShape
+from ...graph.tensor import Tensor
 from ...ops import nn_ops, reduction_ops
 from .. import activations as _activations
 from .. import initializers as _initializers
@@ -55,8 +56,8 @@ class Conv2D(Layer):
     """
 
     def __init__(self, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
-                 data_format=None, dilation_rate=(1, 1), groups: int = 1, activation=None,
-                 use_bias: bool = True, kernel_initializer="glorot_uniform",
+                 data_format: str | None = None, dilation_rate=(1, 1), groups: int = 1,
+                 activation=None, use_bias: bool = True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  **kwargs) -> None:
@@ -88,7 +89,7 @@ class Conv2D(Layer):
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         y = nn_ops.conv2d(inputs, self.kernel, strides=list(self.strides), padding=self.padding,
                           dilations=list(self.dilation_rate))
         if self.use_bias:
@@ -166,12 +167,12 @@ class GlobalAveragePooling2D(Layer):
         **kwargs: Layer arguments.
     """
 
-    def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.data_format = _check_format(data_format)
         self.keepdims = keepdims
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return reduction_ops.reduce_mean(inputs, axis=[1, 2], keepdims=self.keepdims)
 
     def get_config(self) -> dict:
@@ -183,7 +184,7 @@ class GlobalAveragePooling2D(Layer):
 class GlobalMaxPooling2D(GlobalAveragePooling2D):
     """Maximum over height and width: ``(N, H, W, C) -> (N, C)``."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return reduction_ops.reduce_max(inputs, axis=[1, 2], keepdims=self.keepdims)
 
 
@@ -196,12 +197,12 @@ class GlobalAveragePooling1D(Layer):
         **kwargs: Layer arguments.
     """
 
-    def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
+    def __init__(self, data_format: str | None = None, keepdims: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
         self.data_format = _check_format(data_format)
         self.keepdims = keepdims
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return reduction_ops.reduce_mean(inputs, axis=1, keepdims=self.keepdims)
 
     def get_config(self) -> dict:
@@ -213,7 +214,7 @@ class GlobalAveragePooling1D(Layer):
 class GlobalMaxPooling1D(GlobalAveragePooling1D):
     """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return reduction_ops.reduce_max(inputs, axis=1, keepdims=self.keepdims)
 
 

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ...core import dtypes
 from ...core.shapes import TensorShape
+from ...graph.tensor import ShapeLike, Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops
 from .. import activations as _activations
 from .. import initializers as _initializers
@@ -68,7 +70,7 @@ class Dense(Layer):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         dt = getattr(inputs, "dtype", None)
         if dt is not None and dt is not self.kernel.dtype:  # tf.keras: Dense()(int32 inputs)
             inputs = math_ops.cast(inputs, self.kernel.dtype)
@@ -105,7 +107,7 @@ class Activation(Layer):
         super().__init__(**kwargs)
         self.activation = _activations.get(activation)
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return self.activation(inputs)
 
     def get_config(self) -> dict:
@@ -126,7 +128,7 @@ class Flatten(Layer):
         super().__init__(**kwargs)
         self.data_format = data_format or "channels_last"
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         dims = _static_dims(inputs)
         if dims is not None and len(dims) == 1:
             return array_ops.reshape(inputs, [-1, 1])
@@ -153,7 +155,7 @@ class Reshape(Layer):
         super().__init__(**kwargs)
         self.target_shape = tuple(int(d) for d in target_shape)
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         target = list(self.target_shape)
         if -1 not in target:
             return array_ops.reshape(inputs, [-1] + target)
@@ -179,7 +181,7 @@ class Dropout(Layer):
         **kwargs: Layer arguments.
     """
 
-    def __init__(self, rate: float, noise_shape=None, seed: int | None = None,
+    def __init__(self, rate: float, noise_shape: ShapeLike | None = None, seed: int | None = None,
                  **kwargs) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate <= 1:
@@ -189,7 +191,7 @@ class Dropout(Layer):
         self.noise_shape = noise_shape
         self.seed = seed
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training: bool | None = None) -> Tensor:
         if not training or self.rate == 0:
             return array_ops.identity(inputs)
         return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
@@ -239,7 +241,7 @@ class Embedding(Layer):
             x = math_ops.cast(x, dtypes.int32)
         return x
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return array_ops.gather(self.embeddings, inputs)
 
     def get_config(self) -> dict:
@@ -262,13 +264,13 @@ class Lambda(Layer):
         **kwargs: Layer arguments.
     """
 
-    def __init__(self, function: Callable, output_shape=None, mask=None, arguments=None,
-                 **kwargs) -> None:
+    def __init__(self, function: Callable, output_shape=None, mask=None,
+                 arguments=None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.function = function
         self.arguments = arguments or {}
 
-    def call(self, inputs):
+    def call(self, inputs) -> Any:
         return self.function(inputs, **self.arguments)
 
     def get_config(self) -> dict:
@@ -310,14 +312,14 @@ class Lambda(Layer):
 class Add(Layer):
     """Sums a list of inputs element-wise."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return math_ops.add_n(list(inputs))
 
 
 class Subtract(Layer):
     """``inputs[0] - inputs[1]``."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         a, b = inputs
         return math_ops.subtract(a, b)
 
@@ -325,7 +327,7 @@ class Subtract(Layer):
 class Multiply(Layer):
     """Multiplies a list of inputs element-wise."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         out = inputs[0]
         for x in inputs[1:]:
             out = math_ops.multiply(out, x)
@@ -335,14 +337,14 @@ class Multiply(Layer):
 class Average(Layer):
     """The element-wise mean of a list of inputs."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return math_ops.add_n(list(inputs)) * (1.0 / len(inputs))
 
 
 class Maximum(Layer):
     """The element-wise maximum of a list of inputs."""
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         out = inputs[0]
         for x in inputs[1:]:
             out = math_ops.maximum(out, x)
@@ -361,7 +363,7 @@ class Concatenate(Layer):
         super().__init__(**kwargs)
         self.axis = axis
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         return array_ops.concat(list(inputs), axis=self.axis)
 
     def get_config(self) -> dict:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...core.shapes import TensorShape
+from ...graph.tensor import Tensor
 from ...ops import array_ops, nn_ops
 from .. import initializers as _initializers
 from .base import Layer
@@ -27,12 +28,12 @@ class BatchNormalization(Layer):
         **kwargs: Layer arguments and ignored regularizers/constraints.
     """
 
-    def __init__(self, axis=-1, momentum: float = 0.99, epsilon: float = 1e-3,
+    def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros",
-                 moving_variance_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 synchronized: bool = False, **kwargs) -> None:
+                 moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, synchronized: bool = False,
+                 **kwargs) -> None:
         super().__init__(**kwargs)
         self.axis = axis
         self.momentum = float(momentum)
@@ -75,7 +76,7 @@ class BatchNormalization(Layer):
             return t
         return array_ops.reshape(t, self._tw_bshape)
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training: bool | None = None) -> Tensor:
         if training:
             mean, var = nn_ops.moments(inputs, self._tw_reduce)
             m = self.momentum
@@ -112,10 +113,10 @@ class LayerNormalization(Layer):
         **kwargs: Layer arguments and ignored regularizers/constraints.
     """
 
-    def __init__(self, axis=-1, epsilon: float = 1e-3, center: bool = True, scale: bool = True,
-                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 **kwargs) -> None:
+    def __init__(self, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
+                 scale: bool = True, beta_initializer="zeros", gamma_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.axis = axis
         self.epsilon = float(epsilon)
@@ -142,7 +143,7 @@ class LayerNormalization(Layer):
             return t
         return array_ops.reshape(t, self._tw_bshape)
 
-    def call(self, inputs):
+    def call(self, inputs) -> Tensor:
         mean, var = nn_ops.moments(inputs, self._tw_axes, keepdims=True)
         return nn_ops.batch_normalization(inputs, mean, var, self._b(self.beta),
                                           self._b(self.gamma), self.epsilon)

@@ -202,8 +202,8 @@ class Optimizer(Module):
             return [None if g is None else next(it) for g in grads]
         return grads
 
-    def apply_gradients(self, grads_and_vars, name=None,
-                        skip_gradients_aggregation: bool = False, **kwargs):
+    def apply_gradients(self, grads_and_vars, name: str | None = None,
+                        skip_gradients_aggregation: bool = False, **kwargs) -> Variable:
         """Updates each variable from its gradient and increments ``iterations``.
 
         Args:
@@ -253,7 +253,7 @@ class Optimizer(Module):
         """
         raise NotImplementedError
 
-    def minimize(self, loss, var_list, tape: GradientTape | None = None):
+    def minimize(self, loss, var_list, tape: GradientTape | None = None) -> Variable:
         """Computes gradients of ``loss`` and applies them.
 
         Args:
@@ -499,7 +499,8 @@ class Adagrad(Optimizer):
     def _slot_names(self) -> tuple:
         return ("accumulator",)
 
-    def add_variable_from_reference(self, model_variable, variable_name, initial_value=None):
+    def add_variable_from_reference(self, model_variable, variable_name,
+                                    initial_value=None) -> Variable:
         value = np.full(model_variable.shape.as_list(), self.initial_accumulator_value,
                         model_variable.dtype.np)
         return super().add_variable_from_reference(model_variable, variable_name, value)

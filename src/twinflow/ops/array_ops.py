@@ -33,6 +33,7 @@ from .core import (
     static_value,
     unary_infer,
 )
+from .core import invalid_argument as _err
 
 # This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
 
@@ -339,10 +340,6 @@ def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -
 
 
 # ----- helpers ----------------------------------------------------------------------------------
-
-def _err(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(None, None, msg)
-
 
 def _elems(t, n: int | None = None) -> list | None:
     """Per-element static values of a 1-D int tensor (None where unknown); None if the length is.
@@ -1653,15 +1650,37 @@ def scatter_nd(indices: TensorLike, updates: TensorLike, shape: ShapeLike,
                             if isinstance(shape, Tensor) else ind.dtype)], name=name)
 
 
+def scatter_infer(tensor, indices, updates):
+    """Shape rule shared by the TensorScatter* ops: a copy of ``tensor``."""
+    if updates.dtype is not tensor.dtype:
+        raise _err(f"tensor_scatter: updates have dtype {updates.dtype.name}, the tensor "
+                   f"{tensor.dtype.name}")
+    if not indices.dtype.is_integer:
+        raise _err(f"tensor_scatter: indices must be int32 or int64, got {indices.dtype.name}")
+    return tensor.dtype, tensor.shape
+
+
+def scatter_kernel(ufunc):
+    """Kernel of a TensorScatter* op combining old and new values with ``ufunc.at``."""
+    def kernel(tensor, indices, updates):
+        view, idx = _nd_index(tensor.shape, indices, 0)
+        out = np.array(tensor).reshape(view)
+        ufunc.at(out, idx, np.reshape(updates, out[idx].shape))
+        return out.reshape(tensor.shape)
+    return kernel
+
+
+def tensor_scatter(opdef, tensor, indices, updates, name):
+    """Binds a TensorScatter* op, converting ``updates`` to the tensor's dtype."""
+    x = convert(tensor)
+    return bind(opdef, [x, _int_input(indices, "indices"), convert(updates, x.dtype)], name=name)
+
+
 @register_op("TensorScatterUpdate")
 class TensorScatterUpdate:
     """A copy of ``tensor`` with the slices at ``indices`` replaced by ``updates``."""
 
-    def infer(tensor, indices, updates):
-        if updates.dtype is not tensor.dtype:
-            raise _err(f"tensor_scatter_nd_update: updates have dtype {updates.dtype.name}, "
-                       f"the tensor {tensor.dtype.name}")
-        return tensor.dtype, tensor.shape
+    infer = scatter_infer
 
     def kernel(tensor, indices, updates):
         view, idx = _nd_index(tensor.shape, indices, 0)
@@ -1679,13 +1698,8 @@ class TensorScatterUpdate:
 class TensorScatterAdd:
     """A copy of ``tensor`` with ``updates`` added at ``indices``."""
 
-    infer = TensorScatterUpdate.infer
-
-    def kernel(tensor, indices, updates):
-        view, idx = _nd_index(tensor.shape, indices, 0)
-        out = np.array(tensor).reshape(view)
-        np.add.at(out, idx, np.reshape(updates, out[idx].shape))
-        return out.reshape(tensor.shape)
+    infer = scatter_infer
+    kernel = scatter_kernel(np.add)
 
     def grad(op, dy):
         return dy, None, bind(GatherNd, [dy, op.inputs[1]], {"batch_dims": 0})
@@ -1704,9 +1718,7 @@ def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: T
     Returns:
         The updated copy.
     """
-    x = convert(tensor)
-    return bind(TensorScatterUpdate, [x, _int_input(indices, "indices"),
-                                      convert(updates, x.dtype)], name=name)
+    return tensor_scatter(TensorScatterUpdate, tensor, indices, updates, name)
 
 
 def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
@@ -1722,9 +1734,7 @@ def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: Tens
     Returns:
         The updated copy.
     """
-    x = convert(tensor)
-    return bind(TensorScatterAdd, [x, _int_input(indices, "indices"),
-                                   convert(updates, x.dtype)], name=name)
+    return tensor_scatter(TensorScatterAdd, tensor, indices, updates, name)
 
 
 def _mask_infer_shape(tensor, mask, axis):

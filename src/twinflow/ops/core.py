@@ -30,6 +30,11 @@ except (ImportError, AttributeError, TypeError):  # NumPy 1.x
     _ERR_STATE = None
 
 
+def invalid_argument(msg: str) -> InvalidArgumentError:
+    """An InvalidArgumentError for a rule's message (``bind`` appends ``[Op:Name]``)."""
+    return InvalidArgumentError(None, None, msg)
+
+
 def quietly(fn, *args):
     """Calls ``fn(*args)`` with NumPy's floating-point warnings off: TensorFlow returns inf and
     nan (log(0), exp(1000), 0/0, inf - inf) without a word. For kernels that can make inf or nan

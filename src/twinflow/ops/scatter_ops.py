@@ -22,13 +22,15 @@ from .array_ops import (
     _nd_index,
     gather,
     gather_nd,
+    scatter_infer,
+    scatter_kernel,
     shape,
     slice_helper,
     slice_spec,
+    tensor_scatter,
 )
 from .core import (
     EagerTensor,
-    InvalidArgumentError,
     SymbolicTensor,
     Tensor,
     TensorShape,
@@ -37,6 +39,7 @@ from .core import (
     ctx,
     register_op,
 )
+from .core import invalid_argument as _err
 from .math_ops import cast, divide, equal, multiply, negative
 from .segment_ops import unsorted_segment_sum
 from .variables import Variable, _convert_initial
@@ -45,36 +48,14 @@ __all__ = ["tensor_scatter_nd_sub", "tensor_scatter_nd_max", "tensor_scatter_nd_
            "IndexedSlices"]
 
 
-def _err(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(None, None, msg)
-
-
 # ----- tensor_scatter_nd_sub / max / min -------------------------------------------------------
-
-def _scatter_infer(tensor, indices, updates):
-    if updates.dtype is not tensor.dtype:
-        raise _err(f"tensor_scatter: updates have dtype {updates.dtype.name}, the tensor "
-                   f"{tensor.dtype.name}")
-    if not indices.dtype.is_integer:
-        raise _err(f"tensor_scatter: indices must be int32 or int64, got {indices.dtype.name}")
-    return tensor.dtype, tensor.shape
-
-
-def _scatter_kernel(ufunc):
-    def kernel(tensor, indices, updates):
-        view, idx = _nd_index(tensor.shape, indices, 0)
-        out = np.array(tensor).reshape(view)
-        ufunc.at(out, idx, np.reshape(updates, out[idx].shape))
-        return out.reshape(tensor.shape)
-    return kernel
-
 
 @register_op("TensorScatterSub")
 class TensorScatterSub:
     """A copy of ``tensor`` with ``updates`` subtracted at ``indices``."""
 
-    infer = _scatter_infer
-    kernel = _scatter_kernel(np.subtract)
+    infer = scatter_infer
+    kernel = scatter_kernel(np.subtract)
 
     def grad(op, dy):
         return dy, None, negative(bind(GatherNd, [dy, op.inputs[1]], {"batch_dims": 0}))
@@ -98,8 +79,8 @@ def _minmax_grad(op, dy):
 class TensorScatterMax:
     """A copy of ``tensor`` with ``maximum(tensor, updates)`` at ``indices``."""
 
-    infer = _scatter_infer
-    kernel = _scatter_kernel(np.maximum)
+    infer = scatter_infer
+    kernel = scatter_kernel(np.maximum)
     grad = _minmax_grad
 
 
@@ -107,14 +88,9 @@ class TensorScatterMax:
 class TensorScatterMin:
     """A copy of ``tensor`` with ``minimum(tensor, updates)`` at ``indices``."""
 
-    infer = _scatter_infer
-    kernel = _scatter_kernel(np.minimum)
+    infer = scatter_infer
+    kernel = scatter_kernel(np.minimum)
     grad = _minmax_grad
-
-
-def _tensor_scatter(opdef, tensor, indices, updates, name):
-    x = convert(tensor)
-    return bind(opdef, [x, _int_input(indices, "indices"), convert(updates, x.dtype)], name=name)
 
 
 def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
@@ -130,7 +106,7 @@ def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: Tens
     Returns:
         The updated copy.
     """
-    return _tensor_scatter(TensorScatterSub, tensor, indices, updates, name)
+    return tensor_scatter(TensorScatterSub, tensor, indices, updates, name)
 
 
 def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
@@ -146,7 +122,7 @@ def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: Tens
     Returns:
         The updated copy.
     """
-    return _tensor_scatter(TensorScatterMax, tensor, indices, updates, name)
+    return tensor_scatter(TensorScatterMax, tensor, indices, updates, name)
 
 
 def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
@@ -162,7 +138,7 @@ def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: Tens
     Returns:
         The updated copy.
     """
-    return _tensor_scatter(TensorScatterMin, tensor, indices, updates, name)
+    return tensor_scatter(TensorScatterMin, tensor, indices, updates, name)
 
 
 # ----- IndexedSlices ----------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import numpy as np
 from ..graph.tensor import DTypeLike, TensorLike
 from .array_ops import concat, fill, gather, ones_like, rank, reshape, shape, zeros_like
 from .core import (
-    InvalidArgumentError,
     Tensor,
     TensorShape,
     bind,
@@ -28,6 +27,7 @@ from .core import (
     register_op,
     static_value,
 )
+from .core import invalid_argument as _err
 from .math_ops import (
     cast,
     divide,
@@ -45,10 +45,6 @@ __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "segment
            "unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_max",
            "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n",
            "bincount"]
-
-
-def _err(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(None, None, msg)
 
 
 _UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,

@@ -22,14 +22,11 @@ from .core import (
     normalize_axis,
     register_op,
 )
+from .core import invalid_argument as _err
 from .debugging_ops import format_tensor
 
 __all__ = ["length", "upper", "lower", "join", "reduce_join", "regex_full_match",
            "regex_replace", "strip", "substr", "as_string", "to_number", "format", "split"]
-
-
-def _err(msg: str) -> InvalidArgumentError:
-    return InvalidArgumentError(None, None, msg)
 
 
 def _b(v) -> bytes:

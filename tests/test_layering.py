@@ -17,6 +17,7 @@ LAYERS = [
     ("compiler",),
     ("function",),
     ("autograph",),
+    ("io",),
     ("keras", "data", "train", "summary", "saved_model", "compat"),
     ("cli", "bench"),
 ]

@@ -47,6 +47,8 @@ from . import autograph
 # [exports: training]
 from . import data, keras, summary, train
 from .train.module import Module
+# [exports: data and io]
+from . import io
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)

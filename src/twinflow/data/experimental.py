@@ -1,0 +1,358 @@
+"""``tw.data.experimental``: the names programs use; transformations for ``Dataset.apply``.
+
+Each transformation here returns a function from Dataset to Dataset, as TensorFlow's do.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core import dtypes
+from ..eager.func_graph import TensorSpec
+from ..ops.random_ops import get_seed
+from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .iterator_ops import Optional
+from .options import AutotuneOptions, DistributeOptions, OptimizationOptions, ThreadingOptions
+from .sources import seeded_rng
+from .structure import call_with_element, normalize, to_tensor
+
+SHARD_HINT = -1
+
+
+class AutoShardPolicy(enum.IntEnum):
+    """How a distributed dataset is sharded (twinflow runs on one device: recorded only)."""
+
+    OFF = -1
+    AUTO = 0
+    FILE = 1
+    DATA = 2
+    HINT = 3
+
+
+class ExternalStatePolicy(enum.IntEnum):
+    """What checkpointing does with functions that use external state."""
+
+    WARN = 0
+    IGNORE = 1
+    FAIL = 2
+
+
+class AutotuneAlgorithm(enum.IntEnum):
+    """The autotuning algorithm (twinflow's AUTOTUNE picks the number of cores)."""
+
+    DEFAULT = 0
+    HILL_CLIMB = 1
+    GRADIENT_DESCENT = 2
+    MAX_PARALLELISM = 3
+    STAGE_BASED = 4
+
+
+def cardinality(dataset: Dataset):
+    """``dataset.cardinality()``.
+
+    Args:
+        dataset: the dataset.
+
+    Returns:
+        An int64 scalar tensor.
+    """
+    return dataset.cardinality()
+
+
+def Counter(start: int = 0, step: int = 1, dtype=dtypes.int64, name=None) -> Dataset:  # noqa: N802
+    """``start, start + step, ...`` forever.
+
+    Args:
+        start: the first value.
+        step: the increment.
+        dtype: the element dtype.
+        name: ignored.
+
+    Returns:
+        The dataset.
+    """
+    return Dataset.counter(start, step, dtype)
+
+
+def RandomDataset(seed=None, name=None) -> Dataset:  # noqa: N802
+    """Random int64 scalars forever (``tf.data.experimental.RandomDataset``).
+
+    Args:
+        seed: the seed.
+        name: ignored.
+
+    Returns:
+        The dataset.
+    """
+    seeds = get_seed(seed)
+
+    def gen():
+        rng = seeded_rng(seeds)
+        while True:
+            yield np.int64(rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max))
+    return Dataset.from_generator(gen, output_signature=TensorSpec([], dtypes.int64))
+
+
+def sample_from_datasets(datasets, weights=None, seed=None,
+                         stop_on_empty_dataset: bool = False) -> Dataset:
+    """``Dataset.sample_from_datasets``.
+
+    Args:
+        datasets: the datasets.
+        weights: their probabilities.
+        seed: the seed.
+        stop_on_empty_dataset: stop at the first exhausted dataset.
+
+    Returns:
+        The dataset.
+    """
+    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+
+def choose_from_datasets(datasets, choice_dataset: Dataset,
+                         stop_on_empty_dataset: bool = True) -> Dataset:
+    """``Dataset.choose_from_datasets``.
+
+    Args:
+        datasets: the datasets.
+        choice_dataset: int64 indices.
+        stop_on_empty_dataset: stop when the chosen dataset is exhausted.
+
+    Returns:
+        The dataset.
+    """
+    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def from_list(elements: list, name=None) -> Dataset:
+    """``Dataset.from_list``.
+
+    Args:
+        elements: the elements.
+        name: ignored.
+
+    Returns:
+        The dataset.
+    """
+    return Dataset.from_list(elements)
+
+
+def get_single_element(dataset: Dataset):
+    """``dataset.get_single_element()``.
+
+    Args:
+        dataset: a one-element dataset.
+
+    Returns:
+        The element.
+    """
+    return dataset.get_single_element()
+
+
+def get_structure(dataset_or_iterator):
+    """The element_spec of a dataset or iterator.
+
+    Args:
+        dataset_or_iterator: the dataset or iterator.
+
+    Returns:
+        The element_spec.
+    """
+    return dataset_or_iterator.element_spec
+
+
+def get_next_as_optional(iterator) -> Optional:
+    """``iterator.get_next_as_optional()``.
+
+    Args:
+        iterator: the iterator.
+
+    Returns:
+        The Optional.
+    """
+    return iterator.get_next_as_optional()
+
+
+def save(dataset: Dataset, path: str, compression=None, shard_func=None,
+         checkpoint_args=None) -> None:
+    """``dataset.save(path)``.
+
+    Args:
+        dataset: the dataset.
+        path: the directory.
+        compression: must be None.
+        shard_func: not supported.
+        checkpoint_args: not supported.
+    """
+    dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path: str, element_spec=None, compression=None, reader_func=None) -> Dataset:
+    """``Dataset.load(path)``.
+
+    Args:
+        path: the directory.
+        element_spec: checked against the saved spec when given.
+        compression: must be None.
+        reader_func: not supported.
+
+    Returns:
+        The dataset.
+    """
+    return Dataset.load(path, element_spec, compression, reader_func)
+
+
+def _method(name: str, doc: str) -> Callable:
+    def transformation(*args, **kwargs) -> Callable[[Dataset], Dataset]:
+        return lambda ds: getattr(ds, name)(*args, **kwargs)
+    transformation.__name__ = name
+    transformation.__doc__ = (f"``Dataset.apply`` form of ``Dataset.{name}``: {doc}\n\n"
+                              "Args:\n    *args: as for the method.\n    **kwargs: as for "
+                              "the method.\n\nReturns:\n    A function from Dataset to Dataset.")
+    return transformation
+
+
+scan = _method("scan", "carries a state through the elements.")
+group_by_window = _method("group_by_window", "groups elements into windows by key.")
+bucket_by_sequence_length = _method("bucket_by_sequence_length",
+                                    "batches elements of similar length.")
+ignore_errors = _method("ignore_errors", "drops elements whose computation failed.")
+unbatch = _method("unbatch", "splits batches into elements.")
+take_while = _method("take_while", "elements until a predicate fails.")
+unique = _method("unique", "drops repeated elements.")
+assert_cardinality = _method("assert_cardinality", "checks the number of elements.")
+snapshot = _method("snapshot", "saves the elements on the first pass and replays them.")
+enumerate_dataset = _method("enumerate", "pairs elements with their index.")
+
+
+def shuffle_and_repeat(buffer_size: int, count=None, seed=None) -> Callable:
+    """``shuffle(buffer_size, seed).repeat(count)`` for ``Dataset.apply``.
+
+    Args:
+        buffer_size: the shuffle buffer.
+        count: the repetitions (forever when None).
+        seed: the seed.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: ds.shuffle(buffer_size, seed).repeat(count)
+
+
+def map_and_batch(map_func: Callable, batch_size: int, num_parallel_batches=None,
+                  drop_remainder: bool = False, num_parallel_calls=None) -> Callable:
+    """``map(map_func).batch(batch_size)`` for ``Dataset.apply``.
+
+    Args:
+        map_func: the map function.
+        batch_size: the batch size.
+        num_parallel_batches: batches mapped in parallel (as num_parallel_calls).
+        drop_remainder: drop a last, smaller batch.
+        num_parallel_calls: map threads.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    par = num_parallel_calls if num_parallel_calls is not None else num_parallel_batches
+    return lambda ds: ds.map(map_func, num_parallel_calls=par).batch(batch_size,
+                                                                       drop_remainder)
+
+
+def parallel_interleave(map_func: Callable, cycle_length: int, block_length: int = 1,
+                        sloppy: bool = False, buffer_output_elements=None,
+                        prefetch_input_elements=None) -> Callable:
+    """``interleave`` with parallel readers, for ``Dataset.apply``.
+
+    Args:
+        map_func: element -> Dataset.
+        cycle_length: datasets open at once.
+        block_length: consecutive elements from each.
+        sloppy: allow any order.
+        buffer_output_elements: accepted (each reader buffers block_length elements).
+        prefetch_input_elements: accepted (inputs are opened as slots free up).
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: ds.interleave(map_func, cycle_length, block_length,
+                                    num_parallel_calls=cycle_length,
+                                    deterministic=not sloppy)
+
+
+def copy_to_device(target_device: str, source_device: str = "/cpu:0") -> Callable:
+    """Identity: twinflow has one (CPU) device.
+
+    Args:
+        target_device: the device name.
+        source_device: the source device name.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: ds
+
+
+def prefetch_to_device(device: str, buffer_size=None) -> Callable:
+    """``prefetch`` (twinflow has one CPU device).
+
+    Args:
+        device: the device name.
+        buffer_size: the buffer (AUTOTUNE when None).
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: ds.prefetch(AUTOTUNE if buffer_size is None else buffer_size)
+
+
+class Reducer:
+    """The reducer of ``group_by_reducer``: ``init_func(key)``, ``reduce_func(state,
+    element)``, ``finalize_func(state)``.
+
+    Args:
+        init_func: key -> initial state.
+        reduce_func: (state, element) -> state.
+        finalize_func: state -> output.
+    """
+
+    def __init__(self, init_func: Callable, reduce_func: Callable,
+                 finalize_func: Callable) -> None:
+        self.init_func, self.reduce_func, self.finalize_func = (init_func, reduce_func,
+                                                                finalize_func)
+
+
+def group_by_reducer(key_func: Callable, reducer: Reducer) -> Callable:
+    """Groups elements by key and reduces each group to one output (at the end).
+
+    Args:
+        key_func: element -> int64 key.
+        reducer: the Reducer.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: _GroupByReducer(ds, key_func, reducer)
+
+
+class _GroupByReducer(Dataset):
+    def __init__(self, input_dataset: Dataset, key_func: Callable, reducer: Reducer) -> None:
+        self._input, self._key, self._reducer = input_dataset, key_func, reducer
+
+    def _gen(self):
+        states: dict = {}
+        r = self._reducer
+        for e in self._input:
+            k = int(call_with_element(self._key, e))
+            if k not in states:
+                states[k] = r.init_func(to_tensor(np.int64(k)))
+            states[k] = r.reduce_func(states[k], e)
+        for s in states.values():
+            yield normalize(r.finalize_func(s))
+
+
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
+           "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",
+           "ExternalStatePolicy", "OptimizationOptions", "Optional", "RandomDataset", "Reducer",
+           "SHARD_HINT", "ThreadingOptions"]

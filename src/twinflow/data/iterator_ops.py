@@ -1,0 +1,287 @@
+"""Iterating a dataset: the Python ``Iterator`` (checkpointable) and the graph ops and loops
+that iterate inside ``tw.function``.
+
+Inside a graph, a stateful op starts a fresh pass over the dataset each time the graph runs,
+another hands out the next element (the Python pipeline runs beside the graph).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograph.operators.control_flow import for_stmt as _ag_for_stmt
+from ..autograph.operators.control_flow import while_stmt as _ag_while_stmt
+from ..core import dtypes, errors
+from ..core.shapes import TensorShape
+from ..eager.execute import bind
+from ..graph.registry import register_op
+from ..graph.tensor import Tensor
+from ..ops import array_ops, math_ops
+from ..ops.variables import Variable
+from .structure import leaves, map_struct, pack, to_tensor
+
+_DATASETS: dict = {}
+_ITERATORS: dict = {}
+
+
+@register_op("MakeIterator", stateful=True, multi_output=True)
+class MakeIterator:
+    """Starts a new pass over the dataset registered as ``dataset_id``."""
+
+    def infer(*, dataset_id):
+        return []
+
+    def kernel(*, dataset_id):
+        _ITERATORS[dataset_id] = _DATASETS[dataset_id]._gen()
+        return ()
+
+
+@register_op("IteratorGetNext", stateful=True, multi_output=True)
+class IteratorGetNext:
+    """The next element (its leaves, in order) of the pass started by MakeIterator."""
+
+    def infer(*, dataset_id, output_types, output_shapes):
+        return list(zip(output_types, output_shapes))
+
+    def kernel(*, dataset_id, output_types, output_shapes):
+        try:
+            element = next(_ITERATORS[dataset_id])
+        except StopIteration:
+            raise errors.OutOfRangeError(
+                None, None, "End of sequence: the dataset has fewer elements than its "
+                "cardinality promised") from None
+        return tuple(np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+
+
+@register_op("IteratorGetNextOrEnd", stateful=True, multi_output=True)
+class IteratorGetNextOrEnd:
+    """``(has_value, leaves...)``: the next element, or False and zeros once the pass is over.
+
+    The loop over a dataset whose size is unknown (after ``filter``) stops on ``has_value``.
+    """
+
+    def infer(*, dataset_id, output_types, output_shapes):
+        return [(dtypes.bool_, TensorShape([]))] + list(zip(output_types, output_shapes))
+
+    def kernel(*, dataset_id, output_types, output_shapes):
+        try:
+            element = next(_ITERATORS[dataset_id])
+        except StopIteration:
+            zeros = tuple(np.zeros([d or 0 for d in s.as_list()] if s.rank is not None else [],
+                                   dtype=t.np) for t, s in zip(output_types, output_shapes))
+            return (np.bool_(False),) + zeros
+        return (np.bool_(True),) + tuple(
+            np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+
+
+def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
+    """``for element in ds`` inside a graph: one graph loop fed by IteratorGetNext ops.
+
+    Args:
+        ds: the dataset.
+        extra_test: None, or a function of the loop variables that must hold to go on.
+        body: function of (element, *loop variables) returning the loop variables.
+        vals: the loop variables' current values.
+        names: their names.
+
+    Returns:
+        The loop variables after the loop.
+    """
+    n = ds._cardinality()
+    key = id(ds)
+    _DATASETS[key] = ds
+    spec = ds.element_spec
+    specs = leaves(spec)
+    if any(not hasattr(s, "shape") or s.dtype is dtypes.variant for s in specs):
+        raise NotImplementedError("a loop over a dataset of datasets (window) inside "
+                                  "tw.function is not supported; flat_map the windows first")
+    types = tuple(s.dtype for s in specs)
+    shapes = tuple(s.shape for s in specs)
+    bind(MakeIterator, [], {"dataset_id": key})
+    if n < 0:
+        return _graph_loop_until_end(key, spec, types, shapes, extra_test, body, vals, names)
+
+    def step(_, *loop_vals):
+        flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
+                                           "output_shapes": shapes})
+        return body(pack(spec, list(flat)), *loop_vals)
+    return _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
+
+
+def _graph_loop_until_end(key: int, spec, types: tuple, shapes: tuple, extra_test, body,
+                          vals: tuple, names: tuple) -> tuple:
+    """One While over a dataset whose size is unknown (or infinite) when tracing.
+
+    The element is fetched ahead: the loop carries ``has_value`` and the element's leaves,
+    runs ``body`` while ``has_value`` (and ``extra_test``) hold, then fetches the next one.
+    """
+    attrs = {"dataset_id": key, "output_types": types, "output_shapes": shapes}
+    k = len(types) + 1
+
+    def fetch() -> tuple:
+        return tuple(bind(IteratorGetNextOrEnd, [], attrs))
+
+    def test(*lv):
+        has = lv[0]
+        if extra_test is None:
+            return has
+        e = extra_test(*lv[k:])
+        if isinstance(e, Tensor):
+            return math_ops.logical_and(has, e)
+        return has if e else math_ops.logical_and(has, False)
+
+    def step(*lv):
+        out = tuple(body(pack(spec, list(lv[1:k])), *lv[k:]))
+        return fetch() + out
+
+    hidden = ("dataset element present",) + tuple(
+        f"dataset element[{i}]" for i in range(len(types)))
+    out = _ag_while_stmt(test, step, fetch() + tuple(vals), hidden + tuple(names))
+    return tuple(out[k:])
+
+
+class Iterator:
+    """An iterator over a dataset (``iter(dataset)``), checkpointable.
+
+    Saved in a ``tw.train.Checkpoint``, it records how many elements it has produced; after a
+    restore its next element is the one that followed them (the pass is replayed and that many
+    elements are skipped: deterministic pipelines resume exactly, see docs/tf_differences.md).
+
+    Args:
+        dataset: the dataset to iterate.
+    """
+
+    def __init__(self, dataset) -> None:
+        self._dataset = dataset
+        self._it = dataset._gen()
+        self._count = 0
+        self._position: Variable | None = None
+        self._saved = 0
+
+    @property
+    def element_spec(self):
+        """The element_spec of the dataset."""
+        return self._dataset.element_spec
+
+    def __iter__(self) -> Iterator:
+        return self
+
+    def _sync_restore(self) -> None:
+        # A restore assigned the position variable: replay the pass up to it.
+        want = int(self._position.numpy())
+        if want != self._saved:
+            self._saved = want
+            self._it.close()
+            self._it = self._dataset._gen()
+            for _ in range(want):
+                next(self._it)
+            self._count = want
+
+    def __next__(self):
+        if self._position is not None:
+            self._sync_restore()
+        e = next(self._it)
+        self._count += 1
+        return map_struct(to_tensor, e)
+
+    def get_next(self):
+        """The next element.
+
+        Returns:
+            The element (tensors).
+
+        Raises:
+            OutOfRangeError: the dataset is exhausted.
+        """
+        try:
+            return next(self)
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self) -> Optional:
+        """The next element as an ``Optional`` (empty at the end).
+
+        Returns:
+            The Optional.
+        """
+        try:
+            return Optional(next(self), self.element_spec)
+        except StopIteration:
+            return Optional(None, self.element_spec)
+
+    def _trackable_children(self) -> dict:
+        # A checkpoint saves the position; a restore assigns it and the next element syncs.
+        if self._position is None:
+            self._position = Variable(np.int64(self._count), trainable=False,
+                                      name="iterator_position")
+        else:
+            self._sync_restore()
+            self._position.assign(np.int64(self._count))
+        self._saved = self._count
+        return {"position": self._position}
+
+    def close(self) -> None:
+        """Stops the pass now (its background threads, if any, end)."""
+        self._it.close()
+
+    def __del__(self) -> None:
+        it = getattr(self, "_it", None)
+        if it is not None:
+            it.close()
+
+
+class Optional:
+    """A value that may be absent (``tf.experimental.Optional``).
+
+    Args:
+        value: the value, or None for an empty Optional.
+        element_spec: the value's spec.
+    """
+
+    def __init__(self, value, element_spec=None) -> None:
+        self._value = value
+        self.element_spec = element_spec
+
+    @staticmethod
+    def from_value(value) -> Optional:
+        """An Optional holding ``value``.
+
+        Args:
+            value: the value.
+
+        Returns:
+            The Optional.
+        """
+        return Optional(value)
+
+    @staticmethod
+    def empty(element_spec) -> Optional:
+        """An empty Optional.
+
+        Args:
+            element_spec: the spec of the value it would hold.
+
+        Returns:
+            The Optional.
+        """
+        return Optional(None, element_spec)
+
+    def has_value(self):
+        """A boolean scalar tensor: whether a value is present.
+
+        Returns:
+            The tensor.
+        """
+        return to_tensor(np.bool_(self._value is not None))
+
+    def get_value(self):
+        """The value.
+
+        Returns:
+            The value.
+
+        Raises:
+            InvalidArgumentError: the Optional is empty.
+        """
+        if self._value is None:
+            raise errors.InvalidArgumentError(None, None, "The optional does not have a value")
+        return self._value

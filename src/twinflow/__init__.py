@@ -49,6 +49,9 @@ from . import data, keras, summary, train
 from .train.module import Module
 # [exports: data and io]
 from . import io
+from .ops import script_ops as _script_ops
+from .ops.script_ops import numpy_function, py_function
+_script_ops.set_tape_class(GradientTape)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)

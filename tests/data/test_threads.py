@@ -1,0 +1,89 @@
+"""Parallel map and prefetch: real threads, order, errors in the consumer, and threads that
+stop when an iterator is dropped early."""
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import traceback
+
+import numpy as np
+import pytest
+
+import twinflow as tw
+
+Dataset = tw.data.Dataset
+
+
+def _data_threads() -> list:
+    return [t for t in threading.enumerate() if t.name.startswith("twinflow-data")]
+
+
+def _sleepy(x):
+    time.sleep(0.02)
+    return x
+
+
+def test_parallel_map_overlaps_work_and_keeps_order():
+    ds = Dataset.range(16).map(lambda x: tw.numpy_function(_sleepy, [x], tw.int64),
+                               num_parallel_calls=8)
+    t0 = time.perf_counter()
+    out = [int(v) for v in ds.as_numpy_iterator()]
+    wall = time.perf_counter() - t0
+    assert out == list(range(16))
+    assert wall < 16 * 0.02 * 0.6  # serial would take 0.32 s
+
+
+def test_prefetch_fills_from_a_background_thread():
+    ds = Dataset.range(5).map(lambda x: tw.numpy_function(_sleepy, [x], tw.int64)).prefetch(3)
+    it = iter(ds)
+    next(it)
+    assert _data_threads()
+    time.sleep(0.1)  # the producer runs ahead while the consumer waits
+    t0 = time.perf_counter()
+    rest = [int(next(it)) for _ in range(3)]
+    assert rest == [1, 2, 3] and time.perf_counter() - t0 < 0.05
+    del it
+
+
+def _fail_on_3(x):
+    if int(x) == 3:
+        raise ValueError("element three is bad")
+    return x
+
+
+@pytest.mark.parametrize("kind", ["map", "prefetch"])
+def test_worker_error_surfaces_in_consumer(kind):
+    ds = Dataset.range(6).map(lambda x: tw.numpy_function(_fail_on_3, [x], tw.int64),
+                              num_parallel_calls=3 if kind == "map" else None)
+    if kind == "prefetch":
+        ds = ds.prefetch(2)
+    got = []
+    with pytest.raises(Exception, match="element three is bad") as info:
+        for v in ds:
+            got.append(int(v))
+    assert got == [0, 1, 2]
+    # the original traceback (the worker's frames) is kept
+    assert "_fail_on_3" in "".join(traceback.format_exception(info.value))
+
+
+def test_dropped_iterator_stops_its_threads():
+    before = len(_data_threads())
+    ds = Dataset.range(1000).map(lambda x: x + 1, num_parallel_calls=4).prefetch(4)
+    it = iter(ds)
+    assert [int(next(it)) for _ in range(3)] == [1, 2, 3]
+    assert len(_data_threads()) > before
+    del it
+    gc.collect()
+    deadline = time.time() + 5
+    while len(_data_threads()) > before and time.time() < deadline:
+        time.sleep(0.01)
+    assert len(_data_threads()) == before
+
+
+def test_parallel_map_matches_serial_on_arrays():
+    x = np.random.default_rng(0).normal(size=(32, 8)).astype(np.float32)
+    serial = list(Dataset.from_tensor_slices(x).map(tw.nn.relu).as_numpy_iterator())
+    par = list(Dataset.from_tensor_slices(x).map(tw.nn.relu, num_parallel_calls=tw.data.AUTOTUNE)
+               .prefetch(tw.data.AUTOTUNE).as_numpy_iterator())
+    np.testing.assert_array_equal(np.stack(serial), np.stack(par))

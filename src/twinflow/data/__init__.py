@@ -1,7 +1,7 @@
 """``tw.data``: input pipelines (``Dataset``) and the readers of record files."""
 from . import experimental
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
-from .iterator_ops import Iterator
+from .iterator_ops import Iterator, IteratorSpec
 from .options import Options, ThreadingOptions
 from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from .structure import DatasetSpec
@@ -9,5 +9,5 @@ from .structure import DatasetSpec
 NumpyIterator = type(iter(()))  # (what as_numpy_iterator returns: a Python iterator)
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "DatasetSpec",
-           "FixedLengthRecordDataset", "Iterator", "NumpyIterator", "Options",
+           "FixedLengthRecordDataset", "Iterator", "IteratorSpec", "NumpyIterator", "Options",
            "TFRecordDataset", "TextLineDataset", "ThreadingOptions", "experimental"]

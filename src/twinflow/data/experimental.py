@@ -5,16 +5,21 @@ Each transformation here returns a function from Dataset to Dataset, as TensorFl
 from __future__ import annotations
 
 import enum
+import sqlite3
 from collections.abc import Callable
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
+from ..io.parsing import parse_example
+from ..io.tfrecord import TFRecordWriter as _RecordWriter
 from ..ops.random_ops import get_seed
+from . import structure
 from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .iterator_ops import Optional
 from .options import AutotuneOptions, DistributeOptions, OptimizationOptions, ThreadingOptions
+from .readers import CsvDataset, TFRecordDataset, make_csv_dataset
 from .sources import seeded_rng
 from .structure import call_with_element, normalize, to_tensor
 
@@ -352,7 +357,234 @@ class _GroupByReducer(Dataset):
             yield normalize(r.finalize_func(s))
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy",
+class TFRecordWriter:
+    """Writes a dataset of string scalars to a TFRecord file.
+
+    Args:
+        filename: the file.
+        compression_type: '', 'GZIP' or 'ZLIB'.
+    """
+
+    def __init__(self, filename: str, compression_type=None) -> None:
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset: Dataset) -> None:
+        """Writes every element of ``dataset`` (string scalars) as one record.
+
+        Args:
+            dataset: the dataset.
+        """
+        spec = dataset.element_spec
+        if not (isinstance(spec, TensorSpec) and spec.dtype is dtypes.string
+                and spec.shape.rank == 0):
+            raise TypeError(f"TFRecordWriter.write needs a dataset of string scalars, got "
+                            f"{spec}")
+        with _RecordWriter(self._filename, self._compression) as w:
+            for r in dataset.as_numpy_iterator():
+                w.write(r)
+
+
+def parse_example_dataset(features: dict, num_parallel_calls: int = 1,
+                          deterministic=None) -> Callable:
+    """Maps batches of serialized Examples to dicts of dense tensors (``Dataset.apply``).
+
+    Args:
+        features: {key: FixedLenFeature or FixedLenSequenceFeature(allow_missing=True)}.
+        num_parallel_calls: map threads.
+        deterministic: False allows any order.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    return lambda ds: ds.map(lambda s: parse_example(s, features),
+                             num_parallel_calls=num_parallel_calls,
+                             deterministic=deterministic)
+
+
+def make_batched_features_dataset(file_pattern, batch_size: int, features: dict,
+                                  reader=None, label_key=None, reader_args=None,
+                                  num_epochs=None, shuffle: bool = True,
+                                  shuffle_buffer_size: int = 10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None,
+                                  parser_num_threads=None, sloppy_ordering: bool = False,
+                                  drop_final_batch: bool = False) -> Dataset:
+    """Batches of parsed Examples read from TFRecord files.
+
+    Args:
+        file_pattern: glob(s) of the files.
+        batch_size: examples per batch.
+        features: the feature configs.
+        reader: a dataset class taking file names (default TFRecordDataset).
+        label_key: a feature returned separately as the label.
+        reader_args: more arguments for ``reader``.
+        num_epochs: repetitions (None: forever).
+        shuffle: shuffle the files and the records.
+        shuffle_buffer_size: the record shuffle buffer.
+        shuffle_seed: the seed.
+        prefetch_buffer_size: batches prefetched (None: AUTOTUNE).
+        reader_num_threads: files read at once.
+        parser_num_threads: parsing threads.
+        sloppy_ordering: allow any order.
+        drop_final_batch: drop a last, smaller batch.
+
+    Returns:
+        The dataset.
+    """
+    files = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    names = list(files.as_numpy_iterator())
+    ds = (reader or TFRecordDataset)(names, *(reader_args or []),
+                                     **({"num_parallel_reads": reader_num_threads}
+                                        if reader is None and reader_num_threads else {}))
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+    ds = ds.repeat(num_epochs).batch(batch_size, drop_final_batch)
+    ds = ds.apply(parse_example_dataset(features, parser_num_threads or 1,
+                                        False if sloppy_ordering else None))
+    if label_key is not None:
+        if label_key not in features:
+            raise ValueError(f"label_key {label_key!r} is not a feature")
+        ds = ds.map(lambda d: ({k: v for k, v in d.items() if k != label_key}, d[label_key]))
+    return ds.prefetch(-1 if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+def at(dataset: Dataset, index):
+    """The element at ``index`` (reads the dataset up to it).
+
+    Args:
+        dataset: the dataset.
+        index: a non-negative int.
+
+    Returns:
+        The element.
+
+    Raises:
+        OutOfRangeError: the dataset is shorter.
+    """
+    i = int(index)
+    if i < 0:
+        raise errors.InvalidArgumentError(None, None, f"at: index must be >= 0, got {i}")
+    for k, e in enumerate(dataset):
+        if k == i:
+            return e
+    raise errors.OutOfRangeError(None, None, f"at: index {i} is past the end of the dataset")
+
+
+def pad_to_cardinality(cardinality: int, mask_key: str = "valid") -> Callable:
+    """Pads a dataset of dicts to ``cardinality`` elements with zero elements whose
+    ``mask_key`` entry is False (real elements get True).
+
+    Args:
+        cardinality: the size to reach.
+        mask_key: the name of the added boolean entry.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    def apply(ds: Dataset) -> Dataset:
+        spec = ds.element_spec
+        if not isinstance(spec, dict):
+            raise TypeError(f"pad_to_cardinality needs dict elements, got {spec}")
+        n = ds._cardinality()
+        if n < 0 or n > cardinality:
+            raise ValueError(f"pad_to_cardinality: the dataset has cardinality {n}, it must "
+                             f"be known and at most {cardinality}")
+        for s in spec.values():
+            if not s.shape.is_fully_defined():
+                raise ValueError(f"pad_to_cardinality needs fully defined shapes, got {spec}")
+        pad = {k: np.zeros(s.shape.as_list(), dtype=s.dtype.np) for k, s in spec.items()}
+        pad[mask_key] = np.bool_(False)
+        real = ds.map(lambda d: {**d, mask_key: True})
+        return real.concatenate(Dataset.from_tensors(pad).repeat(cardinality - n))
+    return apply
+
+
+def enable_debug_mode() -> None:
+    """Runs dataset functions as plain Python (no tracing), for debugging with prints and
+    breakpoints; parallel maps then run on one thread, in order."""
+    structure.DEBUG_MODE[0] = True
+
+
+def SqlDataset(driver_name: str, data_source_name: str, query: str,  # noqa: N802
+               output_types) -> Dataset:
+    """The rows of an SQL query over a SQLite database, as tuples of scalars.
+
+    Args:
+        driver_name: must be 'sqlite'.
+        data_source_name: the database file.
+        query: the SELECT statement.
+        output_types: one dtype per column.
+
+    Returns:
+        The dataset.
+    """
+    if driver_name != "sqlite":
+        raise ValueError(f"SqlDataset supports driver_name='sqlite' only, got {driver_name!r}")
+    types = tuple(dtypes.as_dtype(t) for t in output_types)
+
+    def rows():
+        con = sqlite3.connect(data_source_name)
+        try:
+            for row in con.execute(query):
+                if len(row) != len(types):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"SqlDataset: the query returned {len(row)} columns, "
+                        f"output_types lists {len(types)}")
+                yield tuple(v.encode() if isinstance(v, str) else v for v in row)
+        finally:
+            con.close()
+    return Dataset.from_generator(rows, output_signature=tuple(TensorSpec([], t)
+                                                               for t in types))
+
+
+def rejection_resample(class_func: Callable, target_dist, initial_dist=None,
+                       seed=None) -> Callable:
+    """Resamples a dataset by rejection so its classes follow ``target_dist``.
+
+    Each element of class ``c`` is kept with probability ``(t_c / p_c) / max_k(t_k / p_k)``,
+    where ``p`` is ``initial_dist`` or, when not given, the running class frequencies seen so
+    far. Elements come out as ``(class, element)`` pairs, as in TensorFlow.
+
+    Args:
+        class_func: element -> int class.
+        target_dist: the wanted class probabilities.
+        initial_dist: the input's class probabilities (estimated when None).
+        seed: the seed.
+
+    Returns:
+        A function from Dataset to Dataset.
+    """
+    target = np.asarray(target_dist, np.float64)
+    if target.ndim != 1 or (target < 0).any() or not np.isclose(target.sum(), 1.0):
+        raise ValueError(f"target_dist must be a probability vector, got {target_dist!r}")
+    initial = None if initial_dist is None else np.asarray(initial_dist, np.float64)
+    if initial is not None and initial.shape != target.shape:
+        raise ValueError("initial_dist and target_dist must have the same length")
+    seeds = get_seed(seed)
+
+    def apply(ds: Dataset) -> Dataset:
+        spec = ds.element_spec
+
+        def gen():
+            rng = seeded_rng(seeds)
+            counts = np.zeros_like(target)
+            for e in ds:
+                c = int(call_with_element(class_func, e))
+                if not 0 <= c < len(target):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"rejection_resample: class {c} is out of range "
+                        f"[0, {len(target)})")
+                counts[c] += 1
+                p = initial if initial is not None else counts / counts.sum()
+                ratio = np.where(p > 0, target / np.where(p > 0, p, 1.0), 0.0)
+                if rng.random() < ratio[c] / ratio.max():
+                    yield (np.int32(c), normalize(e))
+        return Dataset.from_generator(gen, output_signature=(TensorSpec([], dtypes.int32),
+                                                             spec))
+    return apply
+
+
+__all__ = ["AUTOTUNE", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+           "AutoShardPolicy", "make_csv_dataset",
            "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",
            "ExternalStatePolicy", "OptimizationOptions", "Optional", "RandomDataset", "Reducer",
            "SHARD_HINT", "ThreadingOptions"]

@@ -229,6 +229,26 @@ class Iterator:
             it.close()
 
 
+class IteratorSpec:
+    """The spec of an iterator: the element_spec of its dataset.
+
+    Args:
+        element_spec: the element_spec.
+    """
+
+    def __init__(self, element_spec) -> None:
+        self.element_spec = element_spec
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, IteratorSpec) and other.element_spec == self.element_spec
+
+    def __hash__(self) -> int:
+        return hash(repr(self.element_spec))
+
+    def __repr__(self) -> str:
+        return f"IteratorSpec({self.element_spec!r})"
+
+
 class Optional:
     """A value that may be absent (``tf.experimental.Optional``).
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..core import errors
 from . import dataset as _ds
 from .options import Options
-from .structure import check_int_arg
+from .structure import DEBUG_MODE, check_int_arg
 
 AUTOTUNE = -1
 
@@ -57,7 +57,7 @@ class TransformMethods:
             The dataset.
         """
         n = _parallelism(num_parallel_calls, "Dataset.map")
-        if n is None or n == 1:
+        if n is None or n == 1 or DEBUG_MODE[0]:
             return _ds.transforms.Map(self, map_func)
         return _ds.parallel.ParallelMap(self, map_func, n, deterministic is not False)
 

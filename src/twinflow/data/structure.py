@@ -25,6 +25,9 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops
 from ..ops.variables import Variable
 
+# tw.data.experimental.enable_debug_mode(): dataset functions run as plain Python.
+DEBUG_MODE = [False]
+
 
 class DatasetSpec:
     """The spec of an element that is itself a dataset (``window``'s elements).
@@ -183,7 +186,12 @@ def check_int_arg(value, what: str, op: str) -> int:
 
 def _as_array(v):
     # (a string scalar comes out of the compiled graph as bytes: keep it an object array)
-    return np.asarray(v, dtype=object) if type(v) is bytes else np.asarray(v)
+    if type(v) is bytes:
+        return np.asarray(v, dtype=object)
+    a = np.asarray(v)
+    if a.dtype.kind == "U":
+        a = np.char.encode(a, "utf-8")
+    return a.astype(object) if a.dtype.kind == "S" else a
 
 
 def _outputs_as_structure(value):
@@ -252,7 +260,7 @@ class StructuredFunction:
             The output element.
         """
         flat_in = leaves(element)
-        if ctx.run_functions_eagerly:
+        if ctx.run_functions_eagerly or DEBUG_MODE[0]:
             out = call_with_element(self._fn, map_struct(to_tensor, element))
             return normalize(_outputs_as_structure(out))
         cf = self._concrete

@@ -161,6 +161,9 @@ class _ZlibReader:
         out, self._buf = self._buf[:n], self._buf[n:]
         return out
 
+    def close(self) -> None:
+        self._raw.close()
+
 
 def read_records(path: str, compression="") -> Iterator[bytes]:
     """The records of a TFRecord file, checked against their CRCs.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import enum
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,8 +21,10 @@ from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Datase
 from .iterator_ops import Optional
 from .options import AutotuneOptions, DistributeOptions, OptimizationOptions, ThreadingOptions
 from .readers import CsvDataset, TFRecordDataset, make_csv_dataset
-from .sources import seeded_rng
-from .structure import call_with_element, normalize, to_tensor
+from .sources import seeded_rng as _seeded_rng
+from .structure import call_with_element as _call_with_element
+from .structure import normalize as _normalize
+from .structure import to_tensor as _to_tensor
 
 SHARD_HINT = -1
 
@@ -54,7 +57,7 @@ class AutotuneAlgorithm(enum.IntEnum):
     STAGE_BASED = 4
 
 
-def cardinality(dataset: Dataset):
+def cardinality(dataset: Dataset) -> Any:
     """``dataset.cardinality()``.
 
     Args:
@@ -94,7 +97,7 @@ def RandomDataset(seed=None, name=None) -> Dataset:  # noqa: N802
     seeds = get_seed(seed)
 
     def gen():
-        rng = seeded_rng(seeds)
+        rng = _seeded_rng(seeds)
         while True:
             yield np.int64(rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max))
     return Dataset.from_generator(gen, output_signature=TensorSpec([], dtypes.int64))
@@ -144,7 +147,7 @@ def from_list(elements: list, name=None) -> Dataset:
     return Dataset.from_list(elements)
 
 
-def get_single_element(dataset: Dataset):
+def get_single_element(dataset: Dataset) -> Any:
     """``dataset.get_single_element()``.
 
     Args:
@@ -156,7 +159,7 @@ def get_single_element(dataset: Dataset):
     return dataset.get_single_element()
 
 
-def get_structure(dataset_or_iterator):
+def get_structure(dataset_or_iterator) -> Any:
     """The element_spec of a dataset or iterator.
 
     Args:
@@ -349,12 +352,12 @@ class _GroupByReducer(Dataset):
         states: dict = {}
         r = self._reducer
         for e in self._input:
-            k = int(call_with_element(self._key, e))
+            k = int(_call_with_element(self._key, e))
             if k not in states:
-                states[k] = r.init_func(to_tensor(np.int64(k)))
+                states[k] = r.init_func(_to_tensor(np.int64(k)))
             states[k] = r.reduce_func(states[k], e)
         for s in states.values():
-            yield normalize(r.finalize_func(s))
+            yield _normalize(r.finalize_func(s))
 
 
 class TFRecordWriter:
@@ -447,7 +450,7 @@ def make_batched_features_dataset(file_pattern, batch_size: int, features: dict,
     return ds.prefetch(-1 if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
-def at(dataset: Dataset, index):
+def at(dataset: Dataset, index) -> Any:
     """The element at ``index`` (reads the dataset up to it).
 
     Args:
@@ -565,10 +568,10 @@ def rejection_resample(class_func: Callable, target_dist, initial_dist=None,
         spec = ds.element_spec
 
         def gen():
-            rng = seeded_rng(seeds)
+            rng = _seeded_rng(seeds)
             counts = np.zeros_like(target)
             for e in ds:
-                c = int(call_with_element(class_func, e))
+                c = int(_call_with_element(class_func, e))
                 if not 0 <= c < len(target):
                     raise errors.InvalidArgumentError(
                         None, None, f"rejection_resample: class {c} is out of range "
@@ -577,7 +580,7 @@ def rejection_resample(class_func: Callable, target_dist, initial_dist=None,
                 p = initial if initial is not None else counts / counts.sum()
                 ratio = np.where(p > 0, target / np.where(p > 0, p, 1.0), 0.0)
                 if rng.random() < ratio[c] / ratio.max():
-                    yield (np.int32(c), normalize(e))
+                    yield (np.int32(c), _normalize(e))
         return Dataset.from_generator(gen, output_signature=(TensorSpec([], dtypes.int32),
                                                              spec))
     return apply

@@ -14,7 +14,7 @@ import numpy as np
 from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
 from ..ops import math_ops, reduction_ops
-from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .parallel import background
 from .sources import FromList
 from .structure import (
@@ -28,7 +28,7 @@ from .structure import (
     pack,
     to_tensor,
 )
-from .transforms import Unary
+from .transforms import Unary, unknown_unless_infinite
 
 
 class Window(Unary):
@@ -159,8 +159,7 @@ class Interleave(Unary):
         return ds._gen()
 
     def _cardinality(self) -> int:
-        n = self._input._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return unknown_unless_infinite(self._input._cardinality())
 
     def _spec(self):
         if self._spec_value is None:
@@ -218,8 +217,7 @@ class GroupByWindow(Unary):
             yield from self._flush(np.asarray(k, dtype=np.int64), items)
 
     def _cardinality(self) -> int:
-        n = self._input._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return unknown_unless_infinite(self._input._cardinality())
 
     def _spec(self):
         if self._spec_value is None:

@@ -6,6 +6,8 @@ another hands out the next element (the Python pipeline runs beside the graph).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograph.operators.control_flow import for_stmt as _ag_for_stmt
@@ -183,7 +185,7 @@ class Iterator:
         self._count += 1
         return map_struct(to_tensor, e)
 
-    def get_next(self):
+    def get_next(self) -> Any:
         """The next element.
 
         Returns:
@@ -285,7 +287,7 @@ class Optional:
         """
         return Optional(None, element_spec)
 
-    def has_value(self):
+    def has_value(self) -> Any:
         """A boolean scalar tensor: whether a value is present.
 
         Returns:
@@ -293,7 +295,7 @@ class Optional:
         """
         return to_tensor(np.bool_(self._value is not None))
 
-    def get_value(self):
+    def get_value(self) -> Any:
         """The value.
 
         Returns:

@@ -44,6 +44,22 @@ class Unary(Dataset):
         return self._input._spec()
 
 
+def unknown_unless_infinite(n: int) -> int:
+    """The cardinality after a node that drops or regroups elements: unknown, unless the
+    input is infinite (then it stays infinite)."""
+    return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+
+def boolean_predicate(fn: Callable, spec, what: str) -> StructuredFunction:
+    """``fn`` traced for ``spec``; ValueError unless it returns a boolean scalar (as TF)."""
+    pred = StructuredFunction(fn, spec, what)
+    out = pred.output_spec
+    if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_ and out.shape.rank == 0):
+        raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                         f"tensor, but its return type is {out}.")
+    return pred
+
+
 class Map(Unary):
     # IgnoreErrors copies the node with _tolerant set: a failing element is dropped.
     _tolerant = False
@@ -53,16 +69,7 @@ class Map(Unary):
         self._fn = StructuredFunction(fn, input_dataset._spec(), "map")
 
     def _gen(self):
-        fn = self._fn
-        for e in self._input._gen():
-            if not self._tolerant:
-                yield fn(e)
-                continue
-            try:
-                out = fn(e)
-            except errors.OpError as err:
-                _log_dropped(err)
-                continue
+        for _, out in _results(self, self._fn):
             yield out
 
     def _spec(self):
@@ -73,44 +80,40 @@ def _log_dropped(err: Exception) -> None:
     logging.getLogger("twinflow.data").debug("ignore_errors dropped an element: %s", err)
 
 
+def _results(node: Dataset, fn: Callable):
+    """``(element, fn(element))`` for each input element of ``node``; when the node is
+    tolerant (below ``ignore_errors``), elements whose ``fn`` fails are dropped."""
+    for e in node._input._gen():
+        try:
+            out = fn(e)
+        except errors.OpError as err:
+            if not node._tolerant:
+                raise
+            _log_dropped(err)
+            continue
+        yield e, out
+
+
 class Filter(Unary):
     _tolerant = False
 
     def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
         super().__init__(input_dataset)
-        self._pred = StructuredFunction(predicate, input_dataset._spec(), "filter")
-        out = self._pred.output_spec
-        if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_
-                and out.shape.rank == 0):
-            raise ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                             f"tensor, but its return type is {out}.")
+        self._pred = boolean_predicate(predicate, input_dataset._spec(), "filter")
 
     def _gen(self):
-        pred = self._pred
-        for e in self._input._gen():
-            try:
-                keep = pred(e)
-            except errors.OpError as err:
-                if not self._tolerant:
-                    raise
-                _log_dropped(err)
-                continue
+        for e, keep in _results(self, self._pred):
             if keep:
                 yield e
 
     def _cardinality(self) -> int:
-        n = self._input._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return unknown_unless_infinite(self._input._cardinality())
 
 
 class TakeWhile(Unary):
     def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
         super().__init__(input_dataset)
-        self._pred = StructuredFunction(predicate, input_dataset._spec(), "take_while")
-        out = self._pred.output_spec
-        if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_
-                and out.shape.rank == 0):
-            raise ValueError(f"`predicate` must return a scalar boolean tensor, got {out}")
+        self._pred = boolean_predicate(predicate, input_dataset._spec(), "take_while")
 
     def _gen(self):
         for e in self._input._gen():
@@ -604,8 +607,7 @@ class Unique(Unary):
                 yield e
 
     def _cardinality(self) -> int:
-        n = self._input._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return unknown_unless_infinite(self._input._cardinality())
 
 
 class AssertCardinality(Unary):

@@ -9,6 +9,7 @@ import base64
 import csv
 import gzip
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -29,14 +30,14 @@ _ENUM_DT = {v: k for k, v in _DT_ENUM.items()}
 _STRING_SCALAR = (dtypes.string, TensorShape([]))
 
 
-def _bytes(a) -> bytes:
+def bytes_of(a) -> bytes:
     """One string element as bytes (string tensors hold bytes in object arrays)."""
     if isinstance(a, bytes):
         return a
     if isinstance(a, str):
         return a.encode()
     a = np.asarray(a)
-    return _bytes(a.item()) if a.dtype == object else a.tobytes()
+    return bytes_of(a.item()) if a.dtype == object else a.tobytes()
 
 
 def string_tensor(x):
@@ -65,7 +66,7 @@ def string_tensor(x):
 
 
 def _path(a) -> str:
-    return _bytes(a).decode()
+    return bytes_of(a).decode()
 
 
 def _string_scalar(x, what: str):
@@ -101,11 +102,11 @@ class WriteFile:
         return []
 
     def kernel(filename, contents):
-        write_atomic(_path(filename), _bytes(contents))
+        write_atomic(_path(filename), bytes_of(contents))
         return ()
 
 
-def read_file(filename, name=None):
+def read_file(filename, name=None) -> Any:
     """The bytes of a file as a string scalar tensor.
 
     Args:
@@ -136,7 +137,7 @@ def _serialize(a: np.ndarray, dt) -> bytes:
     for d in a.shape:
         proto.tensor_shape.dim.add(size=d)
     if dt is dtypes.string:
-        proto.string_val.extend(_bytes(x) for x in a.reshape(-1))
+        proto.string_val.extend(bytes_of(x) for x in a.reshape(-1))
     else:
         proto.tensor_content = np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")) \
             .tobytes()
@@ -198,10 +199,10 @@ class ParseTensor:
         return out_type, TensorShape(None)
 
     def kernel(serialized, *, out_type):
-        return _parse(_bytes(serialized), out_type)
+        return _parse(bytes_of(serialized), out_type)
 
 
-def serialize_tensor(tensor, name=None):
+def serialize_tensor(tensor, name=None) -> Any:
     """Serializes a tensor to TensorFlow's TensorProto bytes.
 
     Args:
@@ -214,7 +215,7 @@ def serialize_tensor(tensor, name=None):
     return bind(SerializeTensor, [convert_to_tensor(tensor)], name=name)
 
 
-def parse_tensor(serialized, out_type, name=None):
+def parse_tensor(serialized, out_type, name=None) -> Any:
     """The tensor serialized by ``serialize_tensor`` (or TensorFlow's).
 
     Args:
@@ -240,7 +241,7 @@ class DecodeRaw:
         return out_type, TensorShape(None) if s.rank is None else s.concatenate([None])
 
     def kernel(input_bytes, *, out_type, little_endian, fixed_length):
-        flat = [_bytes(x) for x in np.asarray(input_bytes, dtype=object).reshape(-1)]
+        flat = [bytes_of(x) for x in np.asarray(input_bytes, dtype=object).reshape(-1)]
         dt = np.dtype(out_type.np).newbyteorder("<" if little_endian else ">")
         if fixed_length is not None:
             flat = [x[:fixed_length].ljust(fixed_length, b"\0") for x in flat]
@@ -259,7 +260,7 @@ class DecodeRaw:
 
 
 def decode_raw(input_bytes, out_type, little_endian: bool = True, fixed_length=None,
-               name=None):
+               name=None) -> Any:
     """Reinterprets the bytes of each string as numbers of ``out_type``.
 
     Args:
@@ -310,7 +311,7 @@ class DecodeCSV:
         return [(d.dtype, records.shape) for d in defaults]
 
     def kernel(records, *defaults, field_delim, use_quote_delim, na_value, select_cols):
-        flat = [_bytes(x).decode() for x in np.asarray(records, dtype=object).reshape(-1)]
+        flat = [bytes_of(x).decode() for x in np.asarray(records, dtype=object).reshape(-1)]
         defs = [np.asarray(d).reshape(-1) for d in defaults]
         types = [dtypes.from_numpy(d.dtype) for d in defs]
         cols: list = [[] for _ in defs]
@@ -372,7 +373,7 @@ class DecodeCompressed:
 
     def kernel(data, *, compression_type):
         def one(x):
-            b = _bytes(x)
+            b = bytes_of(x)
             try:
                 if compression_type == "GZIP":
                     return gzip.decompress(b)
@@ -385,7 +386,7 @@ class DecodeCompressed:
         return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(data))
 
 
-def decode_compressed(bytes, compression_type: str = "", name=None):  # noqa: A002
+def decode_compressed(bytes, compression_type: str = "", name=None) -> Any:  # noqa: A002
     """Decompresses strings compressed with ZLIB or GZIP ('' leaves them as they are).
 
     Args:
@@ -412,7 +413,7 @@ class EncodeBase64:
 
     def kernel(x, *, pad):
         def one(b):
-            s = base64.urlsafe_b64encode(_bytes(b))
+            s = base64.urlsafe_b64encode(bytes_of(b))
             return s if pad else s.rstrip(b"=")
         flat = [one(b) for b in np.asarray(x, dtype=object).reshape(-1)]
         return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
@@ -427,7 +428,7 @@ class DecodeBase64:
 
     def kernel(x):
         def one(b):
-            s = _bytes(b)
+            s = bytes_of(b)
             try:
                 return base64.urlsafe_b64decode(s + b"=" * (-len(s) % 4))
             except ValueError as e:
@@ -437,7 +438,7 @@ class DecodeBase64:
         return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
 
 
-def encode_base64(input, pad: bool = False, name=None):  # noqa: A002
+def encode_base64(input, pad: bool = False, name=None) -> Any:  # noqa: A002
     """Web-safe base64 encoding of each string.
 
     Args:
@@ -451,7 +452,7 @@ def encode_base64(input, pad: bool = False, name=None):  # noqa: A002
     return bind(EncodeBase64, [_string_scalar(input, "input")], {"pad": bool(pad)}, name=name)
 
 
-def decode_base64(input, name=None):  # noqa: A002
+def decode_base64(input, name=None) -> Any:  # noqa: A002
     """Decodes web-safe base64 strings.
 
     Args:
@@ -464,7 +465,7 @@ def decode_base64(input, name=None):  # noqa: A002
     return bind(DecodeBase64, [_string_scalar(input, "input")], name=name)
 
 
-def matching_files(pattern, name=None):
+def matching_files(pattern, name=None) -> Any:
     """The sorted file names matching a glob pattern (a string vector).
 
     Args:

@@ -5,6 +5,7 @@ import glob as _glob
 import os
 import shutil
 from collections.abc import Iterator
+from typing import Any
 
 from ..core.errors import AlreadyExistsError, NotFoundError
 
@@ -34,7 +35,7 @@ class GFile:
         except FileNotFoundError:
             raise _not_found(self.name) from None
 
-    def read(self, n: int = -1):
+    def read(self, n: int = -1) -> Any:
         """Reads ``n`` characters/bytes (all when -1).
 
         Args:
@@ -45,7 +46,7 @@ class GFile:
         """
         return self._f.read(n)
 
-    def readline(self):
+    def readline(self) -> Any:
         """Reads one line (with its newline).
 
         Returns:
@@ -202,6 +203,15 @@ def remove(path) -> None:
         raise _not_found(p) from None
 
 
+def _source_and_destination(src, dst, overwrite: bool) -> tuple:
+    a, b = _path(src), _path(dst)
+    if not os.path.exists(a):
+        raise _not_found(a)
+    if os.path.exists(b) and not overwrite:
+        raise AlreadyExistsError(None, None, f"{b}; File exists")
+    return a, b
+
+
 def rename(oldname, newname, overwrite: bool = False) -> None:
     """Renames a file.
 
@@ -210,11 +220,7 @@ def rename(oldname, newname, overwrite: bool = False) -> None:
         newname: the new path.
         overwrite: replace an existing ``newname``.
     """
-    a, b = _path(oldname), _path(newname)
-    if not os.path.exists(a):
-        raise _not_found(a)
-    if os.path.exists(b) and not overwrite:
-        raise AlreadyExistsError(None, None, f"{b}; File exists")
+    a, b = _source_and_destination(oldname, newname, overwrite)
     os.replace(a, b)
 
 
@@ -238,11 +244,7 @@ def copy(oldpath, newpath, overwrite: bool = False) -> None:
         newpath: the destination.
         overwrite: replace an existing destination.
     """
-    a, b = _path(oldpath), _path(newpath)
-    if not os.path.exists(a):
-        raise _not_found(a)
-    if os.path.exists(b) and not overwrite:
-        raise AlreadyExistsError(None, None, f"{b}; File exists")
+    a, b = _source_and_destination(oldpath, newpath, overwrite)
     shutil.copyfile(a, b)
 
 

@@ -7,6 +7,7 @@ install it.
 from __future__ import annotations
 
 import io as _pyio
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..graph.registry import register_op
+from .codecs import bytes_of as _bytes
 from .codecs import string_tensor
 
 _MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
@@ -26,16 +28,6 @@ def _pil():
         raise ImportError("tw.io image coding needs Pillow: pip install 'twinflow[image]' "
                           "(or pip install pillow)") from None
     return Image
-
-
-def _bytes(a) -> bytes:
-    """One string element as bytes (string tensors hold bytes in object arrays)."""
-    if isinstance(a, bytes):
-        return a
-    if isinstance(a, str):
-        return a.encode()
-    a = np.asarray(a)
-    return _bytes(a.item()) if a.dtype == object else a.tobytes()
 
 
 def _open(data: bytes, what: str, formats: tuple | None):
@@ -93,7 +85,7 @@ def _decode(contents, channels: int, formats, what: str, expand: bool = False):
                                    "what": what, "expand_animations": expand})
 
 
-def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None):
+def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None) -> Any:
     """Decodes a PNG image.
 
     Args:
@@ -112,7 +104,7 @@ def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None):
 
 def decode_jpeg(contents, channels: int = 0, ratio: int = 1, fancy_upscaling: bool = True,
                 try_recover_truncated: bool = False, acceptable_fraction: float = 1,
-                dct_method: str = "", name=None):
+                dct_method: str = "", name=None) -> Any:
     """Decodes a JPEG image.
 
     Args:
@@ -128,13 +120,26 @@ def decode_jpeg(contents, channels: int = 0, ratio: int = 1, fancy_upscaling: bo
     Returns:
         A uint8 tensor [height, width, channels].
     """
-    if ratio != 1 or try_recover_truncated or acceptable_fraction != 1:
-        raise NotImplementedError("decode_jpeg: ratio, try_recover_truncated and "
-                                  "acceptable_fraction are not supported")
+    check_jpeg_options("decode_jpeg", ratio, try_recover_truncated, acceptable_fraction)
     return _decode(contents, channels, ("JPEG",), "decode_jpeg")
 
 
-def decode_gif(contents, name=None):
+def check_jpeg_options(what: str, ratio: int, try_recover_truncated: bool,
+                       acceptable_fraction: float) -> None:
+    """NotImplementedError for the JPEG decoding options Pillow's decoder does not offer.
+
+    Args:
+        what: the function's name.
+        ratio: must be 1.
+        try_recover_truncated: must be False.
+        acceptable_fraction: must be 1.
+    """
+    if ratio != 1 or try_recover_truncated or acceptable_fraction != 1:
+        raise NotImplementedError(f"{what}: ratio, try_recover_truncated and "
+                                  "acceptable_fraction are not supported")
+
+
+def decode_gif(contents, name=None) -> Any:
     """Decodes a GIF to its frames.
 
     Args:
@@ -147,7 +152,7 @@ def decode_gif(contents, name=None):
     return _decode(contents, 3, ("GIF",), "decode_gif")
 
 
-def decode_bmp(contents, channels: int = 0, name=None):
+def decode_bmp(contents, channels: int = 0, name=None) -> Any:
     """Decodes a BMP image.
 
     Args:
@@ -162,7 +167,7 @@ def decode_bmp(contents, channels: int = 0, name=None):
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
-                 expand_animations: bool = True):
+                 expand_animations: bool = True) -> Any:
     """Decodes a PNG, JPEG, GIF or BMP image (the format is detected).
 
     Args:
@@ -204,7 +209,7 @@ class EncodeImage:
         return np.asarray(buf.getvalue(), dtype=object)
 
 
-def encode_png(image, compression: int = -1, name=None):
+def encode_png(image, compression: int = -1, name=None) -> Any:
     """Encodes a uint8 image [h, w, c] as PNG.
 
     Args:
@@ -221,7 +226,7 @@ def encode_png(image, compression: int = -1, name=None):
 def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = False,  # noqa: A002
                 optimize_size: bool = False, chroma_downsampling: bool = True,
                 density_unit: str = "in", x_density: int = 300, y_density: int = 300,
-                xmp_metadata: str = "", name=None):
+                xmp_metadata: str = "", name=None) -> Any:
     """Encodes a uint8 image [h, w, 1 or 3] as JPEG.
 
     Args:
@@ -244,7 +249,7 @@ def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = 
                                                           "quality": int(quality)})
 
 
-def is_jpeg(contents, name=None):
+def is_jpeg(contents, name=None) -> Any:
     """Whether the bytes start like a JPEG file.
 
     Args:

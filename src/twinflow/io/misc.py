@@ -3,6 +3,7 @@ JPEG shape and crop helpers, WebP decoding."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -10,8 +11,9 @@ from ..core import dtypes, errors
 from ..eager.execute import convert_to_tensor
 from ..graph.graph import Graph
 from .atomic import write_atomic
+from .codecs import bytes_of as _bytes
 from .codecs import matching_files
-from .image import _bytes, _decode, _open
+from .image import _decode, _open, check_jpeg_options
 from .protos import message_class
 
 
@@ -37,7 +39,7 @@ def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True
     return path
 
 
-def decode_json_example(json_examples, name=None):
+def decode_json_example(json_examples, name=None) -> Any:
     """Converts Examples written as JSON (protobuf's JSON mapping) to serialized Examples.
 
     Args:
@@ -61,7 +63,7 @@ def decode_json_example(json_examples, name=None):
                              .reshape(np.shape(t._value)))
 
 
-def match_filenames_once(pattern, name=None):
+def match_filenames_once(pattern, name=None) -> Any:
     """The files matching ``pattern``, looked up once (now).
 
     Args:
@@ -74,7 +76,7 @@ def match_filenames_once(pattern, name=None):
     return matching_files(pattern)
 
 
-def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Any:
     """``[height, width, channels]`` of a JPEG image, without decoding its pixels.
 
     Args:
@@ -93,7 +95,7 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
 
 def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 1,
                          fancy_upscaling: bool = True, try_recover_truncated: bool = False,
-                         acceptable_fraction: float = 1, dct_method: str = "", name=None):
+                         acceptable_fraction: float = 1, dct_method: str = "", name=None) -> Any:
     """Decodes the window ``[y, x, height, width]`` of a JPEG image.
 
     Args:
@@ -110,9 +112,8 @@ def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 
     Returns:
         A uint8 tensor [crop_height, crop_width, channels].
     """
-    if ratio != 1 or try_recover_truncated or acceptable_fraction != 1:
-        raise NotImplementedError("decode_and_crop_jpeg: ratio, try_recover_truncated and "
-                                  "acceptable_fraction are not supported")
+    check_jpeg_options("decode_and_crop_jpeg", ratio, try_recover_truncated,
+                       acceptable_fraction)
     img = _decode(contents, channels, ("JPEG",), "decode_and_crop_jpeg").numpy()
     y, x, h, w = (int(v) for v in np.asarray(convert_to_tensor(crop_window)._value))
     if y < 0 or x < 0 or h <= 0 or w <= 0 or y + h > img.shape[0] or x + w > img.shape[1]:
@@ -122,7 +123,7 @@ def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 
     return convert_to_tensor(img[y:y + h, x:x + w])
 
 
-def decode_webp(contents, channels: int = 0, name=None):
+def decode_webp(contents, channels: int = 0, name=None) -> Any:
     """Decodes a WebP image (through Pillow).
 
     Args:

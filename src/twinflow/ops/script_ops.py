@@ -132,6 +132,12 @@ def _call(opdef, func: Callable, inp, Tout, name) -> object:  # noqa: N803
     single = not isinstance(Tout, (list, tuple))
     tout = tuple(dtypes.as_dtype(t) for t in ([Tout] if single else Tout))
     inputs = [convert_to_tensor(x) for x in (inp or [])]
+    if single:  # one output: whatever func returns (a list too) is that one tensor
+        one = func
+
+        def func(*args):
+            return [one(*args)]
+        func.__name__ = getattr(one, "__name__", "function")
     outs = bind(opdef, inputs, {"token": _register(func), "Tout": tout}, name=name)
     outs = list(outs)
     if single:

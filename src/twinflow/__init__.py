@@ -51,6 +51,7 @@ from .train.module import Module
 from . import io
 from .ops import script_ops as _script_ops
 from .ops.script_ops import numpy_function, py_function
+from .ops.ensure_shape import ensure_shape
 _script_ops.set_tape_class(GradientTape)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,

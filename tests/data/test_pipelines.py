@@ -275,3 +275,16 @@ def test_window_elements_are_datasets_and_cardinalities():
     assert int(Dataset.range(4).batch(2).unbatch().cardinality()) == -2
     assert list(itertools.islice(Dataset.range(3).repeat().as_numpy_iterator(), 4)) == \
         [0, 1, 2, 0]
+
+
+def test_next_of_an_iterator_inside_a_function_takes_a_new_element_per_call():
+    it = iter(Dataset.range(5).map(lambda x: x * 10))
+
+    @tw.function
+    def step(iterator):
+        return next(iterator) + 1
+    assert [int(step(it)) for _ in range(3)] == [1, 11, 21]
+    assert int(next(it)) == 30  # the eager iterator continues where the graph left it
+    assert int(step(it)) == 41
+    with pytest.raises(tw.errors.OutOfRangeError):
+        step(it)

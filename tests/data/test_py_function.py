@@ -67,3 +67,19 @@ def test_py_function_in_dataset_map_and_error_traceback():
         list(bad)
     text = "".join(traceback.format_exception(info.value))
     assert "_boom" in text and "bad element" in text
+
+
+def test_ensure_shape_eager_and_graph():
+    x = tw.constant([[1.0, 2.0]])
+    assert tw.ensure_shape(x, [1, None]).shape == (1, 2)
+    with pytest.raises(tw.errors.InvalidArgumentError, match="not compatible"):
+        tw.ensure_shape(x, [2, 2])
+
+    @tw.function(input_signature=[tw.TensorSpec([None, None], tw.float32)])
+    def f(v):
+        y = tw.ensure_shape(v, [None, 2])
+        assert y.shape.as_list() == [None, 2]
+        return y
+    assert f(x).shape == (1, 2)
+    with pytest.raises(tw.errors.InvalidArgumentError, match="expected shape"):
+        f(tw.constant([[1.0, 2.0, 3.0]]))

@@ -87,3 +87,22 @@ def test_parallel_map_matches_serial_on_arrays():
     par = list(Dataset.from_tensor_slices(x).map(tw.nn.relu, num_parallel_calls=tw.data.AUTOTUNE)
                .prefetch(tw.data.AUTOTUNE).as_numpy_iterator())
     np.testing.assert_array_equal(np.stack(serial), np.stack(par))
+
+
+def _sin_sum(x):
+    return tw.reduce_sum(tw.sin(x))
+
+
+@pytest.mark.skipif(not isinstance(__import__("twinflow.core.context", fromlist=["ctx"]).ctx,
+                                   threading.local),
+                    reason="needs the per-thread execution context (issue 17)")
+def test_py_function_workers_while_the_main_thread_traces():
+    ds = Dataset.from_tensor_slices(np.ones((64, 8), np.float32)).map(
+        lambda x: tw.py_function(_sin_sum, [x], tw.float32), num_parallel_calls=4).prefetch(4)
+    for _ in range(3):
+        @tw.function
+        def step(v):
+            for _ in range(20):
+                v = tw.sin(v) + 1.0
+            return v
+        assert len([step(v) for v in ds]) == 64

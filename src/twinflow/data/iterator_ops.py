@@ -6,6 +6,7 @@ another hands out the next element (the Python pipeline runs beside the graph).
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from ..autograph.operators.control_flow import for_stmt as _ag_for_stmt
 from ..autograph.operators.control_flow import while_stmt as _ag_while_stmt
 from ..core import dtypes, errors
+from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.registry import register_op
@@ -75,6 +77,37 @@ class IteratorGetNextOrEnd:
             np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
 
 
+_LIVE_ITERATORS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+@register_op("IteratorGetNextFrom", stateful=True, multi_output=True)
+class IteratorGetNextFrom:
+    """The next element of a Python ``Iterator`` (``next(iterator)`` inside a graph): each
+    run of the graph takes one more element."""
+
+    def infer(*, iterator_id, output_types, output_shapes):
+        return list(zip(output_types, output_shapes))
+
+    def kernel(*, iterator_id, output_types, output_shapes):
+        it = _LIVE_ITERATORS.get(iterator_id)
+        if it is None:
+            raise errors.FailedPreconditionError(None, None, "the iterator this graph reads "
+                                                 "from no longer exists")
+        try:
+            element = it._next_element()
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+        return tuple(np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+
+
+def _graph_specs(spec) -> tuple:
+    specs = leaves(spec)
+    if any(not hasattr(s, "shape") or s.dtype is dtypes.variant for s in specs):
+        raise NotImplementedError("a loop over a dataset of datasets (window) inside "
+                                  "tw.function is not supported; flat_map the windows first")
+    return tuple(s.dtype for s in specs), tuple(s.shape for s in specs)
+
+
 def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
     """``for element in ds`` inside a graph: one graph loop fed by IteratorGetNext ops.
 
@@ -92,12 +125,7 @@ def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
     key = id(ds)
     _DATASETS[key] = ds
     spec = ds.element_spec
-    specs = leaves(spec)
-    if any(not hasattr(s, "shape") or s.dtype is dtypes.variant for s in specs):
-        raise NotImplementedError("a loop over a dataset of datasets (window) inside "
-                                  "tw.function is not supported; flat_map the windows first")
-    types = tuple(s.dtype for s in specs)
-    shapes = tuple(s.shape for s in specs)
+    types, shapes = _graph_specs(spec)
     bind(MakeIterator, [], {"dataset_id": key})
     if n < 0:
         return _graph_loop_until_end(key, spec, types, shapes, extra_test, body, vals, names)
@@ -178,12 +206,25 @@ class Iterator:
                 next(self._it)
             self._count = want
 
-    def __next__(self):
+    def _next_element(self):
         if self._position is not None:
             self._sync_restore()
         e = next(self._it)
         self._count += 1
-        return map_struct(to_tensor, e)
+        return e
+
+    def __next__(self):
+        if ctx.graph is not None:
+            # Inside tw.function: an op that takes the next element each time the graph runs
+            # (not the element of tracing time, baked in as a constant).
+            spec = self.element_spec
+            types, shapes = _graph_specs(spec)
+            _LIVE_ITERATORS[id(self)] = self
+            flat = bind(IteratorGetNextFrom, [], {"iterator_id": id(self),
+                                                  "output_types": types,
+                                                  "output_shapes": shapes})
+            return pack(spec, list(flat))
+        return map_struct(to_tensor, self._next_element())
 
     def get_next(self) -> Any:
         """The next element.

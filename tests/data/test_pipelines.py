@@ -31,8 +31,10 @@ def _in_function(ds):
         ta = tw.TensorArray(tw.int64, size=0, dynamic_size=True, infer_shape=False)
         i = tw.constant(0)
         for x in ds:
-            ta = ta.write(i, tw.reshape(tw.cast(x, tw.int64), [-1]))
-            i += 1
+            parts = x if isinstance(x, tuple) else (x,)
+            for p in parts:
+                ta = ta.write(i, tw.reshape(tw.cast(p, tw.int64), [-1]))
+                i += 1
         return ta.concat()
     return collect().numpy().tolist()
 
@@ -40,7 +42,8 @@ def _in_function(ds):
 def _flat(items):
     out = []
     for x in items:
-        out.extend(np.asarray(x).reshape(-1).tolist())
+        for p in (x if isinstance(x, tuple) else (x,)):
+            out.extend(np.asarray(p).reshape(-1).tolist())
     return out
 
 
@@ -80,6 +83,20 @@ CASES = {
     "padded_batch": (lambda: Dataset.range(1, 4).map(lambda n: tw.range(n))
                      .padded_batch(2, padded_shapes=[4]),
                      [[[0, 0, 0, 0], [0, 1, 0, 0]], [[0, 1, 2, 0]]]),
+    "map": (lambda: Dataset.range(4).map(lambda x: x * 3 + 1), [1, 4, 7, 10]),
+    "filter": (lambda: Dataset.range(6).filter(lambda x: x % 3 == 0), [0, 3]),
+    "batch_drop": (lambda: Dataset.range(7).batch(3, drop_remainder=True),
+                   [[0, 1, 2], [3, 4, 5]]),
+    "repeat_take_skip": (lambda: Dataset.range(3).repeat(3).skip(2).take(5), [2, 0, 1, 2, 0]),
+    "cache": (lambda: Dataset.range(3).map(lambda x: x + 5).cache(), [5, 6, 7]),
+    "zip_enumerate": (lambda: Dataset.zip((Dataset.range(3), Dataset.range(10, 13)))
+                      .enumerate(start=1), [(1, (0, 10)), (2, (1, 11)), (3, (2, 12))]),
+    "shuffle_seeded": (lambda: Dataset.range(6).shuffle(6, seed=5).batch(6).map(
+        lambda b: tw.sort(b)), [[0, 1, 2, 3, 4, 5]]),
+    "sample_single": (lambda: Dataset.sample_from_datasets([Dataset.range(3)], seed=1),
+                      [0, 1, 2]),
+    "ignore_errors": (lambda: Dataset.from_tensor_slices(np.array([1, 0, 2], np.int64)).map(
+        lambda x: tw.py_function(lambda v: 10 // v, [x], tw.int64)).ignore_errors(), [10, 5]),
     "apply": (lambda: Dataset.range(4).apply(tw.data.experimental.scan(
         np.int64(1), lambda s, x: (s * 2, s + x))), [1, 3, 6, 11]),
 }

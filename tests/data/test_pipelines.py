@@ -305,3 +305,18 @@ def test_next_of_an_iterator_inside_a_function_takes_a_new_element_per_call():
     assert int(step(it)) == 41
     with pytest.raises(tw.errors.OutOfRangeError):
         step(it)
+
+
+def test_reduce_and_scan_relax_a_growing_state_and_check_dtypes():
+    grown = Dataset.range(3).reduce(np.zeros([0], np.int64),
+                                    lambda s, x: tw.concat([s, tw.reshape(x, [1])], 0))
+    assert grown.numpy().tolist() == [0, 1, 2]
+    sc = Dataset.range(3).scan(np.zeros([0], np.int64),
+                               lambda s, x: (tw.concat([s, tw.reshape(x, [1])], 0), tw.size(s)))
+    assert [int(v) for v in sc.as_numpy_iterator()] == [0, 1, 2]
+    with pytest.raises(TypeError, match="element types for the new state"):
+        Dataset.range(3).reduce(np.int64(0), lambda s, x: tw.cast(s, tw.float32))
+    with pytest.raises(TypeError, match="pair"):
+        Dataset.range(3).scan(np.int64(0), lambda s, x: s + x)
+    with pytest.raises(ValueError, match="callable"):
+        Dataset.range(3).map(123)

@@ -24,7 +24,6 @@ from .iterator_ops import Iterator as DatasetIterator
 from .iterator_ops import graph_for_loop
 from .methods import TransformMethods
 from .structure import (
-    StructuredFunction,
     check_int_arg,
     is_struct,
     map_struct,
@@ -32,6 +31,7 @@ from .structure import (
     normalize,
     spec_of,
     to_tensor,
+    trace_with_state,
 )
 
 AUTOTUNE = -1
@@ -331,10 +331,9 @@ class Dataset(TransformMethods):
             The final state.
         """
         state = normalize(initial_state)
-        fn = None
+        fn = trace_with_state(reduce_func, spec_of(state), self._spec(), "reduce",
+                              lambda out: out)
         for e in self._gen():
-            if fn is None:
-                fn = StructuredFunction(reduce_func, (spec_of(state), self._spec()), "reduce")
             state = fn((state, e))
         return map_struct(to_tensor, state)
 

@@ -229,6 +229,9 @@ class StructuredFunction:
     """
 
     def __init__(self, fn: Callable, input_spec, what: str) -> None:
+        if not callable(fn):
+            raise ValueError(f"Argument `func` must be a callable. Received func={fn!r} (of "
+                             f"type {type(fn)}), in {what}")
         self._fn = fn
         self._what = what
         # A lambda cannot hold statements, so AutoGraph has nothing to convert in it.
@@ -273,3 +276,32 @@ class StructuredFunction:
         it = iter(vals)
         flat = [_as_array(next(it)) if s else c for s, c in zip(self._slots, self._constants)]
         return pack(self._template, flat)
+
+
+def trace_with_state(fn: Callable, state_spec, element_spec, what: str, state_of: Callable):
+    """``fn(state, element)`` traced so the state's spec is a fixed point: when the new state's
+    shape differs from the old, the trace is redone with the dims that differ relaxed to None
+    (as TensorFlow does for ``scan`` and ``reduce``). The dtypes must not change.
+
+    Args:
+        fn: the step function.
+        state_spec: the initial state's spec.
+        element_spec: the element's spec.
+        what: the transformation's name, for errors.
+        state_of: picks the new state out of the function's output spec.
+
+    Returns:
+        The StructuredFunction.
+    """
+    for _ in range(4):
+        f = StructuredFunction(fn, (state_spec, element_spec), what)
+        new = state_of(f.output_spec)
+        if not same_structure(state_spec, new) or [s.dtype for s in leaves(new)] != [
+                s.dtype for s in leaves(state_spec)]:
+            raise TypeError(f"The element types for the new state must match the initial "
+                            f"state in {what}. Expected {state_spec}; got {new}.")
+        relaxed = most_specific_compatible(state_spec, new, what)
+        if relaxed == state_spec:
+            return f
+        state_spec = relaxed
+    raise ValueError(f"{what}: the state's shape did not settle after relaxing it")

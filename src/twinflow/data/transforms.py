@@ -26,6 +26,7 @@ from .structure import (
     pack,
     same_structure,
     spec_of,
+    trace_with_state,
 )
 
 
@@ -531,18 +532,13 @@ class Scan(Unary):
     def __init__(self, input_dataset: Dataset, initial_state, fn: Callable) -> None:
         super().__init__(input_dataset)
         self._state = normalize(initial_state)
-        state_spec = spec_of(self._state)
-        elem = input_dataset._spec()
-        for _ in range(3):  # a state whose shape changes is traced again with relaxed dims
-            f = StructuredFunction(fn, (state_spec, elem), "scan")
-            out = f.output_spec
+        def new_state(out):
             if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError(f"scan_func must return a pair (new_state, output), got {out}")
-            new = most_specific_compatible(state_spec, out[0], "scan state")
-            if new == state_spec:
-                break
-            state_spec = new
-        self._fn = f
+                raise TypeError(f"Invalid `scan_func`: it must return a pair (new_state, "
+                                f"output), got {out}")
+            return out[0]
+        self._fn = trace_with_state(fn, spec_of(self._state), input_dataset._spec(), "scan",
+                                    new_state)
 
     def _gen(self):
         state = self._state

@@ -106,3 +106,22 @@ def test_batched_features_from_tfrecords(tmp_path):
     parsed = tw.data.TFRecordDataset(str(tmp_path / "p0.tfrecord")).batch(3).apply(
         X.parse_example_dataset(feats))
     assert [d["v"].tolist() for d in parsed.as_numpy_iterator()] == [[0, 1, 2]]
+
+
+def _slow(x):
+    import time
+    time.sleep(0.01)
+    return x
+
+
+def test_profile_names_the_slow_stage():
+    from twinflow.data.profile import format_profile, profile
+    ds = Dataset.range(10).map(lambda x: tw.numpy_function(_slow, [x], tw.int64)).batch(2)
+    rows = profile(ds)
+    assert [r.name for r in rows] == ["Batch", "Map", "Range"]
+    assert [r.elements for r in rows] == [5, 10, 10]
+    slowest = max(rows, key=lambda r: r.self_s)
+    assert slowest.name == "Map" and slowest.self_s >= 0.09
+    assert "Map" in format_profile(rows)
+    assert list(ds.as_numpy_iterator())[0].tolist() == [0, 1]  # the nodes are restored
+    assert "_gen" not in vars(ds)

@@ -366,4 +366,4 @@ class Dataset(TransformMethods):
 
 
 # The nodes subclass Dataset, so their modules are imported once it exists.
-from . import grouping, parallel, readers, saving, sources, transforms  # noqa: E402,F401
+from . import control, grouping, parallel, readers, saving, sources, transforms  # noqa: E402,F401

@@ -288,7 +288,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.WithOptions(self, options)
+        return _ds.control.WithOptions(self, options)
 
     def options(self):
         """The ``tw.data.Options`` set on this pipeline (defaults when none were).
@@ -370,7 +370,7 @@ class TransformMethods:
         Returns:
             The dataset of ``out`` values.
         """
-        return _ds.transforms.Scan(self, initial_state, scan_func)
+        return _ds.control.Scan(self, initial_state, scan_func)
 
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
                         window_size_func: Callable | None = None, name=None):
@@ -433,7 +433,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.IgnoreErrors(self, log_warning)
+        return _ds.control.IgnoreErrors(self, log_warning)
 
     def take_while(self, predicate: Callable, name=None):
         """Elements until the first for which ``predicate`` is False.
@@ -445,7 +445,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.TakeWhile(self, predicate)
+        return _ds.control.TakeWhile(self, predicate)
 
     def unique(self, name=None):
         """The elements (int or string scalars) without repeats, in first-seen order.
@@ -456,7 +456,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Unique(self)
+        return _ds.control.Unique(self)
 
     def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
                  name=None):
@@ -486,6 +486,6 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.AssertCardinality(self, check_int_arg(expected_cardinality,
+        return _ds.control.AssertCardinality(self, check_int_arg(expected_cardinality,
                                                      "expected_cardinality",
                                                      "assert_cardinality"))

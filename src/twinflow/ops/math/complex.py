@@ -17,7 +17,7 @@ from ..core import (
     register_op,
 )
 from .binary import div_no_nan, multiply
-from .elementwise import _FLOAT, _check_kind, _unary
+from .elementwise import FLOAT, check_kind, unary_rules
 from .unary import Abs
 
 
@@ -26,7 +26,7 @@ class Complex:
     """real + 1j * imag: float32 -> complex64, float64 -> complex128."""
 
     def infer(real, imag):
-        _check_kind("Complex", real, _FLOAT)
+        check_kind("Complex", real, FLOAT)
         if real.dtype not in _COMPLEX_OF:
             raise InvalidArgumentError(
                 None, None, f"Value for attr 'T' of {real.dtype.name} is not in the list of "
@@ -58,7 +58,7 @@ _COMPLEX_OF_NP = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.c
 class ComplexAbs:
     """|z| of a complex tensor, as its real dtype."""
 
-    infer, kernel = _unary("ComplexAbs", np.abs, "c", out="real")
+    infer, kernel = unary_rules("ComplexAbs", np.abs, "c", out="real")
 
     def grad(op, dy):
         z, r = op.inputs[0], op.outputs[0]
@@ -70,7 +70,7 @@ class ComplexAbs:
 class Real:
     """The real part of a complex tensor."""
 
-    infer, kernel = _unary("Real", np.real, "c", out="real")
+    infer, kernel = unary_rules("Real", np.real, "c", out="real")
 
     def grad(op, dy):
         return complex(dy, zeros_like(dy))
@@ -80,7 +80,7 @@ class Real:
 class Imag:
     """The imaginary part of a complex tensor."""
 
-    infer, kernel = _unary("Imag", np.imag, "c", out="real")
+    infer, kernel = unary_rules("Imag", np.imag, "c", out="real")
 
     def grad(op, dy):
         return complex(zeros_like(dy), dy)

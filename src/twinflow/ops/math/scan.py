@@ -14,13 +14,13 @@ from ..core import (
     static_value,
 )
 from .binary import multiply, realdiv
-from .elementwise import _NUMERIC, _check_kind
+from .elementwise import NUMERIC, check_kind
 from .unary import _c
 
 
 def _scan_infer(op_name: str):
     def infer(x, *, axis, exclusive=False, reverse=False):
-        _check_kind(op_name, x, _NUMERIC)
+        check_kind(op_name, x, NUMERIC)
         rank = x.shape.rank
         if rank is not None and not -rank <= axis < max(rank, 1):
             raise InvalidArgumentError(
@@ -31,7 +31,7 @@ def _scan_infer(op_name: str):
 
 
 def _scan(fn, identity, x, axis, exclusive, reverse):
-    if x.dtype.kind not in _NUMERIC:
+    if x.dtype.kind not in NUMERIC:
         raise TypeError(f"unsupported dtype {x.dtype}")
     if x.ndim == 0:
         raise IndexError("scan over a scalar")

@@ -12,7 +12,12 @@ import weakref
 
 import numpy as np
 
-from ..graph.tensor import TensorLike
+from ..core.context import ctx
+from ..core.shapes import TensorShape
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor
+from ..graph.registry import register_op
+from ..graph.tensor import SymbolicTensor, Tensor, TensorLike
 from .array_ops import (
     GatherNd,
     ScatterNd,
@@ -29,16 +34,7 @@ from .array_ops import (
     slice_spec,
     tensor_scatter,
 )
-from .core import (
-    EagerTensor,
-    SymbolicTensor,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    ctx,
-    register_op,
-)
+from .core import convert
 from .core import invalid_argument as _err
 from .math_ops import cast, divide, equal, multiply, negative
 from .segment_ops import unsorted_segment_sum

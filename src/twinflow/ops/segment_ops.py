@@ -14,19 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph.tensor import DTypeLike, TensorLike
+from ..core import dtypes
+from ..core.shapes import TensorShape
+from ..eager.execute import bind, constant, constant_value
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from .array_ops import concat, fill, gather, ones_like, rank, reshape, shape, zeros_like
-from .core import (
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    static_value,
-)
+from .core import convert, static_value
 from .core import invalid_argument as _err
 from .math_ops import (
     cast,

@@ -9,19 +9,13 @@ import re
 
 import numpy as np
 
-from ..core.shapes import broadcast_shapes
-from ..graph.tensor import DTypeLike, TensorLike
-from .core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    normalize_axis,
-    register_op,
-)
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape, broadcast_shapes
+from ..eager.execute import bind, constant_value
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
+from .core import convert, normalize_axis
 from .core import invalid_argument as _err
 from .debugging_ops import format_tensor
 

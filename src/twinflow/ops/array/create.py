@@ -3,23 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.shapes import broadcast_shapes
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    OnesLike,
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    _fmt,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape, broadcast_shapes
+from ...eager.execute import bind, constant, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import OnesLike, ZerosLike, _fmt, convert, convert_pair, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import SumToShape, _int_input, _norm_axis, _static_ints, shape
 

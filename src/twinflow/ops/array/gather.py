@@ -5,19 +5,12 @@ import builtins as _py
 
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
-from ..core import (
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    _fmt,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
+from ..core import ZerosLike, _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import _int_input, _static_int, shape
 

@@ -5,19 +5,11 @@ import builtins as _py
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    Pack,
-    Tensor,
-    TensorShape,
-    Unpack,
-    _fmt,
-    bind,
-    convert,
-    convert_n,
-    register_op,
-    unary_infer,
-)
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import Pack, Unpack, _fmt, convert, convert_n, unary_infer
 from ..core import invalid_argument as _err
 from .shape import _norm_axis, _static_int, _static_ints, reshape, shape
 

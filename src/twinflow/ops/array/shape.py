@@ -6,25 +6,15 @@ import builtins as _py
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    EagerTensor,
-    InvalidArgumentError,
-    SymbolicTensor,
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    known_shape,
-    register_op,
-    shape_from_tensor,
-    static_value,
-    unary_infer,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, SymbolicTensor, Tensor, TensorLike
+from ..core import convert, known_shape, shape_from_tensor, static_value, unary_infer
 from ..core import invalid_argument as _err
 
 # This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.

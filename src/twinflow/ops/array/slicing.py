@@ -5,21 +5,14 @@ import builtins as _py
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    EagerTensor,
-    Tensor,
-    TensorShape,
-    _fmt,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import _elems, _int_input, shape
 

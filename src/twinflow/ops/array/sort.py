@@ -6,18 +6,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    Tensor,
-    TensorShape,
-    _fmt,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .gather import GatherGrad
 from .layout import stack, transpose

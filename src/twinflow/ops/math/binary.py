@@ -10,22 +10,15 @@ import operator
 
 import numpy as np
 
-from ...eager.execute import bind_binary
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind, bind_binary
 from ...eager.tensor import EagerTensor as _ET
-from ...graph.tensor import ShapeLike, TensorLike
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    convert_n,
-    convert_pair,
-    dtypes,
-    quietly,
-    register_op,
-)
+from ..core import convert, convert_n, convert_pair, quietly
 from .cast import Cast, cast
 from .comparison import greater, greater_equal, less_equal, not_equal, where
 from .elementwise import (

@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    convert_pair,
-    register_op,
-)
 from ..core import _fmt as _fmt_shape
+from ..core import convert, convert_pair
 from .binary import add_n, maximum, minimum, multiply, realdiv
 from .cast import cast
 from .comparison import _broadcast3, greater, greater_equal, less_equal, where

@@ -6,21 +6,16 @@ import operator
 
 import numpy as np
 
-from ...core.shapes import broadcast_shapes
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape, broadcast_shapes
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
 from ..core import _fmt as _fmt_shape
+from ..core import convert, convert_pair
 from .elementwise import (
     BOOL,
     FLOAT,

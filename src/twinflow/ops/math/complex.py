@@ -3,19 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    binary_infer,
-    bind,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
+from ..core import binary_infer, convert, convert_pair
 from .binary import div_no_nan, multiply
 from .elementwise import FLOAT, check_kind, unary_rules
 from .unary import Abs

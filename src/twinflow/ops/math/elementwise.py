@@ -30,17 +30,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    binary_infer,
-    bind,
-    convert,
-    convert_pair,
-    quietly,
-    register_op,
-)
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import binary_infer, convert, convert_pair, quietly
 
 FLOAT = "f"
 INEXACT = "fc"

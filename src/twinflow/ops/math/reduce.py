@@ -3,24 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
-from ..core import (
-    EagerTensor,
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    known_shape,
-    normalize_axis,
-    quietly,
-    register_op,
-)
+from ..core import convert, known_shape, normalize_axis, quietly
 from .binary import Mul, divide, multiply, subtract
 
 # ----- shape rules and helpers ------------------------------------------------------------------

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import convert
 from .binary import multiply, subtract
 from .binary import pow as pow_op
 from .cast import cast

@@ -3,16 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    quietly,
-    register_op,
-    static_value,
-)
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import convert, quietly, static_value
 from .binary import multiply, realdiv
 from .elementwise import NUMERIC, check_kind
 from .unary import _c

@@ -11,13 +11,10 @@ import math as _pymath
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...eager.execute import bind
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
-from ..core import (
-    Tensor,
-    bind,
-    convert,
-)
+from ..core import convert
 from .elementwise import (
     COMPLEX,
     FLOAT,

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    check_float,
-    convert,
-    register_op,
-    unary_infer,
-)
+from ..core import check_float, convert, unary_infer
 from ..math.binary import add, multiply, subtract
 from ..math.unary import erf, exp, negative, sigmoid, sign, tanh
 

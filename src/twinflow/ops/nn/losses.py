@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.gather import gather
 from ..array.layout import expand_dims
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    check_float,
-    convert,
-    convert_pair,
-    dtypes,
-    quietly,
-    register_op,
-)
+from ..core import check_float, convert, convert_pair, quietly
 from ..math.binary import add, div_no_nan, divide, minimum, multiply, subtract
 from ..math.cast import cast
 from ..math.comparison import greater, where

@@ -3,17 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.layout import expand_dims, squeeze
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    register_op,
-)
+from ..core import convert
 from .activations import _float_arg
 from .conv import _check_out_backprop
 from .geometry import (

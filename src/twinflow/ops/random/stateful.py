@@ -3,18 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    convert_to_tensor,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value, convert_to_tensor
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import convert
 from ..math.binary import add, divide, multiply, subtract
 from .seeds import (
     _arg,

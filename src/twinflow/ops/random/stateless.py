@@ -5,15 +5,12 @@ import itertools
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import convert
 from ..math.binary import add, multiply, subtract
 from .seeds import (
     _GENERATORS,

@@ -277,19 +277,12 @@ def _ids(segment_ids) -> Tensor:
     return t
 
 
-def _sorted(opdef, data, segment_ids, name) -> Tensor:
-    return bind(opdef, [convert(data), _ids(segment_ids)], name=name)
-
-
-def _unsorted(opdef, data, segment_ids, num_segments, name) -> Tensor:
-    ids = _ids(segment_ids)
-    n = num_segments if isinstance(num_segments, Tensor) else \
-        convert(num_segments, dtype=ids.dtype)
-    return bind(opdef, [convert(data), ids, n], name=name)
-
-
-def segment_sum(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """Sums the rows of ``data`` per segment (``tw.math.segment_sum``).
+def _sorted_function(fn_name: str, opdef, summary: str, empty: str):
+    """The public function of a sorted segment reduction (one per op, same arguments)."""
+    def fn(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+        return bind(opdef, [convert(data), _ids(segment_ids)], name=name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
         data: a tensor.
@@ -297,70 +290,21 @@ def segment_sum(data: TensorLike, segment_ids: TensorLike, name: str | None = No
         name: op name.
 
     Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
+        ``[segment_ids[-1] + 1] + data.shape[1:]``; {empty}
     """
-    return _sorted(SegmentSum, data, segment_ids, name)
+    return fn
 
 
-def segment_mean(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """Averages the rows of ``data`` per segment.
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentMean, data, segment_ids, name)
-
-
-def segment_max(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment maximum (``tw.math.segment_max``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentMax, data, segment_ids, name)
-
-
-def segment_min(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment minimum (``tw.math.segment_min``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentMin, data, segment_ids, name)
-
-
-def segment_prod(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment product (``tw.math.segment_prod``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 1.
-    """
-    return _sorted(SegmentProd, data, segment_ids, name)
-
-
-def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """Sums the slices of ``data`` per segment (``tw.math.unsorted_segment_sum``).
+def _unsorted_function(fn_name: str, opdef, summary: str, empty: str):
+    """The public function of an unsorted segment reduction (one per op, same arguments)."""
+    def fn(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+           name: str | None = None) -> Tensor:
+        ids = _ids(segment_ids)
+        n = num_segments if isinstance(num_segments, Tensor) else \
+            convert(num_segments, dtype=ids.dtype)
+        return bind(opdef, [convert(data), ids, n], name=name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
         data: a tensor.
@@ -370,79 +314,40 @@ def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments
         name: op name.
 
     Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
+        ``[num_segments] + data.shape[rank(segment_ids):]``; {empty}
     """
-    return _unsorted(UnsortedSegmentSum, data, segment_ids, num_segments, name)
+    return fn
 
 
-def unsorted_segment_mean(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The per-segment mean (``tw.math.unsorted_segment_mean``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
-    """
-    return _unsorted(UnsortedSegmentMean, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """The per-segment maximum (``tw.math.unsorted_segment_max``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
-        dtype's lowest value.
-    """
-    return _unsorted(UnsortedSegmentMax, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """The per-segment minimum (``tw.math.unsorted_segment_min``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
-        dtype's highest value.
-    """
-    return _unsorted(UnsortedSegmentMin, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The per-segment product (``tw.math.unsorted_segment_prod``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 1.
-    """
-    return _unsorted(UnsortedSegmentProd, data, segment_ids, num_segments, name)
+_ZERO, _ONE = "empty segments are 0.", "empty segments are 1."
+_LOWEST = "empty segments hold the\n        dtype's lowest value."
+_HIGHEST = "empty segments hold the\n        dtype's highest value."
+segment_sum = _sorted_function(
+    "segment_sum", SegmentSum, "Sums the rows of ``data`` per segment (``tw.math.segment_sum``).",
+    _ZERO)
+segment_mean = _sorted_function(
+    "segment_mean", SegmentMean, "Averages the rows of ``data`` per segment.", _ZERO)
+segment_max = _sorted_function(
+    "segment_max", SegmentMax, "The per-segment maximum (``tw.math.segment_max``).", _ZERO)
+segment_min = _sorted_function(
+    "segment_min", SegmentMin, "The per-segment minimum (``tw.math.segment_min``).", _ZERO)
+segment_prod = _sorted_function(
+    "segment_prod", SegmentProd, "The per-segment product (``tw.math.segment_prod``).", _ONE)
+unsorted_segment_sum = _unsorted_function(
+    "unsorted_segment_sum", UnsortedSegmentSum,
+    "Sums the slices of ``data`` per segment (``tw.math.unsorted_segment_sum``).", _ZERO)
+unsorted_segment_mean = _unsorted_function(
+    "unsorted_segment_mean", UnsortedSegmentMean,
+    "The per-segment mean (``tw.math.unsorted_segment_mean``).", _ZERO)
+unsorted_segment_max = _unsorted_function(
+    "unsorted_segment_max", UnsortedSegmentMax,
+    "The per-segment maximum (``tw.math.unsorted_segment_max``).", _LOWEST)
+unsorted_segment_min = _unsorted_function(
+    "unsorted_segment_min", UnsortedSegmentMin,
+    "The per-segment minimum (``tw.math.unsorted_segment_min``).", _HIGHEST)
+unsorted_segment_prod = _unsorted_function(
+    "unsorted_segment_prod", UnsortedSegmentProd,
+    "The per-segment product (``tw.math.unsorted_segment_prod``).", _ONE)
 
 
 def unsorted_segment_sqrt_n(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,

@@ -1,8 +1,8 @@
 """Elementwise binary arithmetic: +, -, *, /, //, %, pow, max/min and friends.
 
 One ``Binary`` row per op (``elementwise.py`` explains the table); ``AddN`` (N inputs) is a
-class. ``add``/``subtract``/``multiply`` are written by hand: they take the eager fast path of
-``x + y`` (``bind_binary``), which gradient rules use a lot.
+class. ``add``/``subtract``/``multiply`` are ``fast`` rows: like ``x + y``, they skip argument
+conversion for two eager tensors (``bind_binary``), which gradient rules use a lot.
 """
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
-from ...eager.execute import bind, bind_binary
-from ...eager.tensor import EagerTensor as _ET
+from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
@@ -229,14 +228,23 @@ def _mul_no_nan_grad(op, dy):
 # ----- the table ------------------------------------------------------------------------------
 
 BINARY = [
-    Binary("AddV2", None, np.add, None, raw=True, infix=operator.add,
+    Binary("AddV2", "add", np.add, None, raw=True, infix=operator.add, fast=True,
           doc="x + y, with broadcasting.",
+          api=("Returns x + y elementwise, broadcasting (``tw.add``, ``tw.math.add``).",
+               "a tensor or value.",
+               "a tensor or value of the same dtype (Python scalars adopt x's dtype).", "The sum."),
           grad=_add_v2_grad),
-    Binary("Sub", None, np.subtract, None, raw=True, infix=operator.sub,
+    Binary("Sub", "subtract", np.subtract, None, raw=True, infix=operator.sub, fast=True,
           doc="x - y, with broadcasting.",
+          api=("Returns x - y elementwise, broadcasting (``tw.subtract``).",
+               "a tensor or value.", "a tensor or value of the same dtype.",
+               "The difference."),
           grad=_sub_grad),
-    Binary("Mul", None, np.multiply, None, raw=True, infix=operator.mul,
+    Binary("Mul", "multiply", np.multiply, None, raw=True, infix=operator.mul, fast=True,
           doc="x * y, with broadcasting.",
+          api=("Returns x * y elementwise, broadcasting (``tw.multiply``).",
+               "a tensor or value.", "a tensor or value of the same dtype.",
+               "The product."),
           grad=_mul_grad),
     Binary("RealDiv", "realdiv", np.true_divide, INEXACT, quiet=True,
           doc="x / y for floating-point and complex tensors, with broadcasting.",
@@ -317,64 +325,14 @@ BINARY = [
 _OPS = declare(BINARY)
 (AddV2, Sub, Mul, RealDiv, DivNoNan, FloorDiv, FloorMod, TruncateDiv, TruncateMod, Pow, Maximum,
  Minimum, SquaredDifference, Atan2, Xlogy, Xdivy, MulNoNan) = _OPS
-(realdiv, div_no_nan, floordiv, floormod, truncatediv, truncatemod, pow, maximum, minimum,
- squared_difference, xlogy, xdivy, mul_no_nan) = public_functions(BINARY, _OPS, __name__)
+(add, subtract, multiply, realdiv, div_no_nan, floordiv, floormod, truncatediv, truncatemod, pow,
+ maximum, minimum, squared_difference, xlogy, xdivy,
+ mul_no_nan) = public_functions(BINARY, _OPS, __name__)
 # TensorFlow's other names for them
 divide_no_nan, floor_div, mod, multiply_no_nan = div_no_nan, floordiv, floormod, mul_no_nan
 
 
 # ----- public functions that do more than bind -------------------------------------------------
-
-def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x + y elementwise, broadcasting (``tw.add``, ``tw.math.add``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype (Python scalars adopt x's dtype).
-        name: op name in graph mode.
-
-    Returns:
-        The sum.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(AddV2, x, y)  # as ``x + y``: gradient rules add tensors a lot
-    x, y = convert_pair(x, y)
-    return bind(AddV2, (x, y), name=name)
-
-
-def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x - y elementwise, broadcasting (``tw.subtract``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The difference.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(Sub, x, y)  # as ``x - y``
-    x, y = convert_pair(x, y)
-    return bind(Sub, (x, y), name=name)
-
-
-def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x * y elementwise, broadcasting (``tw.multiply``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The product.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(Mul, x, y)  # as ``x * y``
-    x, y = convert_pair(x, y)
-    return bind(Mul, (x, y), name=name)
-
 
 def scalar_mul(scalar, x: TensorLike, name: str | None = None) -> Tensor:
     """Multiplies tensor ``x`` by a scalar (``tw.scalar_mul``).

@@ -20,8 +20,9 @@ same ``infer`` (dtype kinds checked, result dtype) and ``kernel`` (NumPy would s
 ``np.exp`` of ints, so the kernel checks the kind and raises ``TypeError``; ``bind`` then re-runs
 ``infer``, whose message names the op and dtype) that a hand-written declaration would have.
 ``public_functions`` makes ``fn(x, name=None)`` / ``fn(x, y, name=None)`` that convert their
-arguments and ``bind`` the op. Ops whose public function does more (``add``'s eager fast path,
-``abs`` choosing ``ComplexAbs``) have ``fn=None`` and a hand-written function next to the table.
+arguments and ``bind`` the op. Ops whose public function does more (``abs`` choosing
+``ComplexAbs``, ``truediv`` casting integers) have ``fn=None`` and a hand-written function next to
+the table.
 """
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ...core.errors import InvalidArgumentError
-from ...eager.execute import bind
+from ...eager.execute import bind, bind_binary
+from ...eager.tensor import EagerTensor as _ET
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import binary_infer, convert, convert_pair, quietly
@@ -186,8 +188,10 @@ class Unary(NamedTuple):
 
 class Binary(NamedTuple):
     """One broadcasting elementwise binary op: ``Unary``'s fields, plus ``infix`` (the Python
-    operator codegen writes for scalar results, see ``lower_to``) and ``same_dtype`` (both inputs
-    of one dtype, checked by ``bind``). ``kinds`` None accepts every dtype."""
+    operator codegen writes for scalar results, see ``lower_to``), ``same_dtype`` (both inputs
+    of one dtype, checked by ``bind``) and ``fast`` (the public function takes the eager fast
+    path of ``x + y`` for two eager tensors: gradient rules add and multiply tensors a lot).
+    ``kinds`` None accepts every dtype."""
 
     op: str
     fn: str | None
@@ -201,6 +205,7 @@ class Binary(NamedTuple):
     raw: bool = False
     infix: Callable | None = None
     same_dtype: bool = True
+    fast: bool = False
 
 
 def _rules(row) -> tuple:
@@ -261,6 +266,15 @@ def _binary_function(opdef):
     return fn
 
 
+def _fast_binary_function(opdef):
+    def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+        if type(x) is _ET and type(y) is _ET and name is None:
+            return bind_binary(opdef, x, y)  # as ``x + y`` does
+        x, y = convert_pair(x, y)
+        return bind(opdef, (x, y), name=name)
+    return fn
+
+
 def public_functions(rows: list, opdefs: tuple, module: str) -> tuple:
     """The public function of every row with an ``fn`` name: convert the argument(s), then
     ``bind`` the row's op.
@@ -277,7 +291,10 @@ def public_functions(rows: list, opdefs: tuple, module: str) -> tuple:
     for row, opdef in zip(rows, opdefs):
         if row.fn is None:
             continue
-        make = _binary_function if isinstance(row, Binary) else _unary_function
+        if isinstance(row, Binary):
+            make = _fast_binary_function if row.fast else _binary_function
+        else:
+            make = _unary_function
         fn = make(opdef)
         fn.__name__ = fn.__qualname__ = row.fn
         fn.__module__ = module

@@ -266,6 +266,28 @@ def tensor_scatter(opdef, tensor, indices, updates, name):
     return bind(opdef, [x, _int_input(indices, "indices"), convert(updates, x.dtype)], name=name)
 
 
+def tensor_scatter_function(fn_name: str, opdef, summary: str, module: str = __name__):
+    """The public function ``fn(tensor, indices, updates, name=None)`` of a TensorScatter* op
+    (``module``: the ``__name__`` of the module that holds it)."""
+    def fn(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+           name: str | None = None) -> Tensor:
+        return tensor_scatter(opdef, tensor, indices, updates, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__module__ = module
+    fn.__doc__ = f"""{summary}
+
+    Args:
+        tensor: a tensor.
+        indices: an int tensor ``[..., M]``.
+        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
+        name: op name.
+
+    Returns:
+        The updated copy.
+    """
+    return fn
+
+
 @register_op("TensorScatterUpdate")
 class TensorScatterUpdate:
     """A copy of ``tensor`` with the slices at ``indices`` replaced by ``updates``."""
@@ -295,36 +317,12 @@ class TensorScatterAdd:
         return dy, None, bind(GatherNd, [dy, op.inputs[1]], {"batch_dims": 0})
 
 
-def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                             name: str | None = None) -> Tensor:
-    """Replaces the slices of ``tensor`` at ``indices`` with ``updates``.
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterUpdate, tensor, indices, updates, name)
-
-
-def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """Adds ``updates`` to the slices of ``tensor`` at ``indices`` (duplicates sum).
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterAdd, tensor, indices, updates, name)
+tensor_scatter_nd_update = tensor_scatter_function(
+    "tensor_scatter_nd_update", TensorScatterUpdate,
+    "Replaces the slices of ``tensor`` at ``indices`` with ``updates``.")
+tensor_scatter_nd_add = tensor_scatter_function(
+    "tensor_scatter_nd_add", TensorScatterAdd,
+    "Adds ``updates`` to the slices of ``tensor`` at ``indices`` (duplicates sum).")
 
 
 def _mask_infer_shape(tensor, mask, axis):

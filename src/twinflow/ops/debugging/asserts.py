@@ -181,7 +181,19 @@ def _assert_msg_data(sym: str, x: np.ndarray, y: np.ndarray, test: np.ndarray,
     return data
 
 
-_ASSERT_RETURNS = "None eagerly (raises InvalidArgumentError if false); the Assert op in a graph."
+def _assert_doc(summary: str, args: str) -> str:
+    """The docstring of an assert_* function: ``args`` documents what comes before ``message``."""
+    return f"""{summary}
+
+    Args:
+        {args}
+        message: text prepended to the error.
+        summarize: elements to show in the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
 
 
 def _comparison_assert(fn_name: str, sym: str):
@@ -190,18 +202,9 @@ def _comparison_assert(fn_name: str, sym: str):
            summarize: int | None = None, name: str | None = None) -> Operation | None:
         return _binary_assert(sym, x, y, message, summarize, name)
     fn.__name__ = fn.__qualname__ = fn_name
-    fn.__doc__ = f"""Asserts ``x {sym} y`` element-wise (``tw.debugging.{fn_name}``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        {_ASSERT_RETURNS}
-    """
+    fn.__doc__ = _assert_doc(f"Asserts ``x {sym} y`` element-wise (``tw.debugging.{fn_name}``).",
+                             "x: a tensor (or value convertible to one).\n        y: a tensor of "
+                             "the same dtype, broadcastable with ``x``.")
     return fn
 
 
@@ -228,17 +231,8 @@ def _sign_assert_function(fn_name: str, sym: str, what: str):
            name: str | None = None) -> Operation | None:
         return _sign_assert(x, sym, what, message, summarize, name)
     fn.__name__ = fn.__qualname__ = fn_name
-    fn.__doc__ = f"""Asserts ``x {sym} 0`` element-wise (``tw.debugging.{fn_name}``).
-
-    Args:
-        x: a numeric tensor (or value convertible to one).
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        {_ASSERT_RETURNS}
-    """
+    fn.__doc__ = _assert_doc(f"Asserts ``x {sym} 0`` element-wise (``tw.debugging.{fn_name}``).",
+                             "x: a numeric tensor (or value convertible to one).")
     return fn
 
 

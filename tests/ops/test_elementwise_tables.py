@@ -10,8 +10,10 @@ import pytest
 
 from twinflow.graph.registry import REGISTRY
 from twinflow.ops.math import binary, comparison, elementwise, unary
+from twinflow.ops.math import complex as complex_parts
 
-TABLES = [(unary, unary.UNARY), (binary, binary.BINARY), (comparison, comparison.COMPARISON)]
+TABLES = [(unary, unary.UNARY), (binary, binary.BINARY), (comparison, comparison.COMPARISON),
+          (complex_parts, complex_parts.COMPLEX_PARTS)]
 
 
 @pytest.mark.parametrize("module,table", TABLES, ids=lambda v: getattr(v, "__name__", ""))

@@ -12,7 +12,7 @@ from ..array.create import zeros_like
 from ..array.shape import sum_to
 from ..core import binary_infer, convert, convert_pair
 from .binary import div_no_nan, multiply
-from .elementwise import FLOAT, check_kind, unary_rules
+from .elementwise import COMPLEX, FLOAT, Unary, bind_unless, check_kind, declare
 from .unary import Abs
 
 
@@ -47,41 +47,27 @@ _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex1
 _COMPLEX_OF_NP = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
 
-# ----- unary arithmetic -------------------------------------------------------------------------
+# ----- parts of complex tensors (elementwise rows, see elementwise.py) -------------------------
 
-@register_op("ComplexAbs")
-class ComplexAbs:
-    """|z| of a complex tensor, as its real dtype."""
-
-    infer, kernel = unary_rules("ComplexAbs", np.abs, "c", out="real")
-
-    def grad(op, dy):
-        z, r = op.inputs[0], op.outputs[0]
-        return div_no_nan(multiply(complex(dy, zeros_like(dy)), z),
-                          complex(r, zeros_like(r)))
+def _complex_abs_grad(op, dy):
+    z, r = op.inputs[0], op.outputs[0]
+    return div_no_nan(multiply(complex(dy, zeros_like(dy)), z), complex(r, zeros_like(r)))
 
 
-@register_op("Real")
-class Real:
-    """The real part of a complex tensor."""
-
-    infer, kernel = unary_rules("Real", np.real, "c", out="real")
-
-    def grad(op, dy):
-        return complex(dy, zeros_like(dy))
-
-
-@register_op("Imag")
-class Imag:
-    """The imaginary part of a complex tensor."""
-
-    infer, kernel = unary_rules("Imag", np.imag, "c", out="real")
-
-    def grad(op, dy):
-        return complex(zeros_like(dy), dy)
+COMPLEX_PARTS = [
+    Unary("ComplexAbs", None, np.abs, COMPLEX, out="real",
+          doc="|z| of a complex tensor, as its real dtype.", grad=_complex_abs_grad),
+    Unary("Real", None, np.real, COMPLEX, out="real",
+          doc="The real part of a complex tensor.",
+          grad=lambda op, dy: complex(dy, zeros_like(dy))),
+    Unary("Imag", None, np.imag, COMPLEX, out="real",
+          doc="The imaginary part of a complex tensor.",
+          grad=lambda op, dy: complex(zeros_like(dy), dy)),
+]
+ComplexAbs, Real, Imag = declare(COMPLEX_PARTS)
 
 
-# ----- comparisons (bool results, no gradient) --------------------------------------------------
+# ----- public functions -------------------------------------------------------------------------
 
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor:
     """real + 1j * imag (``tw.complex``): float32 gives complex64, float64 complex128.
@@ -97,9 +83,6 @@ def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tens
     real, imag = convert_pair(real, imag)
     return bind(Complex, (real, imag), name=name)
 
-
-
-# ----- public functions: unary ------------------------------------------------------------------
 
 def abs(x: TensorLike, name: str | None = None) -> Tensor:
     """|x| elementwise (``tw.abs``); complex tensors give their real-dtype magnitude.
@@ -127,10 +110,7 @@ def real(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A tensor of the real dtype.
     """
-    x = convert(input)
-    if not x.dtype.is_complex:
-        return x
-    return bind(Real, (x,), name=name)
+    return bind_unless(Real, input, name, lambda dtype: not dtype.is_complex)
 
 
 def imag(input: TensorLike, name: str | None = None) -> Tensor:
@@ -143,9 +123,6 @@ def imag(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A tensor of the real dtype.
     """
-    x = convert(input)
-    if not x.dtype.is_complex:
-        return zeros_like(x)
-    return bind(Imag, (x,), name=name)
+    return bind_unless(Imag, input, name, lambda dtype: not dtype.is_complex, zeros_like)
 
 

@@ -27,7 +27,7 @@ the table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -162,7 +162,8 @@ def lower_to(fn):
 
 # ----- table rows -------------------------------------------------------------------------------
 
-class Unary(NamedTuple):
+@dataclass(frozen=True)
+class Unary:
     """One elementwise unary op (see the module docstring).
 
     Fields: ``op`` TensorFlow's op name; ``fn`` the public function generated for it (None: the
@@ -177,25 +178,6 @@ class Unary(NamedTuple):
     op: str
     fn: str | None
     kernel: Callable
-    kinds: str
-    grad: Callable
-    doc: str
-    api: tuple = ()
-    quiet: bool = False
-    out: object = None
-    raw: bool = False
-
-
-class Binary(NamedTuple):
-    """One broadcasting elementwise binary op: ``Unary``'s fields, plus ``infix`` (the Python
-    operator codegen writes for scalar results, see ``lower_to``), ``same_dtype`` (both inputs
-    of one dtype, checked by ``bind``) and ``fast`` (the public function takes the eager fast
-    path of ``x + y`` for two eager tensors: gradient rules add and multiply tensors a lot).
-    ``kinds`` None accepts every dtype."""
-
-    op: str
-    fn: str | None
-    kernel: Callable
     kinds: str | None
     grad: Callable
     doc: str
@@ -203,6 +185,16 @@ class Binary(NamedTuple):
     quiet: bool = False
     out: object = None
     raw: bool = False
+
+
+@dataclass(frozen=True)
+class Binary(Unary):
+    """One broadcasting elementwise binary op: ``Unary``'s fields, plus ``infix`` (the Python
+    operator codegen writes for scalar results, see ``lower_to``), ``same_dtype`` (both inputs
+    of one dtype, checked by ``bind``) and ``fast`` (the public function takes the eager fast
+    path of ``x + y`` for two eager tensors: gradient rules add and multiply tensors a lot).
+    ``kinds`` None accepts every dtype."""
+
     infix: Callable | None = None
     same_dtype: bool = True
     fast: bool = False
@@ -210,7 +202,7 @@ class Binary(NamedTuple):
 
 def _rules(row) -> tuple:
     """(infer, kernel) of a row."""
-    if isinstance(row, Unary):
+    if not isinstance(row, Binary):
         kernel = row.kernel if row.raw else unary_kernel(row.kernel, row.kinds, row.quiet)
         return unary_rule(row.op, row.kinds, row.out), kernel
     if row.kinds is None:  # any dtype: only broadcasting (and same_dtype) is checked
@@ -301,3 +293,12 @@ def public_functions(rows: list, opdefs: tuple, module: str) -> tuple:
         fn.__doc__ = _docstring(row)
         out.append(fn)
     return tuple(out)
+
+
+def bind_unless(opdef, x: TensorLike, name: str | None, skip: Callable, otherwise=None) -> Tensor:
+    """``bind(opdef, (x,))``, except for tensors of a dtype ``skip(dtype)`` accepts: those come
+    back as ``otherwise(x)`` (``x`` itself by default), as ``tw.math.real`` of a real tensor."""
+    x = convert(x)
+    if skip(x.dtype):
+        return x if otherwise is None else otherwise(x)
+    return bind(opdef, (x,), name=name)

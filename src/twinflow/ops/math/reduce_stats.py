@@ -212,9 +212,14 @@ def _arg(opdef, fn_name, input, axis, output_type, name):
     return bind(opdef, [x], {"axis": axis, "output_type": output_type}, name=name)
 
 
-def argmax(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
-           name: str | None = None) -> Tensor:
-    """Index of the largest value along ``axis`` (``tw.argmax``, ``tw.math.argmax``).
+def _arg_function(fn_name: str, opdef, word: str):
+    """The public function of ArgMax / ArgMin."""
+    def fn(input: TensorLike, axis: TensorLike | None = None,
+           output_type: DTypeLike = dtypes.int64, name: str | None = None) -> Tensor:
+        return _arg(opdef, fn_name, input, axis, output_type, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    where = f"(``tw.{fn_name}``, ``tw.math.{fn_name}``)"
+    fn.__doc__ = f"""Index of the {word} value along ``axis`` {where}.
 
     Args:
         input: a real tensor.
@@ -225,23 +230,11 @@ def argmax(input: TensorLike, axis: TensorLike | None = None, output_type: DType
     Returns:
         An integer tensor with ``axis`` removed.
     """
-    return _arg(ArgMax, "argmax", input, axis, output_type, name)
+    return fn
 
 
-def argmin(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
-           name: str | None = None) -> Tensor:
-    """Index of the smallest value along ``axis`` (``tw.argmin``, ``tw.math.argmin``).
-
-    Args:
-        input: a real tensor.
-        axis: the axis (an int or scalar tensor); None means 0, as in TensorFlow.
-        output_type: int64 (default) or int32.
-        name: op name.
-
-    Returns:
-        An integer tensor with ``axis`` removed.
-    """
-    return _arg(ArgMin, "argmin", input, axis, output_type, name)
+argmax = _arg_function("argmax", ArgMax, "largest")
+argmin = _arg_function("argmin", ArgMin, "smallest")
 
 
 # ----- norm, count_nonzero ----------------------------------------------------------------------

@@ -11,10 +11,8 @@ import math as _pymath
 
 import numpy as np
 
-from ...eager.execute import bind
 from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
-from ..core import convert
 from .elementwise import (
     COMPLEX,
     FLOAT,
@@ -22,6 +20,7 @@ from .elementwise import (
     NUMERIC,
     REAL,
     Unary,
+    bind_unless,
     declare,
     no_grad,
     public_functions,
@@ -269,10 +268,7 @@ def round(x: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         The rounded tensor, of x's dtype.
     """
-    x = convert(x)
-    if x.dtype.is_integer:
-        return x
-    return bind(Round, (x,), name=name)
+    return bind_unless(Round, x, name, lambda dtype: dtype.is_integer)
 
 
 def conj(x: TensorLike, name: str | None = None) -> Tensor:
@@ -285,9 +281,6 @@ def conj(x: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         conj(x).
     """
-    x = convert(x)
-    if not x.dtype.is_complex:
-        return x
-    return bind(Conj, (x,), name=name)
+    return bind_unless(Conj, x, name, lambda dtype: not dtype.is_complex)
 
 

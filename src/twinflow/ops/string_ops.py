@@ -80,32 +80,21 @@ class StringLength:
     grad = _no_grad
 
 
-@register_op("StringUpper")
-class StringUpper:
-    """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-
-    infer = _string_infer
-
+def _case_op(name: str, method: str, doc: str):
+    """Declares StringUpper / StringLower: ``str.<method>`` on each string (``bytes.<method>``,
+    ASCII only, unless ``encoding='utf-8'``)."""
     def kernel(x, *, encoding):
         if encoding:
-            return _map(lambda v: _utf8(v).upper().encode(), x)
-        return _map(lambda v: _b(v).upper(), x)
+            return _map(lambda v: getattr(_utf8(v), method)().encode(), x)
+        return _map(lambda v: getattr(_b(v), method)(), x)
+    ns = {"__doc__": doc, "infer": _string_infer, "kernel": kernel, "grad": _no_grad}
+    return register_op(name)(type(name, (), ns))
 
-    grad = _no_grad
 
-
-@register_op("StringLower")
-class StringLower:
-    """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-
-    infer = _string_infer
-
-    def kernel(x, *, encoding):
-        if encoding:
-            return _map(lambda v: _utf8(v).lower().encode(), x)
-        return _map(lambda v: _b(v).lower(), x)
-
-    grad = _no_grad
+StringUpper = _case_op("StringUpper", "upper",
+                       "Upper-cases each string (ASCII only unless ``encoding='utf-8'``).")
+StringLower = _case_op("StringLower", "lower",
+                       "Lower-cases each string (ASCII only unless ``encoding='utf-8'``).")
 
 
 @register_op("StringStrip")

@@ -420,28 +420,20 @@ def _extremum_grad(op, dy):
     return multiply(_kept(op, dy), w)
 
 
-@register_op("Max")
-class Max:
-    """Maximum over ``axis``."""
-
-    infer = _real_infer
-
+def _reduction_op(name: str, doc: str, infer, reduce, grad):
+    """Declares a reduction op whose kernel is ``reduce(x, axis, keepdims)``."""
     def kernel(x, *, axis, keepdims=False):
-        return _extremum_kernel(np.max, x, axis, keepdims)
+        return reduce(x, axis, keepdims)
+    ns = {"__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad}
+    return register_op(name)(type(name, (), ns))
 
-    grad = _extremum_grad
 
-
-@register_op("Min")
-class Min:
-    """Minimum over ``axis``."""
-
-    infer = _real_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return _extremum_kernel(np.min, x, axis, keepdims)
-
-    grad = _extremum_grad
+Max = _reduction_op("Max", "Maximum over ``axis``.", _real_infer,
+                    lambda x, axis, keepdims: _extremum_kernel(np.max, x, axis, keepdims),
+                    _extremum_grad)
+Min = _reduction_op("Min", "Minimum over ``axis``.", _real_infer,
+                    lambda x, axis, keepdims: _extremum_kernel(np.min, x, axis, keepdims),
+                    _extremum_grad)
 
 
 reduce_max = _reduction(
@@ -459,30 +451,12 @@ reduce_min = _reduction(
 # ----- any, all ---------------------------------------------------------------------------------
 
 
-@register_op("Any")
-class Any:
-    """Logical or over ``axis`` (bool tensors)."""
-
-    infer = _bool_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return np.any(x, axis=axis, keepdims=keepdims)
-
-    def grad(op, dy):
-        return None
-
-
-@register_op("All")
-class All:
-    """Logical and over ``axis`` (bool tensors)."""
-
-    infer = _bool_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return np.all(x, axis=axis, keepdims=keepdims)
-
-    def grad(op, dy):
-        return None
+Any = _reduction_op("Any", "Logical or over ``axis`` (bool tensors).", _bool_infer,
+                    lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
+                    lambda op, dy: None)
+All = _reduction_op("All", "Logical and over ``axis`` (bool tensors).", _bool_infer,
+                    lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
+                    lambda op, dy: None)
 
 
 reduce_any = _reduction(

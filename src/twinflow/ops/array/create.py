@@ -12,10 +12,6 @@ from ..core import OnesLike, ZerosLike, _fmt, convert, convert_pair, shape_from_
 from ..core import invalid_argument as _err
 from .shape import SumToShape, _int_input, _norm_axis, _static_ints, shape
 
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
-
 
 @register_op("OneHot")
 class OneHot:

@@ -12,10 +12,6 @@ from ..core import invalid_argument as _err
 from .shape import SumToShape, _elems, _int_input, _norm_axis, _static_int, identity, reshape, shape
 from .slicing import Slice
 
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
-
 
 @register_op("ConcatV2", same_dtype=True)
 class ConcatV2:

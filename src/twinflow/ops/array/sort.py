@@ -1,7 +1,6 @@
 """Sorting and set-like ops: sort, argsort, top_k, unique, meshgrid, repeat."""
 from __future__ import annotations
 
-import builtins as _py
 from collections import namedtuple
 
 import numpy as np
@@ -16,10 +15,6 @@ from ..core import invalid_argument as _err
 from .gather import GatherGrad
 from .layout import stack, transpose
 from .shape import _int_input, _norm_axis, _static_int, broadcast_to, reshape, shape, size
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 def _argsort_last(x, descending: bool):
@@ -96,7 +91,7 @@ def _along_last(x, axis: int, fn):
     axis = _norm_axis(axis, r, "sort")
     if axis == r - 1:
         return fn(x)
-    perm = list(_py.range(r))
+    perm = list(range(r))
     perm[axis], perm[-1] = perm[-1], perm[axis]
     return transpose(fn(transpose(x, perm)), perm)
 

@@ -80,21 +80,36 @@ class StringLength:
     grad = _no_grad
 
 
-def _case_op(name: str, method: str, doc: str):
-    """Declares StringUpper / StringLower: ``str.<method>`` on each string (``bytes.<method>``,
-    ASCII only, unless ``encoding='utf-8'``)."""
+def _case_op(name: str, method: str):
+    """Declares StringUpper / StringLower (``str.<method>`` on each string; ``bytes.<method>``,
+    ASCII only, unless ``encoding='utf-8'``) and returns it with its public function."""
     def kernel(x, *, encoding):
         if encoding:
             return _map(lambda v: getattr(_utf8(v), method)().encode(), x)
         return _map(lambda v: getattr(_b(v), method)(), x)
-    ns = {"__doc__": doc, "infer": _string_infer, "kernel": kernel, "grad": _no_grad}
-    return register_op(name)(type(name, (), ns))
+    word = method.capitalize() + "-cases"  # Upper-cases / Lower-cases
+    ns = {"__doc__": f"{word} each string (ASCII only unless ``encoding='utf-8'``).",
+          "infer": _string_infer, "kernel": kernel, "grad": _no_grad}
+    opdef = register_op(name)(type(name, (), ns))
+
+    def fn(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
+        return bind(opdef, [_strings(input)], {"encoding": encoding}, name=name)
+    fn.__name__ = fn.__qualname__ = method
+    fn.__doc__ = f"""{word} each string (``tw.strings.{method}``).
+
+    Args:
+        input: a string tensor.
+        encoding: "" (ASCII letters only) or "utf-8".
+        name: op name.
+
+    Returns:
+        A string tensor of ``input``'s shape.
+    """
+    return opdef, fn
 
 
-StringUpper = _case_op("StringUpper", "upper",
-                       "Upper-cases each string (ASCII only unless ``encoding='utf-8'``).")
-StringLower = _case_op("StringLower", "lower",
-                       "Lower-cases each string (ASCII only unless ``encoding='utf-8'``).")
+StringUpper, upper = _case_op("StringUpper", "upper")
+StringLower, lower = _case_op("StringLower", "lower")
 
 
 @register_op("StringStrip")
@@ -397,34 +412,6 @@ def length(input: TensorLike, name: str | None = None, unit="BYTE") -> Tensor:
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
     return bind(StringLength, [_strings(input)], {"unit": unit}, name=name)
-
-
-def upper(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
-    """Upper-cases each string (``tw.strings.upper``).
-
-    Args:
-        input: a string tensor.
-        encoding: "" (ASCII letters only) or "utf-8".
-        name: op name.
-
-    Returns:
-        A string tensor of ``input``'s shape.
-    """
-    return bind(StringUpper, [_strings(input)], {"encoding": encoding}, name=name)
-
-
-def lower(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
-    """Lower-cases each string (``tw.strings.lower``).
-
-    Args:
-        input: a string tensor.
-        encoding: "" (ASCII letters only) or "utf-8".
-        name: op name.
-
-    Returns:
-        A string tensor of ``input``'s shape.
-    """
-    return bind(StringLower, [_strings(input)], {"encoding": encoding}, name=name)
 
 
 def strip(input: TensorLike, name: str | None = None) -> Tensor:

@@ -161,32 +161,6 @@ def _arg_kernel(fn, x, axis, output_type):
     return np.asarray(fn(x, axis=axis)).astype(output_type.np)
 
 
-@register_op("ArgMax")
-class ArgMax:
-    """Index of the largest value along ``axis`` (the first one on ties)."""
-
-    infer = _arg_infer
-
-    def kernel(x, *, axis, output_type):
-        return _arg_kernel(np.argmax, x, axis, output_type)
-
-    def grad(op, dy):
-        return None
-
-
-@register_op("ArgMin")
-class ArgMin:
-    """Index of the smallest value along ``axis`` (the first one on ties)."""
-
-    infer = _arg_infer
-
-    def kernel(x, *, axis, output_type):
-        return _arg_kernel(np.argmin, x, axis, output_type)
-
-    def grad(op, dy):
-        return None
-
-
 def _arg(opdef, fn_name, input, axis, output_type, name):
     x = convert(input)
     if axis is None:
@@ -233,8 +207,22 @@ def _arg_function(fn_name: str, opdef, word: str):
     return fn
 
 
-argmax = _arg_function("argmax", ArgMax, "largest")
-argmin = _arg_function("argmin", ArgMin, "smallest")
+def _arg_op(op_name: str, np_arg, word: str):
+    """Declares ArgMax / ArgMin (``np_arg`` along ``axis``) and returns it with its public
+    function."""
+    def kernel(x, *, axis, output_type):
+        return _arg_kernel(np_arg, x, axis, output_type)
+
+    def grad(op, dy):
+        return None
+    ns = {"__doc__": f"Index of the {word} value along ``axis`` (the first one on ties).",
+          "infer": _arg_infer, "kernel": kernel, "grad": grad}
+    opdef = register_op(op_name)(type(op_name, (), ns))
+    return opdef, _arg_function(op_name.lower(), opdef, word)
+
+
+ArgMax, argmax = _arg_op("ArgMax", np.argmax, "largest")
+ArgMin, argmin = _arg_op("ArgMin", np.argmin, "smallest")
 
 
 # ----- norm, count_nonzero ----------------------------------------------------------------------

@@ -238,27 +238,6 @@ def _stateless_sample(opdef, shape, seed, dtype, fn: str, name) -> tuple:
     return bind(opdef, [shape, seed], {"dtype": dtype}, name=name), dtype
 
 
-def stateless_random_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
-                            stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
-                            name: str | None = None) -> Tensor:
-    """Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).
-
-    Args:
-        shape: a 1-D int tensor or list.
-        seed: a shape-[2] integer tensor.
-        mean: the mean.
-        stddev: the standard deviation.
-        dtype: a floating-point dtype.
-        name: op name.
-
-    Returns:
-        A tensor of ``shape`` and ``dtype``.
-    """
-    rnd, dtype = _stateless_sample(StatelessRandomNormal, shape, seed, dtype,
-                                   "tw.random.stateless_normal", name)
-    return _scale_shift(rnd, stddev, mean, dtype)
-
-
 def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
                              maxval: TensorLike | None = None, dtype: DTypeLike = dtypes.float32,
                              name: str | None = None) -> Tensor:
@@ -284,24 +263,35 @@ def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
     return add(multiply(rnd, subtract(hi, lo)), lo)
 
 
-def stateless_truncated_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
-                               stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
-                               name: str | None = None) -> Tensor:
-    """Deterministic truncated-normal samples, a pure function of ``seed``.
+def _stateless_normal_function(fn_name: str, opdef, tw_name: str, summary: str, stddev: str):
+    """``tw.random.stateless_normal`` / ``stateless_truncated_normal``: samples of ``opdef``,
+    scaled by ``stddev`` and shifted by ``mean``."""
+    def fn(shape: ShapeLike, seed, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+           dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
+        rnd, dtype = _stateless_sample(opdef, shape, seed, dtype, tw_name, name)
+        return _scale_shift(rnd, stddev, mean, dtype)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
         shape: a 1-D int tensor or list.
         seed: a shape-[2] integer tensor.
         mean: the mean.
-        stddev: the standard deviation before truncation.
+        stddev: {stddev}
         dtype: a floating-point dtype.
         name: op name.
 
     Returns:
         A tensor of ``shape`` and ``dtype``.
     """
-    rnd, dtype = _stateless_sample(StatelessTruncatedNormal, shape, seed, dtype,
-                                   "tw.random.stateless_truncated_normal", name)
-    return _scale_shift(rnd, stddev, mean, dtype)
+    return fn
 
 
+stateless_random_normal = _stateless_normal_function(
+    "stateless_random_normal", StatelessRandomNormal, "tw.random.stateless_normal",
+    "Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).",
+    "the standard deviation.")
+stateless_truncated_normal = _stateless_normal_function(
+    "stateless_truncated_normal", StatelessTruncatedNormal, "tw.random.stateless_truncated_normal",
+    "Deterministic truncated-normal samples, a pure function of ``seed``.",
+    "the standard deviation before truncation.")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.eager.interpreter import run_graph
+from twinflow.compiler import run_graph
 
 START = np.arange(12, dtype=np.float32).reshape(4, 3) + 1.0
 ROWS = np.array([2, 0], dtype=np.int32)

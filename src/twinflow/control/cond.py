@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..autodiff.tape import backprop
+from ..compiler.codegen import CompiledProgram
 from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..eager.execute import bind, convert_to_tensor
@@ -30,12 +31,19 @@ def _infer_branches(*inputs, Tout, output_shapes, **_):
     return list(zip(Tout, output_shapes))
 
 
-def _run_branch(run: Callable, inputs) -> tuple:
-    """Calls the compiled branch ``run``; an error names the op that failed."""
+def _run_branch(branch: CompiledProgram, inputs) -> tuple:
+    """Runs the compiled ``branch``; an error names the op that failed."""
     try:
-        return tuple(run(*inputs))
+        return tuple(branch.run(*inputs))
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        raise_explained(e, run)
+        raise_explained(e, branch)
+
+
+def branch_index(index, n: int) -> int:
+    """The branch a Case runs for ``index`` among ``n``: out of range is the last (default)
+    one. Eager ``switch_case``, the Case kernel and its lowering all choose with this."""
+    i = int(index)
+    return i if 0 <= i < n else n - 1
 
 
 def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
@@ -43,10 +51,7 @@ def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
 
 
 def _case_kernel(index, *inputs, branches, Tout, output_shapes):
-    i = int(index)
-    if not 0 <= i < len(branches):
-        i = len(branches) - 1  # the last branch is the default
-    return _run_branch(compiled(branches[i]), inputs)
+    return _run_branch(compiled(branches[branch_index(index, len(branches))]), inputs)
 
 
 def _if_lower(op):
@@ -62,11 +67,9 @@ def _if_lower(op):
 def _case_lower(op):
     """Codegen hook: the Case kernel with every branch compiled ahead."""
     fs = [compiled(g) for g in op.attrs["branches"]]
-    last = len(fs) - 1
 
     def run_case(index, *inputs):
-        i = int(index)
-        return _run_branch(fs[i if 0 <= i <= last else last], inputs)
+        return _run_branch(fs[branch_index(index, len(fs))], inputs)
     return run_case
 
 

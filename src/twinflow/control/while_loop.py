@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..autodiff.tape import backprop
+from ..compiler.codegen import CompiledProgram
+from ..compiler.loops import History, iteration_limit, run_while
 from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
@@ -31,7 +33,7 @@ from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
 from .subgraph import compiled, finish, raise_explained, replay, trace
-from .variant import History, carries_gradient, grad_spec, watch_variables, zeros_for
+from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
 
@@ -118,20 +120,17 @@ def _while_infer(*inputs, cond, body, T, output_shapes, n_vars, has_max, paralle
     return list(zip(T, output_shapes)) + [(dtypes.variant, _SCALAR)]
 
 
-def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
-    vals = tuple(inputs[:n_vars])
-    caps = tuple(inputs[n_vars + has_max:])
-    limit = int(inputs[n_vars]) if has_max else -1
-    run_cond = compiled(cond)
-    run_body = compiled(body)
-    steps = []
+def _run(cond: CompiledProgram, body: CompiledProgram, vals, caps, limit) -> tuple:
     try:
-        while limit != len(steps) and run_cond(*vals, *caps)[0]:
-            steps.append(vals)
-            vals = tuple(run_body(*vals, *caps))
+        return run_while(cond.run, body.run, tuple(vals), tuple(caps), limit)
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        raise_explained(e, run_cond, run_body)
-    return vals + (History(steps),)
+        raise_explained(e, cond, body)
+
+
+def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
+    limit = iteration_limit(inputs[n_vars]) if has_max else None
+    return _run(compiled(cond), compiled(body), inputs[:n_vars], inputs[n_vars + has_max:],
+                limit)
 
 
 def _while_lower(op):
@@ -142,34 +141,13 @@ def _while_lower(op):
     read it is not visible from the op (it may be fetched by a forward program).
     """
     a = op.attrs
-    n, has = a["n_vars"], a["has_max"]
-    if has:
-        return None
-    run_cond = compiled(a["cond"])
-    run_body = compiled(a["body"])
-    if len(op.inputs) == n:
-        def run_while(*vals):
-            steps = []
-            try:
-                while run_cond(*vals)[0]:
-                    steps.append(vals)
-                    vals = run_body(*vals)
-            except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-                raise_explained(e, run_cond, run_body)
-            return (*vals, History(steps))
-        return run_while
+    n, has = a["n_vars"], int(a["has_max"])
+    run_cond, run_body = compiled(a["cond"]), compiled(a["body"])
 
-    def run_while_captures(*inputs):
-        vals, caps = inputs[:n], inputs[n:]
-        steps = []
-        try:
-            while run_cond(*vals, *caps)[0]:
-                steps.append(vals)
-                vals = run_body(*vals, *caps)
-        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-            raise_explained(e, run_cond, run_body)
-        return (*vals, History(steps))
-    return run_while_captures
+    def run_while_op(*inputs):
+        limit = iteration_limit(inputs[n]) if has else None
+        return _run(run_cond, run_body, inputs[:n], inputs[n + has:], limit)
+    return run_while_op
 
 
 def _while_grad(op, *dys):

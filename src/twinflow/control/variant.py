@@ -2,7 +2,8 @@
 
 Loop histories (``compiler.loops.History``) and tensor lists (``TensorList``, behind
 ``tw.TensorArray`` in graphs) are immutable Python objects. Their gradients are objects of the
-same kind where ``None`` stands for zeros, so that ``+`` (AddN) and ``zeros_like`` are all backprop needs.
+same kind where ``None`` stands for zeros, so that ``+`` (AddN) and ``zeros_like`` are all
+backprop needs.
 """
 from __future__ import annotations
 

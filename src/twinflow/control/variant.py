@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import _variable_of
 from ..core import dtypes
 from ..core.context import ctx
 from ..eager.execute import bind, constant
 from ..graph.registry import register_op
 from ..ops.core import ZerosLike
-from ..ops.variables import ReadVariableOp
+from ..ops.variables import ReadVariableOp, variable_of
 
 
 @register_op("VariantZerosLike")
@@ -75,7 +74,7 @@ def grad_spec(t, inner: list = ()):
     if carries_gradient(dt):
         return dt, t.shape
     if dt is dtypes.resource:
-        var = _variable_of(t)
+        var = variable_of(t)
         if var is not None:
             return (var.dtype, var._shape_static) if var.dtype.is_differentiable else None
         spec = _read_spec(list(inner))
@@ -125,6 +124,6 @@ def watch_variables(inputs: list) -> None:
         return
     for t in inputs:
         if t.dtype is dtypes.resource:
-            var = _variable_of(t)
+            var = variable_of(t)
             if var is not None and var.trainable:
                 bind(ReadVariableOp, [t], {"dtype": var.dtype, "shape": var._shape_static})

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..autodiff.tape import backprop
 from ..compiler.codegen import CompiledProgram
 from ..core import dtypes, nest
@@ -39,7 +41,7 @@ def _run_branch(branch: CompiledProgram, inputs) -> tuple:
         raise_explained(e, branch)
 
 
-def branch_index(index, n: int) -> int:
+def chosen_branch(index, n: int) -> int:
     """The branch a Case runs for ``index`` among ``n``: out of range is the last (default)
     one. Eager ``switch_case``, the Case kernel and its lowering all choose with this."""
     i = int(index)
@@ -51,7 +53,7 @@ def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
 
 
 def _case_kernel(index, *inputs, branches, Tout, output_shapes):
-    return _run_branch(compiled(branches[branch_index(index, len(branches))]), inputs)
+    return _run_branch(compiled(branches[chosen_branch(index, len(branches))]), inputs)
 
 
 def _if_lower(op):
@@ -69,7 +71,7 @@ def _case_lower(op):
     fs = [compiled(g) for g in op.attrs["branches"]]
 
     def run_case(index, *inputs):
-        return _run_branch(fs[branch_index(index, len(fs))], inputs)
+        return _run_branch(fs[chosen_branch(index, len(fs))], inputs)
     return run_case
 
 
@@ -323,6 +325,11 @@ def _vjp(g: SubGraph, inputs, seeds, d_out: list, d_in: list, in_specs: list) ->
 # ---------------------------------------------------------------------------------------------
 # Public functions
 
+def _check_callable(fn, what: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"'{what}' must be callable.")
+
+
 def _as_pred(pred, what: str):
     if isinstance(pred, Tensor):
         if pred.dtype is not dtypes.bool_:
@@ -348,8 +355,8 @@ def cond(pred: Tensor | bool, true_fn: Callable | None = None, false_fn: Callabl
     Returns:
         What the chosen function returned.
     """
-    if true_fn is None or false_fn is None:
-        raise TypeError("tw.cond needs both true_fn and false_fn")
+    _check_callable(true_fn, "true_fn")
+    _check_callable(false_fn, "false_fn")
     pred = _as_pred(pred, "tw.cond")
     if not isinstance(pred, SymbolicTensor):
         return true_fn() if pred else false_fn()
@@ -374,20 +381,29 @@ def switch_case(branch_index: Tensor | int, branch_fns: list | dict,
         items = sorted(branch_fns.items())
     else:
         items = [b if isinstance(b, tuple) else (i, b) for i, b in enumerate(branch_fns)]
+    if not items:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
     keys = [k for k, _ in items]
     if keys != list(range(len(keys))):
         raise ValueError(f"tw.switch_case: branch keys must be 0..{len(keys) - 1}, got {keys}")
     fns = [f for _, f in items]
-    if not isinstance(branch_index, SymbolicTensor):
-        i = int(branch_index)
-        if 0 <= i < len(fns):
-            return fns[i]()
-        return (default or fns[-1])()
-    if branch_index.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"tw.switch_case: branch_index must be int32, got "
-                        f"{branch_index.dtype.name}")
+    for k, f in enumerate(fns):
+        _check_callable(f, f"branch_fns[{k}]")
     if default is not None:
+        _check_callable(default, "default")
         fns = fns + [default]
+    if isinstance(branch_index, Tensor):
+        if branch_index.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"tw.switch_case: branch_index must be int32, got "
+                            f"{branch_index.dtype.name}")
+        if branch_index.shape.rank not in (None, 0):
+            raise ValueError(f"tw.switch_case: branch_index must be a scalar, got shape "
+                             f"{branch_index.shape}")
+    elif isinstance(branch_index, bool) or not isinstance(branch_index, (int, np.integer)):
+        raise TypeError(f"tw.switch_case: branch_index must be an integer, got "
+                        f"{type(branch_index).__name__}")
+    if not isinstance(branch_index, SymbolicTensor):
+        return fns[chosen_branch(branch_index, len(fns))]()
     return build_branches(branch_index, fns, "tw.switch_case",
                           branch_names=[f"{name or 'switch_case'}_branch{i}"
                                         for i in range(len(fns))])
@@ -409,6 +425,14 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
     """
     pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else \
         list(pred_fn_pairs)
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            what = "a tensor" if isinstance(pair, Tensor) else f"a {type(pair).__name__}"
+            raise TypeError(f"tw.case: pred_fn_pairs[{k}] must be a (pred, fn) pair, got "
+                            f"{what}")
+        _check_callable(pair[1], f"pred_fn_pairs[{k}][1]")
+    if default is not None:
+        _check_callable(default, "default")
     if not pairs:
         if default is None:
             raise ValueError("tw.case needs at least one pair or a default")

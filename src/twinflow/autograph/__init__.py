@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 from . import experimental, operators
 from .conversion import (
-    _STRICT,
     AutoGraphError,
     AutoGraphWarning,
     convert,
     do_not_convert,
+    strict_conversion,
     to_code,
 )
 
@@ -38,11 +38,8 @@ def convert_for_function(fn: Callable, options=None) -> Callable:
     @functools.wraps(converted)
     def strict_call(*args, **kwargs):
         # Functions converted while this one is traced are strict too.
-        previous, _STRICT[0] = _STRICT[0], True
-        try:
+        with strict_conversion():
             return converted(*args, **kwargs)
-        finally:
-            _STRICT[0] = previous
     return strict_call
 
 

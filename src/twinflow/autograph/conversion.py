@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import inspect
 import os
 import sysconfig
 import textwrap
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..graph.tensor import SymbolicTensor
@@ -525,3 +526,17 @@ def _convert_arg(a):
 # The ``ag__`` namespace converted code reads: the runtime operators and ``converted_call``.
 _AG = types.SimpleNamespace(**{n: getattr(operators, n) for n in operators.__all__},
                             converted_call=converted_call)
+
+
+@contextlib.contextmanager
+def strict_conversion() -> Iterator[None]:
+    """Makes the functions converted inside (by ``converted_call``) strict too.
+
+    Returns:
+        A context manager.
+    """
+    previous, _STRICT[0] = _STRICT[0], True
+    try:
+        yield
+    finally:
+        _STRICT[0] = previous

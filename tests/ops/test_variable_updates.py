@@ -1,7 +1,7 @@
 """Variable updates: ``v[key].assign``, ``v.scatter_*`` and ``v.scatter_nd_*``.
 
 Each update op runs three ways against a NumPy reference: eagerly, inside ``tw.function``
-(traced, optimized, compiled; called twice) and in a TF1-style graph run by the interpreter.
+(traced, optimized, compiled; called twice) and in a TF1-style graph run by ``compiler.run_graph``.
 """
 from __future__ import annotations
 

@@ -106,3 +106,29 @@ def test_switch_case_out_of_range_runs_the_default_in_every_mode():
         want = 10 if i == 0 else 20
         assert int(tw.switch_case(i, fns)) == want
         assert int(tw.function(lambda k: tw.switch_case(k, fns))(tw.constant(i))) == want
+
+
+BAD_INVARIANTS = [
+    ("count", "shape_invariants has 2 entries for 1 loop variables",
+     [tw.TensorShape([]), tw.TensorShape([])]),
+    ("incompatible", "loop variable #0 has shape (), not compatible with its shape invariant (2,)",
+     [tw.TensorShape([2])]),
+]
+
+
+@pytest.mark.parametrize("name,msg,inv", BAD_INVARIANTS, ids=[b[0] for b in BAD_INVARIANTS])
+def test_shape_invariants_are_checked_in_both_modes(name, msg, inv):
+    def call():
+        return tw.while_loop(_lt10, lambda i: [i + 1], [tw.constant(0)], shape_invariants=inv)
+    for run in (call, tw.function(call)):
+        with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+            run()
+
+
+def test_shapes_may_vary_eagerly_but_not_in_a_graph_without_invariants():
+    def call():
+        return tw.while_loop(lambda x: tw.size(x) < 4, lambda x: [tw.concat([x, x], 0)],
+                             [tw.constant([1])])
+    assert call()[0].shape == (4,)      # as TensorFlow's eager loop
+    with pytest.raises(ValueError, match="enters the loop with shape"):
+        tw.function(call)()

@@ -385,6 +385,40 @@ def check_body_result(loop_vars, result, names: list | None = None) -> None:
                                           f" (at {loc})" if loc else ""))
 
 
+def shape_invariants_for(flat: list, shape_invariants, names: list | None = None) -> list:
+    """The shape each loop variable keeps across iterations (checked the same in every mode).
+
+    Args:
+        flat: the flat loop variables (tensors; other leaves, e.g. eager TensorArrays, keep
+            any shape).
+        shape_invariants: None (the entry shapes), or one shape per loop variable.
+        names: loop variable names for errors.
+
+    Returns:
+        One TensorShape per loop variable.
+
+    Raises:
+        ValueError: not one invariant per loop variable, or one that does not hold on entry.
+    """
+    shapes = [t.shape if isinstance(t, Tensor) else TensorShape(None) for t in flat]
+    if shape_invariants is None:
+        return shapes
+    inv_leaves = nest.flatten(shape_invariants)
+    if len(inv_leaves) != len(flat):
+        raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
+                         "loop variables")
+    invariants = []
+    for i, (t, sh, s) in enumerate(zip(flat, shapes, inv_leaves)):
+        s = s if isinstance(s, TensorShape) else TensorShape(s)
+        if isinstance(t, Tensor) and t.dtype is dtypes.variant:
+            s = sh
+        if not s.is_compatible_with(sh):
+            raise ValueError(f"{_name_of(names, i)} has shape {sh}, not compatible with its "
+                             f"shape invariant {s}")
+        invariants.append(s)
+    return invariants
+
+
 def _dtype_change(names, i: int, before, after, where: str) -> str:
     return (f"{_name_of(names, i)} enters the loop as {before.name} but the loop body makes "
             f"it {after.name}{where}. A loop variable must keep its dtype across iterations: "
@@ -457,6 +491,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         vars_ = nest.map_structure(
             lambda x: convert_to_tensor(x) if isinstance(
                 x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
+        # (Checked as in a graph; the loop's shapes may then vary freely, as TensorFlow's.)
+        shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
         n = 0
         limit = None if max_iter is None else iteration_limit(max_iter.numpy())
         while (limit is None or n < limit) and _call(cond, vars_, is_seq):
@@ -467,22 +503,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         return vars_
     leaves = nest.flatten(loop_vars)
     flat = [_to_tensors(x) for x in leaves]
-    if shape_invariants is None:
-        invariants = [t.shape for t in flat]
-    else:
-        inv_leaves = nest.flatten(shape_invariants)
-        if len(inv_leaves) != len(flat):
-            raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
-                             "loop variables")
-        invariants = []
-        for t, s in zip(flat, inv_leaves):
-            s = s if isinstance(s, TensorShape) else TensorShape(s)
-            if t.dtype is dtypes.variant:
-                s = t.shape
-            if not s.is_compatible_with(t.shape):
-                raise ValueError(f"loop variable {t} has shape {t.shape}, not compatible with "
-                                 f"its shape invariant {s}")
-            invariants.append(s)
+    invariants = shape_invariants_for(flat, shape_invariants, _names)
 
     def pack(ts):
         return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)])

@@ -132,3 +132,16 @@ def test_shapes_may_vary_eagerly_but_not_in_a_graph_without_invariants():
     assert call()[0].shape == (4,)      # as TensorFlow's eager loop
     with pytest.raises(ValueError, match="enters the loop with shape"):
         tw.function(call)()
+
+
+def test_case_exclusive_is_checked_in_both_modes():
+    def call(a, b):
+        return tw.case([(a > 0, lambda: tw.constant(1)), (b > 0, lambda: tw.constant(2))],
+                       default=lambda: tw.constant(3), exclusive=True)
+    f = tw.function(call)
+    one, minus = tw.constant(1), tw.constant(-1)
+    assert int(call(one, minus)) == 1 and int(f(one, minus)) == 1
+    assert int(call(minus, minus)) == 3 and int(f(minus, minus)) == 3
+    for run in (call, f):
+        with pytest.raises(tw.errors.InvalidArgumentError, match="more than one condition"):
+            run(one, one)

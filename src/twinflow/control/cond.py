@@ -25,6 +25,8 @@ from ..eager.execute import bind, convert_to_tensor
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
+from ..ops import math_ops
+from ..ops.debugging_ops import Assert
 from .subgraph import SubGraph, compiled, finish, raise_explained, replay, trace
 from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
@@ -409,6 +411,19 @@ def switch_case(branch_index: Tensor | int, branch_fns: list | dict,
                                         for i in range(len(fns))])
 
 
+_EXCLUSIVE = "tw.case: more than one condition is True with exclusive=True"
+
+
+def _check_exclusive(preds: list) -> None:
+    """At most one of ``preds`` may hold: checked now eagerly, by an Assert op in a graph."""
+    if not any(isinstance(p, SymbolicTensor) for p in preds):
+        if sum(bool(p) for p in preds) > 1:
+            raise InvalidArgumentError(None, None, _EXCLUSIVE)
+        return
+    count = math_ops.add_n([math_ops.cast(p, dtypes.int32) for p in preds])
+    Assert(math_ops.less_equal(count, 1), [_EXCLUSIVE], name="case_exclusive")
+
+
 def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive: bool = False,
          strict: bool = False, name: str | None = None) -> Any:
     """``tw.case``: runs the fn of the first pred that is True, else ``default``.
@@ -416,7 +431,8 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
     Args:
         pred_fn_pairs: a list of (bool scalar tensor, callable) pairs (or a dict).
         default: callable run when no pred holds (default: the last pair's fn).
-        exclusive: accepted; when True, more than one True pred raises (eager only).
+        exclusive: when True, more than one True pred raises InvalidArgumentError (in a
+            graph, when it runs).
         strict: accepted for TensorFlow compatibility.
         name: op name.
 
@@ -437,15 +453,12 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
         if default is None:
             raise ValueError("tw.case needs at least one pair or a default")
         return default()
+    if exclusive:
+        _check_exclusive([p for p, _ in pairs])
     if default is None:
         *pairs, (_, default) = pairs
         if not pairs:
             return default()
-    if exclusive and not any(isinstance(p, SymbolicTensor) for p, _ in pairs):
-        hits = [i for i, (p, _) in enumerate(pairs) if bool(p)]
-        if len(hits) > 1:
-            raise InvalidArgumentError(None, None, f"tw.case: more than one condition is True "
-                                                   f"(pairs {hits}) with exclusive=True")
 
     def chain(i: int):
         if i == len(pairs):

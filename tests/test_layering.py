@@ -198,11 +198,13 @@ def _assigned_modules(path: pathlib.Path) -> list:
         if isinstance(node, ast.ImportFrom):
             for alias, target in zip(node.names, _resolve(path, node)):
                 # A submodule, or a lower-case name (a module re-exported by a package, or a
-                # module-level object); ``ctx`` is the execution state, meant to change.
+                # module-level object). core/context.py holds the execution state (``ctx``,
+                # per-process settings): meant to change, through its objects.
+                if target == "twinflow.core.context":
+                    continue
                 if target.endswith("." + alias.name) or \
                         alias.name[0].islower() or alias.name[0] == "_":
-                    if alias.name != "ctx":
-                        modules[alias.asname or alias.name] = f"{target}:{alias.name}"
+                    modules[alias.asname or alias.name] = f"{target}:{alias.name}"
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "twinflow":

@@ -200,7 +200,7 @@ def _assigned_modules(path: pathlib.Path) -> list:
                 # A submodule, or a lower-case name (a module re-exported by a package, or a
                 # module-level object). core/context.py holds the execution state (``ctx``,
                 # per-process settings): meant to change, through its objects.
-                if target == "twinflow.core.context":
+                if target == "twinflow.core.context" or alias.name in ("ctx", "process"):
                     continue
                 if target.endswith("." + alias.name) or \
                         alias.name[0].islower() or alias.name[0] == "_":

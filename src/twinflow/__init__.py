@@ -52,9 +52,15 @@ from . import io
 from .ops import script_ops as _script_ops
 from .ops.script_ops import numpy_function, py_function
 from .ops.ensure_shape import ensure_shape
-_script_ops.set_tape_class(GradientTape)
+_script_ops.register_tape_class(GradientTape)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
 from . import strings
+
+# tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
+import sys as _sys  # noqa: E402
+from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
+
+_register_compat_v1(_sys.modules[__name__])

@@ -87,7 +87,7 @@ def test_random_dataset_and_debug_mode():
         assert len(seen) == 4  # one trace (for the element_spec), then Python per element
     finally:
         from twinflow.data import structure
-        structure.DEBUG_MODE[0] = False
+        structure.set_debug_mode(False)
 
 
 def test_batched_features_from_tfrecords(tmp_path):

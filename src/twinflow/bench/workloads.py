@@ -375,8 +375,3 @@ WORKLOADS: list = [
     Workload("while1000", "issue 4: tw.while_loop of 1000 scalar updates vs a Python loop on NumPy scalars", while_setup, while_np, while_tw, mode="function", target=1.5),  # noqa: E501
     Workload("trace1000", "trace+optimize+compile a 1000-op function (absolute time)", chain_setup, None, chain_tw, mode="function", target_us=500000.0),  # noqa: E501
 ]
-
-# tw.data's workloads live in their own file (they need the names above).
-from .data_workloads import DATA_WORKLOADS  # noqa: E402
-
-WORKLOADS += DATA_WORKLOADS

@@ -12,10 +12,12 @@ from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
 from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .options import Options
+from .registry import register_node
 from .structure import normalize, spec_of, trace_with_state
 from .transforms import Unary, boolean_predicate, unknown_unless_infinite
 
 
+@register_node
 class TakeWhile(Unary):
     def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
         super().__init__(input_dataset)
@@ -31,6 +33,7 @@ class TakeWhile(Unary):
         return UNKNOWN_CARDINALITY
 
 
+@register_node
 class Scan(Unary):
     def __init__(self, input_dataset: Dataset, initial_state, fn: Callable) -> None:
         super().__init__(input_dataset)
@@ -53,6 +56,7 @@ class Scan(Unary):
         return self._fn.output_spec[1]
 
 
+@register_node
 class IgnoreErrors(Unary):
     """Drops elements whose map/filter function raised; the element-wise nodes below it
     are copied in a tolerant mode (a Python generator cannot go on after raising)."""
@@ -89,6 +93,7 @@ def _tolerant_copy(node: Dataset) -> Dataset:
     return out
 
 
+@register_node
 class Unique(Unary):
     def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
@@ -109,6 +114,7 @@ class Unique(Unary):
         return unknown_unless_infinite(self._input._cardinality())
 
 
+@register_node
 class AssertCardinality(Unary):
     def __init__(self, input_dataset: Dataset, expected: int) -> None:
         super().__init__(input_dataset)
@@ -132,6 +138,7 @@ class AssertCardinality(Unary):
         return self._expected
 
 
+@register_node
 class WithOptions(Unary):
     def __init__(self, input_dataset: Dataset, options) -> None:
         super().__init__(input_dataset)

@@ -23,6 +23,7 @@ from ..core.context import ctx
 from .iterator_ops import Iterator as DatasetIterator
 from .iterator_ops import graph_for_loop
 from .methods import TransformMethods
+from .registry import node
 from .structure import (
     check_int_arg,
     is_struct,
@@ -149,7 +150,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.Slices(normalize(tensors))
+        return node("Slices")(normalize(tensors))
 
     @staticmethod
     def from_tensors(tensors, name=None) -> Dataset:
@@ -162,7 +163,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.FromList([normalize(tensors)])
+        return node("FromList")([normalize(tensors)])
 
     @staticmethod
     def range(*args, output_type=dtypes.int64, name=None) -> Dataset:
@@ -179,7 +180,7 @@ class Dataset(TransformMethods):
         ints = [check_int_arg(a, "range argument", "Dataset.range") for a in args]
         if len(ints) == 3 and ints[2] == 0:
             raise ValueError("Dataset.range: step must not be 0")
-        return sources.Range(range(*ints), dtypes.as_dtype(output_type).np)
+        return node("Range")(range(*ints), dtypes.as_dtype(output_type).np)
 
     @staticmethod
     def zip(*datasets, name=None) -> Dataset:
@@ -194,7 +195,7 @@ class Dataset(TransformMethods):
         """
         if len(datasets) == 1 and is_struct(datasets[0]):
             datasets = datasets[0]
-        return sources.Zip(datasets)
+        return node("Zip")(datasets)
 
     @staticmethod
     def from_generator(generator: Callable, output_types=None, output_shapes=None, args=None,
@@ -215,7 +216,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.Generator(generator, tuple(args or ()), output_types, output_shapes,
+        return node("Generator")(generator, tuple(args or ()), output_types, output_shapes,
                          output_signature)
 
     @staticmethod
@@ -235,7 +236,7 @@ class Dataset(TransformMethods):
         spec = spec_of(items[0])
         for e in items[1:]:
             spec = most_specific_compatible(spec, spec_of(e), "from_list")
-        return sources.FromList(items, spec)
+        return node("FromList")(items, spec)
 
     @staticmethod
     def sample_from_datasets(datasets, weights=None, seed=None,
@@ -253,7 +254,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.Sample(list(datasets), weights, seed, stop_on_empty_dataset)
+        return node("Sample")(list(datasets), weights, seed, stop_on_empty_dataset)
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset: Dataset,
@@ -268,7 +269,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.Choose(list(datasets), choice_dataset, stop_on_empty_dataset)
+        return node("Choose")(list(datasets), choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
     def counter(start: int = 0, step: int = 1, dtype=dtypes.int64, name=None) -> Dataset:
@@ -283,7 +284,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return sources.Counter(start, step, dtypes.as_dtype(dtype).np)
+        return node("Counter")(start, step, dtypes.as_dtype(dtype).np)
 
     @staticmethod
     def list_files(file_pattern, shuffle: bool | None = None, seed=None,
@@ -302,7 +303,7 @@ class Dataset(TransformMethods):
         Raises:
             InvalidArgumentError: nothing matches.
         """
-        return readers.list_files(file_pattern, shuffle, seed)
+        return node("list_files")(file_pattern, shuffle, seed)
 
     @staticmethod
     def load(path: str, element_spec=None, compression=None, reader_func=None) -> Dataset:
@@ -317,7 +318,7 @@ class Dataset(TransformMethods):
         Returns:
             The dataset.
         """
-        return saving.load(path, element_spec, compression, reader_func)
+        return node("load")(path, element_spec, compression, reader_func)
 
     # ----- consumers -----
     def reduce(self, initial_state: Any, reduce_func: Callable) -> Any:
@@ -362,8 +363,5 @@ class Dataset(TransformMethods):
             shard_func: not supported.
             checkpoint_args: not supported.
         """
-        saving.save(self, path, compression, shard_func, checkpoint_args)
+        node("save")(self, path, compression, shard_func, checkpoint_args)
 
-
-# The nodes subclass Dataset, so their modules are imported once it exists.
-from . import control, grouping, parallel, readers, saving, sources, transforms  # noqa: E402,F401

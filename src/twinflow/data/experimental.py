@@ -504,7 +504,7 @@ def pad_to_cardinality(cardinality: int, mask_key: str = "valid") -> Callable:
 def enable_debug_mode() -> None:
     """Runs dataset functions as plain Python (no tracing), for debugging with prints and
     breakpoints; parallel maps then run on one thread, in order."""
-    structure.DEBUG_MODE[0] = True
+    structure.set_debug_mode(True)
 
 
 def SqlDataset(driver_name: str, data_source_name: str, query: str,  # noqa: N802

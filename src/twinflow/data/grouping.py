@@ -16,6 +16,7 @@ from ..eager.func_graph import TensorSpec
 from ..ops import math_ops, reduction_ops
 from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .parallel import background
+from .registry import register_node
 from .sources import FromList
 from .structure import (
     DatasetSpec,
@@ -31,6 +32,7 @@ from .structure import (
 from .transforms import Unary, unknown_unless_infinite
 
 
+@register_node
 class Window(Unary):
     def __init__(self, input_dataset: Dataset, size: int, shift: int, stride: int,
                  drop: bool) -> None:
@@ -110,6 +112,7 @@ def _check_dataset(out, what: str) -> Dataset:
     return out
 
 
+@register_node
 class Interleave(Unary):
     def __init__(self, input_dataset: Dataset, fn: Callable, cycle: int, block: int,
                  parallel: int | None, deterministic: bool) -> None:
@@ -176,6 +179,7 @@ class Interleave(Unary):
         return self._spec_value
 
 
+@register_node
 class GroupByWindow(Unary):
     def __init__(self, input_dataset: Dataset, key_func: Callable, reduce_func: Callable,
                  window_size_func: Callable) -> None:
@@ -226,6 +230,7 @@ class GroupByWindow(Unary):
         return self._spec_value
 
 
+@register_node
 def bucket_by_sequence_length(ds: Dataset, element_length_func: Callable, bucket_boundaries,
                               bucket_batch_sizes, padded_shapes, padding_values,
                               pad_to_bucket_boundary: bool, no_padding: bool,

@@ -9,8 +9,8 @@ import os
 from collections.abc import Callable
 
 from ..core import errors
-from . import dataset as _ds
 from .options import Options
+from .registry import node
 from .structure import DEBUG_MODE, check_int_arg
 
 AUTOTUNE = -1
@@ -58,8 +58,8 @@ class TransformMethods:
         """
         n = _parallelism(num_parallel_calls, "Dataset.map")
         if n is None or n == 1 or DEBUG_MODE[0]:
-            return _ds.transforms.Map(self, map_func)
-        return _ds.parallel.ParallelMap(self, map_func, n, deterministic is not False)
+            return node("Map")(self, map_func)
+        return node("ParallelMap")(self, map_func, n, deterministic is not False)
 
     def filter(self, predicate: Callable, name=None):
         """Keeps the elements for which ``predicate`` returns True (a boolean scalar).
@@ -71,7 +71,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Filter(self, predicate)
+        return node("Filter")(self, predicate)
 
     def batch(self, batch_size, drop_remainder: bool = False, num_parallel_calls=None,
               deterministic=None, name=None):
@@ -89,7 +89,7 @@ class TransformMethods:
         """
         _parallelism(num_parallel_calls, "Dataset.batch")
         size = _positive(batch_size, "batch_size", "Dataset.batch")
-        return _ds.transforms.Batch(self, size, bool(drop_remainder))
+        return node("Batch")(self, size, bool(drop_remainder))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder: bool = False, name=None):
@@ -107,7 +107,7 @@ class TransformMethods:
             The dataset.
         """
         size = _positive(batch_size, "batch_size", "Dataset.padded_batch")
-        return _ds.transforms.PaddedBatch(self, size, padded_shapes, padding_values,
+        return node("PaddedBatch")(self, size, padded_shapes, padding_values,
                                           bool(drop_remainder))
 
     def unbatch(self, name=None):
@@ -119,7 +119,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Unbatch(self)
+        return node("Unbatch")(self)
 
     def rebatch(self, batch_size, drop_remainder: bool = False, name=None):
         """Re-slices batches into batches of ``batch_size`` (elements keep their order).
@@ -150,7 +150,7 @@ class TransformMethods:
             The dataset.
         """
         size = _positive(buffer_size, "buffer_size", "Dataset.shuffle")
-        return _ds.transforms.Shuffle(self, size, seed, reshuffle_each_iteration)
+        return node("Shuffle")(self, size, seed, reshuffle_each_iteration)
 
     def repeat(self, count=None, name=None):
         """Repeats the dataset ``count`` times (forever when None or -1).
@@ -163,7 +163,7 @@ class TransformMethods:
             The dataset.
         """
         n = None if count is None else check_int_arg(count, "count", "Dataset.repeat")
-        return _ds.transforms.Repeat(self, None if n is None or n < 0 else n)
+        return node("Repeat")(self, None if n is None or n < 0 else n)
 
     def take(self, count, name=None):
         """The first ``count`` elements (all when -1).
@@ -175,7 +175,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Take(self, check_int_arg(count, "count", "Dataset.take"))
+        return node("Take")(self, check_int_arg(count, "count", "Dataset.take"))
 
     def skip(self, count, name=None):
         """All but the first ``count`` elements.
@@ -187,7 +187,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Skip(self, check_int_arg(count, "count", "Dataset.skip"))
+        return node("Skip")(self, check_int_arg(count, "count", "Dataset.skip"))
 
     def prefetch(self, buffer_size, name=None):
         """Fills a buffer of ``buffer_size`` elements from a background thread.
@@ -204,7 +204,7 @@ class TransformMethods:
             raise errors.InvalidArgumentError(
                 None, None, "Dataset.prefetch: buffer_size must be >= 0 or set buffer_size "
                 f"to be -1 for auto-tuning, got {n}")
-        return self if n == 0 else _ds.parallel.Prefetch(self, 2 if n == AUTOTUNE else n)
+        return self if n == 0 else node("Prefetch")(self, 2 if n == AUTOTUNE else n)
 
     def cache(self, filename: str = "", name=None):
         """Remembers the elements of the first complete iteration and replays them.
@@ -218,7 +218,7 @@ class TransformMethods:
         """
         if filename:
             raise NotImplementedError("twinflow caches in memory only (filename='')")
-        return _ds.transforms.Cache(self)
+        return node("Cache")(self)
 
     def enumerate(self, start=0, name=None):
         """Pairs each element with its int64 index: ``(i, element)``.
@@ -231,7 +231,7 @@ class TransformMethods:
             The dataset.
         """
         first = check_int_arg(start, "start", "enumerate")
-        return _ds.Dataset.zip((_ds.Dataset.counter(first), self))
+        return self.zip((self.counter(first), self))
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements followed by ``dataset``'s (same structure and dtypes).
@@ -243,7 +243,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.transforms.Concat(self, dataset)
+        return node("Concat")(self, dataset)
 
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index``.
@@ -261,7 +261,7 @@ class TransformMethods:
         if not 0 <= i < n:
             raise errors.InvalidArgumentError(
                 None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
-        return _ds.transforms.Shard(self, n, i)
+        return node("Shard")(self, n, i)
 
     def apply(self, transformation_func: Callable):
         """``transformation_func(self)``.
@@ -288,7 +288,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.control.WithOptions(self, options)
+        return node("WithOptions")(self, options)
 
     def options(self):
         """The ``tw.data.Options`` set on this pipeline (defaults when none were).
@@ -321,7 +321,7 @@ class TransformMethods:
         size = _positive(size, "size", "Dataset.window")
         shift = size if shift is None else _positive(shift, "shift", "Dataset.window")
         stride = _positive(stride, "stride", "Dataset.window")
-        return _ds.grouping.Window(self, size, shift, stride, bool(drop_remainder))
+        return node("Window")(self, size, shift, stride, bool(drop_remainder))
 
     def flat_map(self, map_func: Callable, name=None):
         """Maps each element to a dataset and chains those datasets.
@@ -333,7 +333,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.grouping.Interleave(self, map_func, 1, 1, None, True)
+        return node("Interleave")(self, map_func, 1, 1, None, True)
 
     def interleave(self, map_func: Callable, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
@@ -356,7 +356,7 @@ class TransformMethods:
         block = 1 if block_length is None else _positive(block_length, "block_length",
                                                           "Dataset.interleave")
         par = _parallelism(num_parallel_calls, "Dataset.interleave")
-        return _ds.grouping.Interleave(self, map_func, cycle, block, par,
+        return node("Interleave")(self, map_func, cycle, block, par,
                                        deterministic is not False)
 
     def scan(self, initial_state, scan_func: Callable, name=None):
@@ -370,7 +370,7 @@ class TransformMethods:
         Returns:
             The dataset of ``out`` values.
         """
-        return _ds.control.Scan(self, initial_state, scan_func)
+        return node("Scan")(self, initial_state, scan_func)
 
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
                         window_size_func: Callable | None = None, name=None):
@@ -395,7 +395,7 @@ class TransformMethods:
 
             def window_size_func(_key):
                 return size
-        return _ds.grouping.GroupByWindow(self, key_func, reduce_func, window_size_func)
+        return node("GroupByWindow")(self, key_func, reduce_func, window_size_func)
 
     def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries,
                                   bucket_batch_sizes, padded_shapes=None,
@@ -418,7 +418,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.grouping.bucket_by_sequence_length(
+        return node("bucket_by_sequence_length")(
             self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
             padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
@@ -433,7 +433,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.control.IgnoreErrors(self, log_warning)
+        return node("IgnoreErrors")(self, log_warning)
 
     def take_while(self, predicate: Callable, name=None):
         """Elements until the first for which ``predicate`` is False.
@@ -445,7 +445,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.control.TakeWhile(self, predicate)
+        return node("TakeWhile")(self, predicate)
 
     def unique(self, name=None):
         """The elements (int or string scalars) without repeats, in first-seen order.
@@ -456,7 +456,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.control.Unique(self)
+        return node("Unique")(self)
 
     def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
                  name=None):
@@ -475,7 +475,7 @@ class TransformMethods:
         """
         if reader_func is not None or shard_func is not None:
             raise NotImplementedError("snapshot: reader_func/shard_func are not supported")
-        return _ds.saving.Snapshot(self, path, compression)
+        return node("Snapshot")(self, path, compression)
 
     def assert_cardinality(self, expected_cardinality):
         """This dataset, raising FailedPreconditionError if its size is not as expected.
@@ -486,6 +486,6 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        return _ds.control.AssertCardinality(self, check_int_arg(expected_cardinality,
+        return node("AssertCardinality")(self, check_int_arg(expected_cardinality,
                                                      "expected_cardinality",
                                                      "assert_cardinality"))

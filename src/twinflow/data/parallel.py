@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 
 from ..core import errors
 from .dataset import Dataset
+from .registry import register_node
 from .structure import StructuredFunction
 from .transforms import Unary, _log_dropped
 
@@ -24,6 +25,7 @@ _ITEM, _END, _ERROR = 0, 1, 2
 _JOIN_TIMEOUT_S = 30.0
 
 
+@register_node
 class ParallelMap(Unary):
     _tolerant = False
 
@@ -139,6 +141,7 @@ def background(start: Callable[[], Iterator], buffer_size: int,
         thread.join(_JOIN_TIMEOUT_S)
 
 
+@register_node
 class Prefetch(Unary):
     def __init__(self, input_dataset: Dataset, buffer_size: int) -> None:
         super().__init__(input_dataset)

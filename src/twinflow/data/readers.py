@@ -19,6 +19,7 @@ from ..io import codecs
 from ..io.tfrecord import compression_name, read_records
 from .dataset import Dataset
 from .grouping import Interleave
+from .registry import register_node
 from .structure import normalize
 
 _STRING = TensorSpec(TensorShape([]), dtypes.string)
@@ -179,6 +180,7 @@ class FixedLengthRecordDataset(_FileDataset):
             yield np.asarray(body[i:i + self._n], dtype=object)
 
 
+@register_node
 def list_files(file_pattern, shuffle=None, seed=None) -> Dataset:
     """``Dataset.list_files``: the sorted (then shuffled) names matching the pattern(s).
 

@@ -18,6 +18,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from .dataset import Dataset
+from .registry import register_node
 from .structure import leaves, pack
 from .transforms import Unary
 
@@ -124,6 +125,7 @@ def _check(compression, *unsupported) -> None:
                                   "checkpoint_args are not supported")
 
 
+@register_node
 def save(ds: Dataset, path: str, compression, shard_func, checkpoint_args) -> None:
     """Writes the elements of ``ds`` under ``path`` (see the module docstring).
 
@@ -138,6 +140,7 @@ def save(ds: Dataset, path: str, compression, shard_func, checkpoint_args) -> No
     _write_folder(ds, path, ds._gen())
 
 
+@register_node
 def load(path: str, element_spec, compression, reader_func) -> Dataset:
     """A dataset read from a folder ``save`` wrote.
 
@@ -193,6 +196,7 @@ class _Saved(Dataset):
         return self._spec_value
 
 
+@register_node
 class Snapshot(Unary):
     """Reads ``path`` if a snapshot is there; else passes the input through, writing the
     snapshot when a pass completes."""

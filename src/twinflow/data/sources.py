@@ -10,6 +10,7 @@ from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from ..ops.random_ops import get_seed, stateless_generator
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .registry import register_node
 from .structure import (
     is_struct,
     leaves,
@@ -30,6 +31,7 @@ def seeded_rng(seeds: tuple, epoch: int = 0) -> np.random.Generator:
     return stateless_generator([*seeds, epoch])
 
 
+@register_node
 class Slices(Dataset):
     def __init__(self, arrays) -> None:
         self._arrays = arrays
@@ -61,6 +63,7 @@ class Slices(Dataset):
                                                dtypes.from_numpy(a.dtype)), self._arrays)
 
 
+@register_node
 class FromList(Dataset):
     def __init__(self, elements: list, spec=None) -> None:
         self._elements = elements
@@ -78,6 +81,7 @@ class FromList(Dataset):
         return self._spec_value
 
 
+@register_node
 class Range(Dataset):
     def __init__(self, r: range, np_dtype) -> None:
         self._r = r
@@ -95,6 +99,7 @@ class Range(Dataset):
         return TensorSpec(TensorShape([]), dtypes.from_numpy(np.dtype(self._dtype)))
 
 
+@register_node
 class Counter(Dataset):
     def __init__(self, start: int, step: int, np_dtype) -> None:
         self._start, self._step, self._dtype = start, step, np_dtype
@@ -112,6 +117,7 @@ class Counter(Dataset):
         return TensorSpec(TensorShape([]), dtypes.from_numpy(np.dtype(self._dtype)))
 
 
+@register_node
 class Zip(Dataset):
     def __init__(self, datasets) -> None:
         for d in leaves(datasets):
@@ -152,6 +158,7 @@ def _generator_spec(output_types, output_shapes, output_signature):
     return map_struct2(lambda t, s: TensorSpec(s, t), output_types, output_shapes)
 
 
+@register_node
 class Generator(Dataset):
     def __init__(self, generator: Callable, args: tuple, output_types, output_shapes,
                  output_signature) -> None:
@@ -203,6 +210,7 @@ def _check_leaf(value, spec: TensorSpec):
     return a
 
 
+@register_node
 class Sample(Dataset):
     def __init__(self, datasets: list, weights, seed, stop: bool) -> None:
         if not datasets:
@@ -261,6 +269,7 @@ def _common_spec(datasets: list, what: str):
     return spec
 
 
+@register_node
 class Choose(Dataset):
     def __init__(self, datasets: list, choice: Dataset, stop: bool) -> None:
         if not datasets:

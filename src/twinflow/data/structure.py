@@ -29,6 +29,15 @@ from ..ops.variables import Variable
 DEBUG_MODE = [False]
 
 
+def set_debug_mode(on: bool) -> None:
+    """Makes dataset functions run as plain Python (True) or traced graphs (False).
+
+    Args:
+        on: the mode.
+    """
+    DEBUG_MODE[0] = bool(on)
+
+
 class DatasetSpec:
     """The spec of an element that is itself a dataset (``window``'s elements).
 

@@ -12,6 +12,7 @@ from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from ..ops.random_ops import get_seed
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .registry import register_node
 from .sources import Slices, seeded_rng
 from .structure import (
     StructuredFunction,
@@ -57,6 +58,7 @@ def boolean_predicate(fn: Callable, spec, what: str) -> StructuredFunction:
     return pred
 
 
+@register_node
 class Map(Unary):
     # IgnoreErrors copies the node with _tolerant set: a failing element is dropped.
     _tolerant = False
@@ -91,6 +93,7 @@ def _results(node: Dataset, fn: Callable):
         yield e, out
 
 
+@register_node
 class Filter(Unary):
     _tolerant = False
 
@@ -122,6 +125,7 @@ def _check_batchable(spec, what: str) -> None:
                             "flat_map the windows first")
 
 
+@register_node
 class Batch(Unary):
     def __init__(self, input_dataset: Dataset, size: int, drop: bool) -> None:
         super().__init__(input_dataset)
@@ -184,6 +188,7 @@ def _default_pad(dtype):
         np.zeros((), dtype=dtype.np)
 
 
+@register_node
 class PaddedBatch(Batch):
     def __init__(self, input_dataset: Dataset, size: int, padded_shapes, padding_values,
                  drop: bool) -> None:
@@ -301,6 +306,7 @@ def _pad_stack(items: list, shape: TensorShape, value) -> np.ndarray:
     return out
 
 
+@register_node
 class Unbatch(Unary):
     def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
@@ -334,6 +340,7 @@ class Unbatch(Unary):
                           self._input._spec())
 
 
+@register_node
 class Shuffle(Unary):
     def __init__(self, input_dataset: Dataset, buffer_size: int, seed, reshuffle: bool) -> None:
         super().__init__(input_dataset)
@@ -399,6 +406,7 @@ def _buffer_order(n: int, buffer: int, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+@register_node
 class Repeat(Unary):
     def __init__(self, input_dataset: Dataset, count: int | None) -> None:
         super().__init__(input_dataset)
@@ -422,6 +430,7 @@ class Repeat(Unary):
         return n * self._count if n >= 0 else n
 
 
+@register_node
 class Take(Unary):
     def __init__(self, input_dataset: Dataset, count: int) -> None:
         super().__init__(input_dataset)
@@ -442,6 +451,7 @@ class Take(Unary):
         return min(n, self._count) if n >= 0 else UNKNOWN_CARDINALITY
 
 
+@register_node
 class Skip(Unary):
     def __init__(self, input_dataset: Dataset, count: int) -> None:
         super().__init__(input_dataset)
@@ -459,6 +469,7 @@ class Skip(Unary):
         return 0 if self._count < 0 else max(0, n - self._count)
 
 
+@register_node
 class Cache(Unary):
     def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
@@ -475,6 +486,7 @@ class Cache(Unary):
         self._cached = items
 
 
+@register_node
 class Concat(Dataset):
     def __init__(self, a: Dataset, b: Dataset) -> None:
         if not isinstance(b, Dataset):
@@ -496,6 +508,7 @@ class Concat(Dataset):
         return self._spec_value
 
 
+@register_node
 class Shard(Unary):
     def __init__(self, input_dataset: Dataset, num: int, index: int) -> None:
         super().__init__(input_dataset)

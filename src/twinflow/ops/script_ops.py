@@ -30,7 +30,7 @@ _COUNTER = itertools.count()
 _TAPE: list = []  # [GradientTape class], set by twinflow/__init__
 
 
-def set_tape_class(tape_class: type) -> None:
+def register_tape_class(tape_class: type) -> None:
     """Installs the GradientTape class used by py_function's gradient.
 
     Args:

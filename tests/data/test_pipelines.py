@@ -320,3 +320,21 @@ def test_reduce_and_scan_relax_a_growing_state_and_check_dtypes():
         Dataset.range(3).scan(np.int64(0), lambda s, x: s + x)
     with pytest.raises(ValueError, match="callable"):
         Dataset.range(3).map(123)
+
+
+def test_generator_of_unknown_shape_in_function_loops():
+    def gen():
+        return (np.ones(3, np.float32) * i for i in range(5))
+    ds = Dataset.from_generator(gen, output_types=tw.float32)
+    assert ds.element_spec.shape.rank is None
+
+    @tw.function
+    def total(d):
+        s = tw.constant(0.0)
+        for x in d:
+            s += tw.reduce_sum(x)
+        return s
+    assert float(total(ds.batch(2))) == 30.0
+    assert float(total(ds.filter(lambda x: x[0] > 1))) == 27.0
+    with pytest.raises(tw.errors.InvalidArgumentError, match="scalar"):
+        list(ds.filter(lambda x: x > 1))

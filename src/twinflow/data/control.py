@@ -14,7 +14,7 @@ from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .options import Options
 from .registry import register_node
 from .structure import normalize, spec_of, trace_with_state
-from .transforms import Unary, boolean_predicate, unknown_unless_infinite
+from .transforms import Unary, boolean_predicate, scalar_bool, unknown_unless_infinite
 
 
 @register_node
@@ -25,7 +25,7 @@ class TakeWhile(Unary):
 
     def _gen(self):
         for e in self._input._gen():
-            if not self._pred(e):
+            if not scalar_bool(self._pred(e), "take_while"):
                 return
             yield e
 

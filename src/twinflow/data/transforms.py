@@ -48,11 +48,20 @@ def unknown_unless_infinite(n: int) -> int:
     return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
 
 
+def scalar_bool(value, what: str) -> bool:
+    """A predicate's result (known to be a scalar only when run) as a Python bool."""
+    if np.shape(value) != ():
+        raise errors.InvalidArgumentError(None, None, f"{what}: the predicate must return a "
+                                          f"scalar, got shape {list(np.shape(value))}")
+    return bool(value)
+
+
 def boolean_predicate(fn: Callable, spec, what: str) -> StructuredFunction:
     """``fn`` traced for ``spec``; ValueError unless it returns a boolean scalar (as TF)."""
     pred = StructuredFunction(fn, spec, what)
     out = pred.output_spec
-    if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_ and out.shape.rank == 0):
+    if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_
+            and out.shape.is_compatible_with(TensorShape([]))):
         raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
                          f"tensor, but its return type is {out}.")
     return pred
@@ -103,7 +112,7 @@ class Filter(Unary):
 
     def _gen(self):
         for e, keep in _results(self, self._pred):
-            if keep:
+            if scalar_bool(keep, "filter"):
                 yield e
 
     def _cardinality(self) -> int:

@@ -5,7 +5,6 @@ Each transformation here returns a function from Dataset to Dataset, as TensorFl
 from __future__ import annotations
 
 import enum
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -522,6 +521,7 @@ def SqlDataset(driver_name: str, data_source_name: str, query: str,  # noqa: N80
     """
     if driver_name != "sqlite":
         raise ValueError(f"SqlDataset supports driver_name='sqlite' only, got {driver_name!r}")
+    import sqlite3  # noqa: PLC0415  (standard library, slow to import, rarely needed)
     types = tuple(dtypes.as_dtype(t) for t in output_types)
 
     def rows():

@@ -338,3 +338,28 @@ def test_generator_of_unknown_shape_in_function_loops():
     assert float(total(ds.filter(lambda x: x[0] > 1))) == 27.0
     with pytest.raises(tw.errors.InvalidArgumentError, match="scalar"):
         list(ds.filter(lambda x: x > 1))
+
+
+def test_iter_and_next_inside_a_function():
+    ds = Dataset.range(10).map(lambda x: x * 2)
+
+    @tw.function
+    def first_two_then_rest():
+        it = iter(ds)
+        a = next(it)
+        b = it.get_next()
+        rest = tw.constant(0, tw.int64)
+        for x in it:
+            rest += x
+        return a, b, rest
+    for _ in range(2):  # each call is a new pass
+        a, b, rest = first_two_then_rest()
+        assert (int(a), int(b), int(rest)) == (0, 2, 2 * sum(range(2, 10)))
+
+    @tw.function
+    def too_far():
+        it = iter(Dataset.range(1))
+        next(it)
+        return next(it)
+    with pytest.raises(tw.errors.OutOfRangeError):
+        too_far()

@@ -20,8 +20,8 @@ import numpy as np
 
 from ..core import dtypes, errors
 from ..core.context import ctx
+from .iterator_ops import GraphIterator, graph_for_loop
 from .iterator_ops import Iterator as DatasetIterator
-from .iterator_ops import graph_for_loop
 from .methods import TransformMethods
 from .registry import node
 from .structure import (
@@ -61,10 +61,9 @@ class Dataset(TransformMethods):
     # ----- iteration -----
     def __iter__(self) -> DatasetIterator:
         if ctx.graph is not None:
-            raise NotImplementedError(
-                "A Python loop over a tw.data.Dataset inside tw.function needs AutoGraph (the "
-                "default of tw.function); with autograph=False iterate the dataset eagerly "
-                "and pass each element to the function")
+            # iter(dataset) inside tw.function: a pass that starts each time the graph runs.
+            # (AutoGraph turns a `for` loop over the dataset into __ag_for_stmt__ instead.)
+            return GraphIterator(self)
         return DatasetIterator(self)
 
     def __ag_for_stmt__(self, extra_test, body, vals, names):

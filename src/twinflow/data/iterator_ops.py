@@ -6,6 +6,7 @@ another hands out the next element (the Python pipeline runs beside the graph).
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any
 
@@ -25,6 +26,7 @@ from .structure import leaves, map_struct, pack, to_tensor
 
 _DATASETS: dict = {}
 _ITERATORS: dict = {}
+_KEYS = itertools.count(1 << 62)  # (keys of GraphIterators; dataset loops use id(dataset))
 
 
 @register_op("MakeIterator", stateful=True, multi_output=True)
@@ -50,9 +52,7 @@ class IteratorGetNext:
         try:
             element = next(_ITERATORS[dataset_id])
         except StopIteration:
-            raise errors.OutOfRangeError(
-                None, None, "End of sequence: the dataset has fewer elements than its "
-                "cardinality promised") from None
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
         return tuple(np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
 
 
@@ -167,6 +167,55 @@ def _graph_loop_until_end(key: int, spec, types: tuple, shapes: tuple, extra_tes
         f"dataset element[{i}]" for i in range(len(types)))
     out = _ag_while_stmt(test, step, fetch() + tuple(vals), hidden + tuple(names))
     return tuple(out[k:])
+
+
+class GraphIterator:
+    """``iter(dataset)`` inside ``tw.function``: each call of the function starts a new pass
+    (a MakeIterator op) and each ``next()`` adds an IteratorGetNext op (OutOfRangeError when
+    the pass is over). A ``for`` loop over it (AutoGraph) reads the rest of the pass.
+
+    Args:
+        dataset: the dataset.
+    """
+
+    def __init__(self, dataset) -> None:
+        self._key = next(_KEYS)
+        _DATASETS[self._key] = dataset
+        self.element_spec = dataset.element_spec
+        self._types, self._shapes = _graph_specs(self.element_spec)
+        bind(MakeIterator, [], {"dataset_id": self._key})
+
+    def __iter__(self) -> GraphIterator:
+        raise NotImplementedError("a Python loop over an iterator inside tw.function needs "
+                                  "AutoGraph (the default of tw.function)")
+
+    def __next__(self) -> Any:
+        flat = bind(IteratorGetNext, [], {"dataset_id": self._key, "output_types": self._types,
+                                           "output_shapes": self._shapes})
+        return pack(self.element_spec, list(flat))
+
+    def get_next(self) -> Any:
+        """The next element (symbolic).
+
+        Returns:
+            The element.
+        """
+        return next(self)
+
+    def __ag_for_stmt__(self, extra_test, body, vals, names):
+        """``for element in iterator`` converted by AutoGraph: the rest of the pass.
+
+        Args:
+            extra_test: None, or a function of the loop variables that must hold to go on.
+            body: function of (element, *loop variables) returning the loop variables.
+            vals: the loop variables' current values.
+            names: their names.
+
+        Returns:
+            The loop variables after the loop.
+        """
+        return _graph_loop_until_end(self._key, self.element_spec, self._types, self._shapes,
+                                     extra_test, body, vals, names)
 
 
 class Iterator:

@@ -106,3 +106,30 @@ def test_py_function_workers_while_the_main_thread_traces():
                 v = tw.sin(v) + 1.0
             return v
         assert len([step(v) for v in ds]) == 64
+
+
+def test_keras_fit_on_a_parallel_prefetched_pipeline():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 4)).astype(np.float32)
+    y = (x @ np.array([1.0, -2.0, 0.5, 3.0], np.float32))[:, None]
+    ds = (Dataset.from_tensor_slices((x, y)).shuffle(64, seed=1)
+          .map(lambda a, b: (a * 1.0, b), num_parallel_calls=2).batch(16).prefetch(2))
+    model = tw.keras.Sequential([tw.keras.layers.Dense(1)])
+    model.compile(optimizer=tw.keras.optimizers.SGD(0.1), loss="mse")
+    hist = model.fit(ds, epochs=8, verbose=0)
+    assert hist.history["loss"][-1] < hist.history["loss"][0] * 0.2
+    assert not _data_threads()
+
+
+def test_seeded_shuffle_resumes_exactly_from_a_checkpoint(tmp_path):
+    ds = Dataset.range(20).shuffle(20, seed=7, reshuffle_each_iteration=False).batch(3)
+    it = iter(ds)
+    ckpt = tw.train.Checkpoint(it=it)
+    manager = tw.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
+    first = [next(it).numpy().tolist() for _ in range(2)]
+    manager.save()
+    expected = [b.numpy().tolist() for b in it]
+    it2 = iter(ds)
+    tw.train.Checkpoint(it=it2).restore(manager.latest_checkpoint)
+    assert [b.numpy().tolist() for b in it2] == expected
+    assert len(first) == 2 and sum(len(b) for b in first + expected) == 20

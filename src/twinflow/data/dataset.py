@@ -286,6 +286,22 @@ class Dataset(TransformMethods):
         return node("Counter")(start, step, dtypes.as_dtype(dtype).np)
 
     @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None) -> Dataset:
+        """Random int64 scalars forever, from ``seed`` (the same sequence each pass unless
+        ``rerandomize_each_iteration``).
+
+        Args:
+            seed: the seed.
+            rerandomize_each_iteration: a new sequence on each pass.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("RandomDataset")(seed, rerandomize_each_iteration=bool(
+            rerandomize_each_iteration))
+
+    @staticmethod
     def list_files(file_pattern, shuffle: bool | None = None, seed=None,
                    name=None) -> Dataset:
         """The file names matching ``file_pattern`` (a glob, or a list of them), as strings.

@@ -20,6 +20,7 @@ from .dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Datase
 from .iterator_ops import Optional
 from .options import AutotuneOptions, DistributeOptions, OptimizationOptions, ThreadingOptions
 from .readers import CsvDataset, TFRecordDataset, make_csv_dataset
+from .registry import register_node
 from .sources import seeded_rng as _seeded_rng
 from .structure import call_with_element as _call_with_element
 from .structure import normalize as _normalize
@@ -83,20 +84,26 @@ def Counter(start: int = 0, step: int = 1, dtype=dtypes.int64, name=None) -> Dat
     return Dataset.counter(start, step, dtype)
 
 
-def RandomDataset(seed=None, name=None) -> Dataset:  # noqa: N802
+@register_node
+def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False  # noqa: N802
+                  ) -> Dataset:
     """Random int64 scalars forever (``tf.data.experimental.RandomDataset``).
 
     Args:
         seed: the seed.
         name: ignored.
+        rerandomize_each_iteration: a new sequence on each pass.
 
     Returns:
         The dataset.
     """
     seeds = get_seed(seed)
+    epochs = [0]
 
     def gen():
-        rng = _seeded_rng(seeds)
+        rng = _seeded_rng(seeds, epochs[0])
+        if rerandomize_each_iteration:
+            epochs[0] += 1
         while True:
             yield np.int64(rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max))
     return Dataset.from_generator(gen, output_signature=TensorSpec([], dtypes.int64))
@@ -539,6 +546,7 @@ def SqlDataset(driver_name: str, data_source_name: str, query: str,  # noqa: N80
                                                                for t in types))
 
 
+@register_node
 def rejection_resample(class_func: Callable, target_dist, initial_dist=None,
                        seed=None) -> Callable:
     """Resamples a dataset by rejection so its classes follow ``target_dist``.

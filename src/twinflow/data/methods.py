@@ -477,6 +477,53 @@ class TransformMethods:
             raise NotImplementedError("snapshot: reader_func/shard_func are not supported")
         return node("Snapshot")(self, path, compression)
 
+    def rejection_resample(self, class_func: Callable, target_dist, initial_dist=None,
+                           seed=None, name=None):
+        """Resamples by rejection so classes follow ``target_dist``; elements become
+        ``(class, element)`` pairs (see ``tw.data.experimental.rejection_resample``).
+
+        Args:
+            class_func: element -> int class.
+            target_dist: the wanted class probabilities.
+            initial_dist: the input's class probabilities (estimated when None).
+            seed: the seed.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("rejection_resample")(class_func, target_dist, initial_dist, seed)(self)
+
+    def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
+                     name=None):
+        """Not supported yet: batches of RaggedTensors need composite tensors (issue 13).
+
+        Args:
+            batch_size: elements per batch.
+            drop_remainder: drop a last, smaller batch.
+            row_splits_dtype: the row splits dtype.
+            name: ignored.
+
+        Returns:
+            Never returns.
+        """
+        raise NotImplementedError("ragged_batch needs tw.RaggedTensor, which twinflow does not "
+                                  "have yet (composite tensors, issue 13); use padded_batch")
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Not supported yet: batches of SparseTensors need composite tensors (issue 13).
+
+        Args:
+            batch_size: elements per batch.
+            row_shape: the dense shape of each row.
+            name: ignored.
+
+        Returns:
+            Never returns.
+        """
+        raise NotImplementedError("sparse_batch needs tw.SparseTensor, which twinflow does not "
+                                  "have yet (composite tensors, issue 13); use padded_batch")
+
     def assert_cardinality(self, expected_cardinality):
         """This dataset, raising FailedPreconditionError if its size is not as expected.
 

@@ -114,11 +114,12 @@ def test_keras_fit_on_a_parallel_prefetched_pipeline():
     y = (x @ np.array([1.0, -2.0, 0.5, 3.0], np.float32))[:, None]
     ds = (Dataset.from_tensor_slices((x, y)).shuffle(64, seed=1)
           .map(lambda a, b: (a * 1.0, b), num_parallel_calls=2).batch(16).prefetch(2))
+    before = len(_data_threads())
     model = tw.keras.Sequential([tw.keras.layers.Dense(1)])
     model.compile(optimizer=tw.keras.optimizers.SGD(0.1), loss="mse")
     hist = model.fit(ds, epochs=8, verbose=0)
     assert hist.history["loss"][-1] < hist.history["loss"][0] * 0.2
-    assert not _data_threads()
+    assert len(_data_threads()) == before
 
 
 def test_seeded_shuffle_resumes_exactly_from_a_checkpoint(tmp_path):
@@ -133,3 +134,19 @@ def test_seeded_shuffle_resumes_exactly_from_a_checkpoint(tmp_path):
     tw.train.Checkpoint(it=it2).restore(manager.latest_checkpoint)
     assert [b.numpy().tolist() for b in it2] == expected
     assert len(first) == 2 and sum(len(b) for b in first + expected) == 20
+
+
+def test_a_loop_in_a_function_closes_its_pass():
+    before = len(_data_threads())
+    ds = Dataset.range(40).map(lambda x: x + 1, num_parallel_calls=3).prefetch(2)
+
+    @tw.function
+    def first_ten_total():
+        s = tw.constant(0, tw.int64)
+        for x in ds:
+            if x > 10:
+                break
+            s += x
+        return s
+    assert int(first_ten_total()) == 55
+    assert len(_data_threads()) == before  # the broken-off pass stopped its threads

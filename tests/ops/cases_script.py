@@ -15,6 +15,7 @@ CASES = [
 ]
 
 COVERED_ELSEWHERE = {
+    "IteratorClose": "tests/data/test_threads.py::test_a_loop_in_a_function_closes_its_pass",
     "IteratorGetNextFrom": "tests/data/test_pipelines.py::test_next_of_an_iterator_inside_a_"
                            "function_takes_a_new_element_per_call",
     "EagerPyFunc": "tests/data/test_py_function.py (eager, graph, gradients, Dataset.map)",

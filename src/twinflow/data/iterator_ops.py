@@ -77,6 +77,20 @@ class IteratorGetNextOrEnd:
             np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
 
 
+@register_op("IteratorClose", stateful=True, multi_output=True)
+class IteratorClose:
+    """Ends the pass of ``dataset_id`` (after its loop): its threads stop now."""
+
+    def infer(*, dataset_id):
+        return []
+
+    def kernel(*, dataset_id):
+        it = _ITERATORS.pop(dataset_id, None)
+        if it is not None:
+            it.close()
+        return ()
+
+
 _LIVE_ITERATORS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
@@ -128,13 +142,16 @@ def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
     types, shapes = _graph_specs(spec)
     bind(MakeIterator, [], {"dataset_id": key})
     if n < 0:
-        return _graph_loop_until_end(key, spec, types, shapes, extra_test, body, vals, names)
-
-    def step(_, *loop_vals):
-        flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
-                                           "output_shapes": shapes})
-        return body(pack(spec, list(flat)), *loop_vals)
-    return _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
+        out = _graph_loop_until_end(key, spec, types, shapes, extra_test, body, vals, names)
+    else:
+        def step(_, *loop_vals):
+            flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
+                                               "output_shapes": shapes})
+            return body(pack(spec, list(flat)), *loop_vals)
+        out = _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
+    # (stateful ops run in program order: the pass is closed once the loop is done)
+    bind(IteratorClose, [], {"dataset_id": key})
+    return out
 
 
 def _graph_loop_until_end(key: int, spec, types: tuple, shapes: tuple, extra_test, body,

@@ -83,9 +83,11 @@ def _build() -> dict:
     pool = descriptor_pool.DescriptorPool()
     pool.Add(f)
     out = {}
+    get_class = getattr(message_factory, "GetMessageClass", None)
+    if get_class is None:  # protobuf before 4.21
+        get_class = message_factory.MessageFactory(pool).GetPrototype
     for full in _MESSAGES:
-        desc = pool.FindMessageTypeByName(f"tensorflow.{full}")
-        out[full] = message_factory.GetMessageClass(desc)
+        out[full] = get_class(pool.FindMessageTypeByName(f"tensorflow.{full}"))
     return out
 
 

@@ -1,0 +1,1 @@
+"""Linear algebra ops (``tw.linalg``): products, and matrix functions and decompositions."""

@@ -19,17 +19,16 @@ modules listed last.
 * ``nn/``: ``activations.py``, ``losses.py`` (softmax, cross entropies), ``geometry.py``
   (convolution/pooling windows and padding), ``conv.py`` (convolutions, bias_add), ``pool.py``,
   ``normalization.py`` (moments, batch_normalization, dropout, embeddings, in_top_k).
-* ``linalg/``: ``products.py`` (matmul, einsum, tensordot, matvec), ``matrix.py`` (trace, inv,
-  det, solve, cholesky, band_part, transposes).
 * ``random/``: ``seeds.py`` (TensorFlow's seed rules, streams), ``stateful.py``,
   ``stateless.py`` (stateless ops, ``Generator``).
 * ``debugging/``: ``printing.py`` (``tw.print``), ``numerics.py`` (check_numerics),
   ``asserts.py`` (``Assert``, assert_*).
-* One file each: ``segment_ops.py``, ``scatter_ops.py`` (IndexedSlices, tensor_scatter_nd_sub/
-  max/min), ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators).
+* One file each: ``linalg_ops.py`` (matmul, einsum, tensordot, inv, det, solve, cholesky...),
+  ``segment_ops.py``, ``scatter_ops.py`` (IndexedSlices, tensor_scatter_nd_sub/max/min),
+  ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators).
 * Re-export modules, the former one-file modules kept so existing imports work: ``math_ops``,
-  ``array_ops``, ``nn_ops``, ``reduction_ops``, ``random_ops``, ``debugging_ops``, ``linalg_ops``
-  (their ``__all__`` is what ``tw.*`` exports). New code imports the family module.
+  ``array_ops``, ``nn_ops``, ``reduction_ops``, ``random_ops``, ``debugging_ops`` (their
+  ``__all__`` is what ``tw.*`` exports). New code imports the family module.
 
 A new elementwise op is a row in the table of its family; any other op is a declaration class in
 the family module it belongs to, with a case in ``tests/ops/cases_*.py``.

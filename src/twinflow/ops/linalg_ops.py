@@ -1,11 +1,790 @@
-"""The former one-file linear-algebra module, kept so ``twinflow.ops.linalg_ops`` imports keep
-working: the ops live in ``twinflow.ops.linalg`` (``products``, ``matrix``)."""
+"""Linear algebra: matmul (with transposes and batch dims), tensordot, einsum, matvec, trace,
+inverse, determinant, solve, cholesky."""
 from __future__ import annotations
 
-from .core import reexport
-from .linalg import matrix, products
+import string
 
-reexport(globals(), products, matrix)
+import numpy as np
+
+from ..core.context import ctx
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape, broadcast_shapes
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
+from . import math_ops
+from .array_ops import sum_to
+from .core import OnesLike, convert
+
+_ET = EagerTensor
+_np_matmul = np.matmul
+
+# ----- matmul -----------------------------------------------------------------------------------
+
+
+def _matmul_infer(a, b, *, transpose_a=False, transpose_b=False):
+    if a.shape.rank is None or b.shape.rank is None:
+        return a.dtype, TensorShape(None)
+    if a.shape.rank < 2 or b.shape.rank < 2:
+        raise InvalidArgumentError(
+            None, None, f"In[0] and In[1] must have rank >= 2, got shapes "
+            f"{a.shape.as_list()} and {b.shape.as_list()}")
+    ad, bd = a.shape.as_list(), b.shape.as_list()
+    m, ka = (ad[-1], ad[-2]) if transpose_a else (ad[-2], ad[-1])
+    kb, n = (bd[-1], bd[-2]) if transpose_b else (bd[-2], bd[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise InvalidArgumentError(
+            None, None, f"Matrix size-incompatible: In[0]: {ad}, In[1]: {bd} (contracting "
+            f"dimension {ka} != {kb}; transpose_a={transpose_a}, transpose_b={transpose_b})")
+    batch = broadcast_shapes(TensorShape(ad[:-2]), TensorShape(bd[:-2]))
+    if batch is None:
+        raise InvalidArgumentError(None, None, f"Incompatible batch dimensions: In[0]: {ad}, "
+                                               f"In[1]: {bd}")
+    return a.dtype, TensorShape(batch.as_list() + [m, n])
+
+
+def _t(x, flag):
+    return np.swapaxes(x, -1, -2) if flag else x
+
+
+def _conj(x):
+    if not x.dtype.is_complex:
+        return x
+    return math_ops.conj(x)
+
+
+def _matmul_ta(a, b):
+    return np.matmul(np.swapaxes(a, -1, -2), b)
+
+
+def _matmul_tb(a, b):
+    return np.matmul(a, np.swapaxes(b, -1, -2))
+
+
+def _matmul_tab(a, b):
+    return np.matmul(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2))
+
+
+# Like the np.matmul ufunc, these return a new array: codegen may overwrite it in place.
+_matmul_ta.fresh_result = _matmul_tb.fresh_result = _matmul_tab.fresh_result = True
+_MATMUL_LOWERED = {(False, False): np.matmul, (True, False): _matmul_ta,
+                   (False, True): _matmul_tb, (True, True): _matmul_tab}
+
+
+@register_op("MatMul", same_dtype=True)
+class MatMul:
+    """Matrix product of the last two dims, optionally transposing either (batch dims broadcast).
+    """
+
+    infer = _matmul_infer
+
+    def kernel(a, b, *, transpose_a=False, transpose_b=False):
+        if a.ndim < 2 or b.ndim < 2:
+            raise ValueError("MatMul needs inputs of rank >= 2")  # infer explains it
+        return np.matmul(_t(a, transpose_a), _t(b, transpose_b))
+
+    def lower(op):
+        """Codegen hint: plain np.matmul (on transposed views) once ranks are known >= 2."""
+        a, b = op.inputs
+        if (a.shape.rank or 0) < 2 or (b.shape.rank or 0) < 2:
+            return None
+        return _MATMUL_LOWERED[bool(op.attrs.get("transpose_a")),
+                               bool(op.attrs.get("transpose_b"))]
+
+    def grad(op, dy):
+        a, b = op.inputs
+        ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+        need_a, need_b = op.needs_grad
+        # For complex inputs the gradient pairs dy with the conjugates (dy @ b^H...).
+        da = db = None
+        if need_a:
+            cb = _conj(b)
+            da = sum_to(matmul(cb, dy, transpose_a=tb, transpose_b=True) if ta else
+                        matmul(dy, cb, transpose_b=not tb), a)
+        if need_b:
+            ca = _conj(a)
+            db = sum_to(matmul(dy, ca, transpose_a=True, transpose_b=ta) if tb else
+                        matmul(ca, dy, transpose_a=not ta), b)
+        return da, db
+
+
+def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, output_type: DTypeLike | None = None,
+           name: str | None = None) -> Tensor:
+    """Matrix product ``a @ b`` (``tw.matmul``, ``tw.linalg.matmul``).
+
+    Args:
+        a: a tensor of rank >= 2.
+        b: a tensor of rank >= 2 and the same dtype.
+        transpose_a: transpose the last two dims of ``a`` first.
+        transpose_b: transpose the last two dims of ``b`` first.
+        adjoint_a: conjugate-transpose ``a`` first.
+        adjoint_b: conjugate-transpose ``b`` first.
+        a_is_sparse: accepted for compatibility; ignored.
+        b_is_sparse: accepted for compatibility; ignored.
+        output_type: accepted for compatibility; must be None or the input dtype.
+        name: op name.
+
+    Returns:
+        The product; batch dims broadcast.
+    """
+    if (type(a) is _ET and type(b) is _ET and ctx.graph is None and not ctx.slow_path
+            and not (transpose_a or transpose_b or adjoint_a or adjoint_b)):
+        # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
+        # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.
+        av, bv = a._value, b._value
+        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2:
+            try:
+                return _ET(_np_matmul(av, bv))
+            except (ValueError, TypeError):
+                pass
+    a = convert(a)
+    b = convert(b, dtype=a.dtype) if not hasattr(b, "dtype") else convert(b)
+    if adjoint_a:
+        a = _conj(a)
+    if adjoint_b:
+        b = _conj(b)
+    if output_type is not None and output_type != a.dtype:
+        raise TypeError(f"matmul: output_type {output_type} differs from the input dtype "
+                        f"{a.dtype.name}; twinflow does not convert (use tw.cast)")
+    attrs = {"transpose_a": bool(transpose_a or adjoint_a),
+             "transpose_b": bool(transpose_b or adjoint_b)}
+    return bind(MatMul, (a, b), attrs, name=name)
+
+
+# ----- einsum -----------------------------------------------------------------------------------
+
+_LETTERS = string.ascii_letters
+
+
+def _split_equation(equation: str, n_inputs: int):
+    """Splits an einsum equation into (input subscripts, output subscript or None)."""
+    eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        raise InvalidArgumentError(None, None, f"Invalid einsum equation '{equation}': "
+                                               "more than one '->'")
+    lhs, out = eq.split("->") if "->" in eq else (eq, None)
+    ins = lhs.split(",")
+    if len(ins) != n_inputs:
+        raise InvalidArgumentError(
+            None, None, f"Expected {len(ins)} input tensors for einsum equation "
+            f"'{equation}', got {n_inputs}")
+    for s in ins + ([out] if out is not None else []):
+        rest = s.replace("...", "", 1)
+        if any(c not in _LETTERS for c in rest):
+            raise InvalidArgumentError(None, None, f"Invalid einsum subscript '{s}' in "
+                                                   f"'{equation}': only letters and one '...'")
+    return ins, out
+
+
+def normalize_einsum_equation(equation: str, ranks) -> str:
+    """Rewrites ``equation`` in explicit form with every '...' spelt out as letters.
+
+    Args:
+        equation: an einsum equation, explicit (``'ij,jk->ik'``) or implicit (``'ij,jk'``),
+            possibly with broadcasting ellipses.
+        ranks: the rank of each input (None where unknown).
+
+    Returns:
+        An equivalent explicit equation without '...', or with it kept when a rank that an
+        ellipsis depends on is unknown.
+    """
+    ins, out = _split_equation(equation, len(ranks))
+    used = set("".join(ins) + (out or ""))
+    ell_ranks = []
+    for s, r in zip(ins, ranks):
+        n_named = len(s.replace("...", ""))
+        if "..." in s:
+            if r is None:
+                # Unknown rank behind an ellipsis: leave the equation to NumPy.
+                named = "".join(ins).replace(".", "")
+                implicit = "".join(sorted(c for c in set(named) if named.count(c) == 1))
+                return ",".join(ins) + "->" + (out if out is not None else "..." + implicit)
+            if r < n_named:
+                raise InvalidArgumentError(
+                    None, None, f"Einsum input subscript '{s}' needs rank >= {n_named}, "
+                    f"got rank {r}")
+            ell_ranks.append(r - n_named)
+        elif r is not None and r != n_named:
+            raise InvalidArgumentError(
+                None, None, f"Einsum input subscript '{s}' has {n_named} labels but the input "
+                f"has rank {r} (equation '{equation}')")
+        else:
+            ell_ranks.append(0)
+    n_ell = max(ell_ranks, default=0)
+    free = [c for c in _LETTERS if c not in used]
+    if n_ell > len(free):
+        raise InvalidArgumentError(None, None, f"einsum '{equation}': too many dimensions")
+    ell = "".join(free[:n_ell])
+    new_ins = [s.replace("...", ell[n_ell - k:] if k else "") for s, k in zip(ins, ell_ranks)]
+    if out is None:
+        joined = "".join(new_ins)
+        # NumPy's implicit mode sorts by code point (uppercase first): follow it.
+        once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
+        new_out = ell + "".join(once)
+    else:
+        if "..." not in out and n_ell and any(ell_ranks):
+            new_out = out  # ellipsis dims are summed away
+        else:
+            new_out = out.replace("...", ell)
+        if len(set(new_out)) != len(new_out):
+            raise InvalidArgumentError(None, None, f"einsum '{equation}': output subscript "
+                                                   "repeats a label")
+        joined = "".join(new_ins)
+        for c in new_out:
+            if c not in joined:
+                raise InvalidArgumentError(
+                    None, None, f"einsum '{equation}': output label '{c}' does not appear in "
+                    "any input")
+    return ",".join(new_ins) + "->" + new_out
+
+
+def _einsum_infer(*inputs, equation):
+    ins, out = _split_equation(equation, len(inputs))
+    dtype = inputs[0].dtype
+    if "..." in equation or out is None:
+        return dtype, TensorShape(None)
+    dims_of: dict = {}
+    for k, (s, x) in enumerate(zip(ins, inputs)):
+        if x.shape.rank is None:
+            for c in s:
+                dims_of.setdefault(c, []).append(None)
+            continue
+        dims = x.shape.as_list()
+        if len(dims) != len(s):
+            raise InvalidArgumentError(
+                None, None, f"Input {k} of einsum '{equation}' has shape {dims}, which does not "
+                f"match subscript '{s}'")
+        for c, d in zip(s, dims):
+            dims_of.setdefault(c, []).append(d)
+    out_dims = []
+    for c in out:
+        dims = dims_of[c]
+        big = {d for d in dims if d is not None and d != 1}
+        if len(big) > 1:
+            raise InvalidArgumentError(
+                None, None, f"Expected dimension {min(big)} for label '{c}' of einsum "
+                f"'{equation}', but found {max(big)} (input shapes "
+                f"{[x.shape.as_list() if x.shape.rank is not None else None for x in inputs]})")
+        out_dims.append(big.pop() if big else None if None in dims else 1)
+    for c, dims in dims_of.items():
+        if len({d for d in dims if d is not None and d != 1}) > 1:
+            raise InvalidArgumentError(
+                None, None, f"Dimensions of label '{c}' of einsum '{equation}' differ: "
+                f"{dims}")
+    return dtype, TensorShape(out_dims)
+
+
+@register_op("DiagonalMask")
+class DiagonalMask:
+    """Ones where the dims that ``subscript`` labels alike have equal indices, zeros elsewhere,
+    in the shape and dtype of ``x`` (the gradient of einsum's repeated labels, e.g. traces)."""
+
+    def infer(x, *, subscript):
+        return x.dtype, x.shape
+
+    def kernel(x, *, subscript):
+        idx = np.indices(x.shape, sparse=True)
+        mask = np.ones((1,) * x.ndim, dtype=bool)
+        for c in set(subscript):
+            pos = [i for i, s in enumerate(subscript) if s == c]
+            for p in pos[1:]:
+                mask = mask & (idx[pos[0]] == idx[p])
+        return np.broadcast_to(mask, x.shape).astype(x.dtype)
+
+    def grad(op, dy):
+        return None
+
+
+@register_op("Einsum", same_dtype=True)
+class Einsum:
+    """Einstein summation over the explicit ``equation`` (see ``normalize_einsum_equation``)."""
+
+    infer = _einsum_infer
+
+    def kernel(*xs, equation):
+        return np.einsum(equation, *xs, optimize=len(xs) > 2)
+
+    def grad(op, dy):
+        eq = op.attrs["equation"]
+        xs = op.inputs
+        if "..." in eq:
+            eq = normalize_einsum_equation(eq, [x.shape.rank for x in xs])
+            if "..." in eq:
+                raise InvalidArgumentError(None, None, f"The gradient of einsum '{eq}' needs "
+                                                       "the ranks of its inputs [Op:Einsum]")
+        ins, out = eq.split("->")
+        ins = ins.split(",")
+        grads = []
+        for i, (s, x) in enumerate(zip(ins, xs)):
+            if not (op.needs_grad[i] and (x.dtype.is_floating or x.dtype.is_complex)):
+                grads.append(None)
+                continue
+            others = [(ins[j], _conj(xs[j])) for j in range(len(xs)) if j != i]
+            present = set(out).union(*(set(t) for t, _ in others))
+            used = set(eq)
+            fresh = (c for c in _LETTERS if c not in used)
+            seen: set = set()
+            target = ""
+            for c in s:
+                target += next(fresh) if c in seen else c
+                seen.add(c)
+            subs = [out] + [t for t, _ in others]
+            operands = [dy] + [t for _, t in others]
+            if target != s:
+                # A repeated label (a diagonal): the gradient lives on that diagonal only; the
+                # mask's dims carry ``target``'s labels, the fresh ones appear nowhere else.
+                subs.append(target)
+                operands.append(bind(DiagonalMask, [x], {"subscript": s}))
+            elif not set(s) <= present:
+                # Labels summed away in this input alone: the gradient is broadcast along them.
+                subs.append(s)
+                operands.append(bind(OnesLike, [x]))
+            g = bind(Einsum, operands, {"equation": ",".join(subs) + "->" + target})
+            grads.append(sum_to(g, x))
+        return grads
+
+
+def einsum(equation, *inputs, **kwargs) -> Tensor:
+    """Einstein summation (``tw.einsum``, ``tw.linalg.einsum``).
+
+    Args:
+        equation: e.g. ``'ij,jk->ik'``, ``'bij,bjk->bik'``, ``'...ij,...jk->...ik'``,
+            ``'ii->'`` (trace), or implicit ``'ij,jk'``.
+        *inputs: the tensors, one per comma-separated subscript, of one dtype.
+        **kwargs: ``name`` (op name); ``optimize`` is accepted and ignored.
+
+    Returns:
+        The result.
+    """
+    name = kwargs.pop("name", None)
+    kwargs.pop("optimize", None)
+    if kwargs:
+        raise TypeError(f"einsum got unexpected keyword arguments {sorted(kwargs)}")
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    xs = [convert(x) for x in inputs]
+    for x in xs[1:]:
+        if x.dtype is not xs[0].dtype:
+            raise InvalidArgumentError(
+                None, None, f"einsum needs inputs of one dtype, got "
+                f"{[t.dtype.name for t in xs]}; twinflow, like TensorFlow, does not promote "
+                "dtypes: use tw.cast [Op:Einsum]")
+    try:
+        eq = normalize_einsum_equation(equation, [x.shape.rank for x in xs])
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(None, None, f"{e} [Op:Einsum]") from None
+    return bind(Einsum, xs, {"equation": eq}, name=name)
+
+
+# ----- tensordot, matvec, trace, diag_part ------------------------------------------------------
+
+
+def _tensordot_axes(axes, ra: int, rb: int):
+    if isinstance(axes, (int, np.integer)) or np.ndim(axes) == 0:
+        n = int(axes)
+        if n < 0 or n > min(ra, rb):
+            raise InvalidArgumentError(
+                None, None, f"tensordot: 'axes' must be in [0, {min(ra, rb)}] for inputs of "
+                f"rank {ra} and {rb}, got {n}")
+        return list(range(ra - n, ra)), list(range(n))
+    axes = list(axes)
+    if len(axes) != 2:
+        raise InvalidArgumentError(None, None, f"tensordot: 'axes' must be an int or a pair of "
+                                               f"lists, got {axes}")
+    xa, xb = (np.asarray(a).reshape(-1).tolist() for a in axes)
+    if len(xa) != len(xb):
+        raise InvalidArgumentError(None, None, f"tensordot: 'axes' lists differ in length: "
+                                               f"{xa} vs {xb}")
+    for lst, r, w in ((xa, ra, "a"), (xb, rb, "b")):
+        for ax in lst:
+            if not -r <= ax < r:
+                raise InvalidArgumentError(None, None, f"tensordot: axis {ax} out of range for "
+                                                       f"'{w}' of rank {r}")
+    return [ax % ra for ax in xa], [ax % rb for ax in xb]
+
+
+def tensordot(a: TensorLike, b: TensorLike, axes: TensorLike, name: str | None = None) -> Tensor:
+    """Tensor contraction of ``a`` and ``b`` over ``axes`` (``tw.tensordot``).
+
+    Args:
+        a: a tensor.
+        b: a tensor of the same dtype.
+        axes: an int N (the last N axes of ``a`` against the first N of ``b``), or a pair of
+            lists of axes ``[[a axes], [b axes]]``.
+        name: op name.
+
+    Returns:
+        The contraction: ``a``'s free axes followed by ``b``'s.
+    """
+    a = convert(a)
+    b = convert(b, dtype=a.dtype) if not hasattr(b, "dtype") else convert(b)
+    ra, rb = a.shape.rank, b.shape.rank
+    if ra is None or rb is None:
+        raise InvalidArgumentError(None, None, "tensordot needs inputs of known rank")
+    if ra + rb > len(_LETTERS):
+        raise InvalidArgumentError(None, None, "tensordot: inputs of too high rank")
+    xa, xb = _tensordot_axes(axes, ra, rb)
+    la = list(_LETTERS[:ra])
+    lb = list(_LETTERS[ra:ra + rb])
+    for i, j in zip(xa, xb):
+        da, db = a.shape[i], b.shape[j]
+        if da is not None and db is not None and da != db:
+            raise InvalidArgumentError(
+                None, None, f"tensordot: dimension {i} of a (shape {a.shape.as_list()}) and "
+                f"dimension {j} of b (shape {b.shape.as_list()}) differ: {da} vs {db} "
+                "[Op:Einsum]")
+        lb[j] = la[i]
+    out = [c for k, c in enumerate(la) if k not in xa] + [c for k, c in enumerate(lb)
+                                                          if k not in xb]
+    eq = "".join(la) + "," + "".join(lb) + "->" + "".join(out)
+    return einsum(eq, a, b, name=name)
+
+
+def matvec(a: TensorLike, b: TensorLike, transpose_a: bool = False, adjoint_a: bool = False,
+           a_is_sparse: bool = False, b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+    """Matrix-vector product (``tw.linalg.matvec``): ``a @ b[..., None]`` squeezed.
+
+    Args:
+        a: a tensor of rank >= 2.
+        b: a tensor of rank >= 1 (batch dims broadcast against ``a``'s).
+        transpose_a: transpose ``a``'s last two dims first.
+        adjoint_a: conjugate-transpose ``a`` first.
+        a_is_sparse: ignored.
+        b_is_sparse: ignored.
+        name: op name.
+
+    Returns:
+        The product, of shape ``batch + [M]``.
+    """
+    a = convert(a)
+    b = convert(b, dtype=a.dtype) if not hasattr(b, "dtype") else convert(b)
+    if adjoint_a:
+        a = _conj(a)
+    eq = "...ji,...j->...i" if (transpose_a or adjoint_a) else "...ij,...j->...i"
+    return einsum(eq, a, b, name=name)
+
+
+def trace(x: TensorLike, name: str | None = None) -> Tensor:
+    """Sum of the main diagonal of the innermost matrices (``tw.linalg.trace``).
+
+    Args:
+        x: a tensor of rank >= 2.
+        name: op name.
+
+    Returns:
+        A tensor of shape ``x.shape[:-2]``.
+    """
+    return einsum("...ii->...", x, name=name)
+
+
+def diag_part(input: TensorLike, name: str = "diag_part", k=0, padding_value=0,
+              align="RIGHT_LEFT") -> Tensor:
+    """The main diagonal of the innermost matrices (``tw.linalg.diag_part``; k=0 only).
+
+    Args:
+        input: a tensor of rank >= 2.
+        name: op name.
+        k: the diagonal offset; only 0 is supported.
+        padding_value: ignored for k=0.
+        align: ignored for k=0.
+
+    Returns:
+        A tensor of shape ``input.shape[:-2] + [min(M, N)]``.
+    """
+    if k != 0:
+        raise NotImplementedError("tw.linalg.diag_part supports only k=0")
+    x = convert(input)
+    shape = x.shape
+    if shape.rank is not None and shape[-1] is not None and shape[-2] is not None and \
+            shape[-1] != shape[-2]:
+        n = min(shape[-1], shape[-2])
+        raise InvalidArgumentError(None, None, f"diag_part of non-square matrices (shape "
+                                               f"{shape.as_list()}, diagonal {n}) is not "
+                                               "supported [Op:MatrixDiagPartV3]")
+    return einsum("...ii->...i", x, name=None if name == "diag_part" else name)
+
+
+# ----- band_part --------------------------------------------------------------------------------
+
+
+def _band_mask(shape, lower: int, upper: int):
+    m, n = shape[-2], shape[-1]
+    i = np.arange(m)[:, None]
+    j = np.arange(n)[None, :]
+    return ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+
+
+@register_op("MatrixBandPart")
+class MatrixBandPart:
+    """Keeps the band of ``num_lower`` sub- and ``num_upper`` super-diagonals (-1: all)."""
+
+    def infer(x, *, num_lower, num_upper):
+        if x.shape.rank is not None and x.shape.rank < 2:
+            raise InvalidArgumentError(None, None, f"band_part needs rank >= 2, got shape "
+                                                   f"{x.shape.as_list()}")
+        return x.dtype, x.shape
+
+    def kernel(x, *, num_lower, num_upper):
+        return np.where(_band_mask(x.shape, num_lower, num_upper), x,
+                        np.zeros((), x.dtype)).astype(x.dtype, copy=False)
+
+    def grad(op, dy):
+        return bind(MatrixBandPart, [dy], op.attrs)
+
+
+def band_part(input: TensorLike, num_lower, num_upper, name: str | None = None) -> Tensor:
+    """Zeroes everything outside a band of each innermost matrix (``tw.linalg.band_part``).
+
+    Args:
+        input: a tensor of rank >= 2.
+        num_lower: the number of sub-diagonals to keep (negative: all).
+        num_upper: the number of super-diagonals to keep (negative: all).
+        name: op name.
+
+    Returns:
+        The banded tensor.
+    """
+    x = convert(input)
+    return bind(MatrixBandPart, [x], {"num_lower": int(num_lower), "num_upper": int(num_upper)},
+                name=name)
+
+
+# ----- inverse, determinant, solve, cholesky ----------------------------------------------------
+
+
+def _square_infer(name: str):
+    def infer(x, **attrs):
+        if not (x.dtype.is_floating or x.dtype.is_complex):
+            raise InvalidArgumentError(None, None, f"{name} needs a float or complex tensor, "
+                                                   f"got {x.dtype.name}")
+        s = x.shape
+        if s.rank is not None:
+            if s.rank < 2:
+                raise InvalidArgumentError(None, None, f"{name}: input must have rank >= 2, "
+                                                       f"got shape {s.as_list()}")
+            if s[-1] is not None and s[-2] is not None and s[-1] != s[-2]:
+                raise InvalidArgumentError(None, None, f"{name}: input must be square "
+                                                       f"matrices, got shape {s.as_list()}")
+        return x.dtype, s
+    return infer
+
+
+@register_op("MatrixInverse")
+class MatrixInverse:
+    """Inverse of each innermost square matrix (``adjoint``: of its conjugate transpose)."""
+
+    infer = _square_infer("matrix inverse")
+
+    def kernel(x, *, adjoint=False):
+        inv = np.linalg.inv(x)
+        return np.conj(_t(inv, True)) if adjoint else inv
+
+    def grad(op, dy):
+        ainv = op.outputs[0]
+        if op.attrs["adjoint"]:
+            # d(A^-H) = -A^-H dA^H A^-H
+            return math_ops.negative(matmul(matmul(ainv, dy, adjoint_b=True), ainv))
+        return math_ops.negative(matmul(matmul(ainv, dy, adjoint_a=True), ainv,
+                                        adjoint_b=True))
+
+
+def inv(input: TensorLike, adjoint: bool = False, name: str | None = None) -> Tensor:
+    """Inverse of each innermost square matrix (``tw.linalg.inv``).
+
+    Args:
+        input: a float or complex tensor of shape ``[..., M, M]``.
+        adjoint: invert the conjugate transpose instead.
+        name: op name.
+
+    Returns:
+        The inverses; a singular matrix raises InvalidArgumentError.
+    """
+    return bind(MatrixInverse, [convert(input)], {"adjoint": bool(adjoint)}, name=name)
+
+
+def _det_infer(x):
+    dtype, s = _square_infer("det")(x)
+    return dtype, TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-2])
+
+
+@register_op("MatrixDeterminant")
+class MatrixDeterminant:
+    """Determinant of each innermost square matrix."""
+
+    infer = _det_infer
+
+    def kernel(x):
+        return np.asarray(np.linalg.det(x), dtype=x.dtype)[()]
+
+    def grad(op, dy):
+        a, det = op.inputs[0], op.outputs[0]
+        # d det / dA = det * A^-T, scaled per matrix by dy.
+        scale = _conj(math_ops.multiply(dy, det)) if a.dtype.is_complex else \
+            math_ops.multiply(dy, det)
+        return einsum("...,...ji->...ij", scale, inv(a))
+
+
+def det(input: TensorLike, name: str | None = None) -> Tensor:
+    """Determinant of each innermost square matrix (``tw.linalg.det``).
+
+    Args:
+        input: a float or complex tensor of shape ``[..., M, M]``.
+        name: op name.
+
+    Returns:
+        A tensor of shape ``[...]``.
+    """
+    return bind(MatrixDeterminant, [convert(input)], name=name)
+
+
+def _solve_infer(a, b, *, adjoint=False):
+    _square_infer("solve")(a)
+    if a.shape.rank is not None and b.shape.rank is not None:
+        if b.shape.rank < 2 or b.shape.rank != a.shape.rank:
+            raise InvalidArgumentError(None, None, f"solve: rhs must have the rank of matrix "
+                                                   f"(>= 2), got shapes {a.shape.as_list()} and "
+                                                   f"{b.shape.as_list()}")
+        m, mb = a.shape[-1], b.shape[-2]
+        if m is not None and mb is not None and m != mb:
+            raise InvalidArgumentError(None, None, f"solve: matrix and rhs sizes differ: "
+                                                   f"{a.shape.as_list()} vs {b.shape.as_list()}")
+        batch = broadcast_shapes(TensorShape(a.shape.as_list()[:-2]),
+                                 TensorShape(b.shape.as_list()[:-2]))
+        if batch is None:
+            raise InvalidArgumentError(None, None, f"solve: incompatible batch dims: "
+                                                   f"{a.shape.as_list()} vs {b.shape.as_list()}")
+        return a.dtype, TensorShape(batch.as_list() + [a.shape[-1], b.shape[-1]])
+    return a.dtype, TensorShape(None)
+
+
+@register_op("MatrixSolve", same_dtype=True)
+class MatrixSolve:
+    """Solves ``A X = B`` (``adjoint``: ``A^H X = B``) for each innermost matrix."""
+
+    infer = _solve_infer
+
+    def kernel(a, b, *, adjoint=False):
+        if adjoint:
+            a = np.conj(_t(a, True))
+        return np.linalg.solve(a, b).astype(b.dtype, copy=False)
+
+    def grad(op, dy):
+        a, b = op.inputs
+        x = op.outputs[0]
+        adj = op.attrs["adjoint"]
+        db = bind(MatrixSolve, [a, dy], {"adjoint": not adj})
+        if adj:
+            da = math_ops.negative(matmul(x, db, adjoint_b=True))
+        else:
+            da = math_ops.negative(matmul(db, x, adjoint_b=True))
+        return sum_to(da, a), sum_to(db, b)
+
+
+def solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False,
+          name: str | None = None) -> Tensor:
+    """Solves linear systems (``tw.linalg.solve``).
+
+    Args:
+        matrix: ``[..., M, M]``.
+        rhs: ``[..., M, K]`` of the same dtype.
+        adjoint: solve with the conjugate transpose of ``matrix``.
+        name: op name.
+
+    Returns:
+        ``X`` of shape ``[..., M, K]`` with ``matrix @ X = rhs``.
+    """
+    a = convert(matrix)
+    b = convert(rhs, dtype=a.dtype) if not hasattr(rhs, "dtype") else convert(rhs)
+    return bind(MatrixSolve, [a, b], {"adjoint": bool(adjoint)}, name=name)
+
+
+@register_op("CholeskyGradMiddle")
+class CholeskyGradMiddle:
+    """The lower triangle of ``x`` with its diagonal halved (a linear, self-adjoint mask used
+    by the Cholesky gradient)."""
+
+    def infer(x):
+        return x.dtype, x.shape
+
+    def kernel(x):
+        m = np.tril(np.ones(x.shape[-2:], dtype=x.dtype))
+        np.fill_diagonal(m, 0.5)
+        return (x * m).astype(x.dtype, copy=False)
+
+    def grad(op, dy):
+        return bind(CholeskyGradMiddle, [dy])
+
+
+@register_op("Cholesky")
+class Cholesky:
+    """Lower Cholesky factor of each innermost Hermitian positive-definite matrix (reads the
+    lower triangle)."""
+
+    infer = _square_infer("cholesky")
+
+    def kernel(x):
+        return np.linalg.cholesky(x).astype(x.dtype, copy=False)
+
+    def grad(op, dy):
+        l_ = op.outputs[0]
+        l_inv = inv(l_)
+        middle = bind(CholeskyGradMiddle, [matmul(l_, dy, adjoint_a=True)])
+        g = matmul(matmul(l_inv, middle, adjoint_a=True), l_inv)
+        g = math_ops.add(g, _conj(_swap_last(g)))
+        return math_ops.multiply(g, math_ops.cast(0.5, g.dtype))
+
+
+def _swap_last(x) -> Tensor:
+    return einsum("...ij->...ji", x)
+
+
+def matrix_transpose(a: TensorLike, name: str = "matrix_transpose",
+                     conjugate: bool = False) -> Tensor:
+    """Swaps the last two dims (``tw.linalg.matrix_transpose``).
+
+    Args:
+        a: a tensor of rank >= 2.
+        name: op name.
+        conjugate: also conjugate (complex inputs).
+
+    Returns:
+        The transposed tensor.
+    """
+    x = convert(a)
+    if conjugate:
+        x = _conj(x)
+    return einsum("...ij->...ji", x, name=None if name == "matrix_transpose" else name)
+
+
+def adjoint(matrix: TensorLike, name: str | None = None) -> Tensor:
+    """Conjugate transpose of the innermost matrices (``tw.linalg.adjoint``).
+
+    Args:
+        matrix: a tensor of rank >= 2.
+        name: op name.
+
+    Returns:
+        The adjoint.
+    """
+    return matrix_transpose(matrix, name=name or "matrix_transpose", conjugate=True)
+
+
+def cholesky(input: TensorLike, name: str | None = None) -> Tensor:
+    """Cholesky factorization (``tw.linalg.cholesky``).
+
+    Args:
+        input: ``[..., M, M]`` Hermitian positive-definite matrices (only the lower triangle is
+            read).
+        name: op name.
+
+    Returns:
+        The lower-triangular factors ``L`` with ``L @ L^H = input``.
+    """
+    return bind(Cholesky, [convert(input)], name=name)
+
 
 __all__ = ["matmul", "einsum", "tensordot"]
 

@@ -1,1 +1,0 @@
-"""Linear algebra ops (``tw.linalg``): products, and matrix functions and decompositions."""

@@ -1,4 +1,4 @@
-"""Python operators on tensors (``x + y``, ``a @ b``, ``t[1:, ::2]``...), installed on Tensor.
+"""Python operators on tensors (``x + y``, ``a @ b``, ``t[1:, ::2]``...), declared to Tensor.
 
 ``x + y`` on two eager tensors is the hottest path in the library: it goes straight to ``bind``
 without argument conversion.
@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..core.shapes import broadcast_shapes
 from ..eager.execute import bind, bind_binary, constant
 from ..eager.tensor import EagerTensor
-from ..graph.tensor import Tensor
+from ..graph.tensor import register_operators
 from . import array_ops, linalg_ops, math_ops
 from .core import convert_pair
 
@@ -115,8 +115,7 @@ def _install() -> None:
     }
     # (Setting __eq__ after the class is made leaves Tensor.__hash__ in place: tensors stay
     # unhashable with TensorFlow's message; graph/tensor.py lets TF1 graph tensors hash.)
-    for name, fn in table.items():
-        setattr(Tensor, name, fn)
+    register_operators(table)
 
 
 _install()

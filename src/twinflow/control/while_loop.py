@@ -36,6 +36,7 @@ from .subgraph import compiled, finish, raise_explained, replay, trace
 from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
+_SEQ = (list, tuple)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,12 +374,20 @@ def check_body_result(loop_vars, result, names: list | None = None) -> None:
         ValueError: another structure.
         TypeError: a tensor loop variable changed dtype.
     """
-    try:
-        nest.assert_same_structure(loop_vars, result, check_types=False)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"the body of tw.while_loop must return the structure of "
-                         f"loop_vars: {e}") from None
-    for i, (a, b) in enumerate(zip(nest.flatten(loop_vars), nest.flatten(result))):
+    flat_a = flat_b = None
+    if type(loop_vars) in _SEQ and type(result) in _SEQ and len(loop_vars) == len(result):
+        # The usual case, per eager iteration: a flat sequence of tensors (no nest walk).
+        if all(isinstance(x, Tensor) for x in loop_vars) and \
+                all(isinstance(x, Tensor) for x in result):
+            flat_a, flat_b = loop_vars, result
+    if flat_a is None:
+        try:
+            nest.assert_same_structure(loop_vars, result, check_types=False)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"the body of tw.while_loop must return the structure of "
+                             f"loop_vars: {e}") from None
+        flat_a, flat_b = nest.flatten(loop_vars), nest.flatten(result)
+    for i, (a, b) in enumerate(zip(flat_a, flat_b)):
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
             loc = user_source_location()
             raise TypeError(_dtype_change(names, i, a.dtype, b.dtype,
@@ -492,12 +501,14 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             lambda x: convert_to_tensor(x) if isinstance(
                 x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
         # (Checked as in a graph; the loop's shapes may then vary freely, as TensorFlow's.)
-        shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
+        if shape_invariants is not None:
+            shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
         n = 0
         limit = None if max_iter is None else iteration_limit(max_iter.numpy())
         while (limit is None or n < limit) and _call(cond, vars_, is_seq):
             res = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
-            check_body_result(vars_, res, _names)
+            if n == 0:  # as a graph traces the body once, its result is checked once
+                check_body_result(vars_, res, _names)
             vars_ = res
             n += 1
         return vars_

@@ -16,34 +16,22 @@ _AddV2, _Sub, _Mul = math_ops.AddV2, math_ops.Sub, math_ops.Mul
 _ET = EagerTensor
 
 
-def _add(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_AddV2, x, y)
-    return bind(_AddV2, convert_pair(x, y))
+def _arithmetic(opdef) -> tuple:
+    """``(x op y, y op x)`` for ``+``, ``-`` and ``*``: two eager tensors go straight to
+    ``bind_binary``; anything else is converted first."""
+    def forward(x, y):
+        if type(y) is _ET and type(x) is _ET:
+            return bind_binary(opdef, x, y)
+        return bind(opdef, convert_pair(x, y))
+
+    def reflected(y, x):
+        return bind(opdef, convert_pair(x, y))
+    return forward, reflected
 
 
-def _radd(y, x):
-    return bind(_AddV2, convert_pair(x, y))
-
-
-def _sub(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_Sub, x, y)
-    return bind(_Sub, convert_pair(x, y))
-
-
-def _rsub(y, x):
-    return bind(_Sub, convert_pair(x, y))
-
-
-def _mul(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_Mul, x, y)
-    return bind(_Mul, convert_pair(x, y))
-
-
-def _rmul(y, x):
-    return bind(_Mul, convert_pair(x, y))
+_add, _radd = _arithmetic(_AddV2)
+_sub, _rsub = _arithmetic(_Sub)
+_mul, _rmul = _arithmetic(_Mul)
 
 
 def _compare(opdef, x, y, unequal: bool):

@@ -36,7 +36,6 @@ from .subgraph import compiled, finish, raise_explained, replay, trace
 from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
-_SEQ = (list, tuple)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,20 +392,12 @@ def check_body_result(loop_vars, result, names: list | None = None,
         ValueError: another structure.
         TypeError: a tensor loop variable changed dtype.
     """
-    flat_a = flat_b = None
-    if type(loop_vars) in _SEQ and type(result) in _SEQ and len(loop_vars) == len(result):
-        # The usual case, per eager iteration: a flat sequence of tensors (no nest walk).
-        if all(isinstance(x, Tensor) for x in loop_vars) and \
-                all(isinstance(x, Tensor) for x in result):
-            flat_a, flat_b = loop_vars, result
-    if flat_a is None:
-        try:
-            nest.assert_same_structure(loop_vars, result, check_types=False)
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"the body of tw.while_loop must return the structure of "
-                             f"loop_vars: {e}") from None
-        flat_a, flat_b = nest.flatten(loop_vars), nest.flatten(result)
-    for i, (a, b) in enumerate(zip(flat_a, flat_b)):
+    try:
+        nest.assert_same_structure(loop_vars, result, check_types=False)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"the body of tw.while_loop must return the structure of "
+                         f"loop_vars: {e}") from None
+    for i, (a, b) in enumerate(zip(nest.flatten(loop_vars), nest.flatten(result))):
         if convert and isinstance(a, Tensor) and not isinstance(b, Tensor) and \
                 not hasattr(b, "_loop_tensor"):
             convert_to_tensor(b, dtype=a.dtype)

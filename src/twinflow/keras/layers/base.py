@@ -9,6 +9,7 @@ layer gets shape inference for free from the ops' ``infer`` rules.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -51,13 +52,14 @@ def clear_session() -> None:
     _NAME_COUNTS.clear()
 
 
-class _CallContext:
-    """The ``training`` flag of the outermost layer call, seen by nested layers."""
+class _CallContext(threading.local):
+    """The ``training`` flag of the outermost layer call, seen by nested layers (per thread)."""
 
     training = None
     depth = 0
 
 
+_BUILD_LOCK = threading.RLock()
 _CALL = _CallContext()
 _ACCEPTS: dict = {}
 
@@ -521,7 +523,9 @@ class Layer(Module):
                 kwargs["training"] = training
         first = not self.built
         if first:
-            self._maybe_build(inputs)
+            with _BUILD_LOCK:  # two threads calling an unbuilt layer build it once
+                if not self.built:
+                    self._maybe_build(inputs)
         if self._tw_losses:
             self._tw_losses = []
         _CALL.training = training

@@ -164,6 +164,12 @@ class Variable:
                 "A tw.Variable's initial value must not depend on tensors of the graph being "
                 f"built (got {initial_value!r}). Create variables outside tw.function, or from "
                 "Python/NumPy values.")
+        if dtype is not None and isinstance(initial_value, (Tensor, Variable)) and \
+                initial_value.dtype is not dtypes.as_dtype(dtype):
+            # As TensorFlow: a tensor keeps its dtype (no silent cast that truncates 1.5).
+            raise ValueError(
+                f"initial_value: Tensor conversion requested dtype {dtypes.as_dtype(dtype).name}"
+                f" for Tensor with dtype {initial_value.dtype.name}: {initial_value!r}")
         with eager_mode():
             value = convert(initial_value, dtype=None) if dtype is None else \
                 _convert_initial(initial_value, dtype)
@@ -173,6 +179,12 @@ class Variable:
         self._dtype = dtypes.from_numpy(self._value.dtype)
         self._shape_static = TensorShape(shape) if shape is not None else \
             TensorShape._from_tuple(self._value.shape)
+        if shape is not None and not self._shape_static.is_compatible_with(
+                TensorShape._from_tuple(self._value.shape)):
+            raise ValueError(
+                f"In this `tf.Variable` creation, the initial value's shape "
+                f"({self._value.shape}) is not compatible with the explicitly supplied `shape` "
+                f"argument ({self._shape_static.as_list()}).")
         if not validate_shape:
             self._shape_static = TensorShape(None)
         self._trainable = True if trainable is None else bool(trainable)

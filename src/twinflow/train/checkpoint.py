@@ -694,6 +694,8 @@ class CheckpointManager:
         self._max_to_keep = max_to_keep
         self._prefix = os.path.join(self._directory, checkpoint_name)
         state = _read_state(self._directory) or {}
+        if state.get("model_checkpoint_path"):
+            _inside(self._directory, state["model_checkpoint_path"])
         paths = [_inside(self._directory, p)
                  for p in state.get("all_model_checkpoint_paths", [])]
         self._checkpoints = [p for p in paths if os.path.exists(p + ".index.json")]

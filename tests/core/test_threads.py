@@ -48,20 +48,24 @@ def _worker(i: int, errors: list, calls: list) -> None:
         errors.append(f"thread {i}: {type(e).__name__}: {e}")
 
 
-def test_eight_threads_mixing_eager_tapes_functions_tracing_and_datasets():
+def _run_interleaved(targets: list) -> None:
+    """Runs each target in its own thread, switching threads every microsecond."""
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
-    errors: list = []
-    calls: list = []
     try:
-        threads = [threading.Thread(target=_worker, args=(i, errors, calls))
-                   for i in range(THREADS)]
+        threads = [threading.Thread(target=t) for t in targets]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
     finally:
         sys.setswitchinterval(old)
+
+
+def test_eight_threads_mixing_eager_tapes_functions_tracing_and_datasets():
+    errors: list = []
+    calls: list = []
+    _run_interleaved([lambda i=i: _worker(i, errors, calls) for i in range(THREADS)])
     assert errors == []
     assert len(calls) == THREADS * ROUNDS
     assert tw.executing_eagerly() and tw.add(1., 2.).numpy() == 3.
@@ -101,16 +105,7 @@ def test_unbuilt_keras_layer_called_from_threads_is_built_once():
         barrier.wait()
         outs.append(layer(x).numpy())
 
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=call) for _ in range(THREADS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    _run_interleaved([call] * THREADS)
     assert len(layer.weights) == 2 and len(outs) == THREADS
     assert all(np.array_equal(o, outs[0]) for o in outs)
 

@@ -135,3 +135,29 @@ def test_training_flag_of_a_layer_call_is_per_thread():
         release.set()
         t.join()
     assert seen == [None]
+
+
+def test_disable_eager_execution_applies_to_threads_started_later():
+    v1 = tw.compat.v1
+    v1.disable_eager_execution()
+    try:
+        seen: list = []
+        _run_interleaved([lambda: seen.append(tw.executing_eagerly())])
+        assert seen == [False] and not tw.executing_eagerly()
+    finally:
+        v1.enable_eager_execution()
+    seen = []
+    _run_interleaved([lambda: seen.append(tw.executing_eagerly())])
+    assert seen == [True] and tw.executing_eagerly()
+
+
+def test_op_seeds_are_never_handed_out_twice_across_threads():
+    from twinflow.ops.random.seeds import get_seed
+    tw.random.set_seed(1)
+    seeds: list = []
+    try:
+        _run_interleaved([lambda: seeds.extend(get_seed(None)[1] for _ in range(200))]
+                         * THREADS)
+    finally:
+        tw.random.set_seed(None)
+    assert len(seeds) == len(set(seeds)) == 200 * THREADS

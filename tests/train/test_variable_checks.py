@@ -15,9 +15,10 @@ import twinflow as tw
     (lambda: tw.Variable(tw.constant([1]), dtype=tw.float32),
      "requested dtype float32 for Tensor with dtype int32"),
 ])
-def test_variable_rejects_what_tensorflow_rejects(make, message):
+@pytest.mark.parametrize("in_function", [False, True])
+def test_variable_rejects_what_tensorflow_rejects(make, message, in_function):
     with pytest.raises(ValueError, match=message):
-        make()
+        tw.function(make)() if in_function else make()
 
 
 def test_compatible_shapes_and_dtypes_still_work():

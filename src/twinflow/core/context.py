@@ -35,6 +35,16 @@ class ProcessState:
         self.quiet: bool = True
         self.lock = threading.Lock()
 
+    def next_op_seed(self) -> int:
+        """The next eager op-level seed (one counter for all threads, never handed out twice).
+
+        Returns:
+            The seed.
+        """
+        with self.lock:
+            self.op_seed_counter += 1
+            return self.op_seed_counter
+
 
 process = ProcessState()
 

@@ -156,6 +156,12 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
             initial_value = initial_value()
+        if dtype is not None and isinstance(initial_value, (Tensor, Variable)) and \
+                initial_value.dtype is not dtypes.as_dtype(dtype):
+            # As TensorFlow: a tensor keeps its dtype (no silent cast that truncates 1.5).
+            raise ValueError(
+                f"initial_value: Tensor conversion requested dtype {dtypes.as_dtype(dtype).name}"
+                f" for Tensor with dtype {initial_value.dtype.name}: {initial_value!r}")
         # Variables outlive any graph being built, so their initial value is computed eagerly
         # (TensorFlow's init_scope); a symbolic initial value cannot be lifted.
         if getattr(initial_value, "graph", None) is not None and ctx.graph is not None \
@@ -164,12 +170,6 @@ class Variable:
                 "A tw.Variable's initial value must not depend on tensors of the graph being "
                 f"built (got {initial_value!r}). Create variables outside tw.function, or from "
                 "Python/NumPy values.")
-        if dtype is not None and isinstance(initial_value, (Tensor, Variable)) and \
-                initial_value.dtype is not dtypes.as_dtype(dtype):
-            # As TensorFlow: a tensor keeps its dtype (no silent cast that truncates 1.5).
-            raise ValueError(
-                f"initial_value: Tensor conversion requested dtype {dtypes.as_dtype(dtype).name}"
-                f" for Tensor with dtype {initial_value.dtype.name}: {initial_value!r}")
         with eager_mode():
             value = convert(initial_value, dtype=None) if dtype is None else \
                 _convert_initial(initial_value, dtype)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.context import process
 from ..core import (
     InvalidArgumentError,
     Tensor,
@@ -63,8 +64,7 @@ def get_seed(op_seed) -> tuple:
             if g is not None:
                 op_seed = g.next_op_seed()
             else:
-                ctx.op_seed_counter += 1
-                op_seed = ctx.op_seed_counter
+                op_seed = process.next_op_seed()
         seeds = (int(global_seed), int(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))

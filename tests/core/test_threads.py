@@ -2,12 +2,14 @@
 another. Run with a tiny switch interval so threads interleave inside every operation."""
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 
 import numpy as np
 
 import twinflow as tw
+from twinflow.core.context import process
 
 THREADS = 8
 ROUNDS = 12
@@ -149,6 +151,8 @@ def test_disable_eager_execution_applies_to_threads_started_later():
     seen = []
     _run_interleaved([lambda: seen.append(tw.executing_eagerly())])
     assert seen == [True] and tw.executing_eagerly()
+    gc.collect()
+    assert process.quiet and process.busy_threads == 0  # the graph-mode thread ended
 
 
 def test_op_seeds_are_never_handed_out_twice_across_threads():

@@ -58,6 +58,27 @@ def _shared(name: str) -> property:
     return property(get, put, doc=f"Process-wide ``{name}`` (the same in every thread).")
 
 
+class _Busy:
+    """Whether one thread counts in ``process.busy_threads``; lives in that thread's state, so
+    a thread that ends while building a graph (or recording) stops counting."""
+
+    __slots__ = ("busy",)
+
+    def __init__(self) -> None:
+        self.busy = False
+
+    def set(self, busy: bool) -> None:
+        if busy is not self.busy:
+            self.busy = busy
+            with process.lock:
+                process.busy_threads += 1 if busy else -1
+                process.quiet = process.busy_threads == 0
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # (at interpreter exit the module may be gone)
+            self.set(False)
+
+
 class Context(threading.local):
     """Execution state of one thread. Fields are read directly by the dispatch hot path."""
 
@@ -78,7 +99,7 @@ class Context(threading.local):
         # Rebuilt whenever tapes or check_numerics change: True when bind must leave its
         # fastest path (something beyond "run kernel, wrap result" is needed).
         self.slow_path: bool = False
-        self._busy = False
+        self._busy = _Busy()
         if process.default_graph is not None:
             self.graph_stack.append(None)
             self.graph = process.default_graph
@@ -88,12 +109,7 @@ class Context(threading.local):
         """Recomputes ``slow_path`` (and the process's fast-path flag) after ``graph``,
         ``tapes`` or ``check_numerics`` changed."""
         self.slow_path = bool(self.tapes) or self.check_numerics
-        busy = self.slow_path or self.graph is not None
-        if busy is not self._busy:
-            self._busy = busy
-            with process.lock:
-                process.busy_threads += 1 if busy else -1
-                process.quiet = process.busy_threads == 0
+        self._busy.set(self.slow_path or self.graph is not None)
 
     @property
     def executing_eagerly(self) -> bool:

@@ -138,6 +138,8 @@ STATE = [
 
 KERAS = [
     ("config units=2**40", _keras_config(lambda c: _units(c, 2 ** 40))),
+    ("config units=2**28 (allocatable, refused first)",
+     _keras_config(lambda c: _units(c, 2 ** 28))),
     ("config units='3'", _keras_config(lambda c: _units(c, "x"))),
     ("config units=-1", _keras_config(lambda c: _units(c, -1))),
     ("config nested 100000 deep", _in_keras("config.json", lambda b: _nested(100000).encode())),

@@ -40,6 +40,7 @@ from ..train import checkpoint as _ckpt
 from . import losses as _losses
 from . import metrics as _metrics
 from . import optimizers as _optimizers
+from .layers import base as _layers_base
 from .layers.base import InputLayer, KerasTensor, Layer
 from .optimizers import schedules as _schedules
 
@@ -753,6 +754,10 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     config, metadata, data = _read_members(path)
     arrays = _read_arrays(path, data, metadata)
     with custom_object_scope(custom_objects):
+        # No weight can be bigger than the largest saved array: refuse before allocating one
+        # (small ones are built, so a mismatch is reported with both shapes by the check).
+        _layers_base.LOADING.max_elements = max(
+            [int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()] + [2 ** 22])
         try:
             model = _build_model(config)
             if compile and config.get("compile_config"):
@@ -763,6 +768,8 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             raise ValueError(f"Cannot load the model saved in {path!r}: its {CONFIG_FILE} "
                              f"does not describe a buildable model ({type(e).__name__}: "
                              f"{str(e)[:300]})") from e
+        finally:
+            _layers_base.LOADING.max_elements = None
         _check_and_assign(path, model, arrays, metadata)
     return model
 

@@ -60,6 +60,8 @@ class _CallContext(threading.local):
 
 
 _BUILD_LOCK = threading.RLock()
+# Set by keras.saving while it rebuilds a saved model: the most elements any weight can have.
+LOADING = threading.local()
 _CALL = _CallContext()
 _ACCEPTS: dict = {}
 
@@ -268,6 +270,13 @@ class Layer(Module):
         """
         shape = () if shape is None else tuple(shape)
         dt = dtypes.as_dtype(dtype or self._tw_dtype)
+        limit = getattr(LOADING, "max_elements", None)
+        if limit is not None and all(type(d) is int for d in shape) and \
+                int(np.prod(shape, dtype=object)) > limit:
+            # Rebuilding a saved model: a weight larger than the whole file cannot be restored,
+            # so refuse before its initializer allocates it (a config saying units=2**40).
+            raise ValueError(f"weight {name!r} of layer {self.name!r} would have shape "
+                             f"{list(shape)}, more elements than the file can hold ({limit})")
         init = _initializers.get(initializer) or (
             _initializers.GlorotUniform() if dt.is_floating else _initializers.Zeros())
         with eager_mode():

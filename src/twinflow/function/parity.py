@@ -3,8 +3,8 @@ the first op whose results differ.
 
 The eager run records every op it executes (type, the user's source line, output values); the
 function is then traced (``tw.function``'s graph, before compiler passes) and the graph is run
-op by op with the reference interpreter. Graph ops are matched to eager ops by type and source
-line, in order; the first pair whose outputs differ (dtype, shape, or values beyond
+op by op (each op's kernel on its inputs' values). Graph ops are matched to eager ops by type
+and source line, in order; the first pair whose outputs differ (dtype, shape, or values beyond
 ``rtol``/``atol``) is reported. Finally the compiled function (optimized and code-generated,
 what ``tw.function`` really runs) is called and its outputs compared with eager's, which
 catches differences made by compiler passes or inside control-flow branches. An error raised
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from ..compiler.fetch import ops_needed
 from ..core import nest
 from ..core.context import ctx, pop_tape, process, push_tape
-from ..eager.interpreter import ops_needed, run_op
 from ..eager.tensor import EagerTensor
 from ..graph.graph import user_source_location
 from ..graph.tensor import Tensor
@@ -192,7 +192,7 @@ def _run_graph_ops(cf, args, kwargs) -> tuple:
         if op.type == "Placeholder":
             continue
         try:
-            out = run_op(op, [values[id(t)] for t in op.inputs])
+            out = op.opdef.kernel(*[values[id(t)] for t in op.inputs], **op.attrs)
         except Exception as e:  # noqa: BLE001  (a graph error is part of the report)
             return done, (op, e)
         outs = list(out) if op.opdef.multi_output else [out]

@@ -756,20 +756,18 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     with custom_object_scope(custom_objects):
         # No weight can be bigger than the largest saved array: refuse before allocating one
         # (small ones are built, so a mismatch is reported with both shapes by the check).
-        _layers_base.LOADING.max_elements = max(
-            [int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()] + [2 ** 22])
+        limit = max([int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()] + [2 ** 22])
         try:
-            model = _build_model(config)
-            if compile and config.get("compile_config"):
-                compile_from_config(model, config["compile_config"])
+            with _layers_base.max_weight_elements(limit):
+                model = _build_model(config)
+                if compile and config.get("compile_config"):
+                    compile_from_config(model, config["compile_config"])
         except _HOSTILE as e:
             # A config that no saved model has (units=2**40, wrong types, missing keys):
             # nothing was restored into anything that exists, so just say which file.
             raise ValueError(f"Cannot load the model saved in {path!r}: its {CONFIG_FILE} "
                              f"does not describe a buildable model ({type(e).__name__}: "
                              f"{str(e)[:300]})") from e
-        finally:
-            _layers_base.LOADING.max_elements = None
         _check_and_assign(path, model, arrays, metadata)
     return model
 

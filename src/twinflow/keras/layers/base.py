@@ -8,9 +8,10 @@ layer gets shape inference for free from the ops' ``infer`` rules.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,23 @@ class _CallContext(threading.local):
 _BUILD_LOCK = threading.RLock()
 # Set by keras.saving while it rebuilds a saved model: the most elements any weight can have.
 LOADING = threading.local()
+
+
+@contextlib.contextmanager
+def max_weight_elements(limit: int) -> Iterator[None]:
+    """Refuses, in the block and this thread, any weight with more than ``limit`` elements.
+
+    Args:
+        limit: the largest number of elements a weight may have.
+
+    Returns:
+        A context manager.
+    """
+    LOADING.max_elements = limit
+    try:
+        yield
+    finally:
+        LOADING.max_elements = None
 _CALL = _CallContext()
 _ACCEPTS: dict = {}
 

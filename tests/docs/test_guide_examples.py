@@ -36,8 +36,10 @@ def guide_examples(path: Path = GUIDE) -> list:
     return examples
 
 
+RELIABILITY = ROOT / "docs" / "reliability.md"
 EXAMPLES = [(f"guide.md:{n}", c, e) for n, c, e in guide_examples(GUIDE)] + \
-    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)]
+    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)] + \
+    [(f"reliability.md:{n}", c, e) for n, c, e in guide_examples(RELIABILITY)]
 
 
 def test_guide_has_examples():

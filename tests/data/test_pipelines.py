@@ -3,6 +3,7 @@ argument checks with TensorFlow's error classes; element_spec without running th
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -272,6 +273,11 @@ def test_save_load_and_snapshot(tmp_path):
     ds.save(str(tmp_path / "saved"))
     back = Dataset.load(str(tmp_path / "saved"))
     assert back.element_spec == ds.element_spec and _np(back) == _np(ds)
+    Dataset.range(3).save(str(tmp_path / "saved"))  # replaces the folder as a whole
+    assert _np(Dataset.load(str(tmp_path / "saved"))) == [0, 1, 2]
+    assert sorted(os.listdir(tmp_path)) == ["saved"]
+    with pytest.raises(tw.errors.NotFoundError):
+        Dataset.load(str(tmp_path / "nothing"))
     count = []
 
     def f(x):

@@ -87,7 +87,16 @@ def test_files_written_for_tensorflow_round_trip(tmp_path):
     assert (tmp_path / "copy.tfrecord").read_bytes() == (FIX / "examples.tfrecord").read_bytes()
     assert [r.numpy() for r in tw.data.TFRecordDataset(str(tmp_path / "tw_strings.tfrecord"))
             ] == [b"x", b"yz"]
-    assert not [p for p in os.listdir(tmp_path) if p.startswith(".twinflow-tmp")]
+    assert not [p for p in os.listdir(tmp_path) if ".tw-tmp-" in p]
+    w = tw.io.TFRecordWriter(str(tmp_path / "dropped.tfrecord"))
+    w.write(b"kept")
+    del w  # dropped without close(): the records are kept, as TensorFlow's writer does
+    assert list(tw.io.tf_record_iterator(str(tmp_path / "dropped.tfrecord"))) == [b"kept"]
+    with pytest.raises(ValueError), tw.io.TFRecordWriter(str(tmp_path / "failed")) as w:
+        w.write(b"x")
+        raise ValueError("failed while writing")
+    assert not (tmp_path / "failed").exists()
+    assert not [p for p in os.listdir(tmp_path) if ".tw-tmp-" in p]
 
 
 def test_corrupted_and_truncated_records_raise_data_loss(tmp_path):

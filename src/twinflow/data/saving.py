@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 
 import numpy as np
 
-from ..core import dtypes, errors
+from ..core import dtypes, errors, files
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from .dataset import Dataset
@@ -86,34 +85,45 @@ def _read_shard(path: str, spec, count: int) -> list:
 
 
 def _write_folder(ds: Dataset, path: str, elements) -> None:
-    path = os.fspath(path)
-    parent = os.path.dirname(os.path.abspath(path))
+    """Writes the shards into a temporary sibling folder, then swaps it in as
+    ``core.files.atomic_write_dir`` does (streaming: shards are not all held in memory)."""
+    path = os.path.abspath(os.fspath(path))
+    parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".twinflow-tmp-", dir=parent)
-    try:
-        buf: list = []
-        shard = total = 0
-        for e in elements:
-            buf.append(e)
-            if len(buf) == _SHARD:
+    files.clean_stale(parent)
+    tmp, old = files.temp_path(path), files.temp_path(path, "old")
+    with files._claimed(tmp), files._claimed(old):
+        os.mkdir(tmp)
+        moved = False
+        try:
+            buf: list = []
+            shard = total = 0
+            for e in elements:
+                buf.append(e)
+                if len(buf) == _SHARD:
+                    _write_shard(tmp, shard, buf)
+                    shard, total, buf = shard + 1, total + len(buf), []
+            if buf:
                 _write_shard(tmp, shard, buf)
-                shard, total, buf = shard + 1, total + len(buf), []
-        if buf:
-            _write_shard(tmp, shard, buf)
-            total += len(buf)
-        with open(os.path.join(tmp, "spec.json"), "w") as f:
-            json.dump({"spec": _spec_to_json(ds.element_spec), "count": total,
-                       "shard": _SHARD}, f)
-        old = None
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(prefix=".twinflow-tmp-", dir=parent)
-            os.replace(path, os.path.join(old, "old"))
-        os.replace(tmp, path)
-        if old is not None:
+                total += len(buf)
+            with open(os.path.join(tmp, "spec.json"), "w") as f:
+                json.dump({"spec": _spec_to_json(ds.element_spec), "count": total,
+                           "shard": _SHARD}, f)
+                f.flush()
+                os.fsync(f.fileno())
+            files.fsync_dir(tmp)
+            if os.path.lexists(path):
+                os.replace(path, old)
+                moved = True
+            os.replace(tmp, path)
+        except BaseException:
+            if moved and not os.path.lexists(path):
+                os.replace(old, path)
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        files.fsync_dir(parent)
+        if moved:
             shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _check(compression, *unsupported) -> None:
@@ -159,6 +169,7 @@ def load(path: str, element_spec, compression, reader_func) -> Dataset:
 
 class _Saved(Dataset):
     def __init__(self, path: str, element_spec) -> None:
+        files.recover(path)  # (a save killed mid-swap left the previous version aside)
         meta_path = os.path.join(path, "spec.json")
         try:
             with open(meta_path) as f:

@@ -1,14 +1,15 @@
-"""Atomic file writes: a temporary file in the same folder, fsync, rename."""
+"""A file written over time that appears at its path only when closed without error
+(TFRecordWriter), on top of ``core.files``' atomic writes (a recognisable temporary sibling,
+fsync, rename, fsync of the directory; stale temporaries of killed writers are cleaned)."""
 from __future__ import annotations
 
 import os
-import tempfile
 
-TMP_PREFIX = ".twinflow-tmp-"
+from ..core.files import atomic_open, atomic_write
 
 
 class AtomicFile:
-    """A binary file that appears at ``path`` only when closed without error.
+    """A binary file that replaces ``path`` when closed; ``abort()`` leaves ``path`` as it was.
 
     Args:
         path: the final path.
@@ -16,9 +17,9 @@ class AtomicFile:
 
     def __init__(self, path: str) -> None:
         self.path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(self.path))
-        fd, self._tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=folder)
-        self._f = os.fdopen(fd, "wb")
+        self._cm = atomic_open(self.path)
+        self._f = self._cm.__enter__()
+        self._done = False
 
     def write(self, data: bytes) -> int:
         """Writes bytes.
@@ -37,23 +38,20 @@ class AtomicFile:
 
     def close(self) -> None:
         """Syncs the data and renames the temporary file into place."""
-        if self._f.closed:
-            return
-        try:
-            self._f.flush()
-            os.fsync(self._f.fileno())
-        finally:
-            self._f.close()
-        os.replace(self._tmp, self.path)
+        if not self._done:
+            self._done = True
+            self._cm.__exit__(None, None, None)
 
     def abort(self) -> None:
         """Drops the temporary file (the old file at ``path``, if any, stays)."""
-        if not self._f.closed:
-            self._f.close()
-        try:
-            os.unlink(self._tmp)
-        except FileNotFoundError:
-            pass
+        if not self._done:
+            self._done = True
+            err = RuntimeError("write aborted")
+            try:
+                self._cm.__exit__(RuntimeError, err, None)
+            except RuntimeError as e:
+                if e is not err:
+                    raise
 
     def __enter__(self) -> AtomicFile:
         return self
@@ -72,5 +70,4 @@ def write_atomic(path: str, data: bytes) -> None:
         path: the file.
         data: its new contents.
     """
-    with AtomicFile(path) as f:
-        f.write(data)
+    atomic_write(os.fspath(path), data)

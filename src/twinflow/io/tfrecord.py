@@ -128,6 +128,11 @@ class TFRecordWriter:
     def __enter__(self) -> TFRecordWriter:
         return self
 
+    def __del__(self) -> None:
+        # (as TensorFlow's writer: dropping it without close() keeps what was written)
+        if not getattr(self, "_closed", True):
+            self.close()
+
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.close()

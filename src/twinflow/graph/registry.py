@@ -25,8 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .schema import (OpSchema, allowed_np_dtypes, parse_schema, same_dtype_schema, shape_error,
-                     validator)
+from .schema import (
+    OpSchema,
+    allowed_np_dtypes,
+    parse_schema,
+    same_dtype_schema,
+    shape_error,
+    validator,
+)
 
 REGISTRY: dict = {}
 

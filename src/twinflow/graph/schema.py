@@ -498,7 +498,7 @@ def _variadic_lines(schema: OpSchema, k: int, n_after: int, seen: set, env: dict
         start = k + 1
         seen.add(ta)
     return lines + [f"    for i in range({start}, {end}):",
-                    f"        d = inputs[i].dtype",
+                    "        d = inputs[i].dtype",
                     f"        if d is not T_{ta}: T_{ta} = _first_dtype(OP, inputs, i, d, T_{ta}, "
                     f"{ta!r}, A_{ta})"]
 

@@ -57,7 +57,7 @@ SCHEMAS = {
     **{op: f"x:T, y:T -> z:T | T:type in [{INT}]" for op in (
         "BitwiseAnd", "BitwiseOr", "BitwiseXor")},
     **{op: "x:bool, y:bool -> z:bool" for op in ("LogicalAnd", "LogicalOr")},
-    "Complex": f"real:T, imag:T -> out:any | T:type in [float,double]",
+    "Complex": "real:T, imag:T -> out:any | T:type in [float,double]",
     "ClipByValue": f"t:T, lo@clip_value_min:T, hi@clip_value_max:T -> output:T | "
                    f"T:type in [{NUM}]",
     "SelectV2": "condition:bool, x@t:T, y@e:T -> output:T | T:type",
@@ -141,7 +141,7 @@ SCHEMAS = {
     **{op: f"x@input:T -> output:T | T:type in [{FLOAT_C}]" for op in (
         "MatrixDeterminant", "MatrixInverse", "Cholesky")},
     "MatrixSolve": f"a@matrix:T, b@rhs:T -> output:T | T:type in [{FLOAT_C}]; adjoint:bool",
-    "MatrixBandPart": f"x@input:T -> band:T | T:type; num_lower:int; num_upper:int",
+    "MatrixBandPart": "x@input:T -> band:T | T:type; num_lower:int; num_upper:int",
     # random
     **{op: f"shape:T -> output:dtype | T:type in [{IDX}]; dtype:type in [{FLOAT}]; seed:int; "
            "seed2:int" for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")},

@@ -219,7 +219,13 @@ def parse_schema(text: str, check_shapes: bool = False) -> OpSchema:
 # The shared checks: one axis normaliser, one dtype-match check, one kernel-error wrapper.
 
 def _op_suffix(op_name: str | None) -> str:
-    return f" [Op:{op_name}]" if op_name else ""
+    """`` [Op:Name]`` for an op type name (``ConcatV2``); nothing for a function name."""
+    return f" [Op:{op_name}]" if op_name and op_name[0].isupper() else ""
+
+
+def _fn_prefix(op_name: str | None) -> str:
+    """``name: `` for a function name (``concat``); nothing for an op type name."""
+    return f"{op_name}: " if op_name and not op_name[0].isupper() else ""
 
 
 def _is_int(v) -> bool:
@@ -251,7 +257,8 @@ def normalize_axis(axis, rank: int | None, op_name: str | None, *, what: str = "
                                       if isinstance(axis, np.ndarray) else axis)
     for a in axes:
         if not _is_int(a):
-            raise TypeError(f"{what} must be an int or a list of ints, got {a!r} of type "
+            raise TypeError(f"{_fn_prefix(op_name)}{what} must be an int or a list of ints, got "
+                            f"{a!r} of type "
                             f"{type(a).__name__}{_op_suffix(op_name)}")
     if rank is None:
         return int(axes[0]) if single else tuple(int(a) for a in axes)
@@ -260,7 +267,8 @@ def normalize_axis(axis, rank: int | None, op_name: str | None, *, what: str = "
     for a in axes:
         if not -r <= a < r:
             raise InvalidArgumentError(
-                None, None, f"{what} {int(a)} is out of range for a tensor of rank {rank}: "
+                None, None, f"{_fn_prefix(op_name)}{what} {int(a)} is out of range for an input "
+                f"with {rank} dimensions: "
                 f"expected {what} in [{-r}, {r}){_op_suffix(op_name)}")
         out.append(int(a) % r if r else int(a))
     return out[0] if single else tuple(out)

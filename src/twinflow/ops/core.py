@@ -10,10 +10,12 @@ from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind, constant, constant_value, convert_to_tensor
 from ..eager.tensor import EagerTensor
 from ..graph.registry import register_op
+from ..graph.schema import normalize_axis as _normalize_axis
 from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
-           "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "check_float",
+           "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "static_int",
+           "static_ints", "check_float",
            "np_dtype_of", "quietly",
            "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
            "convert_to_tensor", "dtypes", "ctx", "InvalidArgumentError", "bind", "register_op",
@@ -216,20 +218,69 @@ def static_value(v, what: str):
     return c
 
 
+def _integral(v, what: str):
+    """``v`` (a static value) checked to be integral: floats, bools and strings are refused
+    with TypeError as TensorFlow refuses them (never truncated)."""
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"{what} must be an int or a list of ints, got {v.tolist()!r}")
+        return v
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    for a in vals:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"{what} must be an int or a list of ints, got {v!r}")
+    return v
+
+
+def static_int(v, what: str) -> int:
+    """An int argument that must be known when the op is built (an int or constant tensor).
+
+    Args:
+        v: the value.
+        what: its name in errors (``"concat: axis"``).
+
+    Returns:
+        The int; a float, bool or string raises TypeError.
+    """
+    c = _integral(static_value(v, what), what)
+    return int(np.asarray(c).reshape(-1)[0]) if isinstance(c, np.ndarray) else int(c)
+
+
+def static_ints(v, what: str) -> tuple:
+    """A list of ints that must be known when the op is built (see ``static_int``).
+
+    Args:
+        v: the value (an int, a list of ints or a constant tensor).
+        what: its name in errors.
+
+    Returns:
+        A tuple of ints.
+    """
+    c = _integral(static_value(v, what), what)
+    return tuple(int(a) for a in np.asarray(c).reshape(-1))
+
+
 def normalize_axis(axis, rank, op_name: str) -> tuple | None:
-    """Turns an axis argument (int, list, None) into a sorted tuple of non-negative axes."""
+    """An axis argument (int, list, tensor, None) as a sorted tuple of non-negative axes (all
+    of them for None), through the one axis normaliser (``graph/schema.normalize_axis``).
+
+    Args:
+        axis: the axis argument.
+        rank: the rank of the tensor, or None when unknown.
+        op_name: the op or function named in errors.
+
+    Returns:
+        A sorted tuple of distinct non-negative axes (None for None on unknown rank).
+    """
     if axis is None:
         return None if rank is None else tuple(range(rank))
-    axes = np.asarray(static_value(axis, f"{op_name}: axis")).reshape(-1).tolist()
+    v = static_value(axis, f"{op_name}: axis")
+    if isinstance(v, np.ndarray) and v.dtype.kind in "iu":
+        v = tuple(v.reshape(-1).tolist())
+    out = _normalize_axis(v if isinstance(v, (list, tuple)) else (v,), rank, op_name)
     if rank is None:
-        return tuple(axes)
-    out = []
-    for a in axes:
-        if not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
-                f"(axis must be in [{-rank}, {rank}))")
-        out.append(a % rank)
+        return out
+    out = list(out)
     if len(set(out)) != len(out):  # as TensorFlow: axis=[0, 0] or [0, -2] on a matrix
         dup = next(a for a in out if out.count(a) > 1)
         raise InvalidArgumentError(

@@ -6,6 +6,7 @@ import builtins as _py
 
 import numpy as np
 
+from ...graph.schema import normalize_axis as _normalize_axis
 from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
 from ..core import (
     EagerTensor,
@@ -22,10 +23,10 @@ from ..core import (
     known_shape,
     register_op,
     shape_from_tensor,
-    static_value,
+    static_int,
+    static_ints,
     unary_infer,
 )
-from ..core import invalid_argument as _err
 
 # This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
 
@@ -307,23 +308,20 @@ def _elems(t, n: int | None = None) -> list | None:
 
 
 def _static_int(v, what: str) -> int:
-    """An attr that must be known when the op is built (an int, or a constant int tensor)."""
-    return int(static_value(v, what))
+    """An attr that must be known when the op is built (an int, or a constant int tensor);
+    a float or bool is a TypeError, as in TensorFlow (never truncated)."""
+    return static_int(v, what)
 
 
 def _static_ints(v, what: str) -> tuple:
-    return tuple(int(a) for a in np.asarray(static_value(v, what)).reshape(-1))
+    """A list-of-ints attr known when the op is built (ints, or a constant int tensor)."""
+    return static_ints(v, what)
 
 
 def _norm_axis(axis: int, rank: int | None, what: str, extra: int = 0) -> int:
     """``axis`` made non-negative for a tensor of ``rank`` (+ ``extra`` insertable positions)."""
-    if rank is None:
-        return axis
-    n = rank + extra
-    if not -n <= axis < n:
-        raise _err(f"{what}: axis {axis} is out of range for a tensor of rank {rank} "
-                   f"(expected [{-n}, {n}))")
-    return axis % n
+    op, _, name = what.rpartition(": ")
+    return _normalize_axis(axis, rank, op or what, what=name if op else "axis", extra=extra)
 
 
 def _int_input(x, name: str, dtype=None) -> Tensor:

@@ -44,6 +44,7 @@ import numpy as np
 from ..control.variant import History
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
+from ..graph.schema import kernel_error
 from .pipeline import optimize
 from .program import Program
 
@@ -92,8 +93,8 @@ class CompiledProgram:
         op = self.failed_op(e)
         if op is None or not isinstance(e, (OpError, *KERNEL_ERRORS)):
             return e
-        msg = str(e) if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
-        msg = f"{msg}\n  while running {op._error_context()}"
+        e = kernel_error(op.opdef, op.inputs, op.attrs, e)  # the same wrapping as eager bind
+        msg = f"{e}\n  while running {op._error_context()}"
         cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
         try:
             return cls(None, op, msg)

@@ -113,7 +113,7 @@ def bind_binary(opdef: OpDef, x, y):
         dt = xv.dtype
         if dt is not yv.dtype and dt != yv.dtype:
             check_dtypes_match(opdef.name, (x, y))
-        if dt not in opdef.np_dtypes:
+        if dt not in opdef.np_dtypes:  # (bind_binary's ops have no attrs to check)
             opdef.validate((x, y), _EMPTY)
         try:
             out = opdef.kernel(xv, yv)

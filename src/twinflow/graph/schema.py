@@ -34,7 +34,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core import dtypes
-from ..core.errors import InvalidArgumentError, OpError
+from ..core.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 
 __all__ = ["OpSchema", "InputSpec", "AttrSpec", "parse_schema", "validator",
            "normalize_axis", "check_dtypes_match", "dtype_mismatch_error", "KERNEL_ERRORS",
@@ -580,12 +580,12 @@ def validator(schema: OpSchema, op_name: str) -> Callable | None:
 
 
 def allowed_np_dtypes(schema: OpSchema) -> frozenset | None:
-    """For ``bind_binary``, which has checked that both inputs share a dtype: the NumPy dtypes
-    that need no other check (None: all of them), for an op whose inputs all share one type attr
-    and that has no other attrs (``AddV2``); an empty set (always validate) otherwise."""
+    """The NumPy dtypes an op whose inputs all share one type attr takes (``AddV2``, ``MatMul``),
+    for eager fast paths that skip ``validate`` once they have checked that the inputs share a
+    dtype in this set and have no attrs to check; None: any dtype; an empty set: always call
+    ``validate`` (the inputs do not share one type attr)."""
     tas = {s.type_attr for s in schema.inputs}
-    if len(tas) != 1 or None in tas or any(s.fixed for s in schema.inputs) or any(
-            a.kind != "type" for a in schema.attrs.values()):
+    if len(tas) != 1 or None in tas or any(s.fixed for s in schema.inputs):
         return frozenset()
     allowed = schema.attrs[tas.pop()].allowed
     return None if allowed is None else frozenset(d.np for d in allowed if d.np.kind != "O")
@@ -601,8 +601,8 @@ def same_dtype_schema(name: str) -> OpSchema:
 
 # What a kernel may raise on bad input: re-raised as InvalidArgumentError naming the op (by
 # ``bind`` eagerly and by compiled graphs).
-KERNEL_ERRORS = (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
-                 np.linalg.LinAlgError, AttributeError, KeyError)
+KERNEL_ERRORS = (OpError, TypeError, ValueError, IndexError, ArithmeticError,
+                 np.linalg.LinAlgError, AttributeError, KeyError, MemoryError)
 
 
 def shape_error(op_name: str, e: Exception) -> OpError:
@@ -646,10 +646,16 @@ def kernel_error(opdef, inputs, attrs: dict, e: Exception) -> Exception:
     """
     if isinstance(e, OpError) and "[Op:" in str(e):
         return e
+    if isinstance(e, MemoryError):
+        return ResourceExhaustedError(None, None, f"OOM in {opdef.name} on inputs "
+                                                  f"({_describe_inputs(inputs)}): {e} "
+                                                  f"[Op:{opdef.name}]")
     try:
         opdef.infer(*inputs, **attrs)
     except (ValueError, TypeError) as rule_error:  # InvalidArgumentError is a ValueError
         return shape_error(opdef.name, rule_error)
+    if isinstance(e, OpError):  # a kernel's own error: its class and message stand
+        return shape_error(opdef.name, e)
     shown = {k: v for k, v in attrs.items() if not isinstance(v, np.ndarray)}
     return InvalidArgumentError(
         None, None, f"{opdef.name} failed on inputs ({_describe_inputs(inputs)})"

@@ -1,11 +1,13 @@
 """Helpers shared by op declarations: input conversion, shape rules, gradient reduction."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, ResourceExhaustedError
 from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind, constant, constant_value, convert_to_tensor
 from ..eager.tensor import EagerTensor
@@ -15,6 +17,7 @@ from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
            "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "static_int",
+           "checked_shape", "shape_tensor",
            "static_ints", "check_float",
            "np_dtype_of", "quietly",
            "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
@@ -230,6 +233,72 @@ def _integral(v, what: str):
         if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
             raise TypeError(f"{what} must be an int or a list of ints, got {v!r}")
     return v
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2**46
+
+
+_MEMORY_BYTES = _memory_bytes()
+
+
+def checked_shape(dims, np_dtype) -> tuple:
+    """The shape ``dims`` (ints, or a 1-D int array) of an array about to be allocated, checked
+    as TensorFlow does: sizes are int64 (never wrapped), negative ones and more than 2**63 - 1
+    elements are InvalidArgumentError, and more bytes than this machine has is
+    ResourceExhaustedError naming the size (NumPy could otherwise overcommit and fail later).
+
+    Args:
+        dims: the dims.
+        np_dtype: the element type.
+
+    Returns:
+        The shape as a tuple of Python ints.
+    """
+    shp = tuple(int(d) for d in np.asarray(dims).reshape(-1))
+    n = 1
+    for d in shp:
+        if d < 0:
+            raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0")
+        n *= d
+    if n > 2**63 - 1:
+        raise InvalidArgumentError(None, None, f"Shape {list(shp)} would have more than "
+                                               "2**63 - 1 elements")
+    nbytes = n * np.dtype(np_dtype).itemsize
+    if nbytes > _MEMORY_BYTES:
+        raise ResourceExhaustedError(
+            None, None, f"OOM when allocating tensor with shape {list(shp)} and type "
+            f"{dtypes.from_numpy(np_dtype).name}: {nbytes} bytes, more than this machine's "
+            f"{_MEMORY_BYTES} bytes of memory")
+    return shp
+
+
+def shape_tensor(x, what: str = "shape") -> Tensor:
+    """A shape-like argument (dims, sizes) as an integer tensor: int32, or int64 when a value
+    needs it (as TensorFlow: never wrapped at 32 bits); floats are a TypeError.
+
+    Args:
+        x: a tensor, or a (possibly nested) list of Python or NumPy ints.
+        what: its name in errors.
+
+    Returns:
+        The integer tensor.
+    """
+    if isinstance(x, Tensor):
+        t = x
+    elif isinstance(x, (list, tuple)) and _contains_tensor(x):
+        t = convert(x, dtype_hint=dtypes.int32)
+    elif np.size(x) == 0:
+        t = convert(x, dtype=dtypes.int32)
+    else:
+        t = convert(x)
+    if not t.dtype.is_integer:  # as TensorFlow: tw.zeros([2.5]) is no shape
+        raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype int32 ({what} must be "
+                        f"integers)")
+    return t
 
 
 def static_int(v, what: str) -> int:

@@ -20,6 +20,7 @@ from .core import (
     convert,
     ctx,
     register_op,
+    static_int,
 )
 
 _ET = EagerTensor
@@ -140,7 +141,8 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
         # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.
         av, bv = a._value, b._value
-        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2:
+        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2 and \
+                av.dtype in MatMul.np_dtypes:  # (MatMul's schema: int8 or bool go to bind)
             try:
                 return _ET(_np_matmul(av, bv))
             except (ValueError, TypeError):
@@ -503,6 +505,9 @@ def diag_part(input: TensorLike, name: str = "diag_part", k=0, padding_value=0,
         raise NotImplementedError("tw.linalg.diag_part supports only k=0")
     x = convert(input)
     shape = x.shape
+    if shape.rank is not None and shape.rank < 2:  # as TensorFlow
+        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: "
+                                               f"{shape.as_list()} [Op:MatrixDiagPartV3]")
     if shape.rank is not None and shape[-1] is not None and shape[-2] is not None and \
             shape[-1] != shape[-2]:
         n = min(shape[-1], shape[-2])
@@ -553,7 +558,8 @@ def band_part(input: TensorLike, num_lower, num_upper, name: str | None = None) 
         The banded tensor.
     """
     x = convert(input)
-    return bind(MatrixBandPart, [x], {"num_lower": int(num_lower), "num_upper": int(num_upper)},
+    return bind(MatrixBandPart, [x], {"num_lower": static_int(num_lower, "band_part: num_lower"),
+                                      "num_upper": static_int(num_upper, "band_part: num_upper")},
                 name=name)
 
 

@@ -127,10 +127,12 @@ def _sorted_kernel(kind: str):
 
 def _unsorted_infer(data, ids, num_segments):
     _check_ids(data, ids)
-    if data.shape.rank is None or ids.shape.rank is None:
-        return data.dtype, TensorShape(None)
     v = constant_value(num_segments)
     n = None if v is None else int(v)
+    if n is not None and n < 0:  # as TensorFlow
+        raise _err(f"Input num_segments == {n} must not be negative.")
+    if data.shape.rank is None or ids.shape.rank is None:
+        return data.dtype, TensorShape(None)
     return data.dtype, TensorShape([n] + data.shape.as_list()[ids.shape.rank:])
 
 

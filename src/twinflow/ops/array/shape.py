@@ -3,6 +3,7 @@ and the argument helpers the array ops share."""
 from __future__ import annotations
 
 import builtins as _py
+import math
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..core import (
     known_shape,
     register_op,
     shape_from_tensor,
+    shape_tensor,
     static_int,
     static_ints,
     unary_infer,
@@ -93,6 +95,9 @@ def shape(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | Non
 
 
 def _reshape_infer(x, shape):
+    if shape.shape.rank not in (None, 1):  # as TensorFlow
+        raise InvalidArgumentError(None, None, f"sizes input must be 1-D, not "
+                                               f"{shape.shape.as_list()}")
     target = shape_from_tensor(shape)
     if target.rank is None or x.shape.rank is None:
         return x.dtype, target
@@ -104,7 +109,7 @@ def _reshape_infer(x, shape):
         if (v < -1).any() or (v == -1).sum() > 1:
             raise InvalidArgumentError(None, None, f"Invalid shape {v.tolist()}: at most one "
                                                    "dimension may be -1, others >= 0")
-        known = int(np.prod([d for d in v if d >= 0]))
+        known = math.prod(int(d) for d in v if d >= 0)  # Python ints: never wraps
         if n_in is not None:
             if -1 in v:
                 if known == 0 or n_in % known:
@@ -144,7 +149,7 @@ def reshape(tensor: TensorLike, shape: ShapeLike, name: str | None = None) -> Te
     Returns:
         The reshaped tensor.
     """
-    return bind(Reshape, [convert(tensor), convert(shape, dtype_hint=dtypes.int32)], name=name)
+    return bind(Reshape, [convert(tensor), shape_tensor(shape)], name=name)
 
 
 @register_op("BroadcastTo")
@@ -328,11 +333,9 @@ def _int_input(x, name: str, dtype=None) -> Tensor:
     """An integer shape-like argument as a tensor (int32 unless it is already an int tensor)."""
     if isinstance(x, Tensor):
         return x
-    t = convert(x, dtype=dtype, dtype_hint=dtypes.int32)
-    if not t.dtype.is_integer:  # as TensorFlow: tw.zeros([2.5]) is no shape
-        raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype int32 ({name} must be "
-                        f"integers)")
-    return t
+    if dtype is not None:
+        return convert(x, dtype=dtype)
+    return shape_tensor(x, name)
 
 
 # ----- layout: transpose, expand_dims, squeeze, reverse ---------------------------------------

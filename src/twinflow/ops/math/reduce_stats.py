@@ -14,6 +14,7 @@ from ..core import (
     convert,
     dtypes,
     register_op,
+    static_int,
 )
 from .binary import multiply, subtract
 from .binary import pow as pow_op
@@ -199,7 +200,7 @@ def _arg(opdef, fn_name, input, axis, output_type, name):
     if v is None:
         raise InvalidArgumentError(None, None, f"{fn_name}: axis must be known when the graph "
                                                f"is built [Op:{opdef.name}]")
-    axis = int(np.asarray(v).reshape(-1)[0]) if np.size(v) == 1 else v
+    axis = static_int(v, f"{fn_name}: axis") if np.size(v) == 1 else v
     if not isinstance(axis, int):
         raise InvalidArgumentError(None, None, f"{fn_name}: axis must be a scalar, got {axis} "
                                                f"[Op:{opdef.name}]")

@@ -11,6 +11,7 @@ from ..core import (
     convert,
     quietly,
     register_op,
+    static_int,
     static_value,
 )
 from .binary import multiply, realdiv
@@ -82,7 +83,11 @@ class Cumprod:
 # ----- clipping ---------------------------------------------------------------------------------
 
 def _static_axis(axis, op_name: str) -> int:
-    return int(np.asarray(static_value(axis, f"{op_name}: axis")).reshape(()))
+    v = static_value(axis, f"{op_name}: axis")
+    if np.ndim(v) != 0:
+        raise InvalidArgumentError(None, None, f"{op_name}: axis must be a scalar, got {v} "
+                                               f"[Op:{op_name}]")
+    return static_int(v, f"{op_name}: axis")
 
 
 def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,

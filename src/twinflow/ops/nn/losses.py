@@ -20,6 +20,7 @@ from ..core import (
     dtypes,
     quietly,
     register_op,
+    static_int,
 )
 from ..math.binary import add, div_no_nan, divide, minimum, multiply, subtract
 from ..math.cast import cast
@@ -81,7 +82,7 @@ def softmax(logits: TensorLike, axis: TensorLike | None = None, name: str | None
     Returns:
         A tensor of the same shape and dtype whose slices along ``axis`` sum to 1.
     """
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else static_int(axis, "softmax: axis")
     return bind(Softmax, [_float_arg(logits, "Softmax")], {"axis": axis}, name=name)
 
 
@@ -97,7 +98,7 @@ def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
     Returns:
         A tensor of the same shape and dtype.
     """
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else static_int(axis, "log_softmax: axis")
     return bind(LogSoftmax, [_float_arg(logits, "LogSoftmax")], {"axis": axis}, name=name)
 
 

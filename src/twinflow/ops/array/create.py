@@ -165,8 +165,10 @@ def range(start, limit=None, delta=1, dtype: DTypeLike | None = None,
                 found.append(a.dtype)
             elif isinstance(a, (np.ndarray, np.generic)):
                 found.append(dtypes.from_numpy(a.dtype))
-            else:
-                found.append(dtypes.float32 if isinstance(a, float) else dtypes.int32)
+            elif isinstance(a, float):
+                found.append(dtypes.float32)
+            else:  # a Python int: int64 when it does not fit in 32 bits, as TensorFlow
+                found.append(dtypes.int32 if -2**31 <= a < 2**31 else dtypes.int64)
         dtype = max(found, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
     dtype = dtypes.as_dtype(dtype)
     ts = [a if isinstance(a, Tensor) else constant(a, dtype) for a in args]

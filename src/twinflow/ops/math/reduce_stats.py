@@ -163,6 +163,10 @@ def _arg_kernel(fn, x, axis, output_type):
     if x.shape[axis] == 0:
         raise InvalidArgumentError(None, None, f"Reduction axis {axis} is empty in shape "
                                                f"{list(x.shape)}")
+    if x.dtype.kind in "fc" and np.isnan(x).any():
+        # As TensorFlow's kernels (strict comparisons), a NaN is never the extremum; NumPy's
+        # argmax/argmin would return the first NaN.
+        x = np.where(np.isnan(x), -np.inf if fn is np.argmax else np.inf, x)
     return np.asarray(fn(x, axis=axis)).astype(output_type.np)
 
 

@@ -47,7 +47,11 @@ class Softmax:
 
     def kernel(x, *, axis=-1):
         e = np.exp(quietly(np.subtract, x, np.max(x, axis=axis, keepdims=True)))
-        return e / np.sum(e, axis=axis, keepdims=True)
+        s = np.sum(e, axis=axis, keepdims=True)
+        out = quietly(np.divide, e, s)
+        if np.isnan(s).any():  # as TensorFlow: softmax([inf, 1]) is [nan, 0], not [nan, nan]
+            out = np.where(e == 0, np.zeros((), out.dtype), out)
+        return out
 
     def grad(op, dy):
         y = op.outputs[0]

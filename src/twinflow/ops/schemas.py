@@ -150,7 +150,57 @@ SCHEMAS = {
         "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal")},
     "Multinomial": f"logits:T, num_samples:int32 -> output:output_dtype | T:type in [{REAL}]; "
                    f"output_dtype:type in [{IDX}]; seed:int; seed2:int",
+    **{op: f"shape:T, {params} -> output:any | T:type in [{IDX}]; seed:int; seed2:int"
+       for op, params in (("RandomGamma", "alpha:any"), ("RandomPoissonV2", "rate:any"),
+                          ("RandomUniformInt", "minval:any, maxval:any"))},
+    "RandomShuffle": "value:T -> output:T | T:type; seed:int; seed2:int",
+    "Eye": f"num_rows:T, num_columns:T -> output:dtype | T:type in [{IDX}]; dtype:type; "
+           "batch_shape:list(int) each>=0",
+    "LinSpace": f"start:T, stop:T, num:Tidx -> output:T | T:type in [{REAL}]; "
+                f"Tidx:type in [{IDX}]; axis:int",
+    # gradients of pooling and convolution: the same attrs as their forward ops
+    "MaxPoolGrad": f"x@orig_input:T, y@orig_output:T, dy@grad:T -> output:T | "
+                   f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1",
+    "MaxPoolGradGrad": f"x@orig_input:T, y@orig_output:T, g@grad:T -> output:T | "
+                       f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1",
+    "AvgPoolGrad": f"orig_input_shape:int32, dy@grad:T -> output:T | T:type in [{FLOAT}]; "
+                   "ksize:list(int) each>=1; strides:list(int) each>=1",
+    "Conv2DBackpropInput": f"input_sizes:int32, w@filter:T, dy@out_backprop:T -> output:T | "
+                           f"T:type in [{FLOAT},int32]; strides:list(int) each>=1; "
+                           "dilations:list(int) each>=1",
+    "Conv2DBackpropFilter": f"x@input:T, filter_sizes:int32, dy@out_backprop:T -> output:T | "
+                            f"T:type in [{FLOAT},int32]; strides:list(int) each>=1; "
+                            "dilations:list(int) each>=1",
+    "BiasAddGrad": f"dy@out_backprop:T -> output:T | T:type in [{NUM}]; "
+                   "data_format:string in [NHWC,NCHW]",
+    # segments, masks, sorting
+    **{op: f"data:T, ids@segment_ids:Tindices -> output:T | T:type in [{REAL}]; "
+           f"Tindices:type in [{IDX}]" for op in (
+        "SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd")},
+    **{op: f"data:T, ids@segment_ids:Tindices, num_segments:Tnumsegments -> output:T | "
+           f"T:type in [{NUM}]; Tindices:type in [{IDX}]; Tnumsegments:type in [{IDX}]"
+       for op in ("UnsortedSegmentSum", "UnsortedSegmentMean", "UnsortedSegmentMax",
+                  "UnsortedSegmentMin", "UnsortedSegmentProd")},
+    "BooleanMask": "tensor:T, mask:bool -> output:T | T:type; axis:int axis(tensor)",
+    "Repeat": f"x@input:T, repeats:Trepeats -> output:T | T:type; Trepeats:type in [{IDX}]; "
+              "axis:int? axis(x)",
+    "Sort": f"x@input:T -> output:T | T:type in [{REAL}]; descending:bool",
+    "StridedSlice": f"x@input:T, begin:Index, end:Index, strides:Index -> output:T | T:type; "
+                    f"Index:type in [{IDX}]",
+    "Cast": "x:SrcT -> y:DstT | SrcT:type; DstT:type",
+    **{op: "x@input:T -> output:T | T:type" for op in ("Identity", "StopGradient")},
+    **{op: "x:T -> y:T | T:type" for op in ("ZerosLike", "OnesLike")},
+    "Rank": "x@input:T -> output:int32 | T:type",
     # strings and debugging
+    **{op: "x@input:string -> output:string" for op in (
+        "StringLower", "StringUpper", "StringStrip")},
+    "StringJoin": "inputs:N*string -> output:string | separator:string",
+    "StringSplitV2": "x@input:string -> output:any | sep:string?; maxsplit:int",
+    "StaticRegexFullMatch": "x@input:string -> output:bool | pattern:string",
+    "Substr": f"x@input:string, pos:T, len_@len:T -> output:string | T:type in [{IDX}]; "
+              "unit:string in [BYTE,UTF8_CHAR]",
+    "ReduceJoin": "x@inputs:string -> output:string | axis@reduction_indices:list(int)? axis(x); "
+                  "keepdims@keep_dims:bool; separator:string",
     "StringLength": "x@input:string -> output:int32 | unit:string in [BYTE,UTF8_CHAR]",
     "StringToNumber": f"x@string_tensor:string -> output:out_type | "
                       f"out_type:type in [float,double,{IDX},uint32,uint64]",

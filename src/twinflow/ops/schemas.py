@@ -125,7 +125,8 @@ SCHEMAS = {
                "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]",
     "AvgPool": f"x@value:T -> output:T | T:type in [{FLOAT}]; ksize:list(int) each>=1; "
                "strides:list(int) each>=1; padding:string in [SAME,VALID]",
-    "Conv2D": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT},int32]; "
+    # (TensorFlow's Conv2D also takes int32; twinflow's convolutions are float only)
+    "Conv2D": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
               "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
               "dilations:list(int) each>=1",
     "TopKV2": f"x@input:T, k:Tk -> values:T, indices:int32 | T:type in [{REAL}]; "

@@ -14,7 +14,6 @@ from ..core import (
     Tensor,
     TensorShape,
     bind,
-    check_float,
     convert,
     convert_pair,
     dtypes,
@@ -31,11 +30,8 @@ from .activations import _UINT_OF_FLOAT, _float_arg, softplus
 
 
 def _softmax_infer(x, *, axis=-1):
-    check_float("Softmax", x, allow_complex=False)
-    rank = x.shape.rank
-    if rank is not None and not -rank <= axis < max(rank, 1):
-        raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a tensor of "
-                                               f"rank {rank}")
+    if x.shape.rank == 0:  # (the schema checks the dtype and the axis)
+        raise InvalidArgumentError(None, None, "logits must have >= 1 dimension, got shape []")
     return x.dtype, x.shape
 
 
@@ -107,7 +103,6 @@ def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
 
 
 def _sigmoid_xent_infer(logits, labels):
-    check_float("SigmoidCrossEntropyWithLogits", logits, allow_complex=False)
     if not logits.shape.is_compatible_with(labels.shape):
         raise InvalidArgumentError(
             None, None, f"logits and labels must have the same shape ({logits.shape} vs "
@@ -175,10 +170,6 @@ def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, ax
 
 
 def _sparse_xent_infer(logits, labels):
-    check_float("SparseSoftmaxCrossEntropyWithLogits", logits, allow_complex=False)
-    if not labels.dtype.is_integer:
-        raise InvalidArgumentError(None, None, f"labels must be int32 or int64, got "
-                                               f"{labels.dtype.name}")
     ls, ys = logits.shape, labels.shape
     if ls.rank is not None and ys.rank is not None:
         if ls.rank != ys.rank + 1 or not TensorShape(ls.as_list()[:-1]).is_compatible_with(ys):

@@ -7,6 +7,7 @@ import string
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
+from ..graph.schema import check_dtypes_match
 from ..graph.tensor import DTypeLike, TensorLike
 from . import math_ops
 from .array_ops import sum_to
@@ -373,12 +374,7 @@ def einsum(equation, *inputs, **kwargs) -> Tensor:
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     xs = [convert(x) for x in inputs]
-    for x in xs[1:]:
-        if x.dtype is not xs[0].dtype:
-            raise InvalidArgumentError(
-                None, None, f"einsum needs inputs of one dtype, got "
-                f"{[t.dtype.name for t in xs]}; twinflow, like TensorFlow, does not promote "
-                "dtypes: use tw.cast [Op:Einsum]")
+    check_dtypes_match("Einsum", xs)
     try:
         eq = normalize_einsum_equation(equation, [x.shape.rank for x in xs])
     except InvalidArgumentError as e:

@@ -375,10 +375,7 @@ class Pack:
         if shape.rank is None:
             return values[0].dtype, TensorShape(None)
         dims = list(shape.as_list())
-        rank = len(dims) + 1
-        if not -rank <= axis < rank:
-            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
-        dims.insert(axis % rank, len(values))
+        dims.insert(_normalize_axis(axis, len(dims), None, extra=1), len(values))
         return values[0].dtype, TensorShape(dims)
 
     def kernel(*values, axis=0):
@@ -402,10 +399,7 @@ class Unpack:
         if value.shape.rank is None:
             return [(value.dtype, TensorShape(None))] * num
         dims = list(value.shape.as_list())
-        rank = len(dims)
-        if not -rank <= axis < rank:
-            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
-        axis %= rank
+        axis = _normalize_axis(axis, len(dims), None)
         if dims[axis] is not None and dims[axis] != num:
             raise InvalidArgumentError(
                 None, None, f"Cannot unpack dimension {axis} of size {dims[axis]} into {num} "

@@ -7,7 +7,7 @@ import string
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
-from ..graph.schema import check_dtypes_match
+from ..graph.schema import check_dtypes_match, normalize_axis
 from ..graph.tensor import DTypeLike, TensorLike
 from . import math_ops
 from .array_ops import sum_to
@@ -401,12 +401,7 @@ def _tensordot_axes(axes, ra: int, rb: int):
     if len(xa) != len(xb):
         raise InvalidArgumentError(None, None, f"tensordot: 'axes' lists differ in length: "
                                                f"{xa} vs {xb}")
-    for lst, r, w in ((xa, ra, "a"), (xb, rb, "b")):
-        for ax in lst:
-            if not -r <= ax < r:
-                raise InvalidArgumentError(None, None, f"tensordot: axis {ax} out of range for "
-                                                       f"'{w}' of rank {r}")
-    return [ax % ra for ax in xa], [ax % rb for ax in xb]
+    return list(normalize_axis(xa, ra, "tensordot")), list(normalize_axis(xb, rb, "tensordot"))
 
 
 def tensordot(a: TensorLike, b: TensorLike, axes: TensorLike, name: str | None = None) -> Tensor:

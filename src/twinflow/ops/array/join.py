@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...graph.schema import normalize_axis as _normalize_axis
 from ...graph.tensor import TensorLike
 from ..core import (
     OnesLike,
@@ -37,10 +38,7 @@ class ConcatV2:
         if not ranks:
             return values[0].dtype, TensorShape(None)
         r = ranks[0]
-        if not -r <= axis < r:
-            raise _err(f"ConcatOp : Expected concatenating dimensions in the range [{-r}, {r}), "
-                       f"but got {axis}")
-        ax = axis % r
+        ax = _normalize_axis(axis, r, "ConcatV2")
         first = next(v for v in values if v.shape.rank is not None)
         out = list(first.shape.as_list())
         out[ax] = 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...graph.schema import normalize_axis as _normalize_axis
 from ...graph.tensor import TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from ..core import (
@@ -30,14 +31,8 @@ from .binary import Mul, divide, multiply, subtract
 
 def _check_axes(x, axis) -> None:
     """Raises for axes outside the rank of ``x`` (the kernels would, less helpfully)."""
-    rank = x.shape.rank
-    if axis is None or rank is None:
-        return
-    for a in axis:
-        if not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
-                f"(axis must be in [{-rank}, {rank}))")
+    if axis is not None:
+        _normalize_axis(tuple(axis), x.shape.rank, None)
 
 
 def _reduce_infer(x, *, axis, keepdims=False):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...graph.schema import normalize_axis as _normalize_axis
 from ...graph.tensor import DTypeLike, TensorLike
 from ..core import (
     InvalidArgumentError,
@@ -150,12 +151,8 @@ def _arg_infer(x, *, axis, output_type):
     rank = x.shape.rank
     if rank is None:
         return output_type, TensorShape(None)
-    if not -rank <= axis < rank or rank == 0:
-        raise InvalidArgumentError(
-            None, None, f"Expected dimension in the range [{-rank}, {rank}), but got {axis} "
-            f"(input rank {rank})")
     dims = x.shape.as_list()
-    del dims[axis % rank]
+    del dims[_normalize_axis(axis, rank, None)]
     return output_type, TensorShape(dims)
 
 
@@ -267,11 +264,7 @@ def _norm_axis(x, axis):
             rank is not None and len({a % rank for a in axes}) != len(axes)):
         raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
                          f"got {axis}")
-    for a in axes:
-        if rank is not None and not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"norm: Invalid reduction dimension {a} for input with {rank} "
-                f"dimensions (axis must be in [{-rank}, {rank})) [Op:Sum]")
+    _normalize_axis(axes, rank, "norm")
     return axes
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...graph.schema import normalize_axis as _normalize_axis
 from ...graph.tensor import TensorLike
 from ..core import (
     InvalidArgumentError,
@@ -22,11 +23,7 @@ from .unary import _c
 def _scan_infer(op_name: str):
     def infer(x, *, axis, exclusive=False, reverse=False):
         _check_kind(op_name, x, _NUMERIC)
-        rank = x.shape.rank
-        if rank is not None and not -rank <= axis < max(rank, 1):
-            raise InvalidArgumentError(
-                None, None, f"{op_name}: axis {axis} is out of range for a tensor of rank "
-                f"{rank} (expected in [{-rank}, {rank}))")
+        _normalize_axis(axis, x.shape.rank, op_name)
         return x.dtype, x.shape
     return infer
 

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import twinflow as tf
+from twinflow.graph.checks import check_dtypes_match, normalize_axis
 from twinflow.graph.registry import REGISTRY
-from twinflow.graph.schema import check_dtypes_match, normalize_axis, parse_schema, validator
+from twinflow.graph.schema import parse_schema
+from twinflow.graph.validator import validator
 from twinflow.ops.schemas import SCHEMAS
 
 IAE = tf.errors.InvalidArgumentError

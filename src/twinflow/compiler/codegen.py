@@ -44,7 +44,7 @@ import numpy as np
 from ..control.variant import History
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
-from ..graph.schema import kernel_error
+from ..graph.checks import kernel_error
 from .pipeline import optimize
 from .program import Program
 

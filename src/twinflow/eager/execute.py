@@ -14,10 +14,10 @@ from ..core import dtypes
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.shapes import TensorShape
+from ..graph.checks import KERNEL_ERRORS, check_dtypes_match, kernel_error, shape_error
 from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
 from ..graph.registry import REGISTRY, OpDef
-from ..graph.schema import KERNEL_ERRORS, check_dtypes_match, kernel_error, shape_error
 from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
@@ -255,8 +255,13 @@ def _python_to_array(value, dtype):
 
 def _python_array(value) -> np.ndarray:
     """NumPy's array of a Python value, refusing what TensorFlow refuses: None and other
-    objects, bools or strings mixed with numbers, integers beyond 64 bits."""
-    arr = np.array(value)
+    objects, bools or strings mixed with numbers, integers beyond 64 bits, ragged lists."""
+    try:
+        arr = np.array(value)
+    except ValueError as e:  # NumPy's "inhomogeneous shape": TensorFlow's message instead
+        if "inhomogeneous" not in str(e):
+            raise
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     k = arr.dtype.kind
     if k == "O":
         kinds = _leaf_kinds(value)

@@ -25,14 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .schema import (
-    OpSchema,
-    allowed_np_dtypes,
-    parse_schema,
-    same_dtype_schema,
-    shape_error,
-    validator,
-)
+from .checks import shape_error
+from .schema import OpSchema, allowed_np_dtypes, parse_schema, same_dtype_schema
+from .validator import validator
 
 REGISTRY: dict = {}
 

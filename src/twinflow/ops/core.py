@@ -11,8 +11,8 @@ from ..core.errors import InvalidArgumentError, ResourceExhaustedError
 from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind, constant, constant_value, convert_to_tensor
 from ..eager.tensor import EagerTensor
+from ..graph.checks import normalize_axis as _normalize_axis
 from ..graph.registry import register_op
-from ..graph.schema import normalize_axis as _normalize_axis
 from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",

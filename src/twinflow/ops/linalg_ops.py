@@ -7,7 +7,7 @@ import string
 import numpy as np
 
 from ..core.shapes import broadcast_shapes
-from ..graph.schema import check_dtypes_match, normalize_axis
+from ..graph.checks import check_dtypes_match, normalize_axis
 from ..graph.tensor import DTypeLike, TensorLike
 from . import math_ops
 from .array_ops import sum_to

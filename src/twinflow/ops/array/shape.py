@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...graph.schema import normalize_axis as _normalize_axis
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
 from ..core import (
     EagerTensor,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.schema import normalize_axis as _normalize_axis
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.tensor import TensorLike
 from ..core import (
     InvalidArgumentError,

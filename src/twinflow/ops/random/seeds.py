@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    checked_shape,
-    convert,
-    convert_to_tensor,
-    ctx,
-    dtypes,
-    shape_from_tensor,
-    shape_tensor,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, convert_to_tensor
+from ...graph.tensor import Tensor
+from ..core import checked_shape, convert, shape_from_tensor, shape_tensor
 from ..math.binary import add, multiply
 
 DEFAULT_GRAPH_SEED = 87654321

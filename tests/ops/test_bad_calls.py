@@ -72,6 +72,10 @@ bad("avg_pool_ksize0", lambda: tf.nn.avg_pool2d(img(), 0, strides=1, padding="VA
 bad("conv2d_strides0", lambda: tf.nn.conv2d(img(), filt(), strides=0, padding="VALID"), IAE)
 bad("conv1d_stride0", lambda: tf.nn.conv1d(seq(), tf.zeros([2, 1, 1]), 0, "VALID"), IAE)
 bad("max_pool1d_strides0", lambda: tf.nn.max_pool1d(seq(), 2, 0, "VALID"), IAE)
+bad("keras_conv2d_strides0",
+    lambda: tf.keras.layers.Conv2D(1, 2, strides=0)(tf.zeros([1, 4, 4, 1])), IAE)
+bad("keras_max_pool_strides0",
+    lambda: tf.keras.layers.MaxPooling2D(2, strides=0)(tf.zeros([1, 4, 4, 1])), IAE)
 bad("unstack_scalar", lambda: tf.unstack(tf.constant(1.)), ValueError)
 bad("diag_part_vector", lambda: tf.linalg.diag_part(tf.constant([1., 2.])), IAE)
 bad("reduce_sum_str_axis", lambda: tf.reduce_sum(x23(), "a"), DT)

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
-from ..graph.checks import kernel_error
+from ..graph.checks import kernel_error, with_message
 from .loops import History, iteration_limit
 from .pipeline import optimize
 from .program import Program
@@ -94,12 +94,7 @@ class CompiledProgram:
         if op is None or not isinstance(e, (OpError, *KERNEL_ERRORS)):
             return e
         e = kernel_error(op.opdef, op.inputs, op.attrs, e)  # the same wrapping as eager bind
-        msg = f"{e}\n  while running {op._error_context()}"
-        cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
-        try:
-            return cls(None, op, msg)
-        except TypeError:
-            return InvalidArgumentError(None, op, msg)
+        return with_message(e, f"{e}\n  while running {op._error_context()}", op)
 
     def failed_op(self, e: BaseException):
         """The op whose generated line raised ``e`` (None if not inside generated code)."""

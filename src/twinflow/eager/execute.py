@@ -14,7 +14,13 @@ from ..core import dtypes
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.shapes import TensorShape
-from ..graph.checks import KERNEL_ERRORS, check_dtypes_match, kernel_error, shape_error
+from ..graph.checks import (
+    KERNEL_ERRORS,
+    check_dtypes_match,
+    kernel_error,
+    shape_error,
+    with_message,
+)
 from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
 from ..graph.registry import REGISTRY, OpDef
@@ -199,11 +205,7 @@ def _graph_error(g, opdef: OpDef, name, e: Exception, cls=None) -> Exception:
     msg = (f"{e} (while building node {g.unique_name(name or opdef.name, False)} in a graph)"
            f"{where}")
     if cls is None or issubclass(cls, OpError):
-        cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
-        try:
-            return cls(None, None, msg)
-        except TypeError:
-            return InvalidArgumentError(None, None, msg)
+        return with_message(e, msg)
     return cls(msg)
 
 

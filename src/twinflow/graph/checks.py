@@ -7,7 +7,7 @@ import numpy as np
 from ..core.errors import InvalidArgumentError, OpError, ResourceExhaustedError
 
 __all__ = ["normalize_axis", "check_dtypes_match", "dtype_mismatch_error", "KERNEL_ERRORS",
-           "kernel_error", "shape_error"]
+           "kernel_error", "shape_error", "with_message"]
 
 
 def _op_suffix(op_name: str | None) -> str:
@@ -132,11 +132,26 @@ def shape_error(op_name: str, e: Exception) -> OpError:
     msg = str(e)
     if "[Op:" not in msg:
         msg = f"{msg} [Op:{op_name}]"
+    return with_message(e, msg)
+
+
+def with_message(e: Exception, msg: str, op=None) -> OpError:
+    """An error of ``e``'s class (InvalidArgumentError unless ``e`` is an OpError) saying
+    ``msg``, for ``op`` (a graph Operation, or None).
+
+    Args:
+        e: the original error.
+        msg: the new message.
+        op: the op it is about.
+
+    Returns:
+        The new error (to raise ``from e``).
+    """
     cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
     try:
-        return cls(None, None, msg)
-    except TypeError:
-        return InvalidArgumentError(None, None, msg)
+        return cls(None, op, msg)
+    except TypeError:  # an OpError subclass with another constructor
+        return InvalidArgumentError(None, op, msg)
 
 
 def _describe_inputs(inputs) -> str:

@@ -192,6 +192,25 @@ SCHEMAS = {
     **{op: "x@input:T -> output:T | T:type" for op in ("Identity", "StopGradient")},
     **{op: "x:T -> y:T | T:type" for op in ("ZerosLike", "OnesLike")},
     "Rank": "x@input:T -> output:int32 | T:type",
+    # complex numbers (real tensors never reach these ops)
+    **{op: f"x@input:T -> output:any | T:type in [{COMPLEX}]" for op in (
+        "Real", "Imag", "ComplexAbs")},
+    "Conj": f"x@input:T -> output:T | T:type in [{COMPLEX},variant]",
+    # variables: a resource handle and a value
+    **{op: "resource:resource, value:any -> " for op in (
+        "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")},
+    "ReadVariableOp": "resource:resource -> value:dtype | dtype:type",
+    **{op: f"resource:resource, indices:Tindices, updates:any -> | Tindices:type in [{IDX}]"
+       for op in ("ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterMul",
+                  "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
+                  "ResourceScatterUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+                  "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceScatterNdUpdate")},
+    "ResourceStridedSliceAssign": f"resource:resource, begin:Index, end:Index, strides:Index, "
+                                  f"value:any -> | Index:type in [{IDX}]",
+    # graph building blocks
+    "Placeholder": "-> output:dtype | dtype:type; shape:any",
+    "Const": "-> output:dtype | dtype:type; value:tensor",
+    "NoOp": "->",
     # strings and debugging
     **{op: "x@input:string -> output:string" for op in (
         "StringLower", "StringUpper", "StringStrip")},

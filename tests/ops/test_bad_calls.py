@@ -169,6 +169,8 @@ bad("argmax_scalar", lambda: tf.argmax(tf.constant(1.)), IAE)
 bad("concat_axis3", lambda: tf.concat([x23(), x23()], 3), IAE)
 bad("concat_axis_minus3", lambda: tf.concat([x23(), x23()], -3), IAE)
 bad("stack_axis4", lambda: tf.stack([x23(), x23()], axis=4), IAE)
+# (TensorFlow truncates a float axis of tf.stack and float pooling/conv windows and strides;
+# twinflow refuses them all, see docs/tf_differences.md)
 bad("stack_axis_float", lambda: tf.stack([x23(), x23()], axis=0.5), TypeError)
 bad("unstack_axis3", lambda: tf.unstack(x23(), axis=3), IAE)
 bad("unstack_axis_float", lambda: tf.unstack(x23(), axis=0.5), TypeError)
@@ -259,6 +261,7 @@ bad("linspace_num_float", lambda: tf.linspace(0., 1., 2.5), TypeError)
 bad("shape_out_type_bad", lambda: tf.shape(x23(), out_type=tf.float32), IAE)
 bad("argmax_output_type_bad", lambda: tf.argmax(x23(), 0, output_type=tf.float32), DT)
 bad("unique_out_idx_bad", lambda: tf.unique([1, 2], out_idx=tf.float32), IAE)
+bad("bincount_float_minlength", lambda: tf.math.bincount([1, 2], minlength=1.5), TypeError)
 bad("cast_to_resource", lambda: tf.cast(x23(), tf.resource), tf.errors.UnimplementedError)
 
 # --- shapes ----------------------------------------------------------------------------------

@@ -186,6 +186,8 @@ SCHEMAS = {
     "Repeat": f"x@input:T, repeats:Trepeats -> output:T | T:type; Trepeats:type in [{IDX}]; "
               "axis:int? axis(x)",
     "Sort": f"x@input:T -> output:T | T:type in [{REAL}]; descending:bool",
+    "Bincount": f"arr:Tidx, weights:any -> bins:any | Tidx:type in [{IDX}]; minlength:int?; "
+                "maxlength:int?; dtype:type; axis:int?; binary_output:bool",
     "StridedSlice": f"x@input:T, begin:Index, end:Index, strides:Index -> output:T | T:type; "
                     f"Index:type in [{IDX}]",
     "Cast": "x:SrcT -> y:DstT | SrcT:type; DstT:type",

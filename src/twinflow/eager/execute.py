@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..core import dtypes
-from ..core.context import ctx
+from ..core.context import ctx, process
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.shapes import TensorShape
 from ..graph.checks import (
@@ -73,7 +73,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    if ctx.graph is None:
+    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
+    if quiet or ctx.graph is None:
         check = opdef.validate_eager
         if check is not None:  # the op's schema (and infer, if it says so): as in a graph
             check(inputs, attrs)
@@ -87,7 +88,7 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             if type(out) is bytes:  # an element of a string (object) array: keep an array
                 out = _string_scalar(out)
             result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, inputs, attrs, result)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
@@ -113,7 +114,8 @@ def bind_binary(opdef: OpDef, x, y):
     Returns:
         The output tensor.
     """
-    if ctx.graph is None:
+    quiet = process.quiet
+    if quiet or ctx.graph is None:
         xv = x._value
         yv = y._value
         dt = xv.dtype
@@ -126,7 +128,7 @@ def bind_binary(opdef: OpDef, x, y):
         except KERNEL_ERRORS as e:
             raise kernel_error(opdef, (x, y), _EMPTY, e) from e
         result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, (x, y), _EMPTY, result)
         return result
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)

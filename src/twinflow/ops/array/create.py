@@ -354,7 +354,3 @@ def linspace(start, stop, num, name: str | None = None, axis: int = 0) -> Tensor
 
 
 lin_space = linspace
-
-
-# ----- sorting --------------------------------------------------------------------------------
-

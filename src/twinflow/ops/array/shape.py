@@ -329,7 +329,7 @@ def _int_input(x, name: str, dtype=None) -> Tensor:
     return shape_tensor(x, name)
 
 
-# ----- layout: transpose, expand_dims, squeeze, reverse ---------------------------------------
+# ----- size, rank ---------------------------------------------------------------------------------
 
 @register_op("Size")
 class Size:
@@ -393,7 +393,3 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
         A scalar int32 tensor.
     """
     return bind(Rank, [convert(input)], name=name)
-
-
-# ----- joining and splitting ------------------------------------------------------------------
-

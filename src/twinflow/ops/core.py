@@ -258,7 +258,10 @@ def checked_shape(dims, np_dtype) -> tuple:
     Returns:
         The shape as a tuple of Python ints.
     """
-    shp = tuple(int(d) for d in np.asarray(dims).reshape(-1))
+    if type(dims) is np.ndarray:
+        shp = tuple(dims.reshape(-1).tolist())
+    else:
+        shp = tuple(int(d) for d in dims)
     n = 1
     for d in shp:
         if d < 0:
@@ -267,8 +270,8 @@ def checked_shape(dims, np_dtype) -> tuple:
     if n > 2**63 - 1:
         raise InvalidArgumentError(None, None, f"Shape {list(shp)} would have more than "
                                                "2**63 - 1 elements")
-    nbytes = n * np.dtype(np_dtype).itemsize
-    if nbytes > _MEMORY_BYTES:
+    if n * 16 > _MEMORY_BYTES and n * np.dtype(np_dtype).itemsize > _MEMORY_BYTES:
+        nbytes = n * np.dtype(np_dtype).itemsize
         raise ResourceExhaustedError(
             None, None, f"OOM when allocating tensor with shape {list(shp)} and type "
             f"{dtypes.from_numpy(np_dtype).name}: {nbytes} bytes, more than this machine's "
@@ -289,6 +292,10 @@ def shape_tensor(x, what: str = "shape") -> Tensor:
     """
     if isinstance(x, Tensor):
         t = x
+    elif type(x) is int or type(x) in (list, tuple) and all(type(v) is int for v in x):
+        vals = (x,) if type(x) is int else x  # the common case, without NumPy's inference
+        big = any(v >= 2**31 or v < -2**31 for v in vals)
+        t = convert(x, dtype=dtypes.int64 if big else dtypes.int32)
     elif isinstance(x, (list, tuple)) and _contains_tensor(x):
         t = convert(x, dtype_hint=dtypes.int32)
     elif np.size(x) == 0:

@@ -140,20 +140,10 @@ def _broadcast3(op_name: str, a, b, c) -> TensorShape:
 class SelectV2:
     """x where condition is true, else y; all three broadcast together."""
 
-    def infer(condition, x, y):
-        if not condition.dtype.is_bool:
-            raise InvalidArgumentError(
-                None, None, f"SelectV2: condition must be a bool tensor, got "
-                f"{condition.dtype.name}")
-        if x.dtype is not y.dtype:
-            raise InvalidArgumentError(
-                None, None, f"SelectV2: x and y must have one dtype, got {x.dtype.name} and "
-                f"{y.dtype.name}; twinflow, like TensorFlow, does not promote dtypes")
+    def infer(condition, x, y):  # (the schema checks the dtypes)
         return x.dtype, _broadcast3("SelectV2", condition, x, y)
 
     def kernel(condition, x, y):
-        if condition.dtype != np.bool_ or x.dtype != y.dtype:
-            raise TypeError("SelectV2 dtypes")
         return np.where(condition, x, y)
 
     def grad(op, dy):

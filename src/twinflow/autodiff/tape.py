@@ -111,7 +111,7 @@ class GradientTape:
                 break
         if not hit:
             # An op that reads a variable declares ``accessed_variable(op)`` (registry.py).
-            accessed = getattr(op.opdef, "accessed_variable", None)
+            accessed = op.opdef.accessed_variable
             var = accessed(op) if accessed is not None else None
             if var is None:
                 return

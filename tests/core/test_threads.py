@@ -191,3 +191,10 @@ def test_name_scopes_and_control_dependencies_of_a_shared_graph_are_per_thread()
         t.join()
     assert c.op.name == "Const" and d.op.name == "AddV2"
     assert d.op.control_inputs == [] and c.op.control_inputs == []
+
+
+def test_layers_created_in_threads_get_distinct_names():
+    names: list = []
+    _run_interleaved([lambda: names.extend(tw.keras.layers.Dense(1).name for _ in range(50))]
+                     * THREADS)
+    assert len(set(names)) == len(names) == 50 * THREADS

@@ -137,3 +137,27 @@ def test_parse_errors_and_unsupported_features():
     def parse(s):
         return tw.io.parse_single_example(s, {"id": FEATURES["id"]})["id"] + 1
     assert int(parse(tw.constant(rec))) == 1
+
+
+def test_hostile_lengths_and_shapes_are_clear_errors(tmp_path):
+    import struct
+
+    from twinflow.io.crc32c import masked_crc32c
+    header = struct.pack("<Q", 1 << 60)
+    (tmp_path / "huge.tfrecord").write_bytes(header + struct.pack("<I", masked_crc32c(header))
+                                             + b"abc")
+    with pytest.raises(tw.errors.DataLossError, match="truncated record at offset 0"):
+        list(tw.io.tf_record_iterator(str(tmp_path / "huge.tfrecord")))
+    from twinflow.io.protos import message_class
+    t = message_class("TensorProto")(dtype=1)
+    t.tensor_shape.dim.add(size=1 << 40)
+    t.float_val.append(1.0)
+    with pytest.raises(tw.errors.ResourceExhaustedError, match="elements"):
+        tw.io.parse_tensor(t.SerializeToString(), tw.float32)
+    s = message_class("TensorProto")(dtype=7)
+    s.tensor_shape.dim.add(size=3)
+    s.string_val.extend([b"a", b"b"])
+    with pytest.raises(tw.errors.InvalidArgumentError, match="2 strings"):
+        tw.io.parse_tensor(s.SerializeToString(), tw.string)
+    with pytest.raises(tw.errors.InvalidArgumentError, match="Could not parse"):
+        tw.io.parse_tensor(b"\xff\xff\xff", tw.float32)

@@ -28,6 +28,9 @@ _DT_ENUM = {dtypes.float32: 1, dtypes.float64: 2, dtypes.int32: 3, dtypes.uint8:
             dtypes.float16: 19, dtypes.uint32: 22, dtypes.uint64: 23}
 _ENUM_DT = {v: k for k, v in _DT_ENUM.items()}
 _STRING_SCALAR = (dtypes.string, TensorShape([]))
+# A TensorProto that asks for more elements than this is refused (a hostile or broken file
+# could otherwise make parse_tensor allocate without limit).
+_MAX_PARSED_ELEMENTS = 1 << 31
 
 
 def bytes_of(a) -> bytes:
@@ -157,9 +160,21 @@ def _parse(data: bytes, dt) -> np.ndarray:
             None, None, f"Type mismatch between parsed tensor "
             f"({got.name if got else proto.dtype}) and dtype ({dt.name})")
     shape = tuple(d.size for d in proto.tensor_shape.dim)
-    n = int(np.prod(shape))
+    if any(d < 0 for d in shape):
+        raise errors.InvalidArgumentError(None, None, f"TensorProto has a negative dimension: "
+                                          f"{list(shape)}")
+    n = 1
+    for d in shape:
+        n *= d
+    if n > _MAX_PARSED_ELEMENTS:
+        raise errors.ResourceExhaustedError(
+            None, None, f"parse_tensor: the TensorProto's shape {list(shape)} asks for {n} "
+            f"elements (more than {_MAX_PARSED_ELEMENTS})")
     if dt is dtypes.string:
         vals = list(proto.string_val)
+        if len(vals) not in (n, 1) or (len(vals) == 1 and n != 1):
+            raise errors.InvalidArgumentError(None, None, f"TensorProto holds {len(vals)} "
+                                              f"strings for shape {list(shape)}")
         return np.asarray(vals + [None], dtype=object)[:-1].reshape(shape)
     if proto.tensor_content:
         a = np.frombuffer(proto.tensor_content, dtype=np.dtype(dt.np).newbyteorder("<"))

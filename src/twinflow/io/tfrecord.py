@@ -170,6 +170,19 @@ class _ZlibReader:
         self._raw.close()
 
 
+def _read_up_to(stream, n: int) -> bytes:
+    """``n`` bytes or fewer at the end of the stream, read in chunks: a forged length
+    (2**60) gives a short read, not a 2**60-byte allocation."""
+    chunks, left = [], n
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_records(path: str, compression="") -> Iterator[bytes]:
     """The records of a TFRecord file, checked against their CRCs.
 
@@ -203,7 +216,7 @@ def read_records(path: str, compression="") -> Iterator[bytes]:
                 raise DataLossError(None, None, f"{path}: corrupted record at offset {offset} "
                                     "(length CRC mismatch)")
             try:
-                body = stream.read(length + 4)
+                body = _read_up_to(stream, length + 4)
             except (OSError, EOFError, zlib.error) as e:
                 raise DataLossError(None, None, f"{path}: corrupted compressed data at offset "
                                     f"{offset}: {e}") from None

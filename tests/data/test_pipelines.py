@@ -369,3 +369,22 @@ def test_iter_and_next_inside_a_function():
         return next(it)
     with pytest.raises(tw.errors.OutOfRangeError):
         too_far()
+
+
+@pytest.mark.parametrize("meta", ['{"count": 1, "shard": 1, "spec": {"t": "leaf", "dtype": '
+                                  '"bogus", "shape": []}}', '{"count": 1}', "[1, 2]",
+                                  '{"count": 1, "shard": 1, "spec": ' + "[" * 5000 + "]" * 5000
+                                  + "}", "not json"])
+def test_hostile_saved_dataset_is_a_clear_error(tmp_path, meta):
+    Dataset.range(2).save(str(tmp_path / "s"))
+    (tmp_path / "s" / "spec.json").write_text(meta)
+    with pytest.raises(tw.errors.DataLossError, match="spec.json"):
+        list(Dataset.load(str(tmp_path / "s")))
+
+
+def test_truncated_shard_is_a_clear_error(tmp_path):
+    Dataset.range(5).save(str(tmp_path / "s"))
+    shard = tmp_path / "s" / "elements-00000.npz"
+    shard.write_bytes(shard.read_bytes()[:50])
+    with pytest.raises(tw.errors.DataLossError, match="elements-00000.npz"):
+        list(Dataset.load(str(tmp_path / "s")))

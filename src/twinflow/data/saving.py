@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zipfile
 
 import numpy as np
 
@@ -177,13 +178,17 @@ class _Saved(Dataset):
         except FileNotFoundError:
             raise errors.NotFoundError(None, None, f"Dataset.load: {meta_path} not found (no "
                                        "dataset saved there)") from None
-        except (ValueError, UnicodeDecodeError) as e:
+        except (ValueError, UnicodeDecodeError, RecursionError) as e:
             raise errors.DataLossError(None, None, f"Dataset.load: {meta_path}: {e}") from None
         if not isinstance(meta, dict) or not isinstance(meta.get("count"), int) or \
                 not isinstance(meta.get("shard"), int) or meta["shard"] <= 0:
             raise errors.DataLossError(None, None, f"Dataset.load: {meta_path} is malformed")
         self._path, self._meta = path, meta
-        self._spec_value = _spec_from_json(meta["spec"])
+        try:
+            self._spec_value = _spec_from_json(meta.get("spec"))
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
+            raise errors.DataLossError(None, None, f"Dataset.load: {meta_path}: bad element "
+                                       f"spec ({e})") from None
         if element_spec is not None and element_spec != self._spec_value:
             raise ValueError(f"Dataset.load: element_spec {element_spec} does not match the "
                              f"saved {self._spec_value}")
@@ -195,7 +200,8 @@ class _Saved(Dataset):
             shard_path = os.path.join(self._path, f"elements-{s:05d}.npz")
             try:
                 items = _read_shard(shard_path, self._spec_value, count)
-            except (OSError, KeyError, ValueError) as e:
+            except (OSError, KeyError, ValueError, TypeError, MemoryError,
+                    zipfile.BadZipFile, EOFError) as e:
                 raise errors.DataLossError(None, None, f"Dataset.load: {shard_path}: {e}") \
                     from None
             yield from items

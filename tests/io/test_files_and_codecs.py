@@ -186,3 +186,15 @@ def test_json_example_and_write_graph(tmp_path):
         tw.constant(1.0, name="c")
     path = tw.io.write_graph(g, str(tmp_path), "g.pbtxt")
     assert 'name: "c"' in open(path).read()
+
+
+def test_fixed_length_records_stream_across_chunks(tmp_path):
+    body = bytes(range(7)) * 160_001  # 1.1 MB: more than one read chunk
+    (tmp_path / "big.bin.gz").write_bytes(gzip.compress(b"HEAD" + body + b"FOOT"))
+    ds = tw.data.FixedLengthRecordDataset(str(tmp_path / "big.bin.gz"), 7, header_bytes=4,
+                                          footer_bytes=4, compression_type="GZIP")
+    n = 0
+    for rec in ds.as_numpy_iterator():
+        assert rec == bytes(range(7))
+        n += 1
+    assert n == 160_001

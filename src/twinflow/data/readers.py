@@ -166,18 +166,30 @@ class FixedLengthRecordDataset(_FileDataset):
         self._footer = int(footer_bytes or 0)
 
     def _read(self, path: str):
+        # Streamed in chunks (the last footer_bytes are held back until the end of the file).
+        n, footer = self._n, self._footer
         f = _open(path, self._compression)
         try:
-            data = f.read()
+            if len(f.read(self._header)) < self._header:
+                raise errors.DataLossError(None, None, f"{path}: shorter than its header of "
+                                           f"{self._header} bytes")
+            buf = b""
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    break
+                buf += chunk
+                usable = max(0, len(buf) - footer) // n * n
+                for i in range(0, usable, n):
+                    yield np.asarray(buf[i:i + n], dtype=object)
+                buf = buf[usable:]
         finally:
             f.close()
-        body = data[self._header:len(data) - self._footer]
-        if len(data) < self._header + self._footer or len(body) % self._n:
+        if len(buf) != footer:
             raise errors.DataLossError(
-                None, None, f"{path}: {len(body)} bytes between header and footer is not a "
-                f"multiple of record_bytes={self._n}")
-        for i in range(0, len(body), self._n):
-            yield np.asarray(body[i:i + self._n], dtype=object)
+                None, None, f"{path}: {len(buf) - footer if len(buf) > footer else len(buf)} "
+                f"bytes left over between header and footer: not a multiple of "
+                f"record_bytes={n}")
 
 
 @register_node

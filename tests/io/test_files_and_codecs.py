@@ -198,3 +198,10 @@ def test_fixed_length_records_stream_across_chunks(tmp_path):
         assert rec == bytes(range(7))
         n += 1
     assert n == 160_001
+
+
+def test_zlib_text_lines_stream(tmp_path):
+    (tmp_path / "t.z").write_bytes(zlib.compress(b"".join(b"line%d\n" % i for i in range(5000))))
+    ds = tw.data.TextLineDataset(str(tmp_path / "t.z"), compression_type="ZLIB")
+    lines = list(ds.as_numpy_iterator())
+    assert len(lines) == 5000 and lines[-1] == b"line4999"

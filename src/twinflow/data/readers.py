@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import csv as _csv
 import glob as _glob
-import gzip
-import io as _pyio
 import os
-import zlib
 
 import numpy as np
 
@@ -16,7 +13,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from ..io import codecs
-from ..io.tfrecord import compression_name, read_records
+from ..io.tfrecord import compression_name, open_compressed, read_records
 from .dataset import Dataset
 from .grouping import Interleave
 from .registry import register_node
@@ -39,17 +36,7 @@ def _as_str(f) -> str:
 
 
 def _open(path: str, compression: str):
-    try:
-        raw = open(path, "rb")  # noqa: SIM115  (closed by the caller)
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-    if compression == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if compression == "ZLIB":
-        data = zlib.decompress(raw.read())
-        raw.close()
-        return _pyio.BytesIO(data)
-    return raw
+    return open_compressed(path, compression)
 
 
 class _FileDataset(Dataset):

@@ -8,10 +8,12 @@ the uncompressed stream).
 from __future__ import annotations
 
 import gzip
+import io as _pyio
 import os
 import struct
 import zlib
 from collections.abc import Iterator
+from typing import IO
 
 from ..core.errors import DataLossError, InvalidArgumentError, NotFoundError
 from .atomic import AtomicFile
@@ -141,33 +143,52 @@ class TFRecordWriter:
             self._raw.abort()
 
 
-def _open_stream(path: str, compression: str):
-    try:
-        raw = open(path, "rb")  # noqa: SIM115  (closed by the reader's finally)
-    except FileNotFoundError:
-        raise NotFoundError(None, None, f"{path}; No such file or directory") from None
-    if compression == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb"), raw
-    if compression == "ZLIB":
-        return _ZlibReader(raw), raw
-    return raw, raw
+class _ZlibRaw(_pyio.RawIOBase):
+    """A ZLIB stream decompressed as it is read (so lines and records stream too)."""
 
-
-class _ZlibReader:
     def __init__(self, raw) -> None:
-        self._raw, self._z, self._buf = raw, zlib.decompressobj(), b""
+        self._raw, self._z, self._pending = raw, zlib.decompressobj(), b""
 
-    def read(self, n: int) -> bytes:
-        while len(self._buf) < n and not self._z.eof:
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not self._pending and not self._z.eof:
             chunk = self._raw.read(65536)
             if not chunk:
                 break
-            self._buf += self._z.decompress(chunk)
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+            self._pending = self._z.decompress(chunk)
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
 
     def close(self) -> None:
         self._raw.close()
+        super().close()
+
+
+def open_compressed(path: str, compression) -> IO[bytes]:
+    """A binary file object reading ``path`` decompressed ('', 'GZIP' or 'ZLIB') as it goes.
+
+    Args:
+        path: the file.
+        compression: '', 'GZIP' or 'ZLIB' (or a TFRecordOptions).
+
+    Returns:
+        The open file (closing it closes the file on disk).
+
+    Raises:
+        NotFoundError: no such file.
+    """
+    kind = compression_name(compression)
+    try:
+        if kind == "GZIP":
+            return gzip.open(path, "rb")
+        raw = open(path, "rb")  # noqa: SIM115  (returned to the caller, who closes it)
+    except FileNotFoundError:
+        raise NotFoundError(None, None, f"{path}; No such file or directory") from None
+    return _pyio.BufferedReader(_ZlibRaw(raw)) if kind == "ZLIB" else raw
 
 
 def _read_up_to(stream, n: int) -> bytes:
@@ -197,7 +218,7 @@ def read_records(path: str, compression="") -> Iterator[bytes]:
         DataLossError: a bad CRC or a truncated record (naming the file and offset).
     """
     path = os.fspath(path.decode() if isinstance(path, bytes) else path)
-    stream, raw = _open_stream(path, compression_name(compression))
+    stream = open_compressed(path, compression)
     offset = 0
     try:
         while True:
@@ -230,9 +251,7 @@ def read_records(path: str, compression="") -> Iterator[bytes]:
             yield data
             offset += 16 + length
     finally:
-        if stream is not raw:
-            stream.close()
-        raw.close()
+        stream.close()
 
 
 def tf_record_iterator(path: str, options=None) -> Iterator[bytes]:

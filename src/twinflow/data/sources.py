@@ -177,8 +177,9 @@ class Generator(Dataset):
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element of structure "
                     f"{_describe(value)} where an element of structure {spec} was expected.")
-            yield map_struct2(_check_leaf, value, spec) if is_struct(spec) \
-                else _check_leaf(value, spec)
+            # (keys in the signature's order, whatever order the generator used)
+            yield map_struct2(lambda s, v: _check_leaf(v, s), spec, value) \
+                if is_struct(spec) else _check_leaf(value, spec)
 
     def _spec(self):
         return self._spec_value

@@ -407,3 +407,15 @@ def test_dict_elements_keep_their_keys_apart_whatever_their_order():
             s += e["sum"] + tw.cast(e["y"], tw.float32)
         return s
     assert float(total(mapped)) == 11.0
+
+
+def test_joined_datasets_with_dicts_in_another_key_order():
+    a = Dataset.from_tensors({"x": np.int64(1), "y": np.float32(2.0)})
+    b = Dataset.from_tensors({"y": np.float32(4.0), "x": np.int64(3)})
+    joined = a.concatenate(b).batch(2)
+    assert _np(joined) == [{"x": [1, 3], "y": [2.0, 4.0]}]
+    mixed = Dataset.choose_from_datasets([a, b], Dataset.from_tensor_slices(
+        np.array([1, 0], np.int64))).batch(2)
+    assert _np(mixed) == [{"x": [3, 1], "y": [4.0, 2.0]}]
+    sampled = Dataset.sample_from_datasets([a, b], seed=2).batch(2)
+    assert sorted(_np(sampled)[0]["x"]) == [1, 3]

@@ -116,6 +116,19 @@ def same_structure(a, b) -> bool:
     return not is_struct(b)
 
 
+def has_dict(spec) -> bool:
+    """True if a structure holds a dict anywhere (then key order needs care)."""
+    if isinstance(spec, dict):
+        return True
+    return isinstance(spec, tuple) and any(has_dict(v) for v in spec)
+
+
+def conform(element, spec):
+    """``element`` with its dicts' keys in ``spec``'s order (elements of datasets joined by
+    concatenate/sample/choose may list the same keys in another order)."""
+    return map_struct2(lambda _, v: v, spec, element)
+
+
 def to_array(x):
     """One user value as a pipeline leaf: a NumPy array (datasets stay datasets)."""
     if isinstance(x, EagerTensor):

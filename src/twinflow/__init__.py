@@ -24,7 +24,6 @@ from .autodiff.tape import GradientTape, UnconnectedGradients
 from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
-__version__ = "0.1.0"
 
 # Each section below belongs to one area; extend only your own (keeps parallel edits apart).
 # [exports: autodiff, debugging, config]
@@ -59,6 +58,12 @@ from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatt
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
 from . import strings
+# [exports: surface (issue 16)]
+from . import version
+from .version import VERSION as __version__
+from .control.vectorize import vectorized_map
+from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
+                         init_scope, inside_function, is_symbolic_tensor, no_op, tuple)
 
 # tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
 import sys as _sys  # noqa: E402

@@ -136,3 +136,8 @@ CASES = [
     Case(lambda dy: bind(cn.AvgPool3DGrad, [tw.constant(VOL.shape), dy], _MP3), [POOL_DY],
          None, name="avg_pool3d_grad"),
 ]
+
+# FusedElementwise is made by the compiler, never by a public function.
+COVERED_ELSEWHERE = {
+    "FusedElementwise": "tests/compiler/test_fusion.py::test_every_case_fused_equals_unfused",
+}

@@ -429,7 +429,14 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     ns: dict = {"__name__": "twinflow.codegen_program"}
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated program)
     run = ns["__make__"](*closure.values())
-    return CompiledProgram(prog, run, source, filename, line_ops)
+    return CompiledProgram(prog, run, source + _helper_sources(closure), filename, line_ops)
+
+
+def _helper_sources(closure: dict) -> str:
+    """The source of generated kernels the program calls (fused blocks), shown after it."""
+    parts = [f"\n# {cell} (compiled separately):\n{k.__source__}"
+             for cell, k in closure.items() if hasattr(k, "__source__")]
+    return "".join(parts)
 
 
 def _as_scalar(value):

@@ -1,6 +1,7 @@
 """``tw.nn``: neural-network ops (re-exports)."""
 from .ops.array_ops import top_k
-from .ops.conv_nd_ops import (
+from .ops.math_ops import sigmoid, tanh
+from .ops.nn.conv_nd import (
     avg_pool3d,
     conv3d,
     conv3d_transpose,
@@ -8,7 +9,6 @@ from .ops.conv_nd_ops import (
     depthwise_conv2d_backprop_input,
     max_pool3d,
 )
-from .ops.math_ops import sigmoid, tanh
 from .ops.nn_ops import (
     atrous_conv2d,
     avg_pool,

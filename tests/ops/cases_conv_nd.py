@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 
 import twinflow as tw
-from twinflow.ops import conv_kernels as ck
-from twinflow.ops import conv_nd_ops as cn
+from twinflow.ops.nn import conv_kernels as ck
+from twinflow.ops.nn import conv_nd as cn
 
 from .harness import Case, bind
 
@@ -115,6 +115,26 @@ CASES = [
     Case(lambda x, dy: tw.nn.depthwise_conv2d_backprop_filter(x, DWF.shape, dy, [2, 1],
                                                               "SAME"),
          [IMG, DYW], None, name="depthwise_backprop_filter"),
+    Case(lambda x, f: tw.nn.conv2d(x, f, [1, 1, 2, 1], "SAME", data_format="NCHW"),
+         [IMG.transpose(0, 3, 1, 2), rng.normal(size=(2, 3, 3, 2))],
+         lambda x, f: np_conv(x.transpose(0, 2, 3, 1), f, (2, 1), "SAME").transpose(0, 3, 1, 2),
+         name="conv2d_nchw"),
+    Case(lambda dy, f: tw.nn.conv2d_transpose(dy, f, [2, 3, 6, 5], 1, "VALID",
+                                              data_format="NCHW"),
+         [rng.normal(size=(2, 2, 4, 4)), rng.normal(size=(3, 2, 3, 2))],
+         lambda dy, f: np_conv_input_grad(dy.transpose(0, 2, 3, 1), f, (2, 6, 5, 3), (1, 1),
+                                          "VALID").transpose(0, 3, 1, 2),
+         name="conv2d_transpose_nchw"),
+    Case(lambda x: tw.nn.max_pool2d(x, [1, 1, 2, 2], [1, 1, 2, 1], "SAME", data_format="NCHW"),
+         [POOLVOL[:, 0].transpose(0, 3, 1, 2)],
+         lambda x: np_pool(x.transpose(0, 2, 3, 1), (2, 2), (2, 1), "SAME", np.max).transpose(
+             0, 3, 1, 2), name="max_pool2d_nchw"),
+    Case(lambda x: tw.nn.avg_pool2d(x, 2, 1, "VALID", data_format="NCHW"),
+         [IMG.transpose(0, 3, 1, 2)],
+         lambda x: np_pool(x.transpose(0, 2, 3, 1), (2, 2), (1, 1), "VALID", np.mean).transpose(
+             0, 3, 1, 2), name="avg_pool2d_nchw"),
+    Case(lambda x, f: tw.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME"), [IMG, DWF],
+         lambda x, f: np_depthwise(x, f, (1, 1), "SAME"), name="depthwise_conv2d_public"),
     Case(lambda x: tw.nn.max_pool3d(x, 2, 2, "SAME"), [POOLVOL],
          lambda x: np_pool(x, (2, 2, 2), (2, 2, 2), "SAME", np.max), name="max_pool3d"),
     Case(lambda x: tw.nn.max_pool3d(x, [1, 3, 2, 2, 1], 1, "VALID"), [POOLVOL],

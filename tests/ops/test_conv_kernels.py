@@ -1,14 +1,14 @@
-"""The strided-view convolution/pooling kernels (``ops/conv_kernels.py``) against the
-reference loops of ``cases_conv_nd`` and against the Conv2D/pool kernels of ``nn_ops``."""
+"""The strided-view convolution/pooling kernels (``ops/nn/conv_kernels.py``) against reference
+loops over output positions (``cases_conv_nd``, ``cases_nn``)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from twinflow.ops import conv_kernels as ck
-from twinflow.ops import nn_ops
+from twinflow.ops.nn import conv_kernels as ck
 
 from .cases_conv_nd import np_conv, np_conv_input_grad, np_pool
+from .cases_nn import np_avg_pool_grad, np_max_pool_grad, np_max_pool_grad_grad
 
 rng = np.random.default_rng(3)
 
@@ -53,44 +53,30 @@ def test_backprop_input_paths_agree():
 
 @pytest.mark.parametrize("k,s,padding", [((2, 2), (2, 2), "SAME"), ((3, 3), (1, 2), "SAME"),
                                          ((3, 2), (2, 1), "VALID")])
-def test_pools_match_nn_ops_kernels(k, s, padding):
-    x = rng.permutation(2 * 7 * 6 * 3).reshape(2, 7, 6, 3).astype(np.float32)
-    attrs = {"ksize": k, "strides": s, "padding": padding}
+def test_pools_match_loops(k, s, padding):
+    x = rng.permutation(2 * 7 * 6 * 3).reshape(2, 7, 6, 3) / 3.0
     _, pads = ck.geometry((7, 6), k, s, (1, 1), padding)
     y = ck.max_pool(x, k, s, pads)
-    np.testing.assert_array_equal(y, nn_ops.MaxPool.kernel(x, **attrs))
     np.testing.assert_array_equal(y, np_pool(x, k, s, padding, np.max))
-    dy = rng.normal(size=y.shape).astype(np.float32)
+    dy = rng.normal(size=y.shape)
     np.testing.assert_allclose(ck.max_pool_grad(x, dy, k, s, pads),
-                               nn_ops.MaxPoolGrad.kernel(x, y, dy, **attrs), rtol=1e-6,
-                               atol=1e-6)
-    g = rng.normal(size=x.shape).astype(np.float32)
+                               np_max_pool_grad(x, dy, k, s, padding), rtol=1e-12)
+    g = rng.normal(size=x.shape)
     np.testing.assert_array_equal(ck.max_pool_grad_grad(x, g, k, s, pads),
-                                  nn_ops.MaxPoolGradGrad.kernel(x, y, g, **attrs))
+                                  np_max_pool_grad_grad(x, g, k, s, padding))
     a = ck.avg_pool(x, k, s, pads)
-    np.testing.assert_allclose(a, nn_ops.AvgPool.kernel(x, **attrs), rtol=1e-6)
+    np.testing.assert_allclose(a, np_pool(x, k, s, padding, np.mean), rtol=1e-12)
     np.testing.assert_allclose(ck.avg_pool_grad(x.shape, a, k, s, pads),
-                               nn_ops.AvgPoolGrad.kernel(np.array(x.shape), a, **attrs),
-                               rtol=1e-6)
+                               np_avg_pool_grad(x.shape, a, k, s, padding), rtol=1e-12)
 
 
-def test_conv2d_matches_nn_ops_kernels_float32():
+def test_conv_float32_stays_float32():
     x = rng.normal(size=(4, 10, 9, 5)).astype(np.float32)
     w = rng.normal(size=(3, 3, 5, 6)).astype(np.float32)
-    attrs = nn_ops._conv_attrs(2, "SAME", None, "NHWC")
     _, pads = ck.geometry((10, 9), (3, 3), (2, 2), (1, 1), "SAME")
     y = ck.conv(x, w, (2, 2), (1, 1), pads)
     assert y.dtype == np.float32
-    np.testing.assert_allclose(y, nn_ops.Conv2D.kernel(x, w, **attrs), rtol=1e-5, atol=1e-5)
-    dy = rng.normal(size=y.shape).astype(np.float32)
-    np.testing.assert_allclose(
-        ck.conv_backprop_input(x.shape, w, dy, (2, 2), (1, 1), pads),
-        nn_ops.Conv2DBackpropInput.kernel(np.array(x.shape), w, dy, **attrs), rtol=1e-4,
-        atol=1e-4)
-    np.testing.assert_allclose(
-        ck.conv_backprop_filter(x, w.shape, dy, (2, 2), (1, 1), pads),
-        nn_ops.Conv2DBackpropFilter.kernel(x, np.array(w.shape), dy, **attrs), rtol=1e-4,
-        atol=1e-4)
+    np.testing.assert_allclose(y, np_conv(x, w, (2, 2), "SAME"), rtol=1e-4, atol=1e-4)
 
 
 def test_blocks_cover_the_batch(monkeypatch):

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph.tensor import ShapeLike, TensorLike
-from . import conv_kernels as ck
-from .array_ops import gather, shape, transpose
-from .core import (
+from ...graph.tensor import ShapeLike, TensorLike
+from ..array.gather import gather
+from ..array.layout import transpose
+from ..array.shape import shape
+from ..core import (
     InvalidArgumentError,
     Tensor,
     TensorShape,
@@ -25,6 +26,7 @@ from .core import (
     register_op,
     shape_from_tensor,
 )
+from . import conv_kernels as ck
 
 
 def _err(msg: str) -> InvalidArgumentError:
@@ -463,9 +465,12 @@ def conv3d_transpose(input: TensorLike, filters: TensorLike, output_shape: Shape
     first = _layout(data_format, 3, "conv3d_transpose")
     x, w = convert_pair(input, filters)
     attrs = _conv_attrs(strides, padding, dilations, 3)
+    if first and isinstance(output_shape, (list, tuple)):
+        output_shape = [output_shape[i] for i in (0, 2, 3, 4, 1)]
     sizes = convert(output_shape, dtype_hint=dtypes.int32)
     if first:
-        sizes = _gather_last(sizes, 3)
+        if not isinstance(output_shape, list):
+            sizes = _gather_last(sizes, 3)
         return _to_first(bind(Conv3DBackpropInputV2, [sizes, w, _to_last(x, 3)], attrs), 3)
     return bind(Conv3DBackpropInputV2, [sizes, w, x], attrs, name=name)
 

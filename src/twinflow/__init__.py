@@ -3,6 +3,8 @@
 Ops run eagerly by default; ``tw.function`` traces Python into an optimized, compiled graph.
 This module only re-exports; each op module lists its public names in ``__all__``.
 """
+import importlib as _importlib
+
 from .core import dtypes as _dtypes
 from .core.context import device, executing_eagerly
 from .core.dtypes import (DType, as_dtype, bool_ as bool,
@@ -36,19 +38,36 @@ from .ops.debugging_ops import (assert_equal, assert_greater, assert_less, asser
 from .core import dtypes  # noqa: E402  (tf.dtypes.int32 in the seeds)
 from .eager.func_graph import TensorSpec
 from .function import ConcreteFunction, Function, function
-from .compat.v1 import Session
-from . import compat
 # [exports: control flow and autograph]
 from .control.cond import case, cond, switch_case
 from .control.map_fn import foldl, foldr, map_fn, scan
 from .control.tensor_array import TensorArray
 from .control.while_loop import while_loop
 from . import autograph
-# [exports: training]
-from . import data, keras, summary, train
-from .train.module import Module
+# [exports: training] (loaded on first use: see _LAZY below)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
-from . import strings
+
+# Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
+# name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
+    "train": (".train", None), "compat": (".compat", None), "strings": (".strings", None),
+    "Module": (".train.module", "Module"), "Session": (".compat.v1", "Session"),
+}
+
+
+def __getattr__(name: str):
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'twinflow' has no attribute {name!r}")
+    mod = _importlib.import_module(entry[0], __name__)
+    value = mod if entry[1] is None else getattr(mod, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -8,6 +8,7 @@ import pytest
 import twinflow as tw
 from twinflow.compiler import fusion
 from twinflow.compiler.codegen import compile_program
+from twinflow.compiler.memory import memory_stats
 from twinflow.compiler.pipeline import UNFUSED_PASSES, optimize
 from twinflow.compiler.program import Program
 from twinflow.core import config
@@ -127,3 +128,47 @@ def test_fused_kernel_matches_blocked_function():
 def test_fused_op_has_no_gradient():
     with pytest.raises(tw.errors.InvalidArgumentError, match="no gradient rule"):
         fusion.FusedElementwise.grad(None, None)
+
+
+def test_memory_stats_before_and_after_planning():
+    x = tw.constant(np.ones(100_000, np.float32))
+
+    @tw.function
+    def f(x):
+        return tw.tanh(x * 2.0 + 1.0) * x
+
+    f(x)
+    st = f.get_concrete_function(x).memory_stats
+    # unfused: four full-size float32 results; planned: the fused result plus block scratch
+    assert st["unplanned_bytes"] == 4 * 400_000
+    assert st["fused_groups"] == 1 and st["exact"]
+    assert 400_000 <= st["peak_bytes"] < 2 * 400_000
+    assert st["bytes_saved"] == st["unplanned_bytes"] - st["peak_bytes"]
+
+
+def test_unfused_chain_reuses_dead_buffers():
+    # without fusion, codegen's in-place out= reuse is what the planner counts
+    x = tw.constant(np.ones(100_000, np.float32))
+
+    @tw.function
+    def f(x):
+        return tw.tanh(x * 2.0 + 1.0) * x
+
+    f(x)
+    prog = f.get_concrete_function(x)._callable.program
+    st = memory_stats(optimize(prog, UNFUSED_PASSES)[0])
+    assert st["fused_groups"] == 0 and st["buffers_reused"] >= 1   # x * 2 + 1 in place
+    assert st["unplanned_bytes"] == 4 * 400_000
+    assert st["peak_bytes"] <= 2 * 400_000        # at most two arrays alive at once
+
+
+def test_jit_compile_selects_the_aggressive_pipeline():
+    x = tw.constant(np.ones(5000, np.float32))
+
+    def g(x):
+        return tw.tanh(x * 2.0) + 1.0
+
+    default, jit = tw.function(g), tw.function(g, jit_compile=True)
+    np.testing.assert_array_equal(default(x).numpy(), jit(x).numpy())
+    assert default.get_concrete_function(x).pass_stats["fusion"] == 0   # 5000 < 16384
+    assert jit.get_concrete_function(x).pass_stats["fusion"] == 3

@@ -50,10 +50,11 @@ def _ident(name: str) -> str:
 class _Writer:
     def __init__(self) -> None:
         self.ns: dict = dict(_HELPERS)
-        self.lines: list = []
+        self.counts: dict = {}
 
     def value(self, v, prefix: str) -> str:
-        name = f"{prefix}{len(self.ns)}"
+        n = self.counts[prefix] = self.counts.get(prefix, -1) + 1
+        name = f"{prefix}{n}"
         self.ns[name] = v
         return name
 
@@ -120,6 +121,43 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
     raise AssertionError(k)  # pragma: no cover
 
 
+def block_geometry(op) -> tuple:
+    """How a FusedElementwise op's loop is blocked.
+
+    Args:
+        op: the Operation.
+
+    Returns:
+        (result size, input sizes, flat?, loop length, block length): flat loops run over
+        elements, others over rows of the leading axis.
+    """
+    a = op.attrs
+    steps, shape, in_shapes, opts = a["steps"], a["shape"], a["in_shapes"], a["options"]
+    total = int(np.prod(shape))
+    sizes = [int(np.prod(s)) for s in in_shapes]
+    flat = all(z in (1, total) for z in sizes)
+    itemsize = max(np.dtype(s.dtype).itemsize for s in steps)
+    row = 1 if flat or not shape else int(np.prod(shape[1:]))
+    rows = max(1, opts.block_bytes // (itemsize * max(row, 1)))
+    n = total if flat else (shape[0] if shape else 1)
+    return total, sizes, flat, n, min(rows, max(n, 1))
+
+
+def scratch_bytes(op) -> int:
+    """Bytes of one thread's scratch buffers for a FusedElementwise op.
+
+    Args:
+        op: the Operation.
+
+    Returns:
+        The size.
+    """
+    total, _, flat, n, rows = block_geometry(op)
+    row = total // max(n, 1)
+    _, dts = _plan_buffers(op.attrs["steps"])
+    return sum(rows * row * dt.itemsize for dt in dts)
+
+
 def fused_source(op) -> tuple:
     """The blocked function's source and namespace for a FusedElementwise op.
 
@@ -131,21 +169,15 @@ def fused_source(op) -> tuple:
     """
     a = op.attrs
     steps, shape, in_shapes, opts = a["steps"], a["shape"], a["in_shapes"], a["options"]
-    total = int(np.prod(shape))
-    sizes = [int(np.prod(s)) for s in in_shapes]
-    flat = all(z in (1, total) for z in sizes)
-    itemsize = max(np.dtype(s.dtype).itemsize for s in steps)
-    row = 1 if flat or not shape else int(np.prod(shape[1:]))
-    rows = max(1, opts.block_bytes // (itemsize * max(row, 1)))
-    n = total if flat else (shape[0] if shape else 1)
-    rows = min(rows, max(n, 1))
+    total, sizes, flat, n, rows = block_geometry(op)
     w = _Writer()
     name = _ident(f"fused_{op.name}")
     params = [f"x{i}" for i in range(len(in_shapes))]
     where, bufdt = _plan_buffers(steps)
     tail = () if flat or not shape else tuple(shape[1:])
-    specs = w.value(tuple((tail, dt) for dt in bufdt), "SPECS")
-    out_dt = w.value(np.dtype(steps[-1].dtype), "dt")
+    specs = w.value(tuple((tail, dt) for dt in bufdt), "scratch")
+    out_dt = np.dtype(steps[-1].dtype).name
+    w.ns[out_dt] = np.dtype(out_dt)
     lines = [f"def {name}({', '.join(params)}):",
              f"    # {len(steps)} elementwise ops fused into one blocked loop ({rows} "
              f"{'elements' if flat else 'rows'} per block):"]

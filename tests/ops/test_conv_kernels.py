@@ -90,3 +90,36 @@ def test_blocks_cover_the_batch(monkeypatch):
     np.testing.assert_allclose(ck.conv(x, w, (1, 1), (1, 1), pads), whole, rtol=1e-12)
     np.testing.assert_allclose(ck.conv_backprop_filter(x, w.shape, whole, (1, 1), (1, 1), pads),
                                dw, rtol=1e-10)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("spatial,k,dil,padding", [
+    ((3, 7, 6), (3, 3), (1, 1), "VALID"), ((2, 6, 7), (3, 2), (2, 1), "SAME"),
+    ((2, 9), (4,), (1,), "SAME"), ((2, 4, 5, 4), (2, 3, 2), (1, 1, 1), "SAME")])
+def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads, monkeypatch):
+    # >= SHIFT_MIN_CHANNELS input channels: conv_shift's path, batch split over the pool
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    old = tw.config.threading.get_intra_op_parallelism_threads()
+    tw.config.threading.set_intra_op_parallelism_threads(threads)
+    try:
+        x = rng.normal(size=(*spatial, 8))
+        w = rng.normal(size=(*k, 8, 5))
+        r = len(k)
+        _, pads = ck.geometry(x.shape[1:-1], k, (1,) * r, dil, padding)
+        y = ck.conv(x, w, (1,) * r, dil, pads)
+        np.testing.assert_allclose(y, np_conv(x, w, (1,) * r, padding, dil), rtol=1e-10,
+                                   atol=1e-12)
+        dy = rng.normal(size=y.shape)
+        dw = ck.conv_backprop_filter(x, w.shape, dy, (1,) * r, dil, pads)
+        w2 = rng.normal(size=w.shape)
+        np.testing.assert_allclose(np.sum(dw * w2),
+                                   np.sum(dy * ck.conv(x, w2, (1,) * r, dil, pads)), rtol=1e-10)
+        dx = ck.conv_backprop_input(x.shape, w, dy, (1,) * r, dil, pads)
+        x2 = rng.normal(size=x.shape)
+        np.testing.assert_allclose(np.sum(dx * x2),
+                                   np.sum(dy * ck.conv(x2, w, (1,) * r, dil, pads)), rtol=1e-10)
+    finally:
+        tw.config.threading.set_intra_op_parallelism_threads(old)

@@ -42,11 +42,11 @@ class FusionOptions:
 
     min_elements: int = 1 << 14
     block_bytes: int = 1 << 17
-    parallel_min: int = 1 << 18
+    parallel_min: int = 1 << 20
 
 
 DEFAULT = FusionOptions()
-AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 18, parallel_min=1 << 16)
+AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 18, parallel_min=1 << 18)
 
 
 def _ufunc_of(op):

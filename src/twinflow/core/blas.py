@@ -77,3 +77,35 @@ def set_threads(n: int) -> bool:
         return False
     st["set"](int(n) if n > 0 else st["default"])
     return True
+
+
+_single = {"depth": 0, "saved": None}
+_single_lock = threading.Lock()
+
+
+class single_threaded:
+    """Context: BLAS runs one thread per call while twinflow's own threads share the work
+    (nested or concurrent uses keep it single until the last one leaves).
+
+    Both levels of threads at once oversubscribe the cores; with BLAS threads busy-waiting for
+    a descheduled sibling, a product can take ten times longer on a loaded machine.
+    """
+
+    def __enter__(self):
+        if not available():   # (loads the library outside the lock below)
+            return self
+        with _single_lock:
+            if _single["depth"] == 0:
+                _single["saved"] = int(_state["get"]())
+                if _single["saved"] != 1:
+                    _state["set"](1)
+            _single["depth"] += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not available():
+            return
+        with _single_lock:
+            _single["depth"] -= 1
+            if _single["depth"] == 0 and _single["saved"] not in (None, 1):
+                _state["set"](_single["saved"])

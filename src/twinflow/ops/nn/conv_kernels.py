@@ -31,8 +31,17 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ...core import blas
+from ...core.parallel import intra_threads, run_parallel
+from . import conv_shift
+
 # Column matrices up to about this size are made per block of the batch.
 BLOCK_BYTES = 1 << 22
+# Stride-1 convolutions with at least this many input channels use the shifted products of
+# ``conv_shift`` (no column matrix); with fewer, each product would be too thin.
+SHIFT_MIN_CHANNELS = 8
+# Column matrices of at least this many bytes in all are shared over the thread pool.
+PARALLEL_MIN_BYTES = 1 << 26
 
 
 def out_size(size: int, k: int, stride: int, dilation: int, padding: str,
@@ -139,12 +148,28 @@ def conv(x, w, strides, dilations, pads):
     if all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
             b or a for b, a in pads):
         return (x.reshape(-1, c) @ w2).reshape(n, *out_sp, o)
+    if all(s == 1 for s in strides) and c >= SHIFT_MIN_CHANNELS:
+        return conv_shift.conv(_pad(x, pads), w, dilations)
     win = _windows(_pad(x, pads), ksize, strides, dilations, out_sp)
     out = np.empty((n, *out_sp, o), dtype=np.result_type(x.dtype, w.dtype))
     per_item = int(np.prod(out_sp)) * w2.shape[0] * x.itemsize
-    for a, b in _batch_blocks(n, per_item):
+
+    def block(ab):
+        a, b = ab
         np.matmul(_columns(win[a:b]), w2, out=out[a:b].reshape(-1, o))
+
+    _blocks(block, n, per_item)
     return out
+
+
+def _blocks(fn, n: int, per_item_bytes: int) -> list:
+    """``fn`` on each batch block, BLAS on one thread; the blocks of a large batch are shared
+    over the thread pool."""
+    blocks = _batch_blocks(n, per_item_bytes)
+    with blas.single_threaded():
+        if n * per_item_bytes >= PARALLEL_MIN_BYTES and intra_threads() > 1 and len(blocks) > 1:
+            return run_parallel(fn, blocks)
+        return [fn(b) for b in blocks]
 
 
 def _out_from_pads(in_sp, ksize, strides, dilations, pads):
@@ -170,12 +195,19 @@ def conv_backprop_filter(x, w_shape, dy, strides, dilations, pads):
     ksize, o = tuple(w_shape[:-2]), w_shape[-1]
     n = x.shape[0]
     out_sp = dy.shape[1:-1]
+    if all(s == 1 for s in strides):
+        return conv_shift.backprop_filter(_pad(x, pads), w_shape, dy, dilations)
     win = _windows(_pad(x, pads), ksize, strides, dilations, out_sp)
     kc = int(np.prod(w_shape[:-1]))
-    acc = None
-    for a, b in _batch_blocks(n, int(np.prod(out_sp)) * kc * x.itemsize):
-        part = _columns(win[a:b]).T @ dy[a:b].reshape(-1, o)
-        acc = part if acc is None else np.add(acc, part, out=acc)
+
+    def block(ab):
+        a, b = ab
+        return _columns(win[a:b]).T @ dy[a:b].reshape(-1, o)
+
+    parts = _blocks(block, n, int(np.prod(out_sp)) * kc * x.itemsize)
+    acc = parts[0]
+    for part in parts[1:]:
+        acc += part
     return acc.reshape(w_shape)
 
 
@@ -205,8 +237,13 @@ def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
         lp.append(eff - 1 - b)
         rp.append(eff - 1 - a + rem)
     # With few input channels the scatter is cheaper (its product is [positions, O] @ [O, k*C]).
-    if min(lp + rp) < 0 or 4 * w.shape[-2] < w.shape[-1]:
+    if min(lp + rp) < 0 or 4 * w.shape[-2] < w.shape[-1] or w.shape[-2] < SHIFT_MIN_CHANNELS:
         return _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads)
+    if all(s == 1 for s in strides):
+        padded = (in_shape[0], *(n + b + a for n, (b, a) in zip(in_sp, pads)), in_shape[-1])
+        dxp = conv_shift.backprop_input(padded, w, dy, dilations)
+        crop = (slice(None),) + tuple(slice(b, b + n) for n, (b, _) in zip(in_sp, pads))
+        return dxp[crop]
     if any(s > 1 for s in strides):
         dil = np.zeros((dy.shape[0], *((m - 1) * s + 1 for m, s in zip(out_sp, strides)),
                         dy.shape[-1]), dy.dtype)
@@ -224,8 +261,8 @@ def _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads):
     dt = np.result_type(w.dtype, dy.dtype)
     # dy @ w^T gives, per output position, the contribution to each (offset, channel) of its
     # window: [N, *out, prod(k), C].
-    cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(
-        dy.shape[0], *out_sp, -1, c)
+    with blas.single_threaded():
+        cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(dy.shape[0], *out_sp, -1, c)
     padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
     acc = np.zeros((in_shape[0], *padded, c), dtype=dt)
     for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):

@@ -38,6 +38,8 @@ from .ops.debugging_ops import (assert_equal, assert_greater, assert_less, asser
 from .core import dtypes  # noqa: E402  (tf.dtypes.int32 in the seeds)
 from .eager.func_graph import TensorSpec
 from .function import ConcreteFunction, Function, function
+from .compat.v1 import Session
+from . import compat
 # [exports: control flow and autograph]
 from .control.cond import case, cond, switch_case
 from .control.map_fn import foldl, foldr, map_fn, scan
@@ -54,8 +56,8 @@ from .ops.string_ops import as_string
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
-    "train": (".train", None), "compat": (".compat", None), "strings": (".strings", None),
-    "Module": (".train.module", "Module"), "Session": (".compat.v1", "Session"),
+    "train": (".train", None), "strings": (".strings", None),
+    "Module": (".train.module", "Module"),
 }
 
 
@@ -71,3 +73,9 @@ def __getattr__(name: str):
 
 def __dir__() -> list:
     return sorted(set(globals()) | set(_LAZY))
+
+# tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
+import sys as _sys  # noqa: E402
+from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
+
+_register_compat_v1(_sys.modules[__name__])

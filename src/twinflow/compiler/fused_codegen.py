@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import weakref
 
 import numpy as np
 
@@ -237,6 +238,7 @@ def build_fused_function(op):
     ns["__name__"] = "twinflow.codegen_program"
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated block)
     fn = ns[name]
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
     fn.__source__ = source
     fn.fresh_result = True
     return fn

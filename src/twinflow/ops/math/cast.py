@@ -3,15 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import dtypes
 from ...core.errors import UnimplementedError
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    Tensor,
-    bind,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import convert
 
 
 @register_op("Cast")
@@ -47,7 +44,7 @@ def _check_cast(from_string: bool, to) -> None:
         raise UnimplementedError(None, None, f"Cast {src} to {to.name} is not supported")
 
 
-# ----- public functions: arithmetic -------------------------------------------------------------
+# ----- public function ----------------------------------------------------------------------------
 
 def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts ``x`` to ``dtype`` (``tw.cast``).
@@ -65,5 +62,3 @@ def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     if x.dtype is dtype:
         return x
     return bind(Cast, (x,), {"DstT": dtype}, name=name)
-
-

@@ -3,22 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    bind,
-    check_float,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
+from ..core import ZerosLike, check_float, convert, convert_pair
 from . import conv_kernels as ck
 from .activations import _float_arg
 from .conv_nd import depthwise_conv2d_native
@@ -114,7 +108,7 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None
     return bind(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"}, name=name)
 
 
-# ----- convolution and pooling geometry ---------------------------------------------------------
+# ----- Conv2D and its gradients -------------------------------------------------------------------
 
 def _conv_infer(x, w, **attrs):
     check_float("Conv2D", x, allow_complex=False)
@@ -379,5 +373,3 @@ def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: s
         return conv2d(x, filters, strides, padding, data_format or "NHWC", dilations, name)
     raise ValueError(f"tw.nn.convolution supports 1-D and 2-D convolutions (rank 3 or 4 "
                      f"input), got an input of shape {x.shape}")
-
-

@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import (
-    InvalidArgumentError,
-    TensorShape,
-    shape_from_tensor,
-)
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ..core import shape_from_tensor
 
 
 def _hw_list(v, name: str, default: int = 1) -> tuple:

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from .. import random_ops
 from ..array.create import zeros_like
 from ..array.gather import gather
 from ..array.layout import stop_gradient
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    check_float,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-)
+from ..core import check_float, convert
 from ..math.binary import add, div_no_nan, maximum, minimum, multiply, squared_difference, subtract
 from ..math.cast import cast
 from ..math.comparison import equal, greater_equal
@@ -180,7 +175,7 @@ def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int
     return multiply(multiply(x, scale), keep)
 
 
-# ----- compositions: more convolutions, losses, embeddings -----------------------------------
+# ----- embeddings and statistics ------------------------------------------------------------------
 
 def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm=None,
                      name: str | None = None) -> Tensor:
@@ -239,5 +234,3 @@ def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: Tens
     mean = shifted_mean if shift is None else add(shifted_mean, shift)
     variance = subtract(multiply(variance_ss, divisor), multiply(shifted_mean, shifted_mean))
     return mean, variance
-
-

@@ -1,17 +1,14 @@
 """Pooling: max and average pools (1-D and 2-D) and their gradients."""
 from __future__ import annotations
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.layout import expand_dims, squeeze, transpose
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    register_op,
-)
+from ..core import convert
 from . import conv_kernels as ck
 from .activations import _float_arg
 from .conv import _check_out_backprop

@@ -41,12 +41,12 @@ class FusionOptions:
     """
 
     min_elements: int = 1 << 14
-    block_bytes: int = 1 << 17
+    block_bytes: int = 1 << 19
     parallel_min: int = 1 << 20
 
 
 DEFAULT = FusionOptions()
-AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 18, parallel_min=1 << 18)
+AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 20, parallel_min=1 << 18)
 
 
 def _ufunc_of(op):

@@ -260,6 +260,9 @@ def _sparse_xent_2d(logits, labels):
 
 
 _UNSIGNED = {4: np.uint32, 8: np.uint64}
+# Both results are new arrays no one else holds: generated code may overwrite them in place
+# (the gradient's scaling by 1/batch writes into the backprop array).
+_sparse_xent_2d.fresh_result = True
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,

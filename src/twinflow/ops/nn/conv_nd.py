@@ -27,6 +27,7 @@ from ..core import (
     shape_from_tensor,
 )
 from . import conv_kernels as ck
+from .geometry import padding_attrs
 
 
 def _err(msg: str) -> InvalidArgumentError:
@@ -365,34 +366,6 @@ def nd_list(v, rank: int, name: str, default: int = 1) -> tuple:
             raise ValueError(f"{name} in the batch and depth dimensions must be 1, got {v}")
         return tuple(v[1:-1])
     raise ValueError(f"{name} must be an int or a list of 1, {rank} or {rank + 2} ints, got {v}")
-
-
-def padding_attrs(padding, rank: int) -> tuple:
-    """(``"SAME"``/``"VALID"``/``"EXPLICIT"``, explicit pairs or None) from TF's padding.
-
-    Args:
-        padding: a string, or ``rank + 2`` (or ``rank``) ``[before, after]`` pairs.
-        rank: the number of spatial dimensions.
-
-    Returns:
-        The pair.
-    """
-    if isinstance(padding, str):
-        p = padding.upper()
-        if p not in ("SAME", "VALID"):
-            raise ValueError(f"padding must be 'SAME', 'VALID' or a list of pairs, got "
-                             f"{padding!r}")
-        return p, None
-    pairs = [tuple(int(i) for i in p) for p in padding]
-    if len(pairs) == rank + 2:
-        if pairs[0] != (0, 0) or pairs[-1] != (0, 0):
-            raise ValueError(f"explicit padding of the batch and channel dimensions must be 0, "
-                             f"got {padding}")
-        pairs = pairs[1:-1]
-    if len(pairs) != rank or any(len(p) != 2 or min(p) < 0 for p in pairs):
-        raise ValueError(f"explicit padding needs {rank} non-negative [before, after] pairs "
-                         f"for the spatial dimensions, got {padding}")
-    return "EXPLICIT", tuple(pairs)
 
 
 def _layout(data_format, rank: int, what: str) -> bool:

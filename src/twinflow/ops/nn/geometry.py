@@ -27,8 +27,16 @@ def _hw_list(v, name: str, default: int = 1) -> tuple:
     raise ValueError(f"{name} must be an int or a list of 1, 2 or 4 ints, got {v}")
 
 
-def _padding_attrs(padding) -> tuple:
-    """(padding string, explicit paddings as ((top, bottom), (left, right)) or None)."""
+def padding_attrs(padding, rank: int) -> tuple:
+    """(``"SAME"``/``"VALID"``/``"EXPLICIT"``, explicit pairs or None) from TF's padding.
+
+    Args:
+        padding: a string, or ``rank + 2`` (or ``rank``) ``[before, after]`` pairs.
+        rank: the number of spatial dimensions.
+
+    Returns:
+        The pair.
+    """
     if isinstance(padding, str):
         p = padding.upper()
         if p not in ("SAME", "VALID"):
@@ -36,15 +44,20 @@ def _padding_attrs(padding) -> tuple:
                              f"{padding!r}")
         return p, None
     pairs = [tuple(int(i) for i in p) for p in padding]
-    if len(pairs) == 4:
-        if pairs[0] != (0, 0) or pairs[3] != (0, 0):
+    if len(pairs) == rank + 2:
+        if pairs[0] != (0, 0) or pairs[-1] != (0, 0):
             raise ValueError(f"explicit padding of the batch and channel dimensions must be 0, "
                              f"got {padding}")
-        pairs = pairs[1:3]
-    if len(pairs) != 2 or any(len(p) != 2 or min(p) < 0 for p in pairs):
-        raise ValueError(f"explicit padding must be [[0, 0], [top, bottom], [left, right], "
-                         f"[0, 0]] with non-negative values, got {padding}")
+        pairs = pairs[1:-1]
+    if len(pairs) != rank or any(len(p) != 2 or min(p) < 0 for p in pairs):
+        raise ValueError(f"explicit padding needs {rank} non-negative [before, after] pairs "
+                         f"for the spatial dimensions, got {padding}")
     return "EXPLICIT", tuple(pairs)
+
+
+def _padding_attrs(padding) -> tuple:
+    """(padding string, explicit paddings as ((top, bottom), (left, right)) or None)."""
+    return padding_attrs(padding, 2)
 
 
 def _out_dim(size, k, stride, dilation, padding, explicit, which: int, op_name: str):

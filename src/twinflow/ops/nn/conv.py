@@ -12,9 +12,8 @@ from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
 from ..array.shape import shape
-from ..core import ZerosLike, check_float, convert, convert_pair
+from ..core import ZerosLike, convert, convert_pair
 from . import conv_kernels as ck
-from .activations import _float_arg
 from .conv_nd import depthwise_conv2d_native
 from .geometry import (
     _conv_attrs,
@@ -111,7 +110,6 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None
 # ----- Conv2D and its gradients -------------------------------------------------------------------
 
 def _conv_infer(x, w, **attrs):
-    check_float("Conv2D", x, allow_complex=False)
     return x.dtype, _conv_shape("Conv2D", x.shape, w.shape, attrs)
 
 
@@ -216,7 +214,6 @@ def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_f
         The convolution, [batch, out_height, out_width, out_channels].
     """
     x, w = convert_pair(input, filters)
-    _float_arg(x, "Conv2D")
     attrs = _conv_attrs(strides, padding, dilations, data_format)
     if channels_first(data_format, "conv2d"):
         return transpose(bind(Conv2D, [transpose(x, _TO_NHWC), w], attrs), _TO_NCHW)
@@ -305,7 +302,6 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
     x, f = convert_pair(input, filter)
     if f.shape.rank not in (None, 4):
         raise ValueError(f"depthwise_conv2d needs a rank-4 filter, got shape {f.shape}")
-    _float_arg(x, "DepthwiseConv2dNative")
     return depthwise_conv2d_native(x, f, strides, padding, data_format or "NHWC", dilations)
 
 

@@ -173,3 +173,40 @@ def test_jit_compile_selects_the_aggressive_pipeline():
     np.testing.assert_array_equal(default(x).numpy(), jit(x).numpy())
     assert default.get_concrete_function(x).pass_stats["fusion"] == 0   # 5000 < 16384
     assert jit.get_concrete_function(x).pass_stats["fusion"] == 3
+
+
+def test_fusion_inside_loops_branches_with_variables_and_tape():
+    x = tw.constant(np.linspace(-1, 1, 50000).astype(np.float32))
+
+    @tw.function
+    def f(x):
+        i = tw.constant(0)
+        while i < 3:
+            x = tw.tanh(x * 1.5 + 0.1) * 2.0
+            i += 1
+        if tw.reduce_sum(x) > 0:
+            y = tw.nn.relu(x - 0.5) * 3.0
+        else:
+            y = x * x + 1.0
+        return y
+
+    xn, f32 = x.numpy(), np.float32
+    for _ in range(3):
+        xn = np.tanh(xn * f32(1.5) + f32(0.1)) * f32(2.0)
+    ref = np.maximum(xn - f32(0.5), 0) * f32(3.0) if xn.sum() > 0 else xn * xn + f32(1.0)
+    np.testing.assert_array_equal(f(x).numpy(), ref)
+    assert f.get_concrete_function(x).generated_source.count("fused into") == 3
+    with tw.GradientTape() as tape:     # the gradient is built from the unfused graph
+        tape.watch(x)
+        s = tw.reduce_sum(f(x))
+    assert tape.gradient(s, x).shape == (50000,)
+
+    v = tw.Variable(np.ones(50000, np.float32))
+
+    @tw.function
+    def g(x):
+        v.assign(v * 0.5 + x * x)      # stateful ops stay outside fused groups
+        return tw.exp(v) - 1.0
+
+    np.testing.assert_allclose(g(x).numpy(), np.exp(0.5 + x.numpy() ** 2) - 1, rtol=1e-6)
+    np.testing.assert_allclose(v.numpy(), 0.5 + x.numpy() ** 2, rtol=1e-6)

@@ -210,3 +210,26 @@ def test_fusion_inside_loops_branches_with_variables_and_tape():
 
     np.testing.assert_allclose(g(x).numpy(), np.exp(0.5 + x.numpy() ** 2) - 1, rtol=1e-6)
     np.testing.assert_allclose(v.numpy(), 0.5 + x.numpy() ** 2, rtol=1e-6)
+
+
+def test_trailing_last_axis_reductions_fuse_bit_for_bit():
+    rng = np.random.default_rng(4)
+    x = tw.constant(rng.normal(size=(2000, 100)).astype(np.float32))
+    y = tw.constant(rng.normal(size=(2000, 100)).astype(np.float32))
+
+    @tw.function
+    def f(x, y):
+        mse = tw.reduce_mean(tw.square(x - y), axis=-1)
+        z = tw.reduce_sum(tw.exp(x - 1.0), axis=1, keepdims=True)
+        whole = tw.reduce_sum(x * y)                 # all axes: not fused into the group
+        return mse, z, whole
+
+    got = [v.numpy() for v in f(x, y)]
+    cf = f.get_concrete_function(x, y)
+    src = cf.generated_source
+    assert "2 elementwise ops and a trailing Mean" in src
+    assert "2 elementwise ops and a trailing Sum" in src and "keepdims=True" in src
+    plain = compile_program(optimize(cf._callable.program, UNFUSED_PASSES)[0])(
+        x.numpy(), y.numpy())
+    for a, b in zip(plain, got):
+        np.testing.assert_array_equal(a, b)

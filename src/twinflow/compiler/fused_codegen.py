@@ -40,6 +40,7 @@ _counter = itertools.count()
 # names the generated code uses
 _HELPERS = {"empty": np.empty, "copyto": np.copyto, "maximum": np.maximum, "negative": np.negative,
             "exp": np.exp, "add": np.add, "reciprocal": np.reciprocal,
+            "true_divide": np.true_divide,
             "run_blocks": run_blocks}
 
 
@@ -119,6 +120,14 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
                 f"add({out}, {one}, out={out})", f"reciprocal({out}, out={out})"]
     if k == "select":
         return [f"copyto({out}, {args[2]})", f"copyto({out}, {args[1]}, where={args[0]})"]
+    if k.startswith("reduce"):
+        keepdims, count = s.extra
+        dt = w.value(np.dtype(s.dtype), "dt")
+        lines = [f"add.reduce({args[0]}, axis=-1, dtype={dt}, keepdims={keepdims}, out={out})"]
+        if k == "reduce_mean":
+            lines.append(f"true_divide({out}, {w.value(count, 'n')}, out={out}, "
+                         f"casting='unsafe')")
+        return lines
     raise AssertionError(k)  # pragma: no cover
 
 
@@ -133,10 +142,11 @@ def block_geometry(op) -> tuple:
         elements, others over rows of the leading axis.
     """
     a = op.attrs
-    steps, shape, in_shapes, opts = a["steps"], a["shape"], a["in_shapes"], a["options"]
+    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
     total = int(np.prod(shape))
     sizes = [int(np.prod(s)) for s in in_shapes]
-    flat = all(z in (1, total) for z in sizes)
+    # a trailing reduction over the last axis needs whole rows in every block
+    flat = all(z in (1, total) for z in sizes) and not steps[-1].kind.startswith("reduce")
     itemsize = max(np.dtype(s.dtype).itemsize for s in steps)
     row = 1 if flat or not shape else int(np.prod(shape[1:]))
     rows = max(1, opts.block_bytes // (itemsize * max(row, 1)))
@@ -159,6 +169,12 @@ def scratch_bytes(op) -> int:
     return sum(rows * row * dt.itemsize for dt in dts)
 
 
+def _what(steps) -> str:
+    if steps[-1].kind.startswith("reduce"):
+        return f"{len(steps) - 1} elementwise ops and a trailing {steps[-1].op_type}"
+    return f"{len(steps)} elementwise ops"
+
+
 def fused_source(op) -> tuple:
     """The blocked function's source and namespace for a FusedElementwise op.
 
@@ -169,7 +185,7 @@ def fused_source(op) -> tuple:
         (source text, namespace dict, function name).
     """
     a = op.attrs
-    steps, shape, in_shapes, opts = a["steps"], a["shape"], a["in_shapes"], a["options"]
+    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
     total, sizes, flat, n, rows = block_geometry(op)
     w = _Writer()
     name = _ident(f"fused_{op.name}")
@@ -180,14 +196,14 @@ def fused_source(op) -> tuple:
     out_dt = np.dtype(steps[-1].dtype).name
     w.ns[out_dt] = np.dtype(out_dt)
     lines = [f"def {name}({', '.join(params)}):",
-             f"    # {len(steps)} elementwise ops fused into one blocked loop ({rows} "
+             f"    # {_what(steps)} fused into one blocked loop ({rows} "
              f"{'elements' if flat else 'rows'} per block):"]
     seen = []
     for s in steps:
         if s.source and s.source not in seen:
             seen.append(s.source)
             lines.append(f"    #   {s.source}".replace("\n", " "))
-    lines.append(f"    out = empty({shape!r}, {out_dt})")
+    lines.append(f"    out = empty({a['shape']!r}, {out_dt})")
     lines.append("    o = out.reshape(-1)" if flat else "    o = out")
     sliced = []
     for i, s in enumerate(in_shapes):

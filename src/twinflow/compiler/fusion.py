@@ -67,6 +67,8 @@ def step_kind(op) -> str | None:
     if not all(t.dtype.np.kind in "biuf" for t in (*op.inputs, *op.outputs)):
         return None
     t = op.type
+    if t in _REDUCTIONS:
+        return _reduction_kind(op)
     if t == "Cast":
         return "cast"
     if t == "Relu":
@@ -84,6 +86,21 @@ def step_kind(op) -> str | None:
     if u is not None and u.nout == 1 and u.nin == len(op.inputs):
         return "ufunc"
     return None
+
+
+_REDUCTIONS = {"Sum": "reduce_sum", "Mean": "reduce_mean"}
+
+
+def _reduction_kind(op) -> str | None:
+    """A trailing reduction over the last axis of a float tensor of rank >= 2 (blocks of rows
+    reduce their rows completely, exactly as the whole array would)."""
+    x = op.inputs[0]
+    if x.dtype.np.kind != "f" or not x.shape.is_fully_defined() or x.shape.rank < 2:
+        return None
+    axis = op.attrs.get("axis")
+    if axis is None or tuple(axis) not in ((x.shape.rank - 1,), (-1,)):
+        return None
+    return _REDUCTIONS[op.type]
 
 
 def step_fn(op):
@@ -121,7 +138,8 @@ def _groups(prog: Program, opts: FusionOptions) -> dict:
         if id(root) in taken or kinds[id(root)] is None or root.control_inputs \
                 or id(root) in controlled:
             continue
-        res = root.outputs[0]
+        # a trailing reduction's group works on the shape of what it reduces
+        res = root.inputs[0] if kinds[id(root)].startswith("reduce") else root.outputs[0]
         if not res.shape.is_fully_defined():
             continue
         shape = tuple(res.shape.as_list())
@@ -134,6 +152,7 @@ def _groups(prog: Program, opts: FusionOptions) -> dict:
             for t in op.inputs:
                 p = t.op
                 if id(p) in members or id(p) in taken or kinds[id(p)] is None \
+                        or kinds[id(p)].startswith("reduce") \
                         or p.control_inputs or id(p) in controlled or id(t) in outputs \
                         or not _full(t, shape):
                     continue
@@ -206,11 +225,17 @@ def _emit_group(rw: Rewriter, members: list, opts: FusionOptions) -> None:
                 inputs.append(t)
             args.append(("x", in_ids[id(t)]))
         out = m.outputs[0]
-        steps.append(Step(step_kind(m), step_fn(m) if step_kind(m) == "ufunc" else None,
-                          tuple(args), out.dtype.np, m.type, m.name, _source_text(m)))
+        kind = step_kind(m)
+        extra = ()
+        if kind.startswith("reduce"):
+            extra = (bool(m.attrs.get("keepdims", False)), np.intp(m.inputs[0].shape[-1]))
+        steps.append(Step(kind, step_fn(m) if kind == "ufunc" else None, tuple(args),
+                          out.dtype.np, m.type, m.name, _source_text(m), extra))
     root = members[-1]
     res = root.outputs[0]
     attrs = {"steps": tuple(steps), "shape": tuple(res.shape.as_list()),
+             "body_shape": tuple(members[-2 if steps[-1].kind.startswith("reduce") else -1]
+                                 .outputs[0].shape.as_list()),
              "in_shapes": tuple(tuple(t.shape.as_list()) for t in inputs),
              "dtype": res.dtype, "options": opts}
     new = rw.new_op(FusedElementwise, [rw.get(t) for t in inputs], attrs,
@@ -223,12 +248,14 @@ class Step:
     """One op of a fused group.
 
     Attributes:
-        kind: ``"ufunc"``, ``"cast"``, ``"relu"``, ``"relu_grad"``, ``"sigmoid"``, ``"select"``.
+        kind: ``"ufunc"``, ``"cast"``, ``"relu"``, ``"relu_grad"``, ``"sigmoid"``, ``"select"``,
+            or a trailing ``"reduce_sum"``/``"reduce_mean"`` over the last axis.
         fn: the ufunc of a ``"ufunc"`` step.
         args: ``("x", i)`` group input i, ``("t", j)`` step j's result, ``("c", v)`` a scalar.
         dtype: the result's NumPy dtype.
         op_type, op_name: the op it came from.
         source: the user's source line of that op (or None).
+        extra: a reduction's (keepdims, count of the reduced axis).
     """
 
     kind: str
@@ -238,6 +265,7 @@ class Step:
     op_type: str
     op_name: str
     source: str | None
+    extra: tuple = ()
 
 
 def apply_step(step: Step, vals: list, out=None):
@@ -254,6 +282,12 @@ def apply_step(step: Step, vals: list, out=None):
     k = step.kind
     if k == "ufunc":
         return step.fn(*vals, out=out) if out is not None else step.fn(*vals)
+    if k.startswith("reduce"):   # the Sum / Mean kernels' own steps (_float_mean)
+        keepdims, count = step.extra
+        total = np.add.reduce(vals[0], axis=-1, dtype=step.dtype, keepdims=keepdims, out=out)
+        if k == "reduce_mean":
+            total = np.true_divide(total, count, out=total, casting="unsafe")
+        return total
     if out is None:
         out = np.empty(np.broadcast_shapes(*(np.shape(v) for v in vals)), step.dtype)
     if k == "cast":

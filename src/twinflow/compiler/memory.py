@@ -77,8 +77,8 @@ def memory_stats(prog: Program) -> dict:
             if op.type == "FusedElementwise":
                 groups += 1
                 steps = op.attrs["steps"]
-                unplanned += sum(b // t.dtype.np.itemsize * np.dtype(s.dtype).itemsize
-                                 for s in steps[:-1])
+                body = int(np.prod(op.attrs["body_shape"], dtype=np.int64))
+                unplanned += sum(body * np.dtype(s.dtype).itemsize for s in steps[:-1])
                 scratch = scratch_bytes(op)
             unplanned += b
             if i in reuse and t is op.outputs[0]:

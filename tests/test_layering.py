@@ -9,6 +9,7 @@ PKG = pathlib.Path(__file__).resolve().parents[1] / "src" / "twinflow"
 # Bottom to top. Packages in one tuple are one layer and may not import each other.
 LAYERS = [
     ("core",),
+    ("framework",),
     ("graph",),
     ("eager",),
     ("ops",),

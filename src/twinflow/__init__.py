@@ -52,3 +52,9 @@ from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatt
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
 from . import strings
+# [exports: composite tensors]
+from .framework.type_spec import BatchableTypeSpec, TypeSpec
+from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
+from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
+from .ops.composite_ops import type_spec_from_value
+from . import ragged, sparse

@@ -1,0 +1,17 @@
+"""``tw.ragged``: building RaggedTensors and ragged operations (re-exports)."""
+from .ops.ragged_array_ops import stack  # noqa: F401
+from .ops.ragged_ops import (  # noqa: F401
+    RaggedTensor,
+    RaggedTensorSpec,
+    boolean_mask,
+    constant,
+    map_flat_values,
+    range,
+    row_splits_to_segment_ids,
+    segment_ids_to_row_splits,
+    stack_dynamic_partitions,
+)
+
+__all__ = ["RaggedTensor", "RaggedTensorSpec", "boolean_mask", "constant", "map_flat_values",
+           "range", "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack",
+           "stack_dynamic_partitions"]

@@ -54,7 +54,8 @@ from .ops.string_ops import as_string
 from . import strings
 # [exports: composite tensors]
 from .framework.type_spec import BatchableTypeSpec, TypeSpec
-from .ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
-from .ops.sparse_tensor import SparseTensor, SparseTensorSpec
+from .ops.ragged.tensor import RaggedTensor, RaggedTensorSpec
+from .ops.sparse.tensor import SparseTensor, SparseTensorSpec
 from .ops.composite_ops import type_spec_from_value
+from .ops.indexed_slices import IndexedSlicesSpec
 from . import ragged, sparse

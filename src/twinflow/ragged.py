@@ -1,6 +1,6 @@
 """``tw.ragged``: building RaggedTensors and ragged operations (re-exports)."""
-from .ops.ragged_array_ops import stack  # noqa: F401
-from .ops.ragged_ops import (  # noqa: F401
+from .ops.ragged.array import stack  # noqa: F401
+from .ops.ragged.ops import (  # noqa: F401
     RaggedTensor,
     RaggedTensorSpec,
     boolean_mask,

@@ -33,15 +33,14 @@ from .core import (
     EagerTensor,
     SymbolicTensor,
     Tensor,
-    TensorShape,
     bind,
     convert,
     ctx,
     register_op,
 )
 from .core import invalid_argument as _err
+from .indexed_slices import IndexedSlices
 from .math_ops import cast, divide, equal, multiply, negative
-from .segment_ops import unsorted_segment_sum
 from .variables import Variable, _convert_initial
 
 __all__ = ["tensor_scatter_nd_sub", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
@@ -139,52 +138,6 @@ def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: Tens
         The updated copy.
     """
     return tensor_scatter(TensorScatterMin, tensor, indices, updates, name)
-
-
-# ----- IndexedSlices ----------------------------------------------------------------------------
-
-class IndexedSlices:
-    """Rows ``values`` of a tensor of ``dense_shape`` at row ``indices`` (``tw.IndexedSlices``).
-
-    twinflow's gradients are dense; this container exists for the variable updates that take
-    one (``v.scatter_add(tw.IndexedSlices(values, indices))``) and converts to a dense tensor
-    (rows at duplicate indices summed) when ``dense_shape`` is given.
-
-    Args:
-        values: the rows, ``[N] + row_shape``.
-        indices: an int tensor ``[N]``: the row index of each value.
-        dense_shape: the dense tensor's shape, or None.
-    """
-
-    def __init__(self, values: TensorLike, indices: TensorLike, dense_shape=None) -> None:
-        self.values = convert(values)
-        self.indices = _int_input(indices, "indices")
-        self.dense_shape = None if dense_shape is None else _int_input(dense_shape,
-                                                                        "dense_shape")
-
-    @property
-    def dtype(self):
-        return self.values.dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        if self.dense_shape is None:
-            return TensorShape(None)
-        return TensorShape([int(d) for d in np.asarray(self.dense_shape)]) \
-            if isinstance(self.dense_shape, EagerTensor) else TensorShape(None)
-
-    def _as_tensor(self, dtype=None) -> Tensor:
-        if self.dense_shape is None:
-            raise ValueError("An IndexedSlices without dense_shape cannot be made dense")
-        dense = unsorted_segment_sum(self.values, self.indices, self.dense_shape[0])
-        if dtype is not None and dense.dtype is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for "
-                             f"IndexedSlices of dtype {dense.dtype.name}")
-        return dense
-
-    def __repr__(self) -> str:
-        return (f"IndexedSlices(indices={self.indices!r}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape!r})")
 
 
 # ----- variable updates -------------------------------------------------------------------------

@@ -19,7 +19,9 @@ from ..core import (
     shape_from_tensor,
 )
 from ..core import invalid_argument as _err
-from .shape import _int_input, _static_int, shape
+from ..indexed_slices import IndexedSlices
+from .join import concat
+from .shape import _int_input, _static_int, reshape, shape
 
 # This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
 
@@ -88,6 +90,11 @@ class GatherV2:
 
     def grad(op, dy):
         params, indices = op.inputs
+        if op.attrs["axis"] == 0 and op.attrs["batch_dims"] == 0:
+            # As TensorFlow: the gathered rows' gradients, sparse (tw.IndexedSlices).
+            pshape = shape(params)
+            values = reshape(dy, concat([[-1], pshape[1:]], 0))
+            return IndexedSlices(values, reshape(indices, [-1]), pshape), None
         return bind(GatherGrad, [shape(params), indices, dy], op.attrs), None
 
 

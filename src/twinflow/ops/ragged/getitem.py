@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import InvalidArgumentError
-from ..eager.tensor import EagerTensor
-from ..graph.tensor import Tensor
-from . import array_ops as A
-from . import math_ops as M
-from .core import static_value
-from .ragged_convert import gather_rows, segment_starts_range
-from .ragged_tensor import RaggedTensor
+from ...core.errors import InvalidArgumentError
+from ...eager.tensor import EagerTensor
+from ...graph.tensor import Tensor
+from .. import array_ops as A
+from .. import math_ops as M
+from ..core import static_value
+from .convert import gather_rows, segment_starts_range
+from .tensor import RaggedTensor
 
 
 def ragged_getitem(rt: RaggedTensor, key):

@@ -5,14 +5,14 @@ Dense positions are found with index arithmetic on ``row_splits`` and values mov
 """
 from __future__ import annotations
 
-from ..core import dtypes
-from ..core.shapes import TensorShape
-from . import array_ops as A
-from . import math_ops as M
-from .core import convert
-from .ragged_tensor import RaggedTensor, _splits_dtype
-from .reduction_ops import reduce_all, reduce_max, reduce_prod, reduce_sum
-from .sparse_tensor import SparseTensor
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from .. import array_ops as A
+from .. import math_ops as M
+from ..core import convert
+from ..reduction_ops import reduce_all, reduce_max, reduce_prod, reduce_sum
+from ..sparse.tensor import SparseTensor
+from .tensor import RaggedTensor, _splits_dtype
 
 
 def segment_starts_range(starts, lengths):

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..graph.tensor import Tensor
-from . import array_ops as A
-from . import math_ops as M
-from . import reduction_ops as R
-from . import segment_ops as S
-from .core import convert, static_value
-from .ragged_convert import from_tensor, gather_rows, segment_starts_range
-from .ragged_getitem import ragged_getitem
-from .ragged_ops import map_flat_values
-from .ragged_tensor import RaggedTensor
+from ...core import dtypes
+from ...graph.tensor import Tensor
+from .. import array_ops as A
+from .. import math_ops as M
+from .. import reduction_ops as R
+from .. import segment_ops as S
+from ..core import convert, static_value
+from .convert import from_tensor, gather_rows, segment_starts_range
+from .getitem import ragged_getitem
+from .ops import map_flat_values
+from .tensor import RaggedTensor
 
 
 def _as_ragged(x, ragged_rank: int = 1) -> RaggedTensor:

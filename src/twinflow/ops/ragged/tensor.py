@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.shapes import TensorShape
-from ..eager.func_graph import TensorSpec
-from ..eager.tensor import EagerTensor
-from ..framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
-from ..graph.tensor import Tensor
-from . import array_ops as A
-from . import math_ops as M
-from .core import convert
-from .reduction_ops import reduce_max
-from .segment_ops import unsorted_segment_sum
-from .sparse_tensor import dense_required
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.func_graph import TensorSpec
+from ...eager.tensor import EagerTensor
+from ...framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
+from ...graph.tensor import Tensor
+from .. import array_ops as A
+from .. import math_ops as M
+from ..core import convert
+from ..reduction_ops import reduce_max
+from ..segment_ops import unsorted_segment_sum
+from ..sparse.tensor import dense_required
 
 
 def _splits_dtype(dtype) -> dtypes.DType:
@@ -670,5 +670,5 @@ def is_ragged(x) -> bool:
 
 
 # The conversions and indexing live in their own modules, which build on RaggedTensor.
-from . import ragged_convert as _convert  # noqa: E402
-from . import ragged_getitem as _getitem  # noqa: E402
+from . import convert as _convert  # noqa: E402
+from . import getitem as _getitem  # noqa: E402

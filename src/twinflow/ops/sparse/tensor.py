@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
-from ..core.shapes import TensorShape
-from ..eager.func_graph import TensorSpec
-from ..eager.tensor import EagerTensor
-from ..framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
-from ..graph.tensor import Tensor, TensorLike
-from .core import convert, shape_from_tensor
-from .math_ops import cast
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.func_graph import TensorSpec
+from ...eager.tensor import EagerTensor
+from ...framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
+from ...graph.tensor import Tensor, TensorLike
+from ..core import convert, shape_from_tensor
+from ..math_ops import cast
 
 
 def dense_required(value, op: str = "this operation") -> TypeError:

@@ -11,17 +11,17 @@ import builtins
 
 import numpy as np
 
-from ..core import dtypes, nest
-from ..eager.execute import constant as _dense_constant
-from ..eager.tensor import EagerTensor
-from ..graph.tensor import Tensor
-from . import array_ops as A
-from . import math_ops as M
-from . import reduction_ops as R
-from . import segment_ops as S
-from .core import convert, static_value
-from .ragged_convert import from_tensor, gather_rows, segment_starts_range
-from .ragged_tensor import RaggedTensor, RaggedTensorSpec, _splits_dtype
+from ...core import dtypes, nest
+from ...eager.execute import constant as _dense_constant
+from ...eager.tensor import EagerTensor
+from ...graph.tensor import Tensor
+from .. import array_ops as A
+from .. import math_ops as M
+from .. import reduction_ops as R
+from .. import segment_ops as S
+from ..core import convert, static_value
+from .convert import from_tensor, gather_rows, segment_starts_range
+from .tensor import RaggedTensor, RaggedTensorSpec, _splits_dtype
 
 __all__ = ["RaggedTensor", "RaggedTensorSpec", "boolean_mask", "constant", "map_flat_values",
            "range", "row_splits_to_segment_ids", "segment_ids_to_row_splits",

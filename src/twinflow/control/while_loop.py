@@ -25,6 +25,7 @@ from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
+from ..eager.func_graph import TensorSpec
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
@@ -398,12 +399,18 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             vars_ = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
             n += 1
         return vars_
-    leaves = nest.flatten(loop_vars)
+    # Composites (RaggedTensor...) loop as their component tensors, which may change shape
+    # where their TypeSpec leaves dims unknown (a ragged row's length).
+    leaves = nest.flatten(loop_vars, expand_composites=True)
     flat = [_to_tensors(x) for x in leaves]
     if shape_invariants is None:
-        invariants = [t.shape for t in flat]
+        specs = nest.flatten(nest.map_structure(
+            lambda x: x._type_spec if nest.expands(x) else x, loop_vars), expand_composites=True)
+        invariants = [s.shape if isinstance(s, TensorSpec) else t.shape
+                      for s, t in zip(specs, flat)]
     else:
-        inv_leaves = nest.flatten(shape_invariants)
+        inv_leaves = [s.shape if isinstance(s, TensorSpec) else s
+                      for s in nest.flatten(shape_invariants, expand_composites=True)]
         if len(inv_leaves) != len(flat):
             raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
                              "loop variables")
@@ -418,7 +425,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             invariants.append(s)
 
     def pack(ts):
-        return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)])
+        return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)],
+                                     expand_composites=True)
 
     def cond_fn(*ts):
         return _call(cond, pack(ts), is_seq)
@@ -426,11 +434,12 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     def body_fn(*ts):
         res = _normalize_body_result(_call(body, pack(ts), is_seq), loop_vars, is_seq)
         try:
-            nest.assert_same_structure(loop_vars, res, check_types=False)
+            nest.assert_same_structure(loop_vars, res, check_types=False,
+                                       expand_composites=True)
         except (ValueError, TypeError) as e:
             raise ValueError(f"the body of tw.while_loop must return the structure of "
                              f"loop_vars: {e}") from None
-        return [_to_tensors(x) for x in nest.flatten(res)]
+        return [_to_tensors(x) for x in nest.flatten(res, expand_composites=True)]
 
     max_iter = None
     if maximum_iterations is not None:

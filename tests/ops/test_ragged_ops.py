@@ -148,3 +148,28 @@ def test_stack():
     a, b = rt([[1], [2, 3]]), rt([[4, 5], []])
     check(lambda: tw.ragged.stack([a, b]), (), ("ragged", [[[1], [2, 3]], [[4, 5], []]]))
     check(lambda: tw.ragged.stack([a, b], axis=1), (), ("ragged", [[[1], [4, 5]], [[2, 3], []]]))
+
+
+def test_dense_functions_dispatch_ragged_arguments():
+    x = rt([[1.0, 2.0], [3.0], []])
+    check(lambda: tw.reduce_sum(x, axis=1), (), [3.0, 3.0, 0.0])
+    check(lambda: tw.reduce_mean(x, axis=1)[:2], (), [1.5, 3.0])
+    check(lambda: tw.reduce_max(x, axis=0), (), [3.0, 2.0])
+    check(lambda: tw.reduce_sum(x), (), 6.0)
+    check(lambda: tw.reduce_any(x > 2.5, axis=1), (), [False, True, False])
+    check(lambda: tw.concat([x, x], 0), (), ("ragged", [[1.0, 2.0], [3.0], []] * 2))
+    check(lambda: tw.concat([x, x], 1), (), ("ragged", [[1.0, 2.0, 1.0, 2.0], [3.0, 3.0], []]))
+    check(lambda: tw.stack([x, x], 1), (),
+          ("ragged", [[[1.0, 2.0], [1.0, 2.0]], [[3.0], [3.0]], [[], []]]))
+    check(lambda: tw.gather(x, [2, 0]), (), ("ragged", [[], [1.0, 2.0]]))
+    check(lambda: tw.gather(tw.constant([10.0, 20.0, 30.0]), tw.ragged.constant([[2], [0, 1]])),
+          (), ("ragged", [[30.0], [10.0, 20.0]]))
+    check(lambda: tw.tile(x, [2, 2]), (),
+          ("ragged", [[1.0, 2.0, 1.0, 2.0], [3.0, 3.0], []] * 2))
+    check(lambda: tw.expand_dims(x, 0), (), ("ragged", [[[1.0, 2.0], [3.0], []]]))
+    with pytest.raises(TypeError, match=r"x.to_tensor\(\)"):
+        tw.matmul(x, x)
+    check_grad(lambda v: tw.reduce_sum(tw.reduce_max(tw.RaggedTensor.from_row_lengths(
+        v, [2, 1, 2]), axis=1) ** 2), np.array([1.0, 4.0, 2.0, -1.0, 3.0]))
+    check_grad(lambda v: tw.reduce_sum(tw.reduce_mean(tw.RaggedTensor.from_row_lengths(
+        v, [2, 1, 2]), axis=0) ** 2), np.array([1.0, 4.0, 2.0, -1.0, 3.0]))

@@ -19,6 +19,7 @@ from ..core import (
     shape_from_tensor,
 )
 from ..core import invalid_argument as _err
+from ..dispatch import CompositeArgument, dispatch
 from ..indexed_slices import IndexedSlices
 from .join import concat
 from .shape import _int_input, _static_int, reshape, shape
@@ -139,8 +140,12 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
     Returns:
         ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
     """
-    p = convert(params)
-    ind = _int_input(indices, "indices")
+    try:
+        p = convert(params)
+        ind = _int_input(indices, "indices")
+    except CompositeArgument as e:  # ragged params or indices
+        return dispatch("gather", e, (params, indices), {"axis": axis or 0,
+                                                          "batch_dims": batch_dims})
     batch_dims = _static_int(batch_dims, "gather: batch_dims")
     axis = batch_dims if axis is None else _static_int(axis, "gather: axis")
     if axis < 0 and p.shape.rank is not None:

@@ -21,6 +21,7 @@ from ..core import (
     quietly,
     register_op,
 )
+from ..dispatch import CompositeArgument, dispatch
 from .binary import Mul, divide, multiply, subtract
 
 # ----- shape rules and helpers ------------------------------------------------------------------
@@ -141,7 +142,10 @@ _ALL_AXES = [tuple(range(r)) for r in range(9)]
 
 
 def _reduce(opdef, fn_name: str, input_tensor, axis, keepdims, name):
-    x = convert(input_tensor)
+    try:
+        x = convert(input_tensor)
+    except CompositeArgument as e:  # a RaggedTensor...: its registered reduction
+        return dispatch(fn_name, e, (input_tensor,), {"axis": axis, "keepdims": keepdims})
     _check_dtype(x, opdef, fn_name)
     axes = _axes(x, axis, opdef, fn_name)
     return bind(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)

@@ -15,9 +15,10 @@ from .. import math_ops as M
 from .. import reduction_ops as R
 from .. import segment_ops as S
 from ..core import convert, static_value
+from ..dispatch import register
 from .convert import from_tensor, gather_rows, segment_starts_range
 from .getitem import ragged_getitem
-from .ops import map_flat_values
+from .ops import elementwise, map_flat_values
 from .tensor import RaggedTensor
 
 
@@ -293,3 +294,23 @@ def _segment_reduce(kind: str, values, ids, n):
             S.unsorted_segment_min(as_int, ids, n)
         return M.greater(r, 0)
     raise ValueError(f"unknown ragged reduction {kind!r}")
+
+
+# ----- dispatch: the public dense functions hand RaggedTensors to these -----------------------
+
+def _reduction(kind: str, dense_fn):
+    def handler(input_tensor, axis=None, keepdims=False):
+        return reduce(kind, dense_fn, input_tensor, axis, keepdims)
+    return handler
+
+
+for _kind, _fn in [("sum", R.reduce_sum), ("mean", R.reduce_mean), ("max", R.reduce_max),
+                   ("min", R.reduce_min), ("prod", R.reduce_prod), ("any", R.reduce_any),
+                   ("all", R.reduce_all)]:
+    register(f"reduce_{_kind}", "RaggedTensor", _reduction(_kind, _fn))
+register("concat", "RaggedTensor", concat)
+register("stack", "RaggedTensor", stack)
+register("gather", "RaggedTensor", gather)
+register("tile", "RaggedTensor", tile)
+register("expand_dims", "RaggedTensor", expand_dims)
+register("elementwise", "RaggedTensor", elementwise)

@@ -15,17 +15,19 @@ from ...eager.tensor import EagerTensor
 from ...framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
 from ...graph.tensor import Tensor, TensorLike
 from ..core import convert, shape_from_tensor
+from ..dispatch import CompositeArgument
 from ..math_ops import cast
 
 
-def dense_required(value, op: str = "this operation") -> TypeError:
+def dense_required(value, op: str = "this operation") -> CompositeArgument:
     """The error for a composite value passed where a dense tensor is required."""
     kind = type(value).__name__
     how = {"SparseTensor": "tw.sparse.to_dense(x)",
            "RaggedTensor": "x.to_tensor()"}.get(kind, "tw.convert_to_tensor(x)")
-    return TypeError(f"{op} needs a dense tensor but got a {kind}; convert it first with {how} "
-                     f"(or use the tw.{'sparse' if kind == 'SparseTensor' else 'ragged'} "
-                     f"version of the operation)")
+    return CompositeArgument(
+        f"{op} needs a dense tensor but got a {kind}; convert it first with {how} (or use "
+        f"the tw.{'sparse' if kind == 'SparseTensor' else 'ragged'} version of the operation)",
+        value)
 
 
 class SparseTensorSpec(BatchableTypeSpec):

@@ -15,6 +15,7 @@ import twinflow as tw
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide.md"
 README = ROOT / "README.md"
+COMPOSITE = ROOT / "docs" / "composite.md"
 _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 
 
@@ -37,7 +38,8 @@ def guide_examples(path: Path = GUIDE) -> list:
 
 
 EXAMPLES = [(f"guide.md:{n}", c, e) for n, c, e in guide_examples(GUIDE)] + \
-    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)]
+    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)] + \
+    [(f"composite.md:{n}", c, e) for n, c, e in guide_examples(COMPOSITE)]
 
 
 def test_guide_has_examples():

@@ -1,11 +1,13 @@
 """``tw.sparse``: SparseTensor and its operations (re-exports)."""
 from .ops.sparse.math import (  # noqa: F401
     add,
+    bincount,
     eye,
     map_values,
     mask,
     reduce_max,
     reduce_sum,
+    sampled_addmm,
     segment_mean,
     segment_sqrt_n,
     segment_sum,
@@ -32,7 +34,7 @@ from .ops.sparse.ops import reshape_sparse as reshape  # noqa: F401
 from .ops.sparse.ops import slice_sparse as slice  # noqa: F401,A004
 from .ops.sparse.ops import transpose_sparse as transpose  # noqa: F401
 
-__all__ = ["SparseTensor", "SparseTensorSpec", "add", "concat", "expand_dims", "eye",
+__all__ = ["SparseTensor", "SparseTensorSpec", "add", "bincount", "sampled_addmm", "concat", "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "map_values", "mask", "maximum", "minimum",
            "reduce_max", "reduce_sum", "reorder", "reset_shape", "reshape", "retain",
            "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax",

@@ -176,3 +176,37 @@ def test_sparse_in_function_traces_once_per_spec():
     assert isinstance(out, tw.SparseTensor) and out.values.numpy().tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="incompatible with input_signature"):
         g(tw.sparse.SparseTensor([[0, 0, 0]], [1.0], [2, 2, 2]))
+
+
+def test_embedding_lookup_sparse_against_tf_numbers():
+    params = tw.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    ids = tw.sparse.SparseTensor([[0, 0], [0, 1], [2, 0]], tw.constant([0, 2, 1], tw.int64),
+                                 [4, 2])
+    w = tw.sparse.SparseTensor([[0, 0], [0, 1], [2, 0]], [1.0, 3.0, 2.0], [4, 2])
+    want = {"sum": [[16, 20], [0, 0], [6, 8]], "mean": [[4, 5], [0, 0], [3, 4]],
+            "sqrtn": [[5.0596442, 6.3245554], [0, 0], [3, 4]]}
+    for combiner, expected in want.items():
+        check(lambda c=combiner: tw.nn.embedding_lookup_sparse(params, ids, w, combiner=c), (),
+              np.asarray(expected, np.float64).tolist())
+    check(lambda: tw.nn.embedding_lookup_sparse(params, ids, None, combiner="mean"), (),
+          [[3.0, 4.0], [0.0, 0.0], [3.0, 4.0]])
+    with tw.GradientTape() as t:
+        t.watch(params)
+        y = tw.reduce_sum(tw.nn.embedding_lookup_sparse(params, ids, w))
+    assert isinstance(t.gradient(y, params), tw.IndexedSlices)
+    w64 = tw.sparse.SparseTensor([[0, 0], [0, 1], [2, 0]], tw.constant([1.0, 3.0, 2.0],
+                                                                        tw.float64), [4, 2])
+    check_grad(lambda p: tw.reduce_sum(tw.nn.embedding_lookup_sparse(p, ids, w64) ** 2),
+               np.arange(6.0).reshape(3, 2))
+
+
+def test_bincount_and_sampled_addmm():
+    v = tw.sparse.SparseTensor([[0, 0], [0, 1], [1, 0]], [2, 0, 2], [2, 2])
+    check(lambda: tw.sparse.bincount(v), (), ("sparse", [[0], [2]], [1, 2], [3]))
+    check(lambda: tw.sparse.bincount(v, axis=-1, minlength=4, binary_output=True), (),
+          ("sparse", [[0, 0], [0, 2], [1, 2]], [1, 1, 1], [2, 4]))
+    check(lambda: tw.sparse.bincount(tw.constant([[1, 1], [3, 0]]), axis=-1), (),
+          ("sparse", [[0, 1], [1, 0], [1, 3]], [2, 1, 1], [2, 4]))
+    out = tw.sparse.sampled_addmm([[0, 0], [1, 1]], [1.0, 2.0], [2, 2], tw.ones([2, 3]),
+                                  tw.ones([3, 2]))
+    assert out[1].numpy().tolist() == [4.0, 5.0]

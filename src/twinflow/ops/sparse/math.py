@@ -11,6 +11,7 @@ from ...core import dtypes
 from ...graph.tensor import Tensor, TensorLike
 from .. import array_ops as A
 from .. import math_ops as M
+from .. import reduction_ops as R
 from ..array_ops import (
     boolean_mask,
     concat,
@@ -392,3 +393,139 @@ SparseTensor.__mul__ = _cwise(multiply)
 SparseTensor.__truediv__ = _cwise(M.truediv)
 SparseTensor.__neg__ = lambda self: self.with_values(M.negative(self.values))
 SparseTensor.__abs__ = lambda self: self.with_values(_abs(self.values))
+
+
+# ----- embeddings, counts, sampled products ------------------------------------------------------
+
+def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights=None,
+                            partition_strategy: str = "mod", name: str | None = None,
+                            combiner: str = "mean", max_norm=None,
+                            allow_fast_lookup: bool = False) -> Tensor:
+    """Per row of ``sp_ids``, the combination of the embeddings of its ids
+    (``tw.nn.embedding_lookup_sparse``).
+
+    Args:
+        params: the embedding table ``[vocabulary, dim]``.
+        sp_ids: a rank-2 SparseTensor of ids (row = example).
+        sp_weights: a SparseTensor of weights with the same indices, or None (all 1).
+        partition_strategy: accepted for TensorFlow compatibility (one table).
+        name: unused.
+        combiner: "sum", "mean" (weighted mean) or "sqrtn" (sum / sqrt(sum of weights²)).
+        max_norm: if set, embeddings are clipped to this L2 norm first.
+        allow_fast_lookup: accepted for TensorFlow compatibility.
+
+    Returns:
+        ``[last row with an id + 1, dim]``: rows without ids are zeros. The gradient of
+        ``params`` is an IndexedSlices.
+    """
+    if combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"combiner must be 'sum', 'mean' or 'sqrtn', got {combiner!r}")
+    ids = _sp(sp_ids, "embedding_lookup_sparse")
+    rows = ids.indices[:, 0]
+    emb = gather(params, ids.values)
+    if max_norm is not None:
+        norm = sqrt(R.reduce_sum(emb * emb, axis=1, keepdims=True))
+        emb = emb * _minimum(M.div_no_nan(convert(max_norm, dtype=emb.dtype), norm), 1.0)
+    n = _dense_max(concat([rows, -A.ones([1], rows.dtype)], 0)) + 1
+    if sp_weights is None:
+        w = ones_like(rows, dtype=emb.dtype)
+    else:
+        w = convert(_sp(sp_weights, "embedding_lookup_sparse").values, dtype=emb.dtype)
+        emb = emb * expand_dims(w, 1)
+    total = unsorted_segment_sum(emb, rows, n)
+    if combiner == "sum":
+        return total
+    if combiner == "mean":
+        den = unsorted_segment_sum(w, rows, n)
+    else:
+        den = sqrt(unsorted_segment_sum(w * w, rows, n))
+    return M.div_no_nan(total, expand_dims(den, 1))
+
+
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
+             binary_output: bool = False, name: str | None = None) -> SparseTensor:
+    """Counts of each value, as a SparseTensor of the non-empty bins (``tw.sparse.bincount``).
+
+    Args:
+        values: a SparseTensor or dense tensor of non-negative ints.
+        weights: per-value weights (same structure as ``values``), or None to count.
+        axis: 0 (count everything) or -1 (count per row of a rank-2 input).
+        minlength: at least this many bins.
+        maxlength: values at or above this are dropped.
+        binary_output: 1 for every non-empty bin instead of counts.
+        name: unused.
+
+    Returns:
+        A SparseTensor ``[bins]`` (axis 0) or ``[rows, bins]`` (axis -1).
+    """
+    if isinstance(values, SparseTensor):
+        vals, rows0 = values.values, values.indices[:, 0]
+        nrows = values.dense_shape[0]
+    else:
+        dense = convert(values)
+        vals = reshape(dense, [-1])
+        width = shape(dense, out_type=_I64)[-1] if dense.shape.rank else convert(1, _I64)
+        rows0 = _range(shape(vals, out_type=_I64)[0], dtype=_I64) // width
+        nrows = shape(dense, out_type=_I64)[0] if dense.shape.rank else convert(1, _I64)
+    if not vals.dtype.is_integer:
+        raise TypeError(f"tw.sparse.bincount needs integer values, got {vals.dtype.name}")
+    a = int(static_value(axis, "tw.sparse.bincount axis"))
+    if a not in (0, -1):
+        raise ValueError(f"tw.sparse.bincount supports axis 0 or -1, got {a}")
+    v = cast(vals, _I64)
+    if weights is not None:
+        wv = weights.values if isinstance(weights, SparseTensor) else reshape(convert(weights),
+                                                                              [-1])
+    else:
+        wv = ones_like(vals)
+    keep = greater_equal(v, 0)
+    if maxlength is not None:
+        keep = M.logical_and(keep, M.less(v, cast(convert(maxlength), _I64)))
+    v, wv, rows = boolean_mask(v, keep), boolean_mask(wv, keep), boolean_mask(rows0, keep)
+    size = _dense_max(concat([v, A.fill([1], convert(-1, dtype=_I64))], 0)) + 1
+    if minlength is not None:
+        size = _maximum(size, cast(convert(minlength), _I64))
+    if maxlength is not None:
+        size = _minimum(size, cast(convert(maxlength), _I64))
+    if a == 0:
+        rows = zeros_like(rows)
+    key = rows * size + v
+    uniq, idx = A.unique(key, out_idx=_I64)
+    counts = unsorted_segment_sum(wv, idx, shape(uniq, out_type=_I64)[0])
+    if binary_output:
+        counts = ones_like(counts)
+    order = A.argsort(uniq, stable=True)
+    uniq, counts = gather(uniq, order), gather(counts, order)
+    if a == 0:
+        return SparseTensor(expand_dims(uniq, 1), counts, reshape(size, [1]))
+    return SparseTensor(stack([uniq // size, uniq % size], axis=1), counts,
+                        stack([nrows, size]))
+
+
+def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0,
+                  output_type=dtypes.float32) -> tuple:
+    """``alpha * (mat1 @ mat2)`` at ``indices`` plus ``beta * values`` (rank 2).
+
+    Args:
+        indices: ``[N, 2]`` positions of the sparse operand.
+        values: its ``[N]`` values.
+        dense_shape: its shape ``[M, N]``.
+        mat1: dense ``[M, K]``.
+        mat2: dense ``[K, N]``.
+        beta: scale of ``values``.
+        alpha: scale of the product.
+        output_type: the values' dtype.
+
+    Returns:
+        ``(indices, new values, dense_shape)``.
+    """
+    idx = convert(indices)
+    if idx.shape.rank != 2:
+        raise ValueError("tw.sparse.sampled_addmm supports rank-2 (unbatched) operands only")
+    a = convert(mat1, dtype=output_type)
+    b = convert(mat2, dtype=output_type)
+    i, j = idx[:, 0], idx[:, 1]
+    prod = R.reduce_sum(gather(a, i) * _dense_transpose(gather(b, j, axis=1)), axis=1)
+    new = convert(alpha, dtype=output_type) * prod + \
+        convert(beta, dtype=output_type) * convert(values, dtype=output_type)
+    return idx, new, convert(dense_shape)

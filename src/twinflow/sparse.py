@@ -1,4 +1,6 @@
 """``tw.sparse``: SparseTensor and its operations (re-exports)."""
+from .ops.ragged.cross import sparse_cross as cross  # noqa: F401
+from .ops.ragged.cross import sparse_cross_hashed as cross_hashed  # noqa: F401
 from .ops.sparse.math import (  # noqa: F401
     add,
     bincount,
@@ -34,7 +36,8 @@ from .ops.sparse.ops import reshape_sparse as reshape  # noqa: F401
 from .ops.sparse.ops import slice_sparse as slice  # noqa: F401,A004
 from .ops.sparse.ops import transpose_sparse as transpose  # noqa: F401
 
-__all__ = ["SparseTensor", "SparseTensorSpec", "add", "bincount", "sampled_addmm", "concat", "expand_dims", "eye",
+__all__ = ["SparseTensor", "SparseTensorSpec", "add", "bincount", "sampled_addmm", "cross",
+           "cross_hashed", "concat", "expand_dims", "eye",
            "fill_empty_rows", "from_dense", "map_values", "mask", "maximum", "minimum",
            "reduce_max", "reduce_sum", "reorder", "reset_shape", "reshape", "retain",
            "segment_mean", "segment_sqrt_n", "segment_sum", "slice", "softmax",

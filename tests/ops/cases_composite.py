@@ -45,3 +45,15 @@ CASES = [
     Case(lambda: _parts(tw.strings.unicode_split(tw.constant(UNI), "UTF-8")), [],
          lambda: _decode_ref(UNI, True), name="composite_unicode_split"),
 ]
+
+SP = tw.sparse.SparseTensor
+CASES += [
+    Case(lambda: _parts(tw.ragged.cross([tw.ragged.constant([["a", "b"], ["c"]]),
+                                         tw.ragged.constant([["x"], ["y"]])])), [],
+         lambda: (_s("a_X_x", "b_X_x", "c_X_y"), np.array([0, 2, 3])),
+         name="composite_ragged_cross"),
+    Case(lambda: _parts(tw.ragged.cross_hashed([tw.ragged.constant([["a", "b"], ["c"]]),
+                                                tw.ragged.constant([["x"], ["y"]])], 10)), [],
+         lambda: (np.array([2, 4, 0]), np.array([0, 2, 3])),  # TensorFlow 2.21's buckets
+         name="composite_ragged_cross_hashed"),
+]

@@ -210,3 +210,33 @@ def test_bincount_and_sampled_addmm():
     out = tw.sparse.sampled_addmm([[0, 0], [1, 1]], [1.0, 2.0], [2, 2], tw.ones([2, 3]),
                                   tw.ones([3, 2]))
     assert out[1].numpy().tolist() == [4.0, 5.0]
+
+
+def test_cross_and_cross_hashed_match_tensorflow():
+    feats = tw.sparse.SparseTensor([[0, 0], [0, 1], [1, 0]], ["a", "b", "c"], [2, 2])
+    dense = tw.constant([["x"], ["y"]])
+    check(lambda: tw.sparse.cross([feats, dense]), (),
+          ("sparse", [[0, 0], [0, 1], [1, 0]], [b"a_X_x", b"b_X_x", b"c_X_y"], [2, 2]))
+    check(lambda: tw.ragged.cross([tw.ragged.constant([["a"], ["b", "c"]]),
+                                   tw.constant([[1], [2]], tw.int64)]), (),
+          ("ragged", [[b"a_X_1"], [b"b_X_2", b"c_X_2"]]))
+    # TensorFlow 2.21's values (FarmHash Fingerprint64 + FingerprintCat64)
+    check(lambda: tw.sparse.cross_hashed([feats, dense], 10).values, (), [2, 4, 0])
+    check(lambda: tw.sparse.cross_hashed([feats, dense]).values, (),
+          [1484974617627318892, 3552177129620670004, 6571367263544129360])
+    check(lambda: tw.sparse.cross_hashed([tw.constant([[1], [2]], tw.int64), dense]).values, (),
+          [854275097015501859, 3006502044339696797])
+    check(lambda: tw.sparse.cross_hashed([tw.constant([["a"], ["b"]])], hash_key=5).values, (),
+          [5929359435688109312, 7163463728017094660])
+
+
+def test_fingerprint64_matches_tensorflow_on_every_length_branch():
+    from twinflow.ops.ragged.fingerprint import fingerprint64
+    # tf.strings.to_hash_bucket_fast(strings, 2**63 - 1) in TensorFlow 2.21: lengths 0, 1..3,
+    # 4..7, 8..16, 17..32, 33..64 and two over 64 (the loop)
+    strings = [b"", b"a", b"abc", b"hello world", b"x" * 20, b"y" * 40, b"z" * 100,
+               bytes(range(200))]
+    want = [1936946117179621456, 3694432073954588132, 2640714258260161385,
+            6381520714923946011, 8233088228747857348, 276292113409495006,
+            9220849947163966073, 525935771297148851]
+    assert [fingerprint64(s) % (2**63 - 1) for s in strings] == want

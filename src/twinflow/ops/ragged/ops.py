@@ -82,7 +82,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     if inner_shape is not None and flat.shape.as_list()[1:] != list(inner_shape):
         raise ValueError(f"tw.ragged.constant: inner values have shape "
                          f"{flat.shape.as_list()[1:]}, expected inner_shape {list(inner_shape)}")
-    return RaggedTensor.from_nested_row_lengths(flat, [M.cast(x, d) for x in lengths])
+    splits = [np.concatenate([[0], np.cumsum(x)]).astype(d.np) for x in lengths]
+    return RaggedTensor.from_nested_row_splits(flat, splits)
 
 
 def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001

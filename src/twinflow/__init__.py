@@ -59,3 +59,9 @@ from .ops.sparse.tensor import SparseTensor, SparseTensorSpec
 from .ops.composite_ops import type_spec_from_value
 from .ops.indexed_slices import IndexedSlicesSpec
 from . import ragged, sparse
+
+# tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
+import sys as _sys  # noqa: E402
+from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
+
+_register_compat_v1(_sys.modules[__name__])

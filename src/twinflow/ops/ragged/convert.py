@@ -12,7 +12,7 @@ from .. import math_ops as M
 from ..core import convert
 from ..reduction_ops import reduce_all, reduce_max, reduce_prod, reduce_sum
 from ..sparse.tensor import SparseTensor
-from .tensor import RaggedTensor, _splits_dtype
+from .tensor import _IMPL, RaggedTensor, _splits_dtype
 
 
 def segment_starts_range(starts, lengths):
@@ -206,3 +206,7 @@ def to_sparse(rt: RaggedTensor) -> SparseTensor:
         idx = r
     cols.insert(0, idx)
     return SparseTensor(A.stack(cols, axis=1), flat, bounding_shape(rt, out_type=d))
+
+
+_IMPL.update(to_tensor=to_tensor, from_tensor=from_tensor, bounding_shape=bounding_shape,
+             merge_dims=merge_dims, to_sparse=to_sparse)

@@ -15,7 +15,7 @@ from .. import array_ops as A
 from .. import math_ops as M
 from ..core import static_value
 from .convert import gather_rows, segment_starts_range
-from .tensor import RaggedTensor
+from .tensor import _IMPL, RaggedTensor
 
 
 def ragged_getitem(rt: RaggedTensor, key):
@@ -119,3 +119,6 @@ def _bound(v, lengths, default):
     v = int(static_value(v, "RaggedTensor slice bound"))
     b = lengths + v if v < 0 else M.minimum(lengths, v)
     return M.maximum(b, 0)
+
+
+_IMPL["getitem"] = ragged_getitem

@@ -24,6 +24,10 @@ from ..reduction_ops import reduce_max
 from ..segment_ops import unsorted_segment_sum
 from ..sparse.tensor import dense_required
 
+# Conversions and indexing live in convert.py and getitem.py, which build on RaggedTensor and
+# register themselves here (importing them from this module would be an import cycle).
+_IMPL: dict = {}
+
 
 def _splits_dtype(dtype) -> dtypes.DType:
     d = dtypes.as_dtype(dtype)
@@ -331,7 +335,7 @@ class RaggedTensor(CompositeTensor):
         Returns:
             A RaggedTensor.
         """
-        return _convert.from_tensor(tensor, lengths, padding, ragged_rank, row_splits_dtype)
+        return _IMPL["from_tensor"](tensor, lengths, padding, ragged_rank, row_splits_dtype)
 
     # ----- structure -----
     values = property(lambda self: self._values, doc="The concatenated rows.")
@@ -482,7 +486,7 @@ class RaggedTensor(CompositeTensor):
         Returns:
             An int vector (or scalar for one axis).
         """
-        return _convert.bounding_shape(self, axis, out_type)
+        return _IMPL["bounding_shape"](self, axis, out_type)
 
     def with_values(self, new_values) -> RaggedTensor:
         """The same row partition with other values (as many as ``values``).
@@ -532,7 +536,7 @@ class RaggedTensor(CompositeTensor):
         Returns:
             A RaggedTensor (or a dense tensor when every ragged dimension is merged away).
         """
-        return _convert.merge_dims(self, outer_axis, inner_axis)
+        return _IMPL["merge_dims"](self, outer_axis, inner_axis)
 
     # ----- conversion -----
     def to_tensor(self, default_value=None, name=None, shape=None) -> Tensor:
@@ -546,7 +550,7 @@ class RaggedTensor(CompositeTensor):
         Returns:
             A dense tensor.
         """
-        return _convert.to_tensor(self, default_value, shape)
+        return _IMPL["to_tensor"](self, default_value, shape)
 
     def to_list(self) -> list:
         """The rows as nested Python lists (eager only).
@@ -586,7 +590,7 @@ class RaggedTensor(CompositeTensor):
         Returns:
             A SparseTensor of the bounding shape.
         """
-        return _convert.to_sparse(self)
+        return _IMPL["to_sparse"](self)
 
     @classmethod
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64) -> RaggedTensor:
@@ -624,7 +628,7 @@ class RaggedTensor(CompositeTensor):
         return n
 
     def __getitem__(self, key):
-        return _getitem.ragged_getitem(self, key)
+        return _IMPL["getitem"](self, key)
 
     def __repr__(self) -> str:
         if isinstance(self.flat_values, EagerTensor):
@@ -668,7 +672,3 @@ def is_ragged(x) -> bool:
     """
     return isinstance(x, RaggedTensor)
 
-
-# The conversions and indexing live in their own modules, which build on RaggedTensor.
-from . import convert as _convert  # noqa: E402
-from . import getitem as _getitem  # noqa: E402

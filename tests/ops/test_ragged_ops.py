@@ -119,7 +119,6 @@ def test_elementwise_and_map_flat_values():
     with pytest.raises(ValueError, match="row partitions"):
         f + rt([[1.0], [2.0, 3.0], []])
     with pytest.raises(ValueError, match="cannot be broadcast"):
-        tw.ragged.map_flat_values  # noqa: B018
         f * tw.ones([3, 2])
     check_grad(lambda v: tw.reduce_sum(tw.ragged.map_flat_values(
         tw.sin, tw.RaggedTensor.from_row_lengths(v, [2, 1])).flat_values), np.arange(3.0))
@@ -173,3 +172,20 @@ def test_dense_functions_dispatch_ragged_arguments():
         v, [2, 1, 2]), axis=1) ** 2), np.array([1.0, 4.0, 2.0, -1.0, 3.0]))
     check_grad(lambda v: tw.reduce_sum(tw.reduce_mean(tw.RaggedTensor.from_row_lengths(
         v, [2, 1, 2]), axis=0) ** 2), np.array([1.0, 4.0, 2.0, -1.0, 3.0]))
+
+
+def test_public_elementwise_functions_dispatch_to_flat_values():
+    x = rt([[1.0, 4.0], [9.0], []])
+    check(lambda: tw.add(x, 1.0), (), ("ragged", [[2.0, 5.0], [10.0], []]))
+    check(lambda: tw.math.sqrt(x), (), ("ragged", [[1.0, 2.0], [3.0], []]))
+    check(lambda: tw.maximum(x, 3.0), (), ("ragged", [[3.0, 4.0], [9.0], []]))
+    check(lambda: tw.abs(-x), (), ("ragged", [[1.0, 4.0], [9.0], []]))
+    check(lambda: tw.cast(x, tw.int32), (), ("ragged", [[1, 4], [9], []]))
+    check(lambda: tw.where(x > 2.0, x, -x), (), ("ragged", [[-1.0, 4.0], [9.0], []]))
+    check(lambda: tw.equal(x, 4.0), (), ("ragged", [[False, True], [False], []]))
+    check_grad(lambda v: tw.reduce_sum(tw.math.exp(tw.RaggedTensor.from_row_lengths(
+        v, [2, 1])).flat_values), np.array([0.1, 0.2, 0.3]))
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        tw.add(x, tw.ones([3, 1]))
+    with pytest.raises(TypeError, match="to_dense"):
+        tw.add(tw.sparse.eye(2), 1.0)

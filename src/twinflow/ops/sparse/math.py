@@ -28,6 +28,7 @@ from ..array_ops import (
 from ..array_ops import range as _range
 from ..array_ops import transpose as _dense_transpose
 from ..core import convert, static_value
+from ..dispatch import register
 from ..math_ops import abs as _abs
 from ..math_ops import (
     cast,
@@ -529,3 +530,6 @@ def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0,
     new = convert(alpha, dtype=output_type) * prod + \
         convert(beta, dtype=output_type) * convert(values, dtype=output_type)
     return idx, new, convert(dense_shape)
+
+
+register("cast", "SparseTensor", lambda x, dtype: x.with_values(M.cast(x.values, dtype)))

@@ -56,7 +56,7 @@ def dispatch(name: str, error: CompositeArgument, args: tuple, kwargs: dict, den
         The composite op's result.
     """
     kind = type(error.value).__name__
-    handler = _HANDLERS.get((name, kind))
+    handler = _HANDLERS.get((name, kind)) if name != "elementwise" else None
     if handler is not None:
         return handler(*args, **kwargs)
     if dense is not None:

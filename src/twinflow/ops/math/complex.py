@@ -98,7 +98,7 @@ def abs(x: TensorLike, name: str | None = None) -> Tensor:
     try:
         x = convert(x)
     except CompositeArgument as e:  # RaggedTensor...: over its values
-        return dispatch("abs", e, (x,), {}, dense=abs)
+        return dispatch("abs", e, (x,), {})
     if x.dtype.is_complex:
         return bind(ComplexAbs, (x,), name=name)
     return bind(Abs, (x,), name=name)

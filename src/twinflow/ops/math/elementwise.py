@@ -254,7 +254,7 @@ def _unary_function(opdef):
         try:
             cx = convert(x)
         except CompositeArgument as e:
-            return dispatch(fn.__name__, e, (x,), {}, dense=fn)
+            return dispatch("elementwise", e, (x,), {}, dense=_unary_function(opdef))
         return bind(opdef, (cx,), name=name)
     return fn
 
@@ -264,7 +264,7 @@ def _binary_function(opdef):
         try:
             cx, cy = convert_pair(x, y)
         except CompositeArgument as e:
-            return dispatch(fn.__name__, e, (x, y), {}, dense=fn)
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
         return bind(opdef, (cx, cy), name=name)
     return fn
 
@@ -276,7 +276,7 @@ def _fast_binary_function(opdef):
         try:
             cx, cy = convert_pair(x, y)
         except CompositeArgument as e:
-            return dispatch(fn.__name__, e, (x, y), {}, dense=fn)
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
         return bind(opdef, (cx, cy), name=name)
     return fn
 

@@ -58,7 +58,7 @@ from .ops.ragged.tensor import RaggedTensor, RaggedTensorSpec
 from .ops.sparse.tensor import SparseTensor, SparseTensorSpec
 from .ops.composite_ops import type_spec_from_value
 from .ops.indexed_slices import IndexedSlicesSpec
-from . import ragged, sparse
+from . import experimental, ragged, sparse
 
 # tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
 import sys as _sys  # noqa: E402

@@ -121,8 +121,21 @@ class ExtensionType(CompositeTensor):
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         cls._tw_fields = _field_names(cls)
-        spec_cls = type(f"{cls.__name__}.Spec", (ExtensionTypeSpec,), {"__slots__": ()})
-        cls.Spec = spec_cls
+        owner = cls
+
+        def spec_init(self, *args, **fields) -> None:
+            """``Cls.Spec(field=spec_or_value, ...)`` (TensorSpecs for tensor fields)."""
+            if args:  # (value_type, fields) from ExtensionType._type_spec
+                ExtensionTypeSpec.__init__(self, *args)
+                return
+            missing = [n for n in owner._tw_fields if n not in fields]
+            if missing:
+                raise TypeError(f"{owner.__name__}.Spec: missing fields {missing}")
+            ExtensionTypeSpec.__init__(self, owner, tuple((n, fields[n])
+                                                          for n in owner._tw_fields))
+
+        cls.Spec = type(f"{cls.__name__}.Spec", (ExtensionTypeSpec,),
+                        {"__slots__": (), "__init__": spec_init})
 
     def __init__(self, *args, **kwargs) -> None:
         names = type(self)._tw_fields

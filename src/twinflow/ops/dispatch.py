@@ -2,14 +2,13 @@
 
 A RaggedTensor or SparseTensor given to a dense op raises ``CompositeArgument`` when the op
 converts it (``_as_tensor``). The few generic entry points (the elementwise function
-generator, the reduction helper, ``dispatch_composites`` on concat/stack/gather/tile/where...)
-catch it and call ``dispatch``, which looks the op up in handlers registered by the composite
+generator, the reduction helper, and concat/stack/gather/tile/expand_dims/where/abs/cast) catch
+it and call ``dispatch``, which looks the op up in handlers registered by the composite
 packages (``ops/ragged``); without a handler the error stays, and says how to convert.
 Catching costs nothing on the dense path.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 
@@ -65,38 +64,3 @@ def dispatch(name: str, error: CompositeArgument, args: tuple, kwargs: dict, den
             return handler(dense, *args, **kwargs)
     raise error
 
-
-def dispatch_composites(fn: Callable) -> Callable:
-    """Decorates a public op function: composite arguments go to the registered handler.
-
-    Args:
-        fn: the dense op function.
-
-    Returns:
-        The function, dispatching on ``CompositeArgument``.
-    """
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except CompositeArgument as e:
-            return dispatch(fn.__name__, e, args, kwargs)
-    return wrapper
-
-
-def elementwise(fn: Callable) -> Callable:
-    """Decorates a public elementwise function: composite arguments map it over their values.
-
-    Args:
-        fn: the dense elementwise function.
-
-    Returns:
-        The function, dispatching on ``CompositeArgument``.
-    """
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except CompositeArgument as e:
-            return dispatch(fn.__name__, e, args, kwargs, dense=fn)
-    return wrapper

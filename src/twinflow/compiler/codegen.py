@@ -38,6 +38,7 @@ import keyword
 import linecache
 import operator
 import os
+import weakref
 
 import numpy as np
 
@@ -431,6 +432,8 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     ns: dict = {"__name__": "twinflow.codegen_program"}
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated program)
     run = ns["__make__"](*closure.values())
+    # The source stays in linecache (for tracebacks) while the function can run, not longer.
+    weakref.finalize(run, linecache.cache.pop, filename, None)
     return CompiledProgram(prog, run, source, filename, line_ops)
 
 

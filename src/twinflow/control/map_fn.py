@@ -23,25 +23,59 @@ from .while_loop import check_parallel_iterations, while_loop
 
 
 def _rows(flat: list):
-    """The static number of rows of ``flat`` tensors (None if unknown) and the dynamic one."""
+    """The static number of rows of ``flat`` tensors (None if unknown) and the dynamic one.
+
+    Raises:
+        ValueError: a scalar, or two tensors whose first dimensions differ (in every mode).
+    """
     static = None
     for t in flat:
-        if nest.expands(t):  # a composite (RaggedTensor...): its rows
-            if t.shape.rank is not None and t.shape[0] is not None:
-                static = t.shape[0]
-                break
-            continue
-        if t.shape.rank == 0:
+        if not nest.expands(t) and t.shape.rank == 0:  # (a composite: its rows)
             raise ValueError(f"elements must have rank >= 1 to be unstacked, got shape "
                              f"{t.shape}")
-        if t.shape.rank is not None and t.shape[0] is not None:
-            static = t.shape[0]
-            break
+        d = t.shape[0] if t.shape.rank is not None else None
+        if d is not None:
+            if static is not None and d != static:
+                raise ValueError(f"all elements must have the same first dimension, got "
+                                 f"{static} and {d}")
+            static = d
     if static is not None:
         return static, static
     first = flat[0]
     return None, first.nrows(out_type=dtypes.int32) if nest.expands(first) else \
         array_ops.shape(first)[0]
+
+
+def _map_outputs(y, out_leaves: list) -> list:
+    """``fn``'s result for one row as tensors of the expected dtypes (one rule, both modes)."""
+    ys = nest.flatten(y)
+    if len(ys) != len(out_leaves):
+        raise ValueError(
+            f"tw.map_fn: fn returned {len(ys)} tensors but {len(out_leaves)} were expected "
+            "from the structure of elems; pass fn_output_signature describing fn's output.")
+    out = []
+    for v, (dt, spec) in zip(ys, out_leaves):
+        if isinstance(spec, TypeSpec):  # a ragged row: _RowParts checks it
+            out.append(v)
+            continue
+        v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
+        if v.dtype is not dt:
+            raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
+                            "expected; pass fn_output_signature=tw."
+                            f"{v.dtype.name} (or cast the result).")
+        out.append(v)
+    return out
+
+
+def _check_accumulator(acc, new_acc, name: str) -> None:
+    """``fn`` of scan/fold must return the structure of the accumulator (both modes)."""
+    try:
+        nest.assert_same_structure(acc, new_acc, check_types=False)
+    except (ValueError, TypeError):
+        def shape_of(x):
+            return nest.map_structure(lambda _: "*", x)
+        raise ValueError(f"tw.{name}: fn must return the structure of the accumulator, "
+                         f"{shape_of(acc)!r}; it returned {shape_of(new_acc)!r}") from None
 
 
 def _signature_leaves(sig, like_structure) -> list:
@@ -156,9 +190,14 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     # Composite elems (RaggedTensor...) are indexed row by row; dense ones become TensorArrays.
     flat_elems = [e if nest.expands(e) else convert(e) for e in nest.flatten(elems)]
     packed_elems = nest.pack_sequence_as(elems, flat_elems)
+    static_n, n = _rows(flat_elems)
+    # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
+    out_leaves = _signature_leaves(sig, elems) if sig is not None else \
+        [(t.dtype, None) for t in flat_elems]
     if ctx.graph is None:
-        n = int(_rows(flat_elems)[1])
         results = [fn(nest.map_structure(lambda e, i=i: e[i], packed_elems)) for i in range(n)]
+        if results:  # checked once, as a graph traces fn once
+            _map_outputs(results[0], out_leaves)
         if not results:
             out_struct = sig if sig is not None else elems
             leaves = _signature_leaves(out_struct, None) if sig is not None else \
@@ -171,11 +210,7 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
             leaves = _signature_leaves(sig, None)
             return _stack_eager(results, sig if nest.is_nested(sig) else results[0], leaves)
         return _stack_eager(results, results[0])
-    static_n, n = _rows(flat_elems)
     out_struct = sig if sig is not None else elems
-    # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
-    out_leaves = _signature_leaves(sig, elems) if sig is not None else \
-        [(t.dtype, None) for t in flat_elems]
     in_tas = [None if nest.expands(t) else TensorArray(t.dtype, size=n).unstack(t)
               for t in flat_elems]
     parts = [_RowParts(s, n) if isinstance(s, TypeSpec) else None for _, s in out_leaves]
@@ -185,25 +220,14 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     def body(i, tas):
         row = nest.pack_sequence_as(elems, [e[i] if ta is None else ta.read(i)
                                             for e, ta in zip(flat_elems, in_tas)])
-        y = fn(row)
-        ys = nest.flatten(y)
-        if len(ys) != len(tas):
-            raise ValueError(
-                f"tw.map_fn: fn returned {len(ys)} tensors but {len(tas)} were expected from "
-                "the structure of elems; pass fn_output_signature describing fn's output.")
+        ys = _map_outputs(fn(row), out_leaves)
         new = []
-        for ta, v, (dt, _), p in zip(tas, ys, out_leaves, parts):
-            if p is not None:
+        for ta, v, p in zip(tas, ys, parts):
+            if p is not None:  # a ragged row: its parts
                 p.read_back(ta)
                 new.append(p.write(i, v))
-                continue
-            ta = ta[0]
-            v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
-            if v.dtype is not dt:
-                raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
-                                "expected; pass fn_output_signature=tw."
-                                f"{v.dtype.name} (or cast the result).")
-            new.append([ta.write(i, v)])
+            else:
+                new.append([ta[0].write(i, v)])
         return i + 1, new
 
     _, tas = while_loop(lambda i, _: i < n, body, (convert(0), out_tas),
@@ -227,27 +251,29 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
 def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str):
     flat_elems = [convert(e) for e in nest.flatten(elems)]
     packed = nest.pack_sequence_as(elems, flat_elems)
+    static_n, n = _rows(flat_elems)
+    if initializer is None and static_n == 0:
+        raise ValueError(f"tw.{name} on empty elems needs an initializer")
     if ctx.graph is None:
-        n = int(flat_elems[0].shape[0])
         order = list(range(n))[::-1] if reverse else list(range(n))
         if initializer is None:
-            if not order:
-                raise ValueError(f"tw.{name} on empty elems needs an initializer")
             acc = nest.map_structure(lambda e: e[order[0]], packed)
             outs = [acc]
             order = order[1:]
         else:
             acc = initializer
             outs = []
-        for i in order:
-            acc = fn(acc, nest.map_structure(lambda e, i=i: e[i], packed))
+        for k, i in enumerate(order):
+            new_acc = fn(acc, nest.map_structure(lambda e, i=i: e[i], packed))
+            if k == 0:  # checked once, as a graph traces fn once
+                _check_accumulator(acc, new_acc, name)
+            acc = new_acc
             outs.append(acc)
         if not keep_all:
             return acc
         if reverse:
             outs = outs[::-1]
         return _stack_eager(outs, outs[0])
-    static_n, n = _rows(flat_elems)
     in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
 
     def row(i):
@@ -268,7 +294,9 @@ def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str)
         out_tas = [ta.write(index(0), a) for ta, a in zip(out_tas, flat_acc)]
 
     def body(k, acc, tas):
-        new_acc = fn(nest.pack_sequence_as(acc0, acc), row(index(k)))
+        packed_acc = nest.pack_sequence_as(acc0, acc)
+        new_acc = fn(packed_acc, row(index(k)))
+        _check_accumulator(packed_acc, new_acc, name)
         flat_new = [convert(v) for v in nest.flatten(new_acc)]
         if keep_all:
             tas = [ta.write(index(k), v) for ta, v in zip(tas, flat_new)]

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ..core import dtypes
-from ..core.context import ctx
+from ..core.context import ctx, process
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..graph.core_ops import Const
@@ -70,7 +70,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    if ctx.graph is None:
+    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
+    if quiet or ctx.graph is None:
         if opdef.same_dtype and len(inputs) > 1:
             _check_same_dtype(opdef, inputs)
         try:
@@ -83,7 +84,7 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             if type(out) is bytes:  # an element of a string (object) array: keep an array
                 out = _string_scalar(out)
             result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, inputs, attrs, result)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
@@ -109,7 +110,8 @@ def bind_binary(opdef: OpDef, x, y):
     Returns:
         The output tensor.
     """
-    if ctx.graph is None:
+    quiet = process.quiet
+    if quiet or ctx.graph is None:
         xv = x._value
         yv = y._value
         dt = xv.dtype
@@ -120,7 +122,7 @@ def bind_binary(opdef: OpDef, x, y):
         except KERNEL_ERRORS as e:
             raise _kernel_error(opdef, (x, y), _EMPTY, e) from e
         result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, (x, y), _EMPTY, result)
         return result
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)

@@ -5,6 +5,7 @@ import contextlib
 import linecache
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -419,20 +420,29 @@ def name_scope(name: str) -> Iterator[str]:
     if g is None:
         # Eagerly there are no op names, but variables created in the block take the scope as
         # a prefix, as in TensorFlow (tw.name_scope('s'): tw.Variable(1., name='v') is s/v:0).
-        outer = _eager_scopes[-1] if _eager_scopes else ""
+        scopes = _eager_scopes()
+        outer = scopes[-1] if scopes else ""
         full = "" if not name else name[:-1] if name.endswith("/") else \
             f"{outer}/{name}" if outer else name
-        _eager_scopes.append(full)
+        scopes.append(full)
         try:
             yield full + "/" if full else ""
         finally:
-            _eager_scopes.pop()
+            scopes.pop()
         return
     with g.name_scope(name) as scope:
         yield scope
 
 
-_eager_scopes: list = []
+_thread_scopes = threading.local()
+
+
+def _eager_scopes() -> list:
+    """The eager name scopes of the calling thread, innermost last."""
+    scopes = getattr(_thread_scopes, "stack", None)
+    if scopes is None:
+        scopes = _thread_scopes.stack = []
+    return scopes
 
 
 def current_name_scope() -> str:
@@ -440,7 +450,8 @@ def current_name_scope() -> str:
     g = ctx.graph
     if g is not None:
         return g.get_name_scope()
-    return _eager_scopes[-1] if _eager_scopes else ""
+    scopes = _eager_scopes()
+    return scopes[-1] if scopes else ""
 
 
 def control_dependencies(control_inputs: list | None) -> contextlib.AbstractContextManager[Any]:

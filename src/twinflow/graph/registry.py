@@ -33,6 +33,8 @@ class OpDef:
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "same_dtype", "multi_output",
                  "check", "doc", "__dict__")
+    # Declared by ops that read a variable (see the module docstring); looked up per recorded op.
+    accessed_variable = None
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None,
                  grad: Callable | None, stateful: bool, same_dtype: bool,

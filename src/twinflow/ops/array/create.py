@@ -344,7 +344,3 @@ def linspace(start, stop, num, name: str | None = None, axis: int = 0) -> Tensor
 
 
 lin_space = linspace
-
-
-# ----- sorting --------------------------------------------------------------------------------
-

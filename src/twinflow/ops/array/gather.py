@@ -413,7 +413,3 @@ def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: TensorLike | None =
             raise _err("boolean_mask: a negative axis needs a tensor of known rank")
         axis += x.shape.rank
     return bind(BooleanMask, [x, m], {"axis": axis}, name=name)
-
-
-# ----- creation: one_hot, range, fill, zeros, ones, eye, linspace ------------------------------
-

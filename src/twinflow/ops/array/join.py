@@ -416,7 +416,3 @@ def pad(tensor: TensorLike, paddings: TensorLike, mode="CONSTANT", constant_valu
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f'pad: mode must be "CONSTANT", "REFLECT" or "SYMMETRIC", got {mode!r}')
     return bind(MirrorPad, [x, p], {"mode": mode}, name=name)
-
-
-# ----- slicing --------------------------------------------------------------------------------
-

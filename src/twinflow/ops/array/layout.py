@@ -60,7 +60,7 @@ def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -
     return bind(Unpack, [x], {"num": int(num), "axis": int(axis)}, name=name)
 
 
-# ----- helpers ----------------------------------------------------------------------------------
+# ----- transpose, expand_dims, squeeze, reverse ---------------------------------------------------
 
 def _check_perm(perm, rank: int) -> tuple:
     if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != list(
@@ -258,7 +258,3 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
         The same value, treated as a constant by GradientTape.
     """
     return bind(StopGradient, [convert(input)], name=name)
-
-
-# ----- size, rank -----------------------------------------------------------------------------
-

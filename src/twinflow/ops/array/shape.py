@@ -321,7 +321,7 @@ def _int_input(x, name: str, dtype=None) -> Tensor:
     return t
 
 
-# ----- layout: transpose, expand_dims, squeeze, reverse ---------------------------------------
+# ----- size, rank ---------------------------------------------------------------------------------
 
 @register_op("Size")
 class Size:
@@ -385,7 +385,3 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
         A scalar int32 tensor.
     """
     return bind(Rank, [convert(input)], name=name)
-
-
-# ----- joining and splitting ------------------------------------------------------------------
-

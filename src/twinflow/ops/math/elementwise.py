@@ -1,6 +1,7 @@
 """Elementwise ops as table rows: one ``Unary`` or ``Binary`` row per op.
 
-A family module (``unary.py``, ``binary.py``, ``comparison.py``) lists its ops in a table::
+A family module (``unary.py``, ``binary.py``, ``comparison.py``, ``complex.py``) lists its ops in
+a table::
 
     UNARY = [
         Unary("Exp", "exp", np.exp, INEXACT, quiet=True,
@@ -10,8 +11,12 @@ A family module (``unary.py``, ``binary.py``, ``comparison.py``) lists its ops i
               grad=lambda op, dy: dy * _c(op.outputs[0])),
         ...
     ]
-    (Exp, ...) = declare(UNARY)                       # the registered OpDefs, in table order
-    (exp, ...) = public_functions(UNARY, __name__)    # the generated public functions
+    _OPS = declare(UNARY)                                # the registered OpDefs, in row order
+    (Neg, ..., Exp, ...) = _OPS
+    (negative, ..., exp, ...) = public_functions(UNARY, _OPS, __name__)  # rows with an ``fn``
+
+The names are spelled out (readers and linters see them; ``tests/ops/math/test_elementwise.py``
+checks each is bound to its row).
 
 A row holds the TensorFlow op name, the public function's name, the NumPy kernel, the dtype kinds
 the op accepts, its gradient rule (written with twinflow ops, as any ``grad``), what it computes

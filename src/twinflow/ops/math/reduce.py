@@ -19,8 +19,6 @@ from .binary import Mul, divide, multiply, subtract
 # ----- shape rules and helpers ------------------------------------------------------------------
 
 
-
-
 def _check_axes(x, axis) -> None:
     """Raises for axes outside the rank of ``x`` (the kernels would, less helpfully)."""
     rank = x.shape.rank
@@ -471,8 +469,3 @@ reduce_any = _reduction(
 reduce_all = _reduction(
     "reduce_all", All, "Logical and of a bool tensor over ``axis`` (``tw.reduce_all``).",
     "The reduced bool tensor.", tensor="a bool tensor.")
-
-
-# ----- logsumexp, variance, std -----------------------------------------------------------------
-
-

@@ -19,10 +19,7 @@ from .complex import abs as abs_op
 from .reduce import Mean, _axes, _float_infer, _kept, _reduce, reduce_max, reduce_sum
 from .unary import exp, sqrt, square
 
-# ----- shape rules and helpers ------------------------------------------------------------------
-
-
-
+# ----- logsumexp, variance, std -------------------------------------------------------------------
 
 @register_op("ReduceLogSumExp")
 class ReduceLogSumExp:

@@ -335,7 +335,7 @@ def gelu(features: TensorLike, approximate: bool = False, name: str | None = Non
                                           1.0))
 
 
-# ----- softmax and losses -----------------------------------------------------------------------
+# ----- compositions -------------------------------------------------------------------------------
 
 def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Concatenated ReLU: concat([relu(x), relu(-x)], axis) (``tw.nn.crelu``).
@@ -350,5 +350,3 @@ def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tens
     """
     x = convert(features)
     return concat([relu(x), relu(negative(x))], axis)
-
-

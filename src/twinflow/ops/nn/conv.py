@@ -108,7 +108,7 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None
     return bind(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"}, name=name)
 
 
-# ----- convolution and pooling geometry ---------------------------------------------------------
+# ----- Conv2D and its gradients -------------------------------------------------------------------
 
 def _conv_infer(x, w, **attrs):
     check_float("Conv2D", x, allow_complex=False)
@@ -371,5 +371,3 @@ def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: s
         return conv2d(x, filters, strides, padding, data_format or "NHWC", dilations, name)
     raise ValueError(f"tw.nn.convolution supports 1-D and 2-D convolutions (rank 3 or 4 "
                      f"input), got an input of shape {x.shape}")
-
-

@@ -300,7 +300,7 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     return multiply(reduce_sum(multiply(t, t)), 0.5)
 
 
-# ----- bias_add ---------------------------------------------------------------------------------
+# ----- compositions -------------------------------------------------------------------------------
 
 def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
                                        pos_weight: TensorLike, name: str | None = None) -> Tensor:
@@ -379,5 +379,3 @@ def scale_regularization_loss(regularization_loss: TensorLike) -> Tensor:
         The loss.
     """
     return convert(regularization_loss)
-
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
-from ...core.context import ctx
+from ...core.context import ctx, process
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, convert_to_tensor
@@ -59,8 +59,7 @@ def get_seed(op_seed) -> tuple:
             if g is not None:
                 op_seed = g.next_op_seed()
             else:
-                ctx.op_seed_counter += 1
-                op_seed = ctx.op_seed_counter
+                op_seed = process.next_op_seed()
         seeds = (int(global_seed), int(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))

@@ -57,3 +57,15 @@ def test_extension_type_through_function_and_while_loop():
                              lambda i, m: (i + 1, Masked(m.values + 1.0, m.mask)), (0, m))[1]
 
     assert g(Masked([0.0], [True])).values.numpy().tolist() == [3.0]
+
+
+def test_as_dict_and_batchable():
+    class Pair(tw.experimental.BatchableExtensionType):
+        a: tw.Tensor
+        b: int
+
+    p = Pair([1, 2], 3)
+    d = tw.experimental.extension_type.as_dict(p)
+    assert list(d) == ["a", "b"] and d["b"] == 3 and d["a"].numpy().tolist() == [1, 2]
+    with pytest.raises(TypeError, match="ExtensionType"):
+        tw.experimental.extension_type.as_dict(3)

@@ -202,3 +202,28 @@ def _annotations_resolvable(cls) -> bool:
         return True
     except Exception:  # noqa: BLE001  (string annotations naming things not importable here)
         return False
+
+
+class BatchableExtensionType(ExtensionType):
+    """An ExtensionType whose values can be batched (``tw.experimental.BatchableExtensionType``);
+    twinflow's specs are all batchable, so this adds nothing to ExtensionType.
+
+    Args:
+        **fields: one value per annotated field.
+    """
+
+    __slots__ = ()
+
+
+def as_dict(value: ExtensionType) -> dict:
+    """The fields of an ExtensionType value (``tw.experimental.extension_type.as_dict``).
+
+    Args:
+        value: an ExtensionType instance.
+
+    Returns:
+        ``{field name: value}`` in declaration order.
+    """
+    if not isinstance(value, ExtensionType):
+        raise TypeError(f"as_dict expects an ExtensionType, got {type(value).__name__}")
+    return {n: getattr(value, n) for n in type(value)._tw_fields}

@@ -185,7 +185,9 @@ def test_public_elementwise_functions_dispatch_to_flat_values():
     check(lambda: tw.equal(x, 4.0), (), ("ragged", [[False, True], [False], []]))
     check_grad(lambda v: tw.reduce_sum(tw.math.exp(tw.RaggedTensor.from_row_lengths(
         v, [2, 1])).flat_values), np.array([0.1, 0.2, 0.3]))
+    check(lambda: tw.add(x, tw.constant([[10.0], [20.0], [30.0]])), (),
+          ("ragged", [[11.0, 14.0], [29.0], []]))
     with pytest.raises(ValueError, match="cannot be broadcast"):
-        tw.add(x, tw.ones([3, 1]))
+        tw.add(x, tw.ones([3, 2]))
     with pytest.raises(TypeError, match="to_dense"):
         tw.add(tw.sparse.eye(2), 1.0)

@@ -213,21 +213,36 @@ def _check_same_partition(a: RaggedTensor, b: RaggedTensor) -> None:
 def elementwise(fn, *args, **kwargs):
     """The dispatch target of the public elementwise functions for ragged arguments.
 
-    Dense arguments must broadcast against ``flat_values`` (scalars, or shapes of the uniform
-    inner dimensions); a dense argument as large as the ragged one is refused.
+    Dense arguments broadcast against ``flat_values`` when they are scalars or have the shape
+    of the uniform inner dimensions; one of the ragged tensor's rank whose second dimension is
+    1 (``[nrows, 1, ...]``) broadcasts each row over that row's items (ragged_rank 1). Anything
+    else is refused with a ValueError saying how to convert.
     """
-    for x in list(args) + list(kwargs.values()):
-        if isinstance(x, (Tensor, np.ndarray, list)) and not isinstance(x, RaggedTensor):
-            r = np.ndim(x) if not isinstance(x, Tensor) else x.shape.rank
-            rts = [y for y in list(args) + list(kwargs.values()) if isinstance(y, RaggedTensor)]
-            limit = rts[0].flat_values.shape.rank - 1 if rts else 0
-            if r is None or r > limit:
-                raise ValueError(
-                    f"{getattr(fn, '__name__', 'op')}: a dense argument of rank {r} cannot be "
-                    f"broadcast against a RaggedTensor (only scalars or the uniform inner "
-                    f"shape); convert the ragged argument with .to_tensor() or the dense one "
-                    f"with tw.RaggedTensor.from_tensor")
+    rt = next(y for y in list(args) + list(kwargs.values()) if isinstance(y, RaggedTensor))
+    args = tuple(_broadcast_dense(fn, x, rt) for x in args)
+    kwargs = {k: _broadcast_dense(fn, v, rt) for k, v in kwargs.items()}
     return map_flat_values(fn, *args, **kwargs)
+
+
+def _broadcast_dense(fn, x, rt: RaggedTensor):
+    """``x`` ready to meet ``rt.flat_values`` (a RaggedTensor of rt's partition for a per-row
+    dense argument)."""
+    if isinstance(x, RaggedTensor) or not isinstance(x, (Tensor, np.ndarray, list)):
+        return x
+    r = np.ndim(x) if not isinstance(x, Tensor) else x.shape.rank
+    if r is not None and r <= rt.flat_values.shape.rank - 1:
+        return x
+    t = convert(x, dtype=rt.dtype) if not isinstance(x, Tensor) else x
+    dims = t.shape.as_list() if t.shape.rank is not None else None
+    if rt.ragged_rank == 1 and dims is not None and len(dims) == rt.shape.rank and \
+            dims[1] == 1:
+        rows = A.squeeze(t, [1])
+        return rt.with_values(A.gather(rows, rt.value_rowids()))
+    raise ValueError(
+        f"{getattr(fn, '__name__', 'op')}: a dense argument of shape {dims} cannot be "
+        f"broadcast against a RaggedTensor of shape {rt.shape.as_list()} (scalars, the "
+        f"uniform inner shape, or [nrows, 1, ...] are); convert the ragged argument with "
+        f".to_tensor() or the dense one with tw.RaggedTensor.from_tensor")
 
 
 # ----- masking and partitioning ---------------------------------------------------------------

@@ -240,3 +240,15 @@ def test_fingerprint64_matches_tensorflow_on_every_length_branch():
             6381520714923946011, 8233088228747857348, 276292113409495006,
             9220849947163966073, 525935771297148851]
     assert [fingerprint64(s) % (2**63 - 1) for s in strings] == want
+
+
+def test_zero_preserving_unary_ops_keep_sparse_as_tensorflow():
+    s = sp()
+    check(lambda: tw.math.sqrt(tw.abs(s)), (), nz(np.sqrt(np.abs(DENSE))))
+    check(lambda: tw.negative(s), (), nz(-DENSE))
+    check(lambda: tw.math.tanh(s), (), nz(np.tanh(DENSE)))
+    check(lambda: tw.cast(s, tw.int32), (), nz(DENSE.astype(np.int32)))
+    with pytest.raises(TypeError, match="Exp of a SparseTensor is not supported"):
+        tw.exp(s)
+    with pytest.raises(TypeError, match="to_dense"):
+        tw.add(s, s)

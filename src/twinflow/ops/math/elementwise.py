@@ -261,6 +261,7 @@ def _unary_function(opdef):
         except CompositeArgument as e:
             return dispatch("elementwise", e, (x,), {}, dense=_unary_function(opdef))
         return bind(opdef, (cx,), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 
@@ -271,6 +272,7 @@ def _binary_function(opdef):
         except CompositeArgument as e:
             return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
         return bind(opdef, (cx, cy), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 
@@ -283,6 +285,7 @@ def _fast_binary_function(opdef):
         except CompositeArgument as e:
             return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
         return bind(opdef, (cx, cy), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 

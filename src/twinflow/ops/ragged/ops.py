@@ -239,7 +239,8 @@ def _broadcast_dense(fn, x, rt: RaggedTensor):
         rows = A.squeeze(t, [1])
         return rt.with_values(A.gather(rows, rt.value_rowids()))
     raise ValueError(
-        f"{getattr(fn, '__name__', 'op')}: a dense argument of shape {dims} cannot be "
+        f"{getattr(fn, 'op_name', getattr(fn, '__name__', 'op'))}: a dense argument of shape "
+        f"{dims} cannot be "
         f"broadcast against a RaggedTensor of shape {rt.shape.as_list()} (scalars, the "
         f"uniform inner shape, or [nrows, 1, ...] are); convert the ragged argument with "
         f".to_tensor() or the dense one with tw.RaggedTensor.from_tensor")

@@ -533,3 +533,21 @@ def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0,
 
 
 register("cast", "SparseTensor", lambda x, dtype: x.with_values(M.cast(x.values, dtype)))
+
+# Unary ops with f(0) == 0 keep a SparseTensor sparse (TensorFlow dispatches the same ones);
+# other elementwise ops refuse it with the "convert with tw.sparse.to_dense" error.
+_ZERO_PRESERVING = frozenset({"Neg", "Sign", "Square", "Sqrt", "Erf", "Tanh", "Sin", "Atan",
+                              "Asinh"})
+
+
+def _sparse_elementwise(dense, *args, **kwargs):
+    name = getattr(dense, "op_name", getattr(dense, "__name__", "op"))
+    if name in _ZERO_PRESERVING and len(args) == 1 and not kwargs:
+        return args[0].with_values(dense(args[0].values))
+    raise TypeError(f"{name} of a SparseTensor is not supported (only ops with f(0) = 0: "
+                    f"{sorted(_ZERO_PRESERVING)} and abs); convert it with "
+                    f"tw.sparse.to_dense(x) or use tw.sparse.map_values")
+
+
+register("elementwise", "SparseTensor", _sparse_elementwise)
+register("abs", "SparseTensor", lambda x: x.with_values(_abs(x.values)))

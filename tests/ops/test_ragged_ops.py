@@ -166,6 +166,7 @@ def test_dense_functions_dispatch_ragged_arguments():
     check(lambda: tw.tile(x, [2, 2]), (),
           ("ragged", [[1.0, 2.0, 1.0, 2.0], [3.0, 3.0], []] * 2))
     check(lambda: tw.expand_dims(x, 0), (), ("ragged", [[[1.0, 2.0], [3.0], []]]))
+    check(lambda: (tw.size(x), tw.rank(x)), (), (3, 2))
     with pytest.raises(TypeError, match=r"x.to_tensor\(\)"):
         tw.matmul(x, x)
     check_grad(lambda v: tw.reduce_sum(tw.reduce_max(tw.RaggedTensor.from_row_lengths(

@@ -14,6 +14,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, ShapeLike, SymbolicTensor, Tensor, TensorLike
 from ..core import convert, known_shape, shape_from_tensor, static_value, unary_infer
 from ..core import invalid_argument as _err
+from ..dispatch import CompositeArgument, dispatch
 
 
 @register_op("Identity")
@@ -353,7 +354,11 @@ def size(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | None
     Returns:
         A scalar integer tensor.
     """
-    return bind(Size, [convert(input)], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    try:
+        x = convert(input)
+    except CompositeArgument as e:  # a RaggedTensor: its number of values
+        return dispatch("size", e, (input, out_type), {})
+    return bind(Size, [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
 @register_op("Rank")
@@ -384,4 +389,8 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A scalar int32 tensor.
     """
-    return bind(Rank, [convert(input)], name=name)
+    try:
+        x = convert(input)
+    except CompositeArgument as e:  # a composite: its static rank
+        return dispatch("rank", e, (input,), {})
+    return bind(Rank, [x], name=name)

@@ -315,4 +315,13 @@ register("tile", "RaggedTensor", tile)
 register("expand_dims", "RaggedTensor", expand_dims)
 register("where", "RaggedTensor", where)
 register("abs", "RaggedTensor", lambda x: map_flat_values(M.abs, x))
+register("size", "RaggedTensor",
+         lambda x, out_type=dtypes.int32: A.size(x.flat_values, out_type=out_type))
+register("rank", "RaggedTensor", lambda x: _static_rank(x))
+
+
+def _static_rank(x):
+    if x.shape.rank is None:
+        raise ValueError("tw.rank of a RaggedTensor of unknown rank")
+    return convert(x.shape.rank, dtype=dtypes.int32)
 register("elementwise", "RaggedTensor", elementwise)

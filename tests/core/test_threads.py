@@ -165,3 +165,36 @@ def test_op_seeds_are_never_handed_out_twice_across_threads():
     finally:
         tw.random.set_seed(None)
     assert len(seeds) == len(set(seeds)) == 200 * THREADS
+
+
+def test_name_scopes_and_control_dependencies_of_a_shared_graph_are_per_thread():
+    from twinflow.graph.graph import Graph
+    g = Graph()
+    inside, release = threading.Event(), threading.Event()
+
+    def scoped():
+        with g.as_default(), tw.name_scope("a"):
+            first = tw.constant(1.)
+            with tw.control_dependencies([first]):
+                inside.set()
+                release.wait(5)
+
+    t = threading.Thread(target=scoped)
+    t.start()
+    assert inside.wait(5)
+    try:
+        with g.as_default():
+            c = tw.constant(2.)
+            d = tw.add(c, c)
+    finally:
+        release.set()
+        t.join()
+    assert c.op.name == "Const" and d.op.name == "AddV2"
+    assert d.op.control_inputs == [] and c.op.control_inputs == []
+
+
+def test_layers_created_in_threads_get_distinct_names():
+    names: list = []
+    _run_interleaved([lambda: names.extend(tw.keras.layers.Dense(1).name for _ in range(50))]
+                     * THREADS)
+    assert len(set(names)) == len(names) == 50 * THREADS

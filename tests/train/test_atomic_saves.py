@@ -120,14 +120,19 @@ def test_no_kill_loses_a_save_or_leaves_a_temp_file(tmp_path, name):
 
 def test_stale_temp_files_of_dead_processes_are_cleaned_others_kept(tmp_path):
     d = str(tmp_path)
-    mine = os.path.join(d, ".x.tw-tmp-999999999-abcdef")   # no such process
-    alive = os.path.join(d, f".x.tw-tmp-{os.getppid()}-abcdef")  # a live process's save
+    here, rand = files._HOST, "0" * 12
+    other = "%08x" % (int(here, 16) ^ 1)
+    dead = os.path.join(d, f".x.tw-tmp-999999999-{here}{rand}")   # no such process
+    alive = os.path.join(d, f".x.tw-tmp-{os.getppid()}-{here}{rand}")  # a live process's save
+    foreign = os.path.join(d, f".x.tw-tmp-1-{other}{rand}")  # another machine, saving now
+    foreign_old = os.path.join(d, f".y.tw-tmp-1-{other}{rand}")  # another machine, long ago
     user = os.path.join(d, ".x.tmp-user-file")
-    for p in (mine, alive, user):
+    for p in (dead, alive, foreign, foreign_old, user):
         open(p, "w").close()
+    os.utime(foreign_old, (0, 0))
     files.atomic_write(os.path.join(d, "x"), b"data")
-    assert not os.path.exists(mine)
-    assert os.path.exists(alive) and os.path.exists(user)
+    assert not os.path.exists(dead) and not os.path.exists(foreign_old)
+    assert os.path.exists(alive) and os.path.exists(foreign) and os.path.exists(user)
     assert open(os.path.join(d, "x"), "rb").read() == b"data"
 
 
@@ -136,7 +141,7 @@ def test_killed_directory_save_is_recovered_by_load(tmp_path):
     _set(m, 3.0)
     path = str(tmp_path / "d")
     m.save(path)
-    os.rename(path, str(tmp_path / ".d.tw-old-999999999-abc"))   # killed mid-swap
+    os.rename(path, str(tmp_path / f".d.tw-old-999999999-{files._HOST}{'0' * 12}"))  # killed
     assert _value(K.models.load_model(path).get_weights()) == 3.0
     assert temp_files(str(tmp_path)) == []
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
+from ..graph.checks import kernel_error, with_message
 from .loops import History, iteration_limit
 from .pipeline import optimize
 from .program import Program
@@ -93,13 +94,8 @@ class CompiledProgram:
         op = self.failed_op(e)
         if op is None or not isinstance(e, (OpError, *KERNEL_ERRORS)):
             return e
-        msg = str(e) if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
-        msg = f"{msg}\n  while running {op._error_context()}"
-        cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
-        try:
-            return cls(None, op, msg)
-        except TypeError:
-            return InvalidArgumentError(None, op, msg)
+        e = kernel_error(op.opdef, op.inputs, op.attrs, e)  # the same wrapping as eager bind
+        return with_message(e, f"{e}\n  while running {op._error_context()}", op)
 
     def failed_op(self, e: BaseException):
         """The op whose generated line raised ``e`` (None if not inside generated code)."""

@@ -4,14 +4,15 @@ Every save (checkpoints, ``save_weights``, ``model.save``, the ``checkpoint`` st
 through ``atomic_write`` (one file) or ``atomic_write_dir`` (a directory of files):
 
 1. the new content goes to a temporary file *in the same directory* (a rename across file
-   systems is not atomic), named ``.<target>.tw-tmp-<pid>-<random>``;
+   systems is not atomic), named ``.<target>.tw-tmp-<pid>-<machine><random>``;
 2. it is flushed and ``fsync``-ed, so the rename cannot reach the disk before the data;
 3. ``os.replace`` moves it over the target (atomic on POSIX and Windows);
 4. the directory is ``fsync``-ed, so the rename itself survives a power loss.
 
 A save that fails removes its temporary file. A save that is killed cannot, so each save first
 removes the stale temporary files of that directory: those whose process (the ``<pid>`` in the
-name) is gone, or is this process but no longer writing them. Only names with the ``.tw-tmp-``
+name) is gone, or is this process but no longer writing them (another machine's, on a shared
+file system, only once a day old). Only names with the ``.tw-tmp-``
 / ``.tw-old-`` marks are ever touched, so files twinflow did not write are never deleted.
 
 Temporary files get the permissions of a plain ``open(path, 'w')`` (0o666 less the umask), not
@@ -24,12 +25,21 @@ import os
 import re
 import shutil
 import threading
+import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 TEMP_MARK = ".tw-tmp-"
 OLD_MARK = ".tw-old-"
-_STALE = re.compile(r"^\.(?P<target>.+)\.tw-(?P<kind>tmp|old)-(?P<pid>\d+)-[0-9a-f]+$")
+_STALE = re.compile(
+    r"^\.(?P<target>.+)\.tw-(?P<kind>tmp|old)-(?P<pid>\d+)-(?P<host>[0-9a-f]{8})[0-9a-f]{12}$")
+# Which machine wrote a temporary file (a folder on a network file system may be shared): a
+# process id says whether the writer is alive only on the same machine.
+_NODE = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+_HOST = f"{zlib.crc32(_NODE.encode()):08x}"
+# Another machine's temporary files count as stale once they are this old (seconds).
+FOREIGN_STALE_AFTER = 24 * 3600
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 _active: set = set()          # temporary paths this process is writing right now
 _active_lock = threading.Lock()
@@ -46,7 +56,8 @@ def temp_path(path: str, kind: str = "tmp") -> str:
         The path of the temporary sibling (not created).
     """
     directory, name = os.path.split(os.path.abspath(path))
-    return os.path.join(directory, f".{name}.tw-{kind}-{os.getpid()}-{os.urandom(6).hex()}")
+    return os.path.join(directory,
+                        f".{name}.tw-{kind}-{os.getpid()}-{_HOST}{os.urandom(6).hex()}")
 
 
 def _alive(pid: int) -> bool:
@@ -59,6 +70,16 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OSError):
         return True  # exists but belongs to someone else: leave its files alone
     return True
+
+
+def _stale(path: str, pid: int, host: str) -> bool:
+    """Whether the temporary file ``path`` of process ``pid`` on ``host`` is abandoned."""
+    if host != _HOST:
+        try:
+            return time.time() - os.lstat(path).st_mtime > FOREIGN_STALE_AFTER
+        except OSError:
+            return False
+    return pid == os.getpid() or not _alive(pid)
 
 
 def _remove(path: str) -> None:
@@ -94,7 +115,7 @@ def clean_stale(directory: str) -> list:
         pid = int(m.group("pid"))
         with _active_lock:
             busy = path in _active
-        if busy or (pid != os.getpid() and _alive(pid)):
+        if busy or not _stale(path, pid, m.group("host")):
             continue
         target = os.path.join(directory, m.group("target"))
         if m.group("kind") == "old" and not os.path.lexists(target):

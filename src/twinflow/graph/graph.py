@@ -93,15 +93,40 @@ class Operation:
         return f"<tw.Operation '{self.name}' type={self.type}>"
 
 
+class _BuildState(threading.local):
+    """One thread's name scope and control-dependency stack for one graph."""
+
+    def __init__(self) -> None:
+        self.scope = ""
+        self.control_deps: list = []
+
+
 class Graph:
     """A dataflow graph: Operations in creation order, named uniquely."""
+
+    @property
+    def _scope(self) -> str:
+        return self._tls.scope
+
+    @_scope.setter
+    def _scope(self, value: str) -> None:
+        self._tls.scope = value
+
+    @property
+    def _control_deps(self) -> list:
+        return self._tls.control_deps
+
+    @_control_deps.setter
+    def _control_deps(self, value: list) -> None:
+        self._tls.control_deps = value
 
     def __init__(self) -> None:
         self._ops: list = []
         self._by_name: dict = {}
         self._name_counts: dict = {}
-        self._scope: str = ""
-        self._control_deps: list = []
+        # Name scope and control dependencies are per thread, as TensorFlow's: two threads
+        # adding ops to one graph (the TF1 default graph) do not see each other's scopes.
+        self._tls = _BuildState()
         self.seed: int | None = None
         self._op_seed_counter = 0
         # Variables created while building this graph, in creation order.

@@ -32,6 +32,7 @@ from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 
 _NAME_COUNTS: dict = {}
+_NAME_LOCK = threading.Lock()
 
 
 def unique_layer_name(base: str) -> str:
@@ -43,8 +44,9 @@ def unique_layer_name(base: str) -> str:
     Returns:
         A name not handed out before (until ``clear_session``).
     """
-    n = _NAME_COUNTS.get(base, 0)
-    _NAME_COUNTS[base] = n + 1
+    with _NAME_LOCK:  # threads creating layers at once never get the same name
+        n = _NAME_COUNTS.get(base, 0)
+        _NAME_COUNTS[base] = n + 1
     return base if n == 0 else f"{base}_{n}"
 
 

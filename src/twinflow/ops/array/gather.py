@@ -13,7 +13,7 @@ from ..core import invalid_argument as _err
 from ..dispatch import CompositeArgument, dispatch
 from ..indexed_slices import IndexedSlices
 from .join import concat
-from .shape import _int_input, _static_int, reshape, shape
+from .shape import _int_input, _norm_axis, _static_int, reshape, shape
 
 
 def _check_indices(indices, n: int) -> None:
@@ -136,7 +136,7 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
     batch_dims = _static_int(batch_dims, "gather: batch_dims")
     axis = batch_dims if axis is None else _static_int(axis, "gather: axis")
     if axis < 0 and p.shape.rank is not None:
-        axis %= max(p.shape.rank, 1)
+        axis = _norm_axis(axis, p.shape.rank, "GatherV2")
     if batch_dims < 0 and ind.shape.rank is not None:
         batch_dims += ind.shape.rank
     return bind(GatherV2, [p, ind], {"axis": axis, "batch_dims": batch_dims}, name=name)

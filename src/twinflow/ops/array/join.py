@@ -5,6 +5,7 @@ import numpy as np
 
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant, constant_value
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import OnesLike, Pack, Unpack, ZerosLike, _fmt, convert, convert_n
@@ -23,10 +24,7 @@ class ConcatV2:
         if not ranks:
             return values[0].dtype, TensorShape(None)
         r = ranks[0]
-        if not -r <= axis < r:
-            raise _err(f"ConcatOp : Expected concatenating dimensions in the range [{-r}, {r}), "
-                       f"but got {axis}")
-        ax = axis % r
+        ax = _normalize_axis(axis, r, "ConcatV2")
         first = next(v for v in values if v.shape.rank is not None)
         out = list(first.shape.as_list())
         out[ax] = 0

@@ -174,8 +174,9 @@ class Unary:
 
     Fields: ``op`` TensorFlow's op name; ``fn`` the public function generated for it (None: the
     module writes its own); ``kernel`` the NumPy function; ``kinds`` the dtype kinds accepted
-    (``FLOAT``, ``INEXACT``...); ``grad`` the gradient rule (``no_grad``: not differentiable);
-    ``doc`` what the op computes; ``api`` the public docstring's (summary, x, returns);
+    (``FLOAT``, ``INEXACT``...); ``doc`` what the op computes; ``grad`` the gradient rule,
+    written with twinflow ops (default ``no_grad``: not differentiable, as comparisons);
+    ``api`` the public docstring's (summary, x, returns);
     ``quiet`` run the kernel without NumPy's floating-point warnings (see ``quietly``); ``out``
     the result dtype (None: x's, "real": x's real dtype, or a DType); ``raw`` use the kernel as
     is (a ufunc that already refuses what ``infer`` refuses).
@@ -185,8 +186,8 @@ class Unary:
     fn: str | None
     kernel: Callable
     kinds: str | None
-    grad: Callable
     doc: str
+    grad: Callable = no_grad
     api: tuple = ()
     quiet: bool = False
     out: object = None

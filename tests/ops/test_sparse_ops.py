@@ -252,3 +252,24 @@ def test_zero_preserving_unary_ops_keep_sparse_as_tensorflow():
         tw.exp(s)
     with pytest.raises(TypeError, match="to_dense"):
         tw.add(s, s)
+
+
+def test_to_dense_validates_order_in_both_modes():
+    unsorted = tw.sparse.SparseTensor([[2, 0], [0, 1]], [1.0, 2.0], [3, 3])
+    for f in (tw.sparse.to_dense, tw.function(tw.sparse.to_dense, autograph=False)):
+        with pytest.raises(tw.errors.InvalidArgumentError, match="row-major order"):
+            f(unsorted)
+    dense = tw.sparse.to_dense(unsorted, validate_indices=False).numpy()
+    assert dense[2, 0] == 1.0 and dense[0, 1] == 2.0
+    assert tw.sparse.to_dense(tw.sparse.reorder(unsorted)).numpy().tolist() == dense.tolist()
+
+
+def test_sparse_dense_matmul_adjoints_conjugate_complex():
+    s = tw.sparse.SparseTensor([[0, 1], [1, 0]], tw.constant([1 + 2j, 3j], tw.complex64),
+                               [2, 2])
+    b = np.array([[1 + 1j, 2], [3, 4j]], np.complex64)
+    a = tw.sparse.to_dense(s).numpy()
+    got = tw.sparse.sparse_dense_matmul(s, tw.constant(b), adjoint_a=True, adjoint_b=True)
+    np.testing.assert_allclose(got.numpy(), a.conj().T @ b.conj().T, rtol=1e-6)
+    with pytest.raises(ValueError, match="sharded"):
+        tw.nn.embedding_lookup_sparse([tw.ones([2, 2])] * 2, s, None)

@@ -88,7 +88,7 @@ def add(a, b, threshold=0) -> SparseTensor | Tensor:
         raise TypeError("tw.sparse.add needs at least one SparseTensor; use tw.add for dense")
     if not isinstance(a, SparseTensor) or not isinstance(b, SparseTensor):
         sp, dense = (a, b) if isinstance(a, SparseTensor) else (b, a)
-        return to_dense(sp) + convert(dense, dtype=sp.dtype)
+        return to_dense(sp, validate_indices=False) + convert(dense, dtype=sp.dtype)
     out = _canonical(concat([a.indices, b.indices], 0), concat([a.values, b.values], 0),
                      a.dense_shape, a.shape)
     thr = static_value(threshold, "tw.sparse.add threshold")
@@ -103,7 +103,7 @@ def _union(a: SparseTensor, b: SparseTensor, fn, op: str) -> SparseTensor:
     union = _canonical(concat([a.indices, b.indices], 0),
                        concat([zeros_like(a.values), zeros_like(b.values)], 0),
                        a.dense_shape, a.shape)
-    da, db = to_dense(a), to_dense(b)
+    da, db = to_dense(a, validate_indices=False), to_dense(b, validate_indices=False)
     return union.with_values(fn(gather_nd(da, union.indices), gather_nd(db, union.indices)))
 
 
@@ -173,18 +173,24 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
         The dense ``[M, N]`` product; differentiable in the values and in ``b``.
     """
     if isinstance(b, SparseTensor) and not isinstance(sp_a, SparseTensor):
+        if b.dtype.is_complex:  # the transposes below would conjugate
+            raise TypeError("tw.sparse.sparse_dense_matmul(dense, sparse) of complex values is "
+                            "not supported; use sparse_dense_matmul(sparse, dense)")
         # a @ sp_b = (sp_b^T @ a^T)^T
         return _dense_transpose(sparse_dense_matmul(b, sp_a, adjoint_a=not adjoint_b,
                                                     adjoint_b=not adjoint_a))
     sp = _sp(sp_a, "sparse_dense_matmul")
     b = convert(b, dtype=sp.dtype)
+    values = sp.values
     if adjoint_b:
         b = _dense_transpose(b)
+        b = M.conj(b) if b.dtype.is_complex else b
     rows, cols = sp.indices[:, 0], sp.indices[:, 1]
     nrows = sp.dense_shape[0]
     if adjoint_a:
         rows, cols, nrows = cols, rows, sp.dense_shape[1]
-    contrib = expand_dims(sp.values, 1) * gather(b, cols)
+        values = M.conj(values) if values.dtype.is_complex else values
+    contrib = expand_dims(values, 1) * gather(b, cols)
     return unsorted_segment_sum(contrib, rows, nrows)
 
 
@@ -421,6 +427,11 @@ def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights
     """
     if combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"combiner must be 'sum', 'mean' or 'sqrtn', got {combiner!r}")
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise ValueError("tw.nn.embedding_lookup_sparse: sharded params (a list of tables) "
+                             "are not supported; concatenate them into one table")
+        params = params[0]
     ids = _sp(sp_ids, "embedding_lookup_sparse")
     rows = ids.indices[:, 0]
     emb = gather(params, ids.values)

@@ -30,6 +30,7 @@ from ..array_ops import (
 )
 from ..array_ops import range as _range
 from ..core import convert, static_value
+from ..debugging_ops import assert_less
 from ..math_ops import (
     cast,
     cumprod,
@@ -104,7 +105,8 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
     Args:
         sp_input: a SparseTensor.
         default_value: the value of missing entries (0, or ``''`` for strings).
-        validate_indices: accepted (indices are checked by the scatter).
+        validate_indices: check that the indices are in row-major order without repeats
+            (out-of-range indices always raise).
         name: unused.
 
     Returns:
@@ -114,6 +116,10 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
     if sp.dtype is dtypes.string:
         raise TypeError("tw.sparse.to_dense of a string SparseTensor is not supported: "
                         "scatter_nd sums entries, which strings cannot do")
+    if validate_indices:
+        lin = _linear(sp.indices, sp.dense_shape)
+        assert_less(lin[:-1], lin[1:], message="tw.sparse.to_dense: indices must be in "
+                    "row-major order without repeats (use tw.sparse.reorder)")
     dense = scatter_nd(sp.indices, sp.values, sp.dense_shape)
     if default_value is not None:
         d = convert(default_value, dtype=sp.dtype)

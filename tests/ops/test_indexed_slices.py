@@ -91,7 +91,12 @@ def test_optimizers_apply_slices_as_tensorflow(make, want):
 def test_spec_and_nest():
     g = tw.IndexedSlices(tw.constant([[1.0, 2.0]]), tw.constant([3]), tw.constant([5, 2]))
     spec = g._type_spec
-    assert spec == tw.IndexedSlicesSpec([5, 2], tw.float32, tw.int32, tw.int32, [1])
+    assert spec == tw.IndexedSlicesSpec([5, 2], tw.float32, tw.int32, tw.int32, [None])
+    f = tw.function(lambda s: tw.convert_to_tensor(s))
+    f(g)
+    f(tw.IndexedSlices(tw.constant([[1.0, 2.0], [3.0, 4.0]]), tw.constant([0, 0]),
+                       tw.constant([5, 2])))
+    assert f.experimental_get_tracing_count() == 1
     flat = tw.nest.flatten(g, expand_composites=True)
     assert len(flat) == 3
     back = tw.nest.pack_sequence_as(g, flat, expand_composites=True)

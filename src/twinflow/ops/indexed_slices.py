@@ -115,8 +115,10 @@ class IndexedSlices(CompositeTensor):
     @property
     def _type_spec(self) -> IndexedSlicesSpec:
         ds = None if self.dense_shape is None else self.dense_shape.dtype
-        return IndexedSlicesSpec(self.shape, self.dtype, self.indices.dtype, ds,
-                                 self.indices.shape)
+        # As TensorFlow's: the number of slices is not part of the type.
+        ishape = TensorShape([None] * self.indices.shape.rank) \
+            if self.indices.shape.rank is not None else TensorShape(None)
+        return IndexedSlicesSpec(self.shape, self.dtype, self.indices.dtype, ds, ishape)
 
     def _as_tensor(self, dtype=None) -> Tensor:
         if self.dense_shape is None:

@@ -22,7 +22,7 @@ from .. import math_ops as M
 from ..core import convert
 from ..reduction_ops import reduce_max
 from ..segment_ops import unsorted_segment_sum
-from ..sparse.tensor import dense_required
+from ..sparse.tensor import ShapedComposite
 
 # Conversions and indexing live in convert.py and getitem.py, which build on RaggedTensor and
 # register themselves here (importing them from this module would be an import cycle).
@@ -120,7 +120,7 @@ class RaggedTensorSpec(BatchableTypeSpec):
                 f"{self._ragged_rank}, {self._row_splits_dtype!r})")
 
 
-class RaggedTensor(CompositeTensor):
+class RaggedTensor(ShapedComposite):
     """Rows of ``values`` cut at ``row_splits``; build one with the ``from_*`` class methods or
     ``tw.ragged.constant``.
 
@@ -367,18 +367,6 @@ class RaggedTensor(CompositeTensor):
         return self.flat_values.dtype
 
     @property
-    def shape(self) -> TensorShape:
-        return self._static_shape
-
-    def get_shape(self) -> TensorShape:
-        """The static shape (ragged dimensions are None).
-
-        Returns:
-            A TensorShape.
-        """
-        return self._static_shape
-
-    @property
     def row_splits_dtype(self) -> dtypes.DType:
         return self._row_splits.dtype
 
@@ -611,15 +599,6 @@ class RaggedTensor(CompositeTensor):
         rows = M.cast(st_input.indices[:, 0], d)
         return cls.from_value_rowids(st_input.values, rows,
                                      M.cast(st_input.dense_shape[0], d))
-
-    def _as_tensor(self, dtype=None) -> Tensor:
-        raise dense_required(self, "Converting to a tensor")
-
-    def __array__(self, dtype=None, copy=None):
-        raise dense_required(self, "Converting to a NumPy array")
-
-    def __bool__(self) -> bool:
-        raise dense_required(self, "Using a RaggedTensor as a Python bool")
 
     def __len__(self) -> int:
         n = self._static_shape[0]

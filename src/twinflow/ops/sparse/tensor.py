@@ -30,6 +30,35 @@ def dense_required(value, op: str = "this operation") -> CompositeArgument:
         value)
 
 
+class ShapedComposite(CompositeTensor):
+    """What RaggedTensor and SparseTensor share: a static ``shape`` (``_static_shape``) and
+    conversions to a dense tensor, NumPy array or bool that are refused, saying how to convert.
+    """
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._static_shape
+
+    def get_shape(self) -> TensorShape:
+        """The static shape (unknown dimensions are None).
+
+        Returns:
+            A TensorShape.
+        """
+        return self._static_shape
+
+    def _as_tensor(self, dtype=None) -> Tensor:
+        raise dense_required(self, "Converting to a tensor")
+
+    def __array__(self, dtype=None, copy=None):
+        raise dense_required(self, "Converting to a NumPy array")
+
+    def __bool__(self) -> bool:
+        raise dense_required(self, f"Using a {type(self).__name__} as a Python bool")
+
+
 class SparseTensorSpec(BatchableTypeSpec):
     """The type of a SparseTensor: its (static) dense shape and dtype.
 
@@ -88,7 +117,7 @@ class SparseTensorSpec(BatchableTypeSpec):
         return f"SparseTensorSpec({shape_repr(self._shape)}, {self._dtype!r})"
 
 
-class SparseTensor(CompositeTensor):
+class SparseTensor(ShapedComposite):
     """A tensor stored as the coordinates and values of its non-default entries.
 
     Args:
@@ -132,18 +161,6 @@ class SparseTensor(CompositeTensor):
         return self.values.dtype
 
     @property
-    def shape(self) -> TensorShape:
-        return self._static_shape
-
-    def get_shape(self) -> TensorShape:
-        """The static dense shape.
-
-        Returns:
-            A TensorShape.
-        """
-        return self._static_shape
-
-    @property
     def _type_spec(self) -> SparseTensorSpec:
         return SparseTensorSpec(self._static_shape, self.dtype)
 
@@ -171,15 +188,6 @@ class SparseTensor(CompositeTensor):
             A SparseTensor.
         """
         return SparseTensor(self.indices, new_values, self.dense_shape, _shape=self.shape)
-
-    def _as_tensor(self, dtype=None) -> Tensor:
-        raise dense_required(self, "Converting to a tensor")
-
-    def __array__(self, dtype=None, copy=None):
-        raise dense_required(self, "Converting to a NumPy array")
-
-    def __bool__(self) -> bool:
-        raise dense_required(self, "Using a SparseTensor as a Python bool")
 
     def __repr__(self) -> str:
         return (f"SparseTensor(indices={_str(self.indices)}, values={_str(self.values)}, "

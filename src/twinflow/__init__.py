@@ -48,6 +48,12 @@ from . import autograph
 # [exports: training]
 from . import data, keras, summary, train
 from .train.module import Module
+# [exports: data and io]
+from . import io
+from .ops import script_ops as _script_ops
+from .ops.script_ops import numpy_function, py_function
+from .ops.ensure_shape import ensure_shape
+_script_ops.register_tape_class(GradientTape)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)

@@ -1,6 +1,14 @@
 """``tw.nn``: neural-network ops (re-exports)."""
 from .ops.array_ops import top_k
 from .ops.math_ops import sigmoid, tanh
+from .ops.nn.conv_nd import (
+    avg_pool3d,
+    conv3d,
+    conv3d_transpose,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    max_pool3d,
+)
 from .ops.nn_ops import (
     atrous_conv2d,
     avg_pool,
@@ -48,7 +56,9 @@ from .ops.nn_ops import (
 )
 from .ops.sparse.math import embedding_lookup_sparse
 
-__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization",
+__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "conv3d",
+           "conv3d_transpose", "depthwise_conv2d_backprop_filter",
+           "depthwise_conv2d_backprop_input", "max_pool3d", "batch_normalization",
            "bias_add", "compute_average_loss", "conv1d", "conv2d", "conv2d_transpose",
            "convolution", "crelu", "depthwise_conv2d", "dropout", "elu", "embedding_lookup",
            "embedding_lookup_sparse",

@@ -26,7 +26,6 @@ from .autodiff.tape import GradientTape, UnconnectedGradients
 from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
-__version__ = "0.1.0"
 
 # Each section below belongs to one area; extend only your own (keeps parallel edits apart).
 # [exports: autodiff, debugging, config]
@@ -48,16 +47,27 @@ from .control.tensor_array import TensorArray
 from .control.while_loop import while_loop
 from . import autograph
 # [exports: training] (loaded on first use: see _LAZY below)
+# [exports: data and io]
+from .ops import script_ops as _script_ops
+from .ops.script_ops import numpy_function, py_function
+from .ops.ensure_shape import ensure_shape
+_script_ops.register_tape_class(GradientTape)
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
+# [exports: surface (issue 16)]
+from . import version
+from .version import VERSION as __version__
+from .control.vectorize import vectorized_map
+from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
+                         init_scope, inside_function, is_symbolic_tensor, no_op, tuple)
 
 # Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
-    "train": (".train", None), "strings": (".strings", None),
+    "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"),
 }
 

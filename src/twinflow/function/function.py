@@ -426,9 +426,9 @@ class Function:
         Returns:
             What the Python function returns, with tensors computed by the graph.
         """
-        if process.run_functions_eagerly:
-            return self._python_function(*args, **kwargs)
         quiet = process.quiet  # no thread traces or records: skip the per-thread ctx
+        if process.run_functions_eagerly or (not quiet and ctx.functions_eagerly):
+            return self._python_function(*args, **kwargs)
         if not quiet and ctx.graph is not None:
             # Nested call while tracing: inline the function's ops into the caller's graph.
             return self._python_callable()(*args, **kwargs)

@@ -1,6 +1,8 @@
 """Convolution and pooling layers (channels-last)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import nn_ops, reduction_ops
@@ -120,7 +122,7 @@ class _Pooling2D(Layer):
         self.padding = _padding(padding)
         self.data_format = _check_format(data_format)
 
-    def call(self, inputs):
+    def call(self, inputs) -> Any:
         return self._pool(inputs, list(self.pool_size), list(self.strides), self.padding)
 
     def get_config(self) -> dict:

@@ -1,0 +1,70 @@
+"""Functional models: the graph of layer calls between ``Input``s and outputs, and running it."""
+from __future__ import annotations
+
+from ...core import nest
+from ..layers.base import InputLayer, KerasTensor, _call_accepts
+
+
+class FunctionalMixin:
+    """Builds (``Model(inputs, outputs)``) and runs a functional model's graph of nodes."""
+
+    def _init_functional(self, inputs, outputs) -> None:
+        self._tw_inputs = inputs
+        self._tw_outputs = outputs
+        flat_in = nest.flatten(inputs)
+        flat_out = nest.flatten(outputs)
+        for t in flat_in + flat_out:
+            if not isinstance(t, KerasTensor):
+                raise TypeError(f"Model(inputs, outputs) needs KerasTensors (from "
+                                f"tw.keras.Input and layers called on them), got {t!r}")
+        nodes: list = []
+        seen: set = set()
+
+        def visit(t: KerasTensor) -> None:
+            node = t._node
+            if node is None or id(node) in seen:
+                return
+            for p in node.parents:
+                visit(p)
+            seen.add(id(node))
+            nodes.append(node)
+        for t in flat_out:
+            visit(t)
+        input_ids = {id(t) for t in flat_in}
+        for node in nodes:
+            for p in node.parents:
+                if p._node is None and id(p) not in input_ids:
+                    raise ValueError(f"Graph disconnected: cannot obtain value for tensor {p} "
+                                     f"at layer {node.layer.name!r}. It is not among the "
+                                     "model's inputs.")
+        self._tw_nodes_order = nodes
+        layers: list = [t._layer for t in flat_in if isinstance(t._layer, InputLayer)]
+        for node in nodes:
+            if not any(node.layer is x for x in layers):
+                layers.append(node.layer)
+        self._tw_layer_list = layers
+        self.built = True
+        self._tw_output_shape = nest.map_structure(
+            lambda t: tuple(t.shape.as_list()), outputs)
+
+    def _run_functional(self, inputs, training):
+        flat_in = nest.flatten(self._tw_inputs)
+        values = nest.flatten(inputs) if not isinstance(inputs, dict) or \
+            not isinstance(self._tw_inputs, dict) else \
+            nest.flatten({k: inputs[k] for k in self._tw_inputs})
+        if len(values) != len(flat_in):
+            raise ValueError(f"Model {self.name!r} expects {len(flat_in)} input(s), but it "
+                             f"received {len(values)} input tensors.")
+        env = {id(k): v for k, v in zip(flat_in, values)}
+
+        def lookup(x):
+            return env[id(x)] if isinstance(x, KerasTensor) else x
+        for node in self._tw_nodes_order:
+            args, kwargs = nest.map_structure(lookup, (node.args, node.kwargs))
+            kwargs = dict(kwargs)
+            if "training" not in kwargs and _call_accepts(type(node.layer), "training"):
+                kwargs["training"] = training
+            out = node.layer(*args, **kwargs)
+            for k, v in zip(nest.flatten(node.outputs), nest.flatten(out)):
+                env[id(k)] = v
+        return nest.map_structure(lookup, self._tw_outputs)

@@ -37,7 +37,8 @@ def guide_examples(path: Path = GUIDE) -> list:
 
 
 EXAMPLES = [(f"guide.md:{n}", c, e) for n, c, e in guide_examples(GUIDE)] + \
-    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)]
+    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)] + \
+    [(f"keras.md:{n}", c, e) for n, c, e in guide_examples(ROOT / "docs" / "keras.md")]
 
 
 def test_guide_has_examples():

@@ -400,7 +400,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch, logs=None) -> None:
         if logs is not None:
-            logs["lr"] = float(np.asarray(self.model.optimizer.learning_rate))
+            logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
 class ReduceLROnPlateau(Callback):
@@ -440,7 +440,7 @@ class ReduceLROnPlateau(Callback):
     def on_epoch_end(self, epoch, logs=None) -> None:
         logs = logs if logs is not None else {}
         opt = self.model.optimizer
-        logs["lr"] = float(np.asarray(opt.learning_rate))
+        logs["learning_rate"] = float(np.asarray(opt.learning_rate))
         current = logs.get(self.monitor)
         if current is None:
             return

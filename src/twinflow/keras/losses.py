@@ -24,6 +24,33 @@ class Reduction:
     NONE = "none"
     SUM = "sum"
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    MEAN = "mean"
+    MEAN_WITH_SAMPLE_WEIGHT = "mean_with_sample_weight"
+
+    @classmethod
+    def all(cls) -> tuple:
+        """The valid values (None means ``'none'``, as in Keras 3).
+
+        Returns:
+            A tuple of names.
+        """
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE, cls.MEAN,
+                cls.MEAN_WITH_SAMPLE_WEIGHT, None)
+
+    @classmethod
+    def validate(cls, reduction) -> str:
+        """Checks a reduction name.
+
+        Args:
+            reduction: the name.
+
+        Returns:
+            The name (``'none'`` for None).
+        """
+        if not isinstance(reduction, (str, type(None))) or reduction not in cls.all():
+            raise ValueError(f"Invalid value for argument `reduction`. Expected one of "
+                             f"{list(cls.all())}. Received: reduction={reduction}")
+        return cls.NONE if reduction is None else reduction
 
 
 def _tensor(x, dtype=None):
@@ -219,7 +246,7 @@ class Loss:
     """
 
     def __init__(self, reduction: str = Reduction.AUTO, name: str | None = None) -> None:
-        self.reduction = reduction
+        self.reduction = Reduction.validate(reduction)
         self.name = name
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Tensor:
@@ -270,6 +297,8 @@ def reduce_weighted(losses, sample_weight: TensorLike | None = None,
     Returns:
         The reduced loss (float32 scalar unless reduction is NONE).
     """
+    reduction = Reduction.validate(reduction)
+    sw = None
     if sample_weight is not None:
         sw = _tensor(sample_weight, losses.dtype)
         if sw.shape.rank is not None and losses.shape.rank is not None and \
@@ -283,6 +312,9 @@ def reduce_weighted(losses, sample_weight: TensorLike | None = None,
         return losses
     if reduction == Reduction.SUM:
         return reduction_ops.reduce_sum(losses)
+    if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sw is not None:
+        weights = reduction_ops.reduce_sum(sw * array_ops.ones_like(losses))
+        return math_ops.div_no_nan(reduction_ops.reduce_sum(losses), weights)
     return reduction_ops.reduce_mean(losses)
 
 

@@ -241,6 +241,36 @@ class Layer(Module):
                                  "no defined output shape.")
         return self._tw_output_shape
 
+    def _first_node(self, what: str):
+        if not self._tw_nodes:
+            raise AttributeError(f"Layer {self.name!r} has never been called and thus has no "
+                                 f"defined {what}.")
+        return self._tw_nodes[0]
+
+    @property
+    def input(self) -> Any:
+        """The KerasTensor(s) this layer was first called on in a functional model."""
+        if "_user_input" in self.__dict__:
+            return self.__dict__["_user_input"]
+        node = self._first_node("input")
+        return node.args[0] if len(node.args) == 1 else list(node.args)
+
+    @input.setter
+    def input(self, value) -> None:
+        # Subclasses may use the name for their own attribute (tf.keras 2 allowed it).
+        self.__dict__["_user_input"] = value
+
+    @property
+    def output(self) -> Any:
+        """The KerasTensor(s) of this layer's first call in a functional model."""
+        if "_user_output" in self.__dict__:
+            return self.__dict__["_user_output"]
+        return self._first_node("output").outputs
+
+    @output.setter
+    def output(self, value) -> None:
+        self.__dict__["_user_output"] = value
+
     # ----- weights -----
     def add_weight(self, name: str | None = None, shape=None, dtype=None, initializer=None,
                    regularizer=None, trainable: bool | None = None, constraint=None,
@@ -708,11 +738,17 @@ class InputLayer(Layer):
 
     @property
     def output(self) -> KerasTensor:
+        """The KerasTensor this layer stands for."""
         return self._tw_keras_tensor
 
     @output.setter
     def output(self, value) -> None:
         self._tw_keras_tensor = value
+
+    @property
+    def input(self) -> KerasTensor:
+        """The KerasTensor this layer stands for (as ``output``)."""
+        return self._tw_keras_tensor
 
     def get_config(self) -> dict:
         return {"batch_input_shape": self._tw_batch_input_shape, "dtype": self.dtype,

@@ -43,10 +43,10 @@ class Dense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.units = int(units)
-        if self.units <= 0:
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
+        self.units = int(units)
         self.activation = _activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)

@@ -1,12 +1,23 @@
 """BatchNormalization: batch statistics while training, moving averages at inference."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, nn_ops
 from .. import initializers as _initializers
 from .base import Layer
 
+
+def _axes(layer: Layer, rank: int, dims: list) -> list:
+    """``layer.axis`` as non-negative axes, checked against the input rank."""
+    axes = [layer.axis] if isinstance(layer.axis, int) else list(layer.axis)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not -rank <= a < rank:
+            raise ValueError(f"{type(layer).__name__}: invalid axis {a!r} for inputs of rank "
+                             f"{rank} (shape {tuple(dims)}).")
+    return [int(a) % rank for a in axes]
 
 class BatchNormalization(Layer):
     """Normalizes each feature of ``axis`` to zero mean and unit variance.
@@ -48,8 +59,7 @@ class BatchNormalization(Layer):
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
         rank = len(dims)
-        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
-        axes = [a % rank for a in axes]
+        axes = _axes(self, rank, dims)
         for a in axes:
             if dims[a] is None:
                 raise ValueError(f"BatchNormalization: axis {a} of input shape {input_shape} "
@@ -128,8 +138,7 @@ class LayerNormalization(Layer):
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
         rank = len(dims)
-        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
-        self._tw_axes = sorted(a % rank for a in axes)
+        self._tw_axes = sorted(_axes(self, rank, dims))
         shape = tuple(dims[a] for a in self._tw_axes)
         self._tw_bshape = [dims[i] if i in self._tw_axes else 1 for i in range(rank)]
         self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) \

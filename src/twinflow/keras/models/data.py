@@ -80,6 +80,12 @@ def _to_tensor(arr):
         convert_to_tensor(arr)
 
 
+def _x_only(x):
+    """A batch of inputs alone: the inputs themselves, as Keras passes them to ``train_step``;
+    a list or tuple of inputs stays wrapped in a 1-tuple so it is not read as ``(x, y)``."""
+    return (x,) if isinstance(x, (list, tuple)) else x
+
+
 def _batch_tuple(x, y, sw):
     conv = lambda v: nest.map_structure(lambda a: _to_tensor(_as_array(a)), v)  # noqa: E731
     parts = [conv(x)]
@@ -87,7 +93,7 @@ def _batch_tuple(x, y, sw):
         parts.append(conv(y) if y is not None else None)
     if sw is not None:
         parts.append(conv(sw))
-    return tuple(parts) if len(parts) > 1 else (parts[0],)
+    return tuple(parts) if len(parts) > 1 else _x_only(parts[0])
 
 
 def _split(x, y, sw, fraction: float):
@@ -115,6 +121,11 @@ class DataHandler:
 
     def __init__(self, x, y, sample_weight, batch_size, shuffle: bool, steps) -> None:
         self._dataset = x if _is_dataset(x) else None
+        for arg, value in (("batch_size", batch_size), ("steps", steps)):
+            if value is not None and (isinstance(value, bool) or
+                                      not isinstance(value, (int, np.integer)) or value <= 0):
+                raise ValueError(f"Invalid value for `{arg}`: expected a positive integer, "
+                                 f"received {arg}={value!r}.")
         self._steps_arg = steps
         if self._dataset is not None:
             if y is not None:
@@ -156,7 +167,7 @@ class DataHandler:
             if self._steps_arg is not None:
                 self._iter = it
             for i, batch in enumerate(it):
-                yield batch if isinstance(batch, tuple) else (batch,)
+                yield batch
                 if self.steps is not None and i + 1 >= self.steps:
                     return
             if self._steps_arg is not None:
@@ -171,7 +182,7 @@ class DataHandler:
                 parts.append(_take_rows(self._y, idx))
             if self._sw is not None:
                 parts.append(_take_rows(self._sw, idx))
-            yield tuple(parts)
+            yield tuple(parts) if len(parts) > 1 else _x_only(parts[0])
 
 
 def _take_rows(structure, idx):

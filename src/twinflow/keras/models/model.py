@@ -132,6 +132,28 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         return out
 
     @property
+    def input(self) -> Any:
+        """A functional model's input(s), as given to ``Model(inputs, outputs)``."""
+        if self._tw_functional and "_user_input" not in self.__dict__:
+            return self._tw_inputs
+        return Layer.input.fget(self)
+
+    @input.setter
+    def input(self, value) -> None:
+        self.__dict__["_user_input"] = value
+
+    @property
+    def output(self) -> Any:
+        """A functional model's output(s), as given to ``Model(inputs, outputs)``."""
+        if self._tw_functional and "_user_output" not in self.__dict__:
+            return self._tw_outputs
+        return Layer.output.fget(self)
+
+    @output.setter
+    def output(self, value) -> None:
+        self.__dict__["_user_output"] = value
+
+    @property
     def inputs(self):
         return self._tw_inputs if self._tw_functional else None
 

@@ -5,6 +5,7 @@ from typing import Any
 
 from ...core import nest
 from ...core.shapes import TensorShape
+from ...graph.tensor import Tensor
 from ...train import checkpoint as _ckpt
 from .. import saving as _saving
 from ..layers.base import InputLayer, KerasTensor, Layer, _call_accepts, symbolic_call
@@ -105,6 +106,9 @@ class Sequential(Model):
 
     def call(self, inputs, training=None, mask=None) -> Any:
         x = inputs
+        if self._tw_input_batch_shape is not None and isinstance(x, Tensor):
+            spec = KerasTensor(TensorShape(self._tw_input_batch_shape), name="input")
+            x = self._check_input(x, spec)
         for layer in self._tw_layer_list:
             if training is not None and _call_accepts(type(layer), "training"):
                 x = layer(x, training=training)

@@ -84,13 +84,22 @@ class Optimizer(Module):
 
     @property
     def learning_rate(self):
-        """The learning rate: a float32 variable, or the schedule."""
-        return self._tw_lr
+        """The current learning rate: the float32 variable, or a schedule's value now (Keras 3;
+        the schedule itself is ``_learning_rate``)."""
+        if isinstance(self._tw_lr, Variable):
+            return self._tw_lr
+        return self._current_lr()
 
     @learning_rate.setter
     def learning_rate(self, value) -> None:
         if isinstance(value, LearningRateSchedule) or callable(value):
             self._tw_lr = value
+        elif not isinstance(self._tw_lr, Variable):
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as "
+                            "its `learning_rate` constructor argument, hence its learning rate "
+                            "is not settable. If you need the learning rate to be settable, "
+                            "you should instantiate the optimizer with a float "
+                            "`learning_rate` argument.")
         elif isinstance(self._tw_lr, Variable):
             self._tw_lr.assign(np.float32(float(value)))
         else:
@@ -99,6 +108,11 @@ class Optimizer(Module):
                                        name="learning_rate")
 
     lr = learning_rate
+
+    @property
+    def _learning_rate(self):
+        """The learning rate as given: the variable or the schedule."""
+        return self._tw_lr
 
     def _current_lr(self):
         lr = self._tw_lr

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..eager.execute import convert_to_tensor
 from ..ops import math_ops, nn_ops
 
 
@@ -18,26 +19,37 @@ def linear(x):
     return x
 
 
-def relu(x, alpha: float = 0.0, max_value=None, threshold: float = 0.0):
-    """Rectified linear unit, ``max(x, 0)`` (with Keras' leaky/capped variants).
+def relu(x, alpha: float = 0.0, max_value=None, threshold: float = 0.0,
+         negative_slope: float | None = None):
+    """Rectified linear unit, ``max(x, 0)`` (with Keras' leaky/capped/thresholded variants).
+
+    ``x`` where ``x > threshold``, else 0; clipped to ``[0, max_value]``; then
+    ``negative_slope * (threshold - x)`` is subtracted where ``x < threshold`` (Keras' rule).
 
     Args:
         x: a tensor.
-        alpha: slope below the threshold.
+        alpha: the slope below the threshold (tf.keras 2 name of ``negative_slope``).
         max_value: an upper cap.
-        threshold: values below it are zeroed (or scaled by alpha).
+        threshold: values below it are zeroed (or scaled by the slope).
+        negative_slope: the slope below the threshold.
 
     Returns:
         The activated tensor.
     """
-    if alpha == 0.0 and max_value is None and threshold == 0.0:
+    slope = float(alpha if negative_slope is None else negative_slope)
+    if slope == 0.0 and max_value is None and threshold == 0.0:
         return nn_ops.relu(x)
-    if alpha != 0.0 and max_value is None and threshold == 0.0:
-        return nn_ops.leaky_relu(x, alpha=alpha)
-    y = nn_ops.relu(x - threshold) + threshold if threshold else nn_ops.relu(x)
+    if slope != 0.0 and max_value is None and threshold == 0.0:
+        return nn_ops.leaky_relu(x, alpha=slope)
+    x = convert_to_tensor(x)
+    negative = nn_ops.relu(threshold - x) if slope else None
+    if threshold:
+        y = x * math_ops.cast(math_ops.greater(x, threshold), x.dtype)
+    else:
+        y = nn_ops.relu(x)
     if max_value is not None:
-        y = math_ops.minimum(y, max_value)
-    return y
+        y = math_ops.clip_by_value(y, 0.0, float(max_value))
+    return y - slope * negative if slope else y
 
 
 def sigmoid(x):

@@ -41,7 +41,9 @@ from ..train import checkpoint as _ckpt
 from . import losses as _losses
 from . import metrics as _metrics
 from . import optimizers as _optimizers
-from .layers.base import InputLayer, KerasTensor, Layer
+from .layers.base import Layer
+from .layers.input_layer import InputLayer
+from .layers.keras_tensor import KerasTensor
 from .optimizers import schedules as _schedules
 
 FORMAT = "twinflow-keras"

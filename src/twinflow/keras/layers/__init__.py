@@ -1,5 +1,7 @@
 """``tw.keras.layers``."""
-from .base import Input, InputLayer, KerasTensor, Layer
+# ruff: noqa: F401  (a re-export module: every import is public)
+from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from .base import Layer
 from .conv import (
     AveragePooling2D,
     AvgPool2D,
@@ -18,25 +20,57 @@ from .conv import (
 )
 from .core import (
     Activation,
-    Add,
-    Average,
-    Concatenate,
     Dense,
     Dropout,
     Embedding,
     Flatten,
+    Identity,
     Lambda,
-    Maximum,
-    Multiply,
+    Masking,
     Reshape,
+)
+from .input_layer import Input, InputLayer
+from .keras_tensor import KerasTensor
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
     Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
 )
 from .normalization import BatchNormalization, LayerNormalization
+from .regularization import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from .reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    Permute,
+    RepeatVector,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
 
-__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "AveragePooling2D", "AvgPool2D",
-           "Conv2D", "Convolution2D", "GlobalAveragePooling2D", "GlobalAvgPool2D",
-           "GlobalMaxPool2D", "GlobalMaxPooling2D", "MaxPool2D", "MaxPooling2D", "Activation",
-           "Add", "Average", "Concatenate", "Dense", "Dropout", "Embedding", "Flatten", "Lambda",
-           "Maximum", "Multiply", "Reshape", "Subtract", "BatchNormalization",
-           "LayerNormalization", "GlobalAveragePooling1D", "GlobalAvgPool1D",
-           "GlobalMaxPool1D", "GlobalMaxPooling1D"]
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -46,6 +46,7 @@ class BatchNormalization(Layer):
                  beta_constraint=None, gamma_constraint=None, synchronized: bool = False,
                  **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = axis
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
@@ -128,6 +129,7 @@ class LayerNormalization(Layer):
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = axis
         self.epsilon = float(epsilon)
         self.center = center

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from ...core import nest
 from ...ops import array_ops
-from ..layers.base import InputLayer, KerasTensor, _call_accepts
+from ..layers.base import _call_accepts
+from ..layers.input_layer import InputLayer
+from ..layers.keras_tensor import KerasTensor
 
 
 class FunctionalMixin:

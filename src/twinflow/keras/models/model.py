@@ -9,7 +9,8 @@ from ...core.shapes import TensorShape
 from ...train import checkpoint as _ckpt
 from .. import metrics as _metrics
 from .. import saving as _saving
-from ..layers.base import KerasTensor, Layer, symbolic_call
+from ..layers.base import Layer
+from ..layers.keras_tensor import KerasTensor, symbolic_call
 from .functional import FunctionalMixin
 from .loops import LoopsMixin
 from .summary import SummaryMixin

@@ -8,7 +8,9 @@ from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...train import checkpoint as _ckpt
 from .. import saving as _saving
-from ..layers.base import InputLayer, KerasTensor, Layer, _call_accepts, symbolic_call
+from ..layers.base import Layer, _call_accepts
+from ..layers.input_layer import InputLayer
+from ..layers.keras_tensor import KerasTensor, symbolic_call
 from .model import Model
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..layers.base import InputLayer
+from ..layers.input_layer import InputLayer
 
 
 def _shape_text(shape):

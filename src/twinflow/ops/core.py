@@ -328,3 +328,11 @@ class OnesLike:
 
     def grad(op, dy):
         return None
+
+
+def reexport(namespace: dict, *modules) -> None:
+    """Copies every top-level name of ``modules`` into ``namespace``: how the former one-file
+    op modules (``math_ops``, ``array_ops``...) keep serving the names now spread over family
+    modules, private helpers and OpDefs included."""
+    for m in modules:
+        namespace.update({k: v for k, v in vars(m).items() if not k.startswith("__")})

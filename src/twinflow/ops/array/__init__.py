@@ -1,0 +1,1 @@
+"""Array ops: shapes, reshaping, joining, slicing, gathering."""

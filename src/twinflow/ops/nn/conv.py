@@ -1,0 +1,381 @@
+"""Convolutions (im2col-style) and bias_add: conv1d/2d, transposed, depthwise, separable, atrous."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...graph.tensor import ShapeLike, TensorLike
+from ..array.create import eye as eye_op
+from ..array.join import concat
+from ..array.layout import expand_dims, squeeze
+from ..array.shape import reshape, shape
+from ..core import (
+    InvalidArgumentError,
+    Tensor,
+    TensorShape,
+    ZerosLike,
+    bind,
+    check_float,
+    convert,
+    convert_pair,
+    dtypes,
+    register_op,
+)
+from ..math.binary import multiply
+from .activations import _float_arg
+from .geometry import (
+    _conv_attrs,
+    _conv_shape,
+    _fmt_shape,
+    _geometry,
+    _pad,
+    _scatter_windows,
+    _static_dims,
+    _width_arg,
+    _windows,
+)
+
+
+def _channel_axis(rank, data_format):
+    return 1 if data_format is not None and data_format.startswith("NC") and rank > 2 else -1
+
+
+def _bias_add_infer(value, bias, *, data_format="NHWC"):
+    if bias.shape.rank is not None and bias.shape.rank != 1:
+        raise InvalidArgumentError(None, None, f"Biases must be 1D: {bias.shape}")
+    rank = value.shape.rank
+    if rank is not None:
+        if rank < 2:
+            raise InvalidArgumentError(None, None, f"Input tensor must be at least 2D: "
+                                                   f"{value.shape}")
+        c = value.shape[_channel_axis(rank, data_format)]
+        b = bias.shape[0] if bias.shape.rank == 1 else None
+        if c is not None and b is not None and c != b:
+            raise InvalidArgumentError(
+                None, None, f"Must provide as many biases as the channel dimension of the "
+                f"input tensor: {bias.shape} vs. {value.shape}")
+    return value.dtype, value.shape
+
+
+@register_op("BiasAdd", same_dtype=True)
+class BiasAdd:
+    """value + bias along the channel dimension."""
+
+    infer = _bias_add_infer
+
+    def kernel(value, bias, *, data_format="NHWC"):
+        if bias.ndim != 1 or value.ndim < 2 or \
+                value.shape[_channel_axis(value.ndim, data_format)] != bias.shape[0]:
+            raise ValueError("shape mismatch")  # bind re-runs infer for the message
+        if _channel_axis(value.ndim, data_format) == 1:
+            bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
+        return value + bias
+
+    def grad(op, dy):
+        if not op.needs_grad[1]:
+            return dy, None
+        fmt = op.attrs["data_format"]
+        return dy, bind(BiasAddGrad, [dy], {"data_format": fmt})
+
+
+@register_op("BiasAddGrad")
+class BiasAddGrad:
+    """Sums ``out_backprop`` over every dimension but the channel one."""
+
+    def infer(dy, *, data_format="NHWC"):
+        rank = dy.shape.rank
+        if rank is None:
+            return dy.dtype, TensorShape([None])
+        return dy.dtype, TensorShape([dy.shape[_channel_axis(rank, data_format)]])
+
+    def kernel(dy, *, data_format="NHWC"):
+        ch = _channel_axis(dy.ndim, data_format) % dy.ndim
+        return np.sum(dy, axis=tuple(i for i in range(dy.ndim) if i != ch), dtype=dy.dtype)
+
+    def grad(op, ddb):
+        dy = op.inputs[0]
+        return bind(BiasAdd, [bind(ZerosLike, [dy]), ddb], {"data_format":
+                                                            op.attrs["data_format"]})
+
+
+def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
+    """Adds a 1-D ``bias`` along the channel dimension of ``value`` (``tw.nn.bias_add``).
+
+    Args:
+        value: a tensor of rank >= 2.
+        bias: a 1-D tensor, as long as the channel dimension.
+        data_format: "NHWC"-style (channels last, default) or "NCHW"-style.
+        name: op name.
+
+    Returns:
+        ``value`` plus the broadcast bias.
+    """
+    value, bias = convert_pair(value, bias)
+    return bind(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"}, name=name)
+
+
+# ----- convolution and pooling geometry ---------------------------------------------------------
+
+def _conv_infer(x, w, **attrs):
+    check_float("Conv2D", x, allow_complex=False)
+    return x.dtype, _conv_shape("Conv2D", x.shape, w.shape, attrs)
+
+
+@register_op("Conv2D", same_dtype=True)
+class Conv2D:
+    """2-D convolution (cross-correlation) of NHWC ``input`` with HWIO ``filter``."""
+
+    infer = _conv_infer
+
+    def kernel(x, w, **attrs):
+        kh, kw, c, o = w.shape
+        n = x.shape[0]
+        out_hw, pads = _geometry("Conv2D", x.shape, kh, kw, attrs)
+        if x.shape[3] != c:
+            raise ValueError("channel mismatch")  # bind re-runs infer for the message
+        if kh == kw == 1 and attrs["strides"] == (1, 1) and out_hw == x.shape[1:3]:
+            return (x.reshape(-1, c) @ w.reshape(c, o)).reshape(n, *out_hw, o)
+        win = _windows(_pad(x, pads), kh, kw, attrs, out_hw)
+        cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(-1, kh * kw * c)
+        return (cols @ w.reshape(-1, o)).reshape(n, *out_hw, o)
+
+    def grad(op, dy):
+        x, w = op.inputs
+        attrs = op.attrs
+        need_x, need_w = op.needs_grad
+        return (bind(Conv2DBackpropInput, [shape(x), w, dy], attrs) if need_x else None,
+                bind(Conv2DBackpropFilter, [x, shape(w), dy], attrs) if need_w else None)
+
+
+def _check_out_backprop(op_name, dy, expected) -> None:
+    if tuple(dy.shape) != tuple(expected):
+        raise InvalidArgumentError(
+            None, None, f"{op_name}: out_backprop has shape {list(dy.shape)} but the "
+            f"convolution's output shape is {list(expected)}")
+
+
+@register_op("Conv2DBackpropInput")
+class Conv2DBackpropInput:
+    """Gradient of Conv2D with respect to its input (also the transposed convolution)."""
+
+    def infer(input_sizes, w, dy, **attrs):
+        dims = _static_dims(input_sizes)
+        if w.shape.rank is not None and w.shape.rank != 4:
+            raise InvalidArgumentError(None, None, f"Conv2DBackpropInput: filter must be "
+                                                   f"4-dimensional, got {_fmt_shape(w.shape)}")
+        if len(dims) != 4:
+            raise InvalidArgumentError(None, None, f"Conv2DBackpropInput: input_sizes must "
+                                                   f"have 4 elements, got {dims}")
+        return w.dtype, TensorShape(dims)
+
+    def kernel(input_sizes, w, dy, **attrs):
+        in_shape = tuple(int(v) for v in input_sizes)
+        kh, kw, c, o = w.shape
+        out_hw, pads = _geometry("Conv2DBackpropInput", in_shape, kh, kw, attrs)
+        _check_out_backprop("Conv2DBackpropInput", dy, (in_shape[0], *out_hw, o))
+        cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(
+            in_shape[0], *out_hw, kh, kw, c)
+        return _scatter_windows(cols, in_shape, kh, kw, attrs, out_hw, pads)
+
+    def grad(op, ddx):
+        _, w, dy = op.inputs
+        attrs = op.attrs
+        return (None, bind(Conv2DBackpropFilter, [ddx, shape(w), dy], attrs),
+                bind(Conv2D, [ddx, w], attrs))
+
+
+@register_op("Conv2DBackpropFilter")
+class Conv2DBackpropFilter:
+    """Gradient of Conv2D with respect to its filter."""
+
+    def infer(x, filter_sizes, dy, **attrs):
+        dims = _static_dims(filter_sizes)
+        if len(dims) != 4:
+            raise InvalidArgumentError(None, None, f"Conv2DBackpropFilter: filter_sizes must "
+                                                   f"have 4 elements, got {dims}")
+        return x.dtype, TensorShape(dims)
+
+    def kernel(x, filter_sizes, dy, **attrs):
+        kh, kw, c, o = (int(v) for v in filter_sizes)
+        out_hw, pads = _geometry("Conv2DBackpropFilter", x.shape, kh, kw, attrs)
+        _check_out_backprop("Conv2DBackpropFilter", dy, (x.shape[0], *out_hw, o))
+        win = _windows(_pad(x, pads), kh, kw, attrs, out_hw)
+        cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(-1, kh * kw * c)
+        return (cols.T @ dy.reshape(-1, o)).reshape(kh, kw, c, o)
+
+    def grad(op, ddw):
+        x, _, dy = op.inputs
+        attrs = op.attrs
+        return (bind(Conv2DBackpropInput, [shape(x), ddw, dy], attrs), None,
+                bind(Conv2D, [x, ddw], attrs))
+
+
+def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",
+           dilations=None, name: str | None = None) -> Tensor:
+    """2-D convolution (``tw.nn.conv2d``).
+
+    Args:
+        input: a float tensor [batch, height, width, in_channels].
+        filters: a tensor [filter_height, filter_width, in_channels, out_channels].
+        strides: an int or a list of 1, 2 or 4 ints (batch and channel strides must be 1).
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]].
+        data_format: "NHWC" (the only layout supported).
+        dilations: an int or a list of 1, 2 or 4 ints (default 1).
+        name: op name.
+
+    Returns:
+        The convolution, [batch, out_height, out_width, out_channels].
+    """
+    x, w = convert_pair(input, filters)
+    _float_arg(x, "Conv2D")
+    attrs = _conv_attrs(strides, padding, dilations, data_format)
+    return bind(Conv2D, [x, w], attrs, name=name)
+
+
+def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: ShapeLike, strides,
+                     padding: str = "SAME", data_format: str = "NHWC", dilations=None,
+                     name: str | None = None) -> Tensor:
+    """Transposed 2-D convolution, the gradient of conv2d (``tw.nn.conv2d_transpose``).
+
+    Args:
+        input: a tensor [batch, height, width, in_channels].
+        filters: a tensor [filter_height, filter_width, output_channels, in_channels].
+        output_shape: the 4-element output shape.
+        strides: as for conv2d.
+        padding: as for conv2d.
+        data_format: "NHWC" (the only layout supported).
+        dilations: as for conv2d.
+        name: op name.
+
+    Returns:
+        The tensor of shape ``output_shape``.
+    """
+    x, w = convert_pair(input, filters)
+    attrs = _conv_attrs(strides, padding, dilations, data_format)
+    sizes = convert(output_shape, dtype_hint=dtypes.int32)
+    return bind(Conv2DBackpropInput, [sizes, w, x], attrs, name=name)
+
+
+def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_format: str = "NWC",
+           dilations=None, name: str | None = None) -> Tensor:
+    """1-D convolution of [batch, width, channels] inputs (``tw.nn.conv1d``).
+
+    Args:
+        input: a float tensor [batch, width, in_channels].
+        filters: a tensor [filter_width, in_channels, out_channels].
+        stride: an int or a list of 1 or 3 ints.
+        padding: "SAME", "VALID" or explicit [[0, 0], [left, right], [0, 0]].
+        data_format: "NWC" (the only layout supported).
+        dilations: an int or a list of 1 or 3 ints.
+        name: unused (kept for TensorFlow's signature).
+
+    Returns:
+        The convolution, [batch, out_width, out_channels].
+    """
+    if data_format not in (None, "NWC"):
+        raise ValueError(f"conv1d supports data_format='NWC' only, got {data_format!r}")
+    x, w = convert_pair(input, filters)
+    if not isinstance(padding, str):
+        padding = [[0, 0], [0, 0]] + [list(p) for p in padding][1:]
+    out = conv2d(expand_dims(x, 1), expand_dims(w, 0),
+                 [1, _width_arg(stride, "stride")], padding,
+                 dilations=[1, _width_arg(dilations, "dilations")])
+    return squeeze(out, [1])
+
+
+def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: str,
+                     data_format: str | None = None, dilations=None,
+                     name: str | None = None) -> Tensor:
+    """Depthwise 2-D convolution: each input channel gets its own filters.
+
+    Runs as one conv2d with a block-diagonal filter (channel c feeds only outputs
+    c * multiplier ... c * multiplier + multiplier - 1), which keeps every gradient rule.
+
+    Args:
+        input: a float tensor [batch, height, width, in_channels].
+        filter: a tensor [filter_height, filter_width, in_channels, channel_multiplier].
+        strides: as for conv2d.
+        padding: as for conv2d.
+        data_format: "NHWC" (the only layout supported).
+        dilations: as for conv2d.
+        name: unused (kept for TensorFlow's signature).
+
+    Returns:
+        A tensor [batch, out_height, out_width, in_channels * channel_multiplier].
+    """
+    x, f = convert_pair(input, filter)
+    if f.shape.rank not in (None, 4):
+        raise ValueError(f"depthwise_conv2d needs a rank-4 filter, got shape {f.shape}")
+    fs = shape(f)
+    eye = expand_dims(eye_op(fs[2], dtype=f.dtype), -1)
+    full = reshape(multiply(expand_dims(f, 3), eye),
+                             concat([fs[:3], [-1]], 0))
+    return conv2d(x, full, strides, padding, data_format or "NHWC", dilations)
+
+
+def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_filter: TensorLike,
+                     strides, padding: str, data_format: str | None = None, dilations=None,
+                     name: str | None = None) -> Tensor:
+    """Depthwise convolution followed by a 1x1 convolution (``tw.nn.separable_conv2d``).
+
+    Args:
+        input: a float tensor [batch, height, width, in_channels].
+        depthwise_filter: [filter_height, filter_width, in_channels, channel_multiplier].
+        pointwise_filter: [1, 1, in_channels * channel_multiplier, out_channels].
+        strides: as for conv2d.
+        padding: as for conv2d.
+        data_format: "NHWC" (the only layout supported).
+        dilations: as for conv2d.
+        name: unused (kept for TensorFlow's signature).
+
+    Returns:
+        A tensor [batch, out_height, out_width, out_channels].
+    """
+    d = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return conv2d(d, pointwise_filter, 1, "VALID")
+
+
+def atrous_conv2d(value: TensorLike, filters: TensorLike, rate, padding: str,
+                  name: str | None = None) -> Tensor:
+    """conv2d with dilation ``rate`` (``tw.nn.atrous_conv2d``).
+
+    Args:
+        value: a float tensor [batch, height, width, in_channels].
+        filters: a tensor [filter_height, filter_width, in_channels, out_channels].
+        rate: the dilation rate.
+        padding: "SAME" or "VALID".
+        name: op name.
+
+    Returns:
+        The convolution.
+    """
+    return conv2d(value, filters, 1, padding, dilations=rate, name=name)
+
+
+def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: str = "VALID",
+                data_format: str | None = None, dilations=None, name: str | None = None) -> Tensor:
+    """N-D convolution for N = 1 or 2 (``tw.nn.convolution``).
+
+    Args:
+        input: a float tensor [batch, spatial..., in_channels].
+        filters: a tensor [spatial..., in_channels, out_channels].
+        strides: as for conv1d / conv2d (default 1).
+        padding: "SAME", "VALID" or explicit pairs.
+        data_format: "NWC" / "NHWC" or None.
+        dilations: as for conv1d / conv2d (default 1).
+        name: op name.
+
+    Returns:
+        The convolution.
+    """
+    x = convert(input)
+    rank = x.shape.rank
+    strides = 1 if strides is None else strides
+    if rank == 3:
+        return conv1d(x, filters, strides, padding, data_format or "NWC", dilations)
+    if rank == 4:
+        return conv2d(x, filters, strides, padding, data_format or "NHWC", dilations, name)
+    raise ValueError(f"tw.nn.convolution supports 1-D and 2-D convolutions (rank 3 or 4 "
+                     f"input), got an input of shape {x.shape}")
+
+

@@ -1,0 +1,199 @@
+"""Convolution and pooling geometry: padding, output sizes, im2col windows, attrs."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..core import (
+    InvalidArgumentError,
+    TensorShape,
+    shape_from_tensor,
+)
+
+
+def _hw_list(v, name: str, default: int = 1) -> tuple:
+    """Normalizes strides/dilations/ksize to (h, w), from an int or a list of 1, 2 or 4."""
+    if v is None:
+        return default, default
+    if isinstance(v, (int, np.integer)):
+        return int(v), int(v)
+    v = [int(i) for i in v]
+    if len(v) == 1:
+        return v[0], v[0]
+    if len(v) == 2:
+        return v[0], v[1]
+    if len(v) == 4:
+        if v[0] != 1 or v[3] != 1:
+            raise InvalidArgumentError(None, None, f"{name} in the batch and depth dimensions "
+                                                   f"must be 1, got {v}")
+        return v[1], v[2]
+    raise ValueError(f"{name} must be an int or a list of 1, 2 or 4 ints, got {v}")
+
+
+def _padding_attrs(padding) -> tuple:
+    """(padding string, explicit paddings as ((top, bottom), (left, right)) or None)."""
+    if isinstance(padding, str):
+        p = padding.upper()
+        if p not in ("SAME", "VALID"):
+            raise ValueError(f"padding must be 'SAME', 'VALID' or a list of pairs, got "
+                             f"{padding!r}")
+        return p, None
+    pairs = [tuple(int(i) for i in p) for p in padding]
+    if len(pairs) == 4:
+        if pairs[0] != (0, 0) or pairs[3] != (0, 0):
+            raise ValueError(f"explicit padding of the batch and channel dimensions must be 0, "
+                             f"got {padding}")
+        pairs = pairs[1:3]
+    if len(pairs) != 2 or any(len(p) != 2 or min(p) < 0 for p in pairs):
+        raise ValueError(f"explicit padding must be [[0, 0], [top, bottom], [left, right], "
+                         f"[0, 0]] with non-negative values, got {padding}")
+    return "EXPLICIT", tuple(pairs)
+
+
+def _out_dim(size, k, stride, dilation, padding, explicit, which: int, op_name: str):
+    """(output size, pad before, pad after) along one spatial dim; sizes may be None."""
+    eff = (k - 1) * dilation + 1 if k is not None else None
+    if size is None or eff is None:
+        return None, None, None
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + eff - size, 0)
+        return out, total // 2, total - total // 2
+    before, after = explicit[which] if padding == "EXPLICIT" else (0, 0)
+    span = size + before + after - eff
+    if span < 0:
+        raise InvalidArgumentError(
+            None, None, f"{op_name}: computed output size would be negative: window of "
+            f"{eff} (kernel {k}, dilation {dilation}) does not fit in input size {size} "
+            f"with padding ({before}, {after})")
+    return span // stride + 1, before, after
+
+
+def _geometry(op_name, in_shape, kh, kw, attrs):
+    """Output (OH, OW) and paddings ((top, bottom), (left, right)) of a conv/pool."""
+    sh, sw = attrs["strides"]
+    dh, dw = attrs.get("dilations", (1, 1))
+    pad, explicit = attrs["padding"], attrs.get("explicit_paddings")
+    oh, pt, pb = _out_dim(in_shape[1], kh, sh, dh, pad, explicit, 0, op_name)
+    ow, pl, pr = _out_dim(in_shape[2], kw, sw, dw, pad, explicit, 1, op_name)
+    return (oh, ow), ((pt, pb), (pl, pr))
+
+
+def _pad(x, pads, value=0):
+    (pt, pb), (pl, pr) = pads
+    if pt == pb == pl == pr == 0:
+        return x
+    return np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=value)
+
+
+def _windows(xp, kh, kw, attrs, out_hw):
+    """[N, OH, OW, C, kh, kw] strided view of the windows of padded ``xp``."""
+    sh, sw = attrs["strides"]
+    dh, dw = attrs.get("dilations", (1, 1))
+    oh, ow = out_hw
+    eh, ew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    v = sliding_window_view(xp, (eh, ew), axis=(1, 2))
+    return v[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+
+
+def _offsets(kh, kw, attrs, out_hw):
+    """For each window offset (i, j): the index selecting it from every window of a padded input.
+
+    Pools and scatters loop over these kh * kw strided slices: each is one vectorized NumPy
+    operation on [N, OH, OW, C], much faster than reducing small trailing window axes.
+    """
+    sh, sw = attrs["strides"]
+    dh, dw = attrs.get("dilations", (1, 1))
+    oh, ow = out_hw
+    for i in range(kh):
+        for j in range(kw):
+            yield (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
+                   slice(j * dw, j * dw + (ow - 1) * sw + 1, sw))
+
+
+def _padded_zeros(in_shape, pads, dtype):
+    n, h, w, c = in_shape
+    (pt, pb), (pl, pr) = pads
+    return np.zeros((n, h + pt + pb, w + pl + pr, c), dtype=dtype)
+
+
+def _crop(xp, in_shape, pads):
+    (pt, _), (pl, _) = pads
+    return xp[:, pt:pt + in_shape[1], pl:pl + in_shape[2], :]
+
+
+def _scatter_windows(cols, in_shape, kh, kw, attrs, out_hw, pads):
+    """Adds cols [N, OH, OW, kh, kw, C] back onto the input positions they were read from."""
+    out = _padded_zeros(in_shape, pads, cols.dtype)
+    for k, sl in enumerate(_offsets(kh, kw, attrs, out_hw)):
+        out[sl] += cols[:, :, :, k // kw, k % kw, :]
+    return _crop(out, in_shape, pads)
+
+
+def _conv_attrs(strides, padding, dilations, data_format) -> dict:
+    if data_format not in (None, "NHWC"):
+        raise ValueError(f"twinflow's conv2d supports data_format='NHWC' only, got "
+                         f"{data_format!r}")
+    pad, explicit = _padding_attrs(padding)
+    return {"strides": _hw_list(strides, "strides"), "padding": pad,
+            "explicit_paddings": explicit, "dilations": _hw_list(dilations, "dilations")}
+
+
+def _fmt_shape(s) -> str:
+    return str(s.as_list()) if s.rank is not None else "<unknown>"
+
+
+def _conv_shape(op_name, x_shape, f_shape, attrs):
+    """Checks conv2d operand shapes; returns the output TensorShape."""
+    if x_shape.rank is not None and x_shape.rank != 4:
+        raise InvalidArgumentError(None, None, f"{op_name}: input must be 4-dimensional "
+                                               f"[batch, height, width, channels], got shape "
+                                               f"{_fmt_shape(x_shape)}")
+    if f_shape.rank is not None and f_shape.rank != 4:
+        raise InvalidArgumentError(None, None, f"{op_name}: filter must be 4-dimensional "
+                                               f"[height, width, in_channels, out_channels], "
+                                               f"got shape {_fmt_shape(f_shape)}")
+    xs = x_shape.as_list() if x_shape.rank is not None else [None] * 4
+    fs = f_shape.as_list() if f_shape.rank is not None else [None] * 4
+    if xs[3] is not None and fs[2] is not None and xs[3] != fs[2]:
+        raise InvalidArgumentError(
+            None, None, f"{op_name}: input depth {xs[3]} does not match the filter's input "
+            f"depth {fs[2]} (input shape {xs}, filter shape {fs})")
+    (oh, ow), _ = _geometry(op_name, xs, fs[0], fs[1], attrs)
+    return TensorShape([xs[0], oh, ow, fs[3]])
+
+
+def _static_dims(t) -> list:
+    s = shape_from_tensor(t)
+    return s.as_list() if s.rank is not None else [None] * 4
+
+
+def _static_dims_shape(t) -> TensorShape:
+    return TensorShape(_static_dims(t))
+
+
+def _pool_attrs(ksize, strides, padding, data_format) -> dict:
+    if data_format not in (None, "NHWC"):
+        raise ValueError(f"twinflow's pooling supports data_format='NHWC' only, got "
+                         f"{data_format!r}")
+    pad, explicit = _padding_attrs(padding)
+    if pad == "EXPLICIT":
+        raise ValueError("pooling supports padding 'SAME' or 'VALID' only")
+    return {"ksize": _hw_list(ksize, "ksize"), "strides": _hw_list(strides, "strides"),
+            "padding": pad}
+
+
+def _width_arg(v, name: str) -> int:
+    """An int from a 1-D stride/dilation/ksize argument: int, [w] or [1, w, 1]."""
+    if v is None:
+        return 1
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    v = [int(i) for i in v]
+    if len(v) == 1:
+        return v[0]
+    if len(v) == 3 and v[0] == v[2] == 1:
+        return v[1]
+    raise ValueError(f"{name} must be an int, [w] or [1, w, 1], got {v}")
+
+

@@ -1,0 +1,170 @@
+"""Seeds and random streams: global/op seeds (TensorFlow's rules), per-seed NumPy generators,
+argument helpers."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import (
+    InvalidArgumentError,
+    Tensor,
+    TensorShape,
+    bind,
+    convert,
+    convert_to_tensor,
+    ctx,
+    dtypes,
+    shape_from_tensor,
+)
+from ..math.binary import add, multiply
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+_STREAMS: dict = {}
+# tw.random.Generator states, by generator id; set_seed leaves them alone, as TensorFlow does.
+_GENERATORS: dict = {}
+# Nondeterministic ops (no seed at all) share one generator seeded from OS entropy.
+_UNSEEDED = np.random.default_rng()
+
+
+def set_seed(seed) -> None:
+    """Sets the global random seed (``tw.random.set_seed``).
+
+    Resets the op-seed counter and every seeded stream, so the ops that follow produce the same
+    values as after any earlier ``set_seed(seed)``. Inside a graph being built, sets that
+    graph's seed instead.
+
+    Args:
+        seed: an int, or None to return to nondeterministic behaviour.
+    """
+    seed = None if seed is None else int(seed)
+    if ctx.graph is not None:
+        ctx.graph.seed = seed
+        return
+    ctx.global_seed = seed
+    ctx.op_seed_counter = 0
+    _STREAMS.clear()
+
+
+def get_seed(op_seed) -> tuple:
+    """The (seed, seed2) attribute pair an op gets, by TensorFlow's rules.
+
+    Args:
+        op_seed: the op-level seed, or None.
+
+    Returns:
+        A pair of ints; (0, 0) means nondeterministic.
+    """
+    g = ctx.graph
+    global_seed = ctx.global_seed
+    if g is not None and g.seed is not None:
+        global_seed = g.seed
+    if global_seed is not None:
+        if op_seed is None:
+            if g is not None:
+                op_seed = g.next_op_seed()
+            else:
+                ctx.op_seed_counter += 1
+                op_seed = ctx.op_seed_counter
+        seeds = (int(global_seed), int(op_seed))
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+    else:
+        return 0, 0
+    if seeds == (0, 0):
+        # (0, 0) would mean "nondeterministic" to the kernels.
+        seeds = (0, _MAXINT32)
+    return seeds
+
+
+def _stream(kind: str, dtype, seed: int, seed2: int, generator=None) -> np.random.Generator:
+    if generator is not None:
+        return _GENERATORS[generator]
+    if seed == 0 and seed2 == 0:
+        return _UNSEEDED
+    key = (kind, np.dtype(dtype).str, seed, seed2)
+    gen = _STREAMS.get(key)
+    if gen is None:
+        entropy = [seed % 2**64, seed2 % 2**64]
+        gen = _STREAMS[key] = np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+            entropy)))
+    return gen
+
+
+def _shape_tuple(shape) -> tuple:
+    return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+
+
+def _shape_infer(shape, *, dtype, seed=0, seed2=0, generator=None):
+    if shape.dtype not in (dtypes.int32, dtypes.int64):
+        raise InvalidArgumentError(None, None, f"shape must be an int32 or int64 tensor, got "
+                                               f"{shape.dtype.name}")
+    if shape.shape.rank is not None and shape.shape.rank > 1:
+        raise InvalidArgumentError(None, None, f"shape must be a vector, got a tensor of shape "
+                                               f"{shape.shape}")
+    if shape.shape.rank == 0:
+        return dtype, TensorShape([])
+    return dtype, shape_from_tensor(shape)
+
+
+def _float_sample(gen, method: str, shape, np_dtype):
+    if np_dtype in (np.float32, np.float64):
+        return getattr(gen, method)(shape, dtype=np_dtype)
+    return getattr(gen, method)(shape, dtype=np.float32).astype(np_dtype)
+
+
+def truncated_normal_sample(gen: np.random.Generator, shape, np_dtype) -> np.ndarray:
+    """N(0, 1) samples from ``gen``, redrawing those more than 2 standard deviations out."""
+    out = gen.standard_normal(shape)
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2
+    return out.astype(np_dtype)
+
+
+def check_float_dtype(op_name: str, dtype) -> None:
+    """Raises InvalidArgumentError unless ``dtype`` is a floating-point dtype."""
+    if not dtype.is_floating:
+        raise InvalidArgumentError(None, None, f"{op_name} needs a floating-point tensor, got "
+                                               f"{dtype.name}")
+
+
+def _shape_arg(shape):
+    return convert(shape, dtype_hint=dtypes.int32)
+
+
+def _is_py(v, value) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == value
+
+
+def _float_dtype(dtype, fn: str):
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"{fn} needs a floating-point dtype, got {dtype.name}")
+    return dtype
+
+
+def _arg(v, dtype):
+    """A bound/moment argument as a tensor of ``dtype`` (tensors must already have it)."""
+    if hasattr(v, "_as_tensor") or isinstance(v, Tensor):
+        return convert(v, dtype=dtype)
+    return convert_to_tensor(np.asarray(v, dtype=dtype.np))
+
+
+def _scale_shift(rnd, scale, shift, dtype):
+    if not _is_py(scale, 1):
+        rnd = multiply(rnd, _arg(scale, dtype))
+    if not _is_py(shift, 0):
+        rnd = add(rnd, _arg(shift, dtype))
+    return rnd
+
+
+def _seed_attrs(seed) -> dict:
+    s1, s2 = get_seed(seed)
+    return {"seed": s1, "seed2": s2}
+
+
+def _normal(op, shape, mean, stddev, dtype, seeds: dict, name, fn: str):
+    dtype = _float_dtype(dtype, fn)
+    rnd = bind(op, [_shape_arg(shape)], {"dtype": dtype, **seeds}, name=name)
+    return _scale_shift(rnd, stddev, mean, dtype)

@@ -1,0 +1,322 @@
+"""Stateless random ops (the same seed gives the same numbers) and ``tw.random.Generator``."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
+from ..core import (
+    InvalidArgumentError,
+    Tensor,
+    bind,
+    convert,
+    dtypes,
+    register_op,
+)
+from ..math.binary import add, multiply, subtract
+from .seeds import (
+    _GENERATORS,
+    _arg,
+    _float_dtype,
+    _float_sample,
+    _is_py,
+    _normal,
+    _scale_shift,
+    _shape_arg,
+    _shape_infer,
+    _shape_tuple,
+    truncated_normal_sample,
+)
+from .stateful import RandomStandardNormal, TruncatedNormal, _uniform
+
+
+def _stateless_infer(shape, seed, *, dtype):
+    if seed.shape.rank is not None and seed.shape.as_list() not in ([2], [None]):
+        raise InvalidArgumentError(None, None, f"seed must have shape [2], got {seed.shape}")
+    return _shape_infer(shape, dtype=dtype)
+
+
+def stateless_generator(seed) -> np.random.Generator:
+    """A fresh NumPy generator that is a pure function of ``seed`` (a stateless op's ``[2]``
+    seed, or a pair from ``get_seed`` that is not ``(0, 0)``)."""
+    s = np.asarray(seed).reshape(-1)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        [int(v) % 2**64 for v in s])))
+
+
+@register_op("StatelessRandomNormal")
+class StatelessRandomNormal:
+    """Samples from N(0, 1), determined by ``seed`` alone."""
+
+    infer = _stateless_infer
+
+    def kernel(shape, seed, *, dtype):
+        return _float_sample(stateless_generator(seed), "standard_normal", _shape_tuple(shape),
+                             dtype.np)
+
+    def grad(op, dy):
+        return None, None
+
+
+@register_op("StatelessRandomUniform")
+class StatelessRandomUniform:
+    """Samples uniformly from [0, 1), determined by ``seed`` alone."""
+
+    infer = _stateless_infer
+
+    def kernel(shape, seed, *, dtype):
+        out = _float_sample(stateless_generator(seed), "random", _shape_tuple(shape), dtype.np)
+        return np.minimum(out, np.nextafter(dtype.np.type(1), dtype.np.type(0)))
+
+    def grad(op, dy):
+        return None, None
+
+
+@register_op("StatelessTruncatedNormal")
+class StatelessTruncatedNormal:
+    """Samples from N(0, 1) truncated at two standard deviations, determined by ``seed``."""
+
+    infer = _stateless_infer
+
+    def kernel(shape, seed, *, dtype):
+        return truncated_normal_sample(stateless_generator(seed), _shape_tuple(shape), dtype.np)
+
+    def grad(op, dy):
+        return None, None
+
+
+# ----- public functions -------------------------------------------------------------------------
+
+class Generator:
+    """A random generator with its own state (``tw.random.Generator``).
+
+    Its draws do not depend on ``tw.random.set_seed``; ops built from it (eagerly or in a graph)
+    share and advance the one state.
+    """
+
+    _ids = itertools.count(1)
+
+    def __init__(self, copy_from: Generator | None = None, state=None, alg=None) -> None:
+        """Creates a generator.
+
+        Args:
+            copy_from: a Generator whose current state is copied.
+            state: an integer seed (the state itself is not exposed by twinflow).
+            alg: ignored (twinflow always uses PCG64).
+        """
+        self._id = next(Generator._ids)
+        if copy_from is not None:
+            bitgen = np.random.PCG64()
+            bitgen.state = _GENERATORS[copy_from._id].bit_generator.state
+            _GENERATORS[self._id] = np.random.Generator(bitgen)
+        elif state is not None:
+            entropy = [int(v) % 2**64 for v in np.asarray(state).reshape(-1)]
+            _GENERATORS[self._id] = np.random.Generator(np.random.PCG64(
+                np.random.SeedSequence(entropy)))
+        else:
+            _GENERATORS[self._id] = np.random.default_rng()
+
+    @classmethod
+    def from_seed(cls, seed, alg=None) -> Generator:
+        """A generator whose state is determined by ``seed``.
+
+        Args:
+            seed: an int.
+            alg: ignored.
+
+        Returns:
+            The generator.
+        """
+        return cls(state=[int(seed), 0x7477])
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None) -> Generator:
+        """A generator seeded from OS entropy.
+
+        Args:
+            alg: ignored.
+
+        Returns:
+            The generator.
+        """
+        return cls()
+
+    @property
+    def _attrs(self) -> dict:
+        return {"seed": 0, "seed2": 0, "generator": self._id}
+
+    def normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+               dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
+        """Normal samples (see ``tw.random.normal``).
+
+        Args:
+            shape: a 1-D int tensor or list.
+            mean: the mean.
+            stddev: the standard deviation.
+            dtype: a floating-point dtype.
+            name: op name.
+
+        Returns:
+            A tensor of ``shape`` and ``dtype``.
+        """
+        return _normal(RandomStandardNormal, shape, mean, stddev, dtype, self._attrs, name,
+                       "Generator.normal")
+
+    def truncated_normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                         dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
+        """Normal samples truncated at two standard deviations.
+
+        Args:
+            shape: a 1-D int tensor or list.
+            mean: the mean.
+            stddev: the standard deviation before truncation.
+            dtype: a floating-point dtype.
+            name: op name.
+
+        Returns:
+            A tensor of ``shape`` and ``dtype``.
+        """
+        return _normal(TruncatedNormal, shape, mean, stddev, dtype, self._attrs, name,
+                       "Generator.truncated_normal")
+
+    def uniform(self, shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+                dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
+        """Uniform samples from [minval, maxval) (see ``tw.random.uniform``).
+
+        Args:
+            shape: a 1-D int tensor or list.
+            minval: lower bound.
+            maxval: upper bound; required for integer dtypes.
+            dtype: float16/32/64 or int32/int64.
+            name: op name.
+
+        Returns:
+            A tensor of ``shape`` and ``dtype``.
+        """
+        return _uniform(shape, minval, maxval, dtype, self._attrs, name)
+
+    def make_seeds(self, count: int = 1) -> Tensor:
+        """Seeds for stateless ops, drawn from this generator.
+
+        Args:
+            count: how many seeds.
+
+        Returns:
+            An int64 tensor [2, count].
+        """
+        return _uniform([2, count], -2**63, 2**63 - 1, dtypes.int64, self._attrs, None)
+
+    def split(self, count: int = 1) -> list:
+        """New independent generators, derived from (and advancing) this one.
+
+        Args:
+            count: how many generators.
+
+        Returns:
+            A list of Generators.
+        """
+        seeds = _GENERATORS[self._id].integers(0, 2**63, size=(count, 2))
+        return [Generator(state=s) for s in seeds]
+
+
+_global_generator: Generator | None = None
+
+
+def get_global_generator() -> Generator:
+    """The global ``tw.random.Generator``, created on first use.
+
+    Returns:
+        The generator.
+    """
+    global _global_generator
+    if _global_generator is None:
+        _global_generator = Generator.from_non_deterministic_state()
+    return _global_generator
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Replaces the global ``tw.random.Generator``.
+
+    Args:
+        generator: the new global generator.
+    """
+    global _global_generator
+    _global_generator = generator
+
+
+def _stateless_seed(seed) -> Tensor:
+    return convert(seed, dtype_hint=dtypes.int64) if not hasattr(seed, "dtype") \
+        else convert(seed)
+
+
+def stateless_random_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
+                            stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
+                            name: str | None = None) -> Tensor:
+    """Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).
+
+    Args:
+        shape: a 1-D int tensor or list.
+        seed: a shape-[2] integer tensor.
+        mean: the mean.
+        stddev: the standard deviation.
+        dtype: a floating-point dtype.
+        name: op name.
+
+    Returns:
+        A tensor of ``shape`` and ``dtype``.
+    """
+    dtype = _float_dtype(dtype, "tw.random.stateless_normal")
+    rnd = bind(StatelessRandomNormal, [_shape_arg(shape), _stateless_seed(seed)],
+               {"dtype": dtype}, name=name)
+    return _scale_shift(rnd, stddev, mean, dtype)
+
+
+def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
+                             maxval: TensorLike | None = None, dtype: DTypeLike = dtypes.float32,
+                             name: str | None = None) -> Tensor:
+    """Deterministic uniform samples in [minval, maxval) (``tw.random.stateless_uniform``).
+
+    Args:
+        shape: a 1-D int tensor or list.
+        seed: a shape-[2] integer tensor.
+        minval: lower bound.
+        maxval: upper bound (default 1).
+        dtype: a floating-point dtype.
+        name: op name.
+
+    Returns:
+        A tensor of ``shape`` and ``dtype``.
+    """
+    dtype = _float_dtype(dtype, "tw.random.stateless_uniform")
+    rnd = bind(StatelessRandomUniform, [_shape_arg(shape), _stateless_seed(seed)],
+               {"dtype": dtype}, name=name)
+    maxval = 1 if maxval is None else maxval
+    if _is_py(minval, 0) and _is_py(maxval, 1):
+        return rnd
+    lo, hi = _arg(minval, dtype), _arg(maxval, dtype)
+    return add(multiply(rnd, subtract(hi, lo)), lo)
+
+
+def stateless_truncated_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
+                               stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
+                               name: str | None = None) -> Tensor:
+    """Deterministic truncated-normal samples, a pure function of ``seed``.
+
+    Args:
+        shape: a 1-D int tensor or list.
+        seed: a shape-[2] integer tensor.
+        mean: the mean.
+        stddev: the standard deviation before truncation.
+        dtype: a floating-point dtype.
+        name: op name.
+
+    Returns:
+        A tensor of ``shape`` and ``dtype``.
+    """
+    dtype = _float_dtype(dtype, "tw.random.stateless_truncated_normal")
+    rnd = bind(StatelessTruncatedNormal, [_shape_arg(shape), _stateless_seed(seed)],
+               {"dtype": dtype}, name=name)
+    return _scale_shift(rnd, stddev, mean, dtype)
+
+

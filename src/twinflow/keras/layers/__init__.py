@@ -72,5 +72,17 @@ from .reshaping import (
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from .rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    StackedRNNCells,
+    TimeDistributed,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]

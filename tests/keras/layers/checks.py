@@ -17,6 +17,8 @@ _KERAS_WEIGHTS = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / 
 
 
 def _call(layer, xs, kwargs):
+    if isinstance(layer, keras.layers.MultiHeadAttention):  # called as layer(query, value)
+        return layer(*xs, **kwargs)
     return layer(xs[0] if len(xs) == 1 else list(xs), **kwargs)
 
 
@@ -78,12 +80,12 @@ def check_gradients(make, xs, call_kwargs=None, samples: int = 4, seed: int = 0,
     eps = 1e-6
     for t, g in zip(targets, grads):
         g = np.zeros(t.shape) if g is None else np.asarray(tw.convert_to_tensor(g))
-        base = t.numpy().copy()
+        base = np.array(t.numpy(), copy=True)
         for _ in range(samples):
             idx = tuple(rng.integers(0, max(d, 1)) for d in base.shape)
             num = []
             for step in (eps, -eps):
-                moved = base.copy()
+                moved = np.array(base, copy=True)
                 moved[idx] += step
                 _set(t, moved, xs)
                 num.append(float(loss()))

@@ -1,6 +1,7 @@
 """``tw.keras.layers``."""
 # ruff: noqa: F401  (a re-export module: every import is public)
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
 from .base import Layer
 from .conv import (
     AveragePooling2D,

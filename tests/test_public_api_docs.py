@@ -50,7 +50,8 @@ def _public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
     done: set[type] = set()
     # Methods inherited from mixins (Model's training loop) are public API too.
     classes = [k for c in classes for k in c.__mro__
-               if _is_ours(k) and (k is c or not issubclass(k, BaseException))]
+               if _is_ours(k) and (k is c or not (k.__name__.startswith("_") or
+                                                  issubclass(k, BaseException)))]
     for cls in classes:
         if cls in done:
             continue

@@ -3,21 +3,21 @@
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
 from .base import Layer
-from .conv import (
-    AveragePooling2D,
-    AvgPool2D,
+from .convolutional import (
+    Conv1D,
+    Conv1DTranspose,
     Conv2D,
+    Conv2DTranspose,
+    Convolution1D,
+    Convolution1DTranspose,
     Convolution2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
-    MaxPool2D,
-    MaxPooling2D,
+    Convolution2DTranspose,
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
 )
 from .core import (
     Activation,
@@ -51,6 +51,28 @@ from .merging import (
     subtract,
 )
 from .normalization import BatchNormalization, LayerNormalization
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    AvgPool1D,
+    AvgPool2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
 from .regularization import (
     ActivityRegularization,
     AlphaDropout,

@@ -50,7 +50,12 @@ from .merging import (
     multiply,
     subtract,
 )
-from .normalization import BatchNormalization, LayerNormalization
+from .normalization import (
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,

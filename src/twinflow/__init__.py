@@ -46,6 +46,7 @@ from .control.while_loop import while_loop
 from . import autograph
 # [exports: training]
 from . import data, keras, summary, train
+from .keras import initializers, losses, metrics, optimizers  # tf.optimizers = tf.keras.optimizers
 from .train.module import Module
 # [exports: extra API]
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,

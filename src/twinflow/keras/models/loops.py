@@ -106,6 +106,9 @@ class LoopsMixin:
             logs = epoch_logs
             if self._tw_stop:
                 break
+        finalize = getattr(self._tw_optimizer, "finalize_variable_values", None)
+        if finalize is not None:
+            finalize(self.trainable_variables)
         cbs.on_train_end(logs)
         return history
 

@@ -53,6 +53,7 @@ WEIGHTS_FILE = "model.weights.npz"
 METADATA_FILE = "metadata.json"
 _TENSOR_REF = "__keras_tensor__"
 _CUSTOM: list = []  # stack of custom_objects dicts (load_model, custom_object_scope)
+_REGISTERED: dict = {}  # register_keras_serializable: "package>name" and "name" -> object
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,7 +80,7 @@ def _custom(name: str):
     for table in reversed(_CUSTOM):
         if name in table:
             return table[name]
-    return None
+    return _REGISTERED.get(name)
 
 
 def _subclasses(cls: type) -> Iterator[type]:
@@ -119,7 +120,7 @@ def layer_class(class_name: str) -> type:
 
 def _resolve_custom_strings(config: dict) -> dict:
     """Config values naming a custom object (an activation function...) become the object."""
-    if not _CUSTOM:
+    if not _CUSTOM and not _REGISTERED:
         return config
     out = {}
     for k, v in config.items():

@@ -53,3 +53,9 @@ from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatt
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
 from . import strings
+
+# tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
+import sys as _sys  # noqa: E402
+from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
+
+_register_compat_v1(_sys.modules[__name__])

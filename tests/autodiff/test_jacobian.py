@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import twinflow as tw
+from twinflow.compiler import run_graph
 from twinflow.eager.execute import bind
-from twinflow.eager.interpreter import run_graph
 from twinflow.graph.core_ops import Placeholder
 
 

@@ -79,3 +79,34 @@ def test_disable_eager_execution_builds_into_the_default_graph():
         v1.enable_eager_execution()
         v1.reset_default_graph()
     assert tw.executing_eagerly()
+
+
+def test_run_compiles_what_the_fetches_need_once_per_fetches_and_feeds():
+    g = tw.Graph()
+    with g.as_default():
+        v = tw.Variable(1.0)
+        x = v1.placeholder(tw.float32, [])
+        y = x * 2.0 + v
+        bump = v.assign_add(10.0)          # stateful, but nothing fetched below needs it
+        z = y * 3.0
+    sess = v1.Session(graph=g)
+    assert sess.run(y, {x: 1.0}) == 3.0
+    assert sess.run(y, {x: 2.0}) == 5.0
+    assert len(sess._programs) == 1        # same fetches and feed keys: one compiled program
+    assert float(v.numpy()) == 1.0         # the unfetched assignment never ran
+    assert sess.run(z, {y: 4.0}) == 12.0   # any tensor can be fed; x is not needed then
+    sess.run(bump)
+    assert sess.run([y, v], {x: 0.0}) == [11.0, 11.0]
+    assert len(sess._programs) == 3
+    src = sess._program([y], [x]).source
+    assert "AssignAddVariableOp" not in src and "def session_run" in src
+
+
+def test_missing_feed_is_a_clear_error():
+    g = tw.Graph()
+    with g.as_default():
+        x = v1.placeholder(tw.float32, [2], name="x")
+        y = x + 1.0
+    with pytest.raises(tw.errors.InvalidArgumentError, match="must feed a value for "
+                       "placeholder tensor 'x'"):
+        v1.Session(graph=g).run(y)

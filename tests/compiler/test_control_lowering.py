@@ -1,26 +1,15 @@
-"""Codegen inlines If/While into the generated function: same results as the reference
-interpreter and as eager execution; a loop's History is recorded only for a gradient."""
+"""Codegen inlines If/While into the generated function: same results as eager execution and
+as the TF1-style graph compiled without passes; a loop's History is recorded only for a
+gradient."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.compiler import codegen
-from twinflow.control import subgraph
-from twinflow.control.subgraph import Plan, set_subgraph_compiler
-from twinflow.eager.interpreter import run_graph
+from twinflow.compiler import codegen, run_graph
 
 from ..control.helpers import placeholder
-
-
-@pytest.fixture
-def reference_subgraphs():
-    """Sub-graphs run by the reference plan executor (not generated code) while it is active."""
-    previous = subgraph.subgraph_compiler[0]
-    set_subgraph_compiler(None)
-    yield
-    set_subgraph_compiler(previous)
 
 
 def _interpret(fn, arrays):
@@ -28,11 +17,11 @@ def _interpret(fn, arrays):
     with g.as_default():
         phs = [placeholder(tw.as_dtype(a.dtype), a.shape) for a in arrays]
         outs = tw.nest.flatten(fn(*phs))
-    return run_graph(outs, {id(p): a for p, a in zip(phs, arrays)})
+    return run_graph(outs, {id(p): a for p, a in zip(phs, arrays)}, passes=())
 
 
 def _check(fn, *arrays, reference=True):
-    """Compiled == interpreted == eager; returns the generated source."""
+    """Compiled == compiled without passes == eager; returns the generated source."""
     f = tw.function(fn)
     tensors = [tw.constant(a) for a in arrays]
     cf = f.get_concrete_function(*tensors)
@@ -52,7 +41,7 @@ def _ops_called(src: str) -> list:
     return [note.split(" (", 1)[1].split(")", 1)[0] for code, note in lines if "= k" in code]
 
 
-def test_while_is_a_python_while_with_loop_variables_as_locals(reference_subgraphs):
+def test_while_is_a_python_while_with_loop_variables_as_locals():
     def f(x):
         return tw.while_loop(lambda i, x: i < 1000, lambda i, x: (i + 1, x * 0.99 + 1.0),
                              [0, x])[1]
@@ -64,7 +53,7 @@ def test_while_is_a_python_while_with_loop_variables_as_locals(reference_subgrap
     assert " * c" in src                  # a scalar Mul is written as an operator
 
 
-def test_loop_with_captures_and_data_dependent_trip_count(reference_subgraphs):
+def test_loop_with_captures_and_data_dependent_trip_count():
     def f(n, x, y):
         def body(i, acc):
             return i + 1, acc * y + x      # x and y are captures
@@ -81,14 +70,14 @@ def test_loop_with_captures_and_data_dependent_trip_count(reference_subgraphs):
     assert fn.experimental_get_tracing_count() == 1
 
 
-def test_zero_iteration_loop_returns_its_inputs(reference_subgraphs):
+def test_zero_iteration_loop_returns_its_inputs():
     def f(x):
         return tw.while_loop(lambda v: tw.reduce_sum(v) < 0.0, lambda v: [v * 2.0], [x])
 
     _check(f, np.array([1.0, 3.0], np.float32))
 
 
-def test_cond_in_while_and_while_in_cond(reference_subgraphs):
+def test_cond_in_while_and_while_in_cond():
     def collatz(n):
         def body(k, steps):
             k = tw.cond(k % 2 == 0, lambda: k // 2, lambda: 3 * k + 1)
@@ -109,7 +98,7 @@ def test_cond_in_while_and_while_in_cond(reference_subgraphs):
         _check(both, -x, np.int32(n))
 
 
-def test_nested_loops_and_maximum_iterations(reference_subgraphs):
+def test_nested_loops_and_maximum_iterations():
     def f(x, m):
         def outer(i, acc):
             _, s = tw.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + x), [0, acc * 0.5])
@@ -123,9 +112,8 @@ def test_nested_loops_and_maximum_iterations(reference_subgraphs):
     assert src.count("while True:") == 2
 
 
-def test_deep_nesting_falls_back_to_compiled_closures(reference_subgraphs, monkeypatch):
+def test_deep_nesting_falls_back_to_compiled_closures(monkeypatch):
     monkeypatch.setattr(codegen, "MAX_INLINE_DEPTH", 1)
-    set_subgraph_compiler(lambda g: Plan(g))
 
     def f(x):
         def outer(i, v):
@@ -137,7 +125,7 @@ def test_deep_nesting_falls_back_to_compiled_closures(reference_subgraphs, monke
     assert src.count("while True:") == 1 and _ops_called(src) == ["StatelessWhile"]
 
 
-def test_large_arrays_in_loops_keep_loop_values_intact(reference_subgraphs):
+def test_large_arrays_in_loops_keep_loop_values_intact():
     n = 1 << 13
     xv = np.linspace(-1.0, 1.0, n).astype(np.float32)
 
@@ -159,7 +147,7 @@ def test_large_arrays_in_loops_keep_loop_values_intact(reference_subgraphs):
     np.testing.assert_allclose(got.numpy(), loss(tw.constant(xv)).numpy(), rtol=1e-6)
 
 
-def test_history_is_recorded_only_for_a_gradient(reference_subgraphs):
+def test_history_is_recorded_only_for_a_gradient():
     w = tw.Variable(0.9)
 
     def forward(x):

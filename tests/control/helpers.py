@@ -1,12 +1,12 @@
-"""Shared helpers: run a function eagerly, in a TF1 graph (reference interpreter) and as a
+"""Shared helpers: run a function eagerly, in a TF1 graph (compiled by ``run_graph``) and as a
 tw.function; finite-difference gradients."""
 from __future__ import annotations
 
 import numpy as np
 
 import twinflow as tw
+from twinflow.compiler import run_graph
 from twinflow.eager.execute import bind
-from twinflow.eager.interpreter import run_graph
 from twinflow.graph.core_ops import Placeholder
 
 
@@ -15,7 +15,7 @@ def placeholder(dtype, shape):
 
 
 def in_graph(fn, *arrays, shapes=None):
-    """Traces ``fn`` on placeholders of a plain Graph and runs it with the interpreter."""
+    """Traces ``fn`` on placeholders of a plain Graph and runs it with ``run_graph``."""
     g = tw.Graph()
     with g.as_default():
         phs = [placeholder(a.dtype, a.shape if shapes is None else s)

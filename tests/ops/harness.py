@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import twinflow as tw
+from twinflow.compiler import run_graph
 from twinflow.core import context
 from twinflow.eager.execute import bind  # noqa: F401  (re-exported for case files)
-from twinflow.eager.interpreter import run_graph
 from twinflow.graph.core_ops import Placeholder
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import twinflow as tw
+from twinflow.compiler import run_graph
 from twinflow.core.context import ctx
 from twinflow.eager.execute import bind
-from twinflow.eager.interpreter import run_graph
 from twinflow.graph.core_ops import Placeholder
 from twinflow.ops.debugging_ops import format_tensor
 

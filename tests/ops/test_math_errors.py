@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.eager.interpreter import run_graph
+from twinflow.compiler import run_graph
 from twinflow.ops import math_ops
 
 F32 = tw.constant([1.0, 2.0])

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import twinflow as tw
+from twinflow.compiler import run_graph
 from twinflow.core.context import ctx
-from twinflow.eager.interpreter import run_graph
 
 
 @pytest.fixture(autouse=True)

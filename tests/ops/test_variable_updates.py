@@ -1,7 +1,7 @@
 """Variable updates: ``v[key].assign``, ``v.scatter_*`` and ``v.scatter_nd_*``.
 
 Each update op runs three ways against a NumPy reference: eagerly, inside ``tw.function``
-(traced, optimized, compiled; called twice) and in a TF1-style graph run by the interpreter.
+(traced, optimized, compiled; called twice) and in a TF1-style graph run by ``compiler.run_graph``.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.eager.interpreter import run_graph
+from twinflow.compiler import run_graph
 
 START = np.arange(12, dtype=np.float32).reshape(4, 3) + 1.0
 ROWS = np.array([2, 0], dtype=np.int32)

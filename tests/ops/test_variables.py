@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.eager.interpreter import run_graph
+from twinflow.compiler import run_graph
 
 
 def test_repr_scalar():

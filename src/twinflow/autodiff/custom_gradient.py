@@ -21,7 +21,6 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops.core import ZerosLike
 from ..ops.variables import Variable
-from .tape import _variable_of
 
 __all__ = ["custom_gradient", "CustomGradient"]
 
@@ -51,9 +50,8 @@ class _VariableWatcher:
         self.variables: list = []
 
     def record(self, op) -> None:
-        if op.type != "ReadVariableOp":
-            return
-        var = _variable_of(op.inputs[0])
+        accessed = getattr(op.opdef, "accessed_variable", None)
+        var = accessed(op) if accessed is not None else None
         if isinstance(var, Variable) and var.trainable \
                 and all(var is not v for v in self.variables):
             self.variables.append(var)

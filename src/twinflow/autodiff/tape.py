@@ -22,7 +22,7 @@ from ..eager.tensor import EagerTensor
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops, math_ops
 from ..ops.core import OnesLike, Pack, ZerosLike, convert
-from ..ops.variables import Variable
+from ..ops.variables import Variable, variable_of
 
 _RESOURCE = dtypes.resource
 # Control flow's Histories and TensorLists: their gradients are variants too (None = zeros).
@@ -110,10 +110,9 @@ class GradientTape:
                 hit = True
                 break
         if not hit:
-            if op.type != "ReadVariableOp":
-                return
-            handle = op.inputs[0]
-            var = _variable_of(handle)
+            # An op that reads a variable declares ``accessed_variable(op)`` (registry.py).
+            accessed = getattr(op.opdef, "accessed_variable", None)
+            var = accessed(op) if accessed is not None else None
             if var is None:
                 return
             if id(var) not in self._watched_vars:
@@ -121,8 +120,9 @@ class GradientTape:
                     return
                 self._watched_vars.add(id(var))
                 self._watch_key(id(var.handle), var.handle, var)
-            # In a graph the handle is a captured copy: remember it as watched too.
-            watched[id(handle)] = handle
+            # In a graph the handle is a captured copy: its inputs stand for the variable.
+            for t in op.inputs:
+                watched[id(t)] = t
         self._ops.append(op)
         for t in op.outputs:
             watched[id(t)] = t
@@ -344,23 +344,6 @@ def _assemble(target, source, grads: list, tshape: tuple, batch: tuple,
     return array_ops.reshape(stacked, list(batch + tshape + sshape[len(batch):]))
 
 
-def _variable_of(handle):
-    """The Variable behind a resource handle: eager, embedded as a Const, or captured."""
-    v = getattr(handle, "_value", None)
-    if isinstance(v, Variable):
-        return v
-    op = getattr(handle, "op", None)
-    if op is None:
-        return None
-    if op.type == "Const":
-        v = op.attrs.get("value")
-        return v if isinstance(v, Variable) else None
-    for outer, inner in getattr(op.graph, "captures", ()):
-        if inner is handle:
-            return _variable_of(outer)
-    return None
-
-
 def _source_tensor(s):
     return s.handle if isinstance(s, Variable) else s
 
@@ -376,7 +359,7 @@ def _source_ids(sources: list, ops: list) -> list:
                 continue  # eager inputs are never symbolic
             for h in op.inputs:
                 if isinstance(h, SymbolicTensor) and h.dtype is _RESOURCE:
-                    i = var_index.get(id(_variable_of(h)))
+                    i = var_index.get(id(variable_of(h)))
                     if i is not None:
                         ids[i].add(id(h))
     return ids

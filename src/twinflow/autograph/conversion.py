@@ -10,15 +10,20 @@ operators) is one more closure variable. ``to_code`` shows the converted source.
 from __future__ import annotations
 
 import ast
+import builtins
+import contextlib
 import inspect
 import os
 import sysconfig
 import textwrap
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..graph.tensor import SymbolicTensor
+from ..ops import array_ops
+from . import operators
 from .converters import (
     asserts,
     break_statements,
@@ -33,11 +38,10 @@ from .converters import (
     while_statements,
 )
 from .converters.base import AG, ConversionError, Namer, assigned_names, make_function
+from .operators.data_structures import GraphList
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STDLIB = sysconfig.get_paths().get("stdlib", "")
-# The operators module, set by twinflow.autograph (it imports this module, not the reverse).
-OPERATORS: list = [None]
 
 
 class AutoGraphWarning(UserWarning):
@@ -371,7 +375,7 @@ def convert(fn: Callable, strict: bool = False, warn: bool = True) -> Callable:
         return _fallback(fn, e.reason if e.lineno is None else str(e), strict,
                          warn and not quiet)
     cells = []
-    ops = OPERATORS[0]
+    ops = _AG
     orig = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for v in f_code.co_freevars:
         if v == AG:
@@ -448,3 +452,91 @@ def user_module_of(fn) -> bool:
     return isinstance(fn, (types.FunctionType, types.MethodType)) and not is_library(
         getattr(fn, "__func__", fn))
 
+
+# ---------------------------------------------------------------------------------------------
+# ``converted_call``: how converted code calls functions. User functions are converted
+# (recursively, once per code object) before they are called; twinflow itself, builtins, the
+# standard library and installed packages are called as they are. ``range``/``len`` on symbolic
+# tensors become ``tw.range``/``tw.shape``; a list grown in a graph loop is passed to
+# ``tw.stack``/``tw.concat`` (and any other function) as its stacked tensor. It lives here, not
+# with the other operators, because it calls ``convert`` (which hands the operators to the code
+# it converts): one module, no import cycle.
+
+_STRICT: list = [False]
+
+
+def _range(*args):
+    if any(isinstance(a, SymbolicTensor) for a in args):
+        return array_ops.range(*args)
+    return builtins.range(*args)
+
+
+def _len(x):
+    if isinstance(x, GraphList):
+        return x.size()
+    if isinstance(x, SymbolicTensor):
+        if x.shape.rank and x.shape[0] is not None:
+            return x.shape[0]
+        if x.shape.rank == 0:
+            raise TypeError(f"len() of a scalar tensor ({x.name}) is not defined")
+        return array_ops.shape(x)[0]
+    return builtins.len(x)
+
+
+def converted_call(f, args: tuple, kwargs: dict | None = None):
+    """Calls ``f(*args, **kwargs)`` from converted code.
+
+    Args:
+        f: the callable.
+        args: positional arguments.
+        kwargs: keyword arguments.
+
+    Returns:
+        What ``f`` returns.
+    """
+    kwargs = kwargs or {}
+    if f is builtins.range:
+        return _range(*args)
+    if f is builtins.len and len(args) == 1:
+        return _len(args[0])
+    if args and isinstance(args[0], GraphList):
+        if f is array_ops.stack:
+            return args[0].stack()
+        if f is array_ops.concat:
+            return args[0].concat()
+    if any(isinstance(a, GraphList) for a in args):
+        args = tuple(a.stack() if isinstance(a, GraphList) else a for a in args)
+    if user_module_of(f):
+        f = convert(f, strict=_STRICT[0])
+    else:
+        # Library functions that take user callbacks (tw.map_fn, tw.while_loop, tw.cond...)
+        # trace them: convert those too, as TensorFlow's control flow ops do.
+        args = tuple(_convert_arg(a) for a in args)
+        if kwargs:
+            kwargs = {k: _convert_arg(v) for k, v in kwargs.items()}
+    return f(*args, **kwargs)
+
+
+def _convert_arg(a):
+    if user_module_of(a):
+        return convert(a, strict=_STRICT[0])
+    return a
+
+
+# The ``ag__`` namespace converted code reads: the runtime operators and ``converted_call``.
+_AG = types.SimpleNamespace(**{n: getattr(operators, n) for n in operators.__all__},
+                            converted_call=converted_call)
+
+
+@contextlib.contextmanager
+def strict_conversion() -> Iterator[None]:
+    """Makes the functions converted inside (by ``converted_call``) strict too.
+
+    Returns:
+        A context manager.
+    """
+    previous, _STRICT[0] = _STRICT[0], True
+    try:
+        yield
+    finally:
+        _STRICT[0] = previous

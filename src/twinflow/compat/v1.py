@@ -3,20 +3,25 @@
 Build ops inside ``with graph.as_default():``, then ``Session(graph=g).run(fetches,
 feed_dict)``. Fetches may be nested (lists, tuples, dicts, namedtuples) of tensors,
 operations, variables or their names. Names not defined here resolve to ``twinflow``'s own
-(``tw.compat.v1.matmul is tw.matmul``).
+(``tw.compat.v1.matmul is tw.matmul``): the top-level package declares itself with
+``register_fallback_namespace`` once it is imported (compat sits below it in the layers).
+
+``Session.run`` compiles what the fetches need with the compiler (``compiler.fetch``: the same
+passes and codegen as a ``tw.function`` body), once per fetches and feed keys.
 """
 from __future__ import annotations
 
-import importlib
+import threading
+import types
 from typing import Any
 
 import numpy as np
 
+from ..compiler.fetch import compile_fetches
 from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, constant
-from ..eager.interpreter import run_graph
 from ..graph.core_ops import NoOp, Placeholder
 from ..graph.graph import Graph, Operation, get_default_graph, reset_default_graph
 from ..graph.tensor import SymbolicTensor
@@ -94,6 +99,8 @@ def global_variables_initializer() -> Operation:
 initialize_all_variables = global_variables_initializer
 
 _eager_disabled: list = []
+# Compiled programs a Session keeps (least recently compiled dropped first).
+_MAX_PROGRAMS = 64
 
 
 def disable_eager_execution() -> None:
@@ -129,6 +136,10 @@ class Session:
         self.graph = graph if graph is not None else get_default_graph()
         self._closed = False
         self._default = None
+        # {(fetch ids, feed ids): (CompiledProgram, fetches, feeds)}; the tensors are kept so
+        # their ids stay unique.
+        self._programs: dict = {}
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Session:
         self._default = self.graph.as_default()
@@ -191,8 +202,21 @@ class Session:
             if not t.shape.is_compatible_with(arr.shape):
                 raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor "
                                  f"{t.name!r}, which has shape {t.shape}")
-            feeds[id(t)] = arr
+            feeds[id(t)] = (t, arr)
         return feeds
+
+    def _program(self, fetches: list, feeds: list):
+        key = (tuple(id(f) for f in fetches), tuple(id(t) for t in feeds))
+        with self._lock:
+            hit = self._programs.get(key)
+        if hit is not None:
+            return hit[0]
+        cp = compile_fetches(fetches, feeds)
+        with self._lock:
+            if len(self._programs) >= _MAX_PROGRAMS:
+                self._programs.pop(next(iter(self._programs)))
+            self._programs[key] = (cp, fetches, feeds)
+        return cp
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None) -> Any:
         """Computes ``fetches`` (nested tensors/ops/names/variables) given ``feed_dict``.
@@ -211,12 +235,16 @@ class Session:
         flat = [self._element(f) for f in nest.flatten(fetches)]
         feeds = self._feeds(feed_dict)
         graph_fetches = [f for f in flat if not isinstance(f, Variable)]
-        values = run_graph(graph_fetches, feeds)
+        fed = [t for t, _ in feeds.values()]
+        values = self._program(graph_fetches, fed)(*[a for _, a in feeds.values()]) \
+            if graph_fetches else ()
         it = iter(values)
         out = []
         for f in flat:
             if isinstance(f, Variable):
                 out.append(np.array(f._value, copy=True))
+            elif isinstance(f, Operation):
+                out.append(None)
             else:
                 out.append(next(it))
         return nest.pack_sequence_as(fetches, out) if nest.is_nested(fetches) else out[0]
@@ -226,11 +254,23 @@ class InteractiveSession(Session):
     """A Session that installs itself as the default (kept for TF1 scripts)."""
 
 
+_fallback: list = []
+
+
+def register_fallback_namespace(namespace: types.ModuleType) -> None:
+    """Declares where names not defined here resolve (``twinflow/__init__.py`` passes itself).
+
+    Args:
+        namespace: the module whose attributes ``tw.compat.v1`` falls back to.
+    """
+    _fallback[:] = [namespace]
+
+
 def __getattr__(name: str):
-    # Everything else in tf.compat.v1 is the TF2 symbol of the same name. compat sits above
-    # the namespace modules in the layering, so the top-level package is looked up lazily.
-    top = importlib.import_module("twinflow")
-    try:
-        return getattr(top, name)
-    except AttributeError:
-        raise AttributeError(f"module 'twinflow.compat.v1' has no attribute {name!r}") from None
+    # Everything else in tf.compat.v1 is the TF2 symbol of the same name.
+    for ns in _fallback:
+        try:
+            return getattr(ns, name)
+        except AttributeError:
+            break
+    raise AttributeError(f"module 'twinflow.compat.v1' has no attribute {name!r}")

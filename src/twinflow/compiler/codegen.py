@@ -41,9 +41,9 @@ import os
 
 import numpy as np
 
-from ..control.variant import History
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
+from .loops import History, iteration_limit
 from .pipeline import optimize
 from .program import Program
 
@@ -359,11 +359,13 @@ class _Emitter:
             self.emit(f"{ind}{steps} = []{note}", op)
         if has:
             count, limit = new_name(), new_name()
-            self.emit(f"{ind}{count}, {limit} = 0, int({ins[n]}){note}", op)
+            lim = self.cell(iteration_limit, "k")
+            self.emit(f"{ind}{count}, {limit} = 0, {lim}({ins[n]}){note}", op)
         self.emit(f"{ind}while True:{note}", op)
         inner = ind + "    "
         if has:
-            # Counted before the condition runs, as the kernel does (the cond may have effects).
+            # Counted before the condition runs, as loops.run_while does (the cond may have
+            # effects).
             self.emit(f"{inner}if {count} == {limit}:", op)
             self.emit(f"{inner}    break", op)
             self.emit(f"{inner}{count} += 1", op)

@@ -15,13 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..autodiff.tape import backprop
+from ..compiler.codegen import CompiledProgram
 from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..eager.execute import bind, convert_to_tensor
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
+from ..ops import math_ops
+from ..ops.debugging_ops import Assert
 from .subgraph import SubGraph, compiled, finish, raise_explained, replay, trace
 from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
@@ -30,12 +35,19 @@ def _infer_branches(*inputs, Tout, output_shapes, **_):
     return list(zip(Tout, output_shapes))
 
 
-def _run_branch(run: Callable, inputs) -> tuple:
-    """Calls the compiled branch ``run``; an error names the op that failed."""
+def _run_branch(branch: CompiledProgram, inputs) -> tuple:
+    """Runs the compiled ``branch``; an error names the op that failed."""
     try:
-        return tuple(run(*inputs))
+        return tuple(branch.run(*inputs))
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        raise_explained(e, run)
+        raise_explained(e, branch)
+
+
+def chosen_branch(index, n: int) -> int:
+    """The branch a Case runs for ``index`` among ``n``: out of range is the last (default)
+    one. Eager ``switch_case``, the Case kernel and its lowering all choose with this."""
+    i = int(index)
+    return i if 0 <= i < n else n - 1
 
 
 def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
@@ -43,10 +55,7 @@ def _if_kernel(pred, *inputs, then_branch, else_branch, Tout, output_shapes):
 
 
 def _case_kernel(index, *inputs, branches, Tout, output_shapes):
-    i = int(index)
-    if not 0 <= i < len(branches):
-        i = len(branches) - 1  # the last branch is the default
-    return _run_branch(compiled(branches[i]), inputs)
+    return _run_branch(compiled(branches[chosen_branch(index, len(branches))]), inputs)
 
 
 def _if_lower(op):
@@ -62,11 +71,9 @@ def _if_lower(op):
 def _case_lower(op):
     """Codegen hook: the Case kernel with every branch compiled ahead."""
     fs = [compiled(g) for g in op.attrs["branches"]]
-    last = len(fs) - 1
 
     def run_case(index, *inputs):
-        i = int(index)
-        return _run_branch(fs[i if 0 <= i <= last else last], inputs)
+        return _run_branch(fs[chosen_branch(index, len(fs))], inputs)
     return run_case
 
 
@@ -320,6 +327,11 @@ def _vjp(g: SubGraph, inputs, seeds, d_out: list, d_in: list, in_specs: list) ->
 # ---------------------------------------------------------------------------------------------
 # Public functions
 
+def _check_callable(fn, what: str) -> None:
+    if not callable(fn):
+        raise TypeError(f"'{what}' must be callable.")
+
+
 def _as_pred(pred, what: str):
     if isinstance(pred, Tensor):
         if pred.dtype is not dtypes.bool_:
@@ -345,8 +357,8 @@ def cond(pred: Tensor | bool, true_fn: Callable | None = None, false_fn: Callabl
     Returns:
         What the chosen function returned.
     """
-    if true_fn is None or false_fn is None:
-        raise TypeError("tw.cond needs both true_fn and false_fn")
+    _check_callable(true_fn, "true_fn")
+    _check_callable(false_fn, "false_fn")
     pred = _as_pred(pred, "tw.cond")
     if not isinstance(pred, SymbolicTensor):
         return true_fn() if pred else false_fn()
@@ -371,23 +383,45 @@ def switch_case(branch_index: Tensor | int, branch_fns: list | dict,
         items = sorted(branch_fns.items())
     else:
         items = [b if isinstance(b, tuple) else (i, b) for i, b in enumerate(branch_fns)]
+    if not items:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
     keys = [k for k, _ in items]
     if keys != list(range(len(keys))):
         raise ValueError(f"tw.switch_case: branch keys must be 0..{len(keys) - 1}, got {keys}")
     fns = [f for _, f in items]
-    if not isinstance(branch_index, SymbolicTensor):
-        i = int(branch_index)
-        if 0 <= i < len(fns):
-            return fns[i]()
-        return (default or fns[-1])()
-    if branch_index.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"tw.switch_case: branch_index must be int32, got "
-                        f"{branch_index.dtype.name}")
+    for k, f in enumerate(fns):
+        _check_callable(f, f"branch_fns[{k}]")
     if default is not None:
+        _check_callable(default, "default")
         fns = fns + [default]
+    if isinstance(branch_index, Tensor):
+        if branch_index.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"tw.switch_case: branch_index must be int32, got "
+                            f"{branch_index.dtype.name}")
+        if branch_index.shape.rank not in (None, 0):
+            raise ValueError(f"tw.switch_case: branch_index must be a scalar, got shape "
+                             f"{branch_index.shape}")
+    elif isinstance(branch_index, bool) or not isinstance(branch_index, (int, np.integer)):
+        raise TypeError(f"tw.switch_case: branch_index must be an integer, got "
+                        f"{type(branch_index).__name__}")
+    if not isinstance(branch_index, SymbolicTensor):
+        return fns[chosen_branch(branch_index, len(fns))]()
     return build_branches(branch_index, fns, "tw.switch_case",
                           branch_names=[f"{name or 'switch_case'}_branch{i}"
                                         for i in range(len(fns))])
+
+
+_EXCLUSIVE = "tw.case: more than one condition is True with exclusive=True"
+
+
+def _check_exclusive(preds: list) -> None:
+    """At most one of ``preds`` may hold: checked now eagerly, by an Assert op in a graph."""
+    if not any(isinstance(p, SymbolicTensor) for p in preds):
+        if sum(bool(p) for p in preds) > 1:
+            raise InvalidArgumentError(None, None, _EXCLUSIVE)
+        return
+    count = math_ops.add_n([math_ops.cast(p, dtypes.int32) for p in preds])
+    Assert(math_ops.less_equal(count, 1), [_EXCLUSIVE], name="case_exclusive")
 
 
 def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive: bool = False,
@@ -397,7 +431,8 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
     Args:
         pred_fn_pairs: a list of (bool scalar tensor, callable) pairs (or a dict).
         default: callable run when no pred holds (default: the last pair's fn).
-        exclusive: accepted; when True, more than one True pred raises (eager only).
+        exclusive: when True, more than one True pred raises InvalidArgumentError (in a
+            graph, when it runs).
         strict: accepted for TensorFlow compatibility.
         name: op name.
 
@@ -406,19 +441,24 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
     """
     pairs = list(pred_fn_pairs.items()) if isinstance(pred_fn_pairs, dict) else \
         list(pred_fn_pairs)
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            what = "a tensor" if isinstance(pair, Tensor) else f"a {type(pair).__name__}"
+            raise TypeError(f"tw.case: pred_fn_pairs[{k}] must be a (pred, fn) pair, got "
+                            f"{what}")
+        _check_callable(pair[1], f"pred_fn_pairs[{k}][1]")
+    if default is not None:
+        _check_callable(default, "default")
     if not pairs:
         if default is None:
             raise ValueError("tw.case needs at least one pair or a default")
         return default()
+    if exclusive:
+        _check_exclusive([p for p, _ in pairs])
     if default is None:
         *pairs, (_, default) = pairs
         if not pairs:
             return default()
-    if exclusive and not any(isinstance(p, SymbolicTensor) for p, _ in pairs):
-        hits = [i for i, (p, _) in enumerate(pairs) if bool(p)]
-        if len(hits) > 1:
-            raise InvalidArgumentError(None, None, f"tw.case: more than one condition is True "
-                                                   f"(pairs {hits}) with exclusive=True")
 
     def chain(i: int):
         if i == len(pairs):

@@ -18,7 +18,7 @@ from ..graph.tensor import DTypeLike, Tensor
 from ..ops import array_ops
 from ..ops.core import convert
 from .tensor_array import TensorArray
-from .while_loop import while_loop
+from .while_loop import check_parallel_iterations, while_loop
 
 
 def _rows(flat: list):
@@ -60,7 +60,7 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
         fn: callable taking one row (in the structure of ``elems``).
         elems: a tensor or nested structure of tensors with a common first dimension.
         dtype: deprecated alias of ``fn_output_signature``.
-        parallel_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: None or a positive integer (iterations run in order).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
         infer_shape: accepted for TensorFlow compatibility.
@@ -71,6 +71,8 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     Returns:
         The stacked outputs.
     """
+    if parallel_iterations is not None:
+        check_parallel_iterations(parallel_iterations)
     sig = fn_output_signature if fn_output_signature is not None else dtype
     flat_elems = [convert(e) for e in nest.flatten(elems)]
     packed_elems = nest.pack_sequence_as(elems, flat_elems)
@@ -198,7 +200,7 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
         fn: callable (accumulator, row) -> new accumulator.
         elems: a tensor or nested structure of tensors with a common first dimension.
         initializer: the first accumulator (default: the first row, which is then output).
-        parallel_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: a positive integer (iterations run in order).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
         infer_shape: accepted for TensorFlow compatibility.
@@ -208,6 +210,7 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
     Returns:
         The accumulators, stacked (in the structure of the accumulator).
     """
+    check_parallel_iterations(parallel_iterations)
     return _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
 
 
@@ -219,7 +222,7 @@ def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
         fn: callable (accumulator, row) -> new accumulator.
         elems: a tensor or nested structure of tensors with a common first dimension.
         initializer: the first accumulator (default: the first row).
-        parallel_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: a positive integer (iterations run in order).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
         name: op name.
@@ -227,6 +230,7 @@ def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
     Returns:
         The final accumulator.
     """
+    check_parallel_iterations(parallel_iterations)
     return _scan_impl(fn, elems, initializer, False, False, name or "foldl")
 
 
@@ -238,7 +242,7 @@ def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
         fn: callable (accumulator, row) -> new accumulator.
         elems: a tensor or nested structure of tensors with a common first dimension.
         initializer: the first accumulator (default: the last row).
-        parallel_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: a positive integer (iterations run in order).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
         name: op name.
@@ -246,6 +250,7 @@ def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
     Returns:
         The final accumulator.
     """
+    check_parallel_iterations(parallel_iterations)
     return _scan_impl(fn, elems, initializer, True, False, name or "foldr")
 
 

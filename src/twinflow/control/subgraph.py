@@ -6,19 +6,21 @@ the sub-graph passes the outside tensors as extra inputs, so gradients flow thro
 nested control flow composes (an inner capture becomes a capture of the enclosing sub-graph).
 
 ``SubGraph.inputs`` are all Placeholders in order (explicit arguments first, then captures) and
-``SubGraph.outputs`` the returned tensors: this is the interface the interpreter kernels and the
-codegen use (``run_subgraph``/``compile_subgraph``).
+``SubGraph.outputs`` the returned tensors: the interface through which the compiler lowers it
+(``compiled``: the control-flow kernels' callable; codegen inlines the same optimized Program).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import NoReturn
 
+from ..compiler.codegen import CompiledProgram, compile_program
+from ..compiler.fetch import ops_needed
+from ..compiler.pipeline import optimize
+from ..compiler.program import Program
 from ..core import context
 from ..core.context import ctx
-from ..core.errors import InvalidArgumentError
 from ..eager.func_graph import FuncGraph, TensorSpec
-from ..eager.interpreter import ops_needed
 from ..graph.tensor import SymbolicTensor, Tensor
 
 
@@ -88,119 +90,34 @@ def finish(g: SubGraph, outputs: list) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running a sub-graph: a precomputed plan (kernel, argument slots, result slots) per op.
+# Running a sub-graph: the compiler's lowering, as for the function holding it.
 
-class Plan:
-    """A SubGraph flattened into a list of kernel calls over numbered value slots."""
-
-    __slots__ = ("n_in", "template", "steps", "out_slots", "ops")
-
-    def __init__(self, g: SubGraph) -> None:
-        fetch = [t.op for t in g.outputs]
-        # Stateful ops (prints, assignments) run even when no output depends on them.
-        fetch += [op for op in g.get_operations() if op.stateful and op.type != "Placeholder"]
-        feeds = {id(t): None for t in g.inputs}
-        slot: dict = {}
-        for i, t in enumerate(g.inputs):
-            slot[id(t)] = i
-        template: list = [None] * len(g.inputs)
-        steps = []
-        ops = []
-        for op in ops_needed(fetch, feeds):
-            if op.type == "Placeholder":
-                if all(id(t) in slot for t in op.outputs):
-                    continue
-                raise InvalidArgumentError(
-                    None, op, f"placeholder {op.name} of sub-graph {g.name} has no value")
-            if op.type == "Const":
-                slot[id(op.outputs[0])] = len(template)
-                template.append(op.attrs["value"])
-                continue
-            ins = tuple(slot[id(t)] for t in op.inputs)
-            outs = []
-            for t in op.outputs:
-                slot[id(t)] = len(template)
-                outs.append(len(template))
-                template.append(None)
-            multi = op.opdef.multi_output
-            steps.append((op.opdef.kernel, op.attrs, ins, tuple(outs) if multi else outs[0],
-                          multi))
-            ops.append(op)
-        self.n_in = len(g.inputs)
-        self.template = template
-        self.steps = steps
-        self.ops = ops
-        self.out_slots = [slot[id(t)] for t in g.outputs]
-
-    def __call__(self, *args) -> list:
-        vals = self.template.copy()
-        vals[:self.n_in] = args
-        k = 0
-        try:
-            for k, (kernel, attrs, ins, outs, multi) in enumerate(self.steps):  # noqa: B007
-                r = kernel(*[vals[i] for i in ins], **attrs)
-                if multi:
-                    for i, v in zip(outs, r):
-                        vals[i] = v
-                else:
-                    vals[outs] = r
-        except InvalidArgumentError as e:
-            raise InvalidArgumentError(
-                None, self.ops[k], f"{e}\n  while running {self.ops[k]._error_context()}") from e
-        except (TypeError, ValueError, IndexError, ArithmeticError) as e:
-            op = self.ops[k]
-            shapes = [getattr(vals[i], "shape", None) for i in self.steps[k][2]]
-            raise InvalidArgumentError(
-                None, op, f"{op.type} failed on inputs of shapes {shapes}: {e}\n  while running "
-                f"{op._error_context()}") from e
-        return [vals[i] for i in self.out_slots]
-
-
-def _default_compiler(g: SubGraph) -> Callable:
-    return Plan(g)
-
-
-# A higher layer may install a faster lowering (generated Python) here; kernels of If/While
-# call whatever is installed. It takes a SubGraph and returns a callable(*args) -> outputs.
-subgraph_compiler: list = [_default_compiler]
-
-
-def compiled(g: SubGraph) -> Callable:
-    """The callable running ``g`` (input values as arguments -> sequence of outputs), cached."""
+def compiled(g: SubGraph) -> CompiledProgram:
+    """``g`` optimized and compiled (cached on ``g``): ``compiled(g).run(*args)`` returns its
+    outputs; ``compiled(g).error(e)`` names the op that raised ``e`` inside it."""
     p = g._plan
     if p is None:
-        p = g._plan = subgraph_compiler[0](g)
+        prog, _ = optimize(Program(g, g.inputs, g.outputs))
+        p = g._plan = compile_program(prog, g.name)
     return p
 
 
-def raise_explained(e: BaseException, *runs) -> NoReturn:
+def raise_explained(e: BaseException, *runs: CompiledProgram) -> NoReturn:
     """Raises ``e`` (raised while running compiled sub-graphs ``runs``) naming the op that failed.
 
     Args:
         e: the exception.
-        *runs: callables from ``compiled``; those with an ``explain`` attribute can name the
-            op whose generated line raised ``e``.
+        *runs: the CompiledPrograms (from ``compiled``) that ran.
 
     Raises:
         A new exception (``from e``) naming the op, or ``e`` itself when no sub-graph can
         explain it.
     """
     for r in runs:
-        ex = getattr(r, "explain", None)
-        if ex is not None:
-            new = ex(e)
-            if new is not e:
-                raise new from e
+        new = r.error(e)
+        if new is not e:
+            raise new from e
     raise e
-
-
-def set_subgraph_compiler(fn: Callable | None) -> None:
-    """Installs ``fn(subgraph) -> callable(*args) -> outputs`` used by control-flow kernels.
-
-    Args:
-        fn: the compiler, or None to restore the reference plan executor.
-    """
-    subgraph_compiler[0] = fn or _default_compiler
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,68 +1,20 @@
 """Variant values: Python objects carried by ``variant`` tensors inside graphs.
 
-Loop histories (``History``) and tensor lists (``TensorList``, behind ``tw.TensorArray`` in
-graphs) are immutable Python objects. Their gradients are objects of the same kind where
-``None`` stands for zeros, so that ``+`` (AddN) and ``zeros_like`` are all backprop needs.
+Loop histories (``compiler.loops.History``) and tensor lists (``TensorList``, behind
+``tw.TensorArray`` in graphs) are immutable Python objects. Their gradients are objects of the
+same kind where ``None`` stands for zeros, so that ``+`` (AddN) and ``zeros_like`` are all
+backprop needs.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..autodiff.tape import _variable_of
 from ..core import dtypes
 from ..core.context import ctx
 from ..eager.execute import bind, constant
 from ..graph.registry import register_op
 from ..ops.core import ZerosLike
-from ..ops.variables import ReadVariableOp
-
-_OBJECT = np.dtype(object)
-
-
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
-
-
-class History:
-    """The loop-variable values at the start of each iteration of a While (for its gradient).
-
-    ``steps[k]`` is the list of loop values entering iteration k; in a gradient, an entry (or
-    a value inside one) may be None for zeros.
-    """
-
-    __slots__ = ("steps",)
-    dtype = _OBJECT
-    shape = ()
-    ndim = 0
-
-    def __init__(self, steps: list) -> None:
-        self.steps = steps
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def __add__(self, other) -> History:
-        if not isinstance(other, History):
-            return NotImplemented
-        out = []
-        for a, b in zip(self.steps, other.steps):
-            if a is None or b is None:
-                out.append(a if b is None else b)
-            else:
-                out.append([_add(x, y) for x, y in zip(a, b)])
-        return History(out)
-
-    __radd__ = __add__
-
-    def zeros_like(self) -> History:
-        return History([None] * len(self.steps))
-
-    def __repr__(self) -> str:
-        return f"<History of {len(self.steps)} iterations>"
+from ..ops.variables import ReadVariableOp, variable_of
 
 
 @register_op("VariantZerosLike")
@@ -122,7 +74,7 @@ def grad_spec(t, inner: list = ()):
     if carries_gradient(dt):
         return dt, t.shape
     if dt is dtypes.resource:
-        var = _variable_of(t)
+        var = variable_of(t)
         if var is not None:
             return (var.dtype, var._shape_static) if var.dtype.is_differentiable else None
         spec = _read_spec(list(inner))
@@ -172,6 +124,6 @@ def watch_variables(inputs: list) -> None:
         return
     for t in inputs:
         if t.dtype is dtypes.resource:
-            var = _variable_of(t)
+            var = variable_of(t)
             if var is not None and var.trainable:
                 bind(ReadVariableOp, [t], {"dtype": var.dtype, "shape": var._shape_static})

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..autodiff.tape import backprop
+from ..compiler.codegen import CompiledProgram
+from ..compiler.loops import History, iteration_limit, run_while
 from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
@@ -31,7 +33,7 @@ from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
 from .subgraph import compiled, finish, raise_explained, replay, trace
-from .variant import History, carries_gradient, grad_spec, watch_variables, zeros_for
+from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
 
 _SCALAR = TensorShape([])
 
@@ -118,20 +120,17 @@ def _while_infer(*inputs, cond, body, T, output_shapes, n_vars, has_max, paralle
     return list(zip(T, output_shapes)) + [(dtypes.variant, _SCALAR)]
 
 
-def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
-    vals = tuple(inputs[:n_vars])
-    caps = tuple(inputs[n_vars + has_max:])
-    limit = int(inputs[n_vars]) if has_max else -1
-    run_cond = compiled(cond)
-    run_body = compiled(body)
-    steps = []
+def _run(cond: CompiledProgram, body: CompiledProgram, vals, caps, limit) -> tuple:
     try:
-        while limit != len(steps) and run_cond(*vals, *caps)[0]:
-            steps.append(vals)
-            vals = tuple(run_body(*vals, *caps))
+        return run_while(cond.run, body.run, tuple(vals), tuple(caps), limit)
     except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-        raise_explained(e, run_cond, run_body)
-    return vals + (History(steps),)
+        raise_explained(e, cond, body)
+
+
+def _while_kernel(*inputs, cond, body, T, output_shapes, n_vars, has_max, parallel_iterations):
+    limit = iteration_limit(inputs[n_vars]) if has_max else None
+    return _run(compiled(cond), compiled(body), inputs[:n_vars], inputs[n_vars + has_max:],
+                limit)
 
 
 def _while_lower(op):
@@ -142,34 +141,13 @@ def _while_lower(op):
     read it is not visible from the op (it may be fetched by a forward program).
     """
     a = op.attrs
-    n, has = a["n_vars"], a["has_max"]
-    if has:
-        return None
-    run_cond = compiled(a["cond"])
-    run_body = compiled(a["body"])
-    if len(op.inputs) == n:
-        def run_while(*vals):
-            steps = []
-            try:
-                while run_cond(*vals)[0]:
-                    steps.append(vals)
-                    vals = run_body(*vals)
-            except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-                raise_explained(e, run_cond, run_body)
-            return (*vals, History(steps))
-        return run_while
+    n, has = a["n_vars"], int(a["has_max"])
+    run_cond, run_body = compiled(a["cond"]), compiled(a["body"])
 
-    def run_while_captures(*inputs):
-        vals, caps = inputs[:n], inputs[n:]
-        steps = []
-        try:
-            while run_cond(*vals, *caps)[0]:
-                steps.append(vals)
-                vals = run_body(*vals, *caps)
-        except Exception as e:  # noqa: BLE001  (re-raised naming the op that failed)
-            raise_explained(e, run_cond, run_body)
-        return (*vals, History(steps))
-    return run_while_captures
+    def run_while_op(*inputs):
+        limit = iteration_limit(inputs[n]) if has else None
+        return _run(run_cond, run_body, inputs[:n], inputs[n + has:], limit)
+    return run_while_op
 
 
 def _while_grad(op, *dys):
@@ -293,11 +271,7 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
             with with_graph:
                 o = convert_to_tensor(o, dtype=t.dtype)
         if o.dtype is not t.dtype:
-            raise TypeError(
-                f"{_name_of(names, i)} enters the loop as {t.dtype.name} but the loop body "
-                f"makes it {o.dtype.name}{where}. A loop variable must keep its dtype across "
-                f"iterations: cast it with tw.cast(..., tw.{t.dtype.name}), or give it the "
-                "body's dtype before the loop.")
+            raise TypeError(_dtype_change(names, i, t.dtype, o.dtype, where))
         if not inv.is_compatible_with(o.shape) or \
                 inv.rank is not None and o.shape.rank is None:
             raise ValueError(
@@ -327,6 +301,129 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
              "has_max": max_iter is not None, "parallel_iterations": int(parallel_iterations)}
     res = bind(While if stateful else StatelessWhile, inputs, attrs, name=name)
     return res[:len(flat_vars)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules of a loop's arguments, checked once for every mode (eager, graph, map_fn/scan)
+
+def check_parallel_iterations(value) -> int:
+    """``parallel_iterations`` as TensorFlow accepts it: a positive Python integer.
+
+    Args:
+        value: the argument.
+
+    Returns:
+        It as an int.
+
+    Raises:
+        TypeError: it is not a positive integer (TensorFlow's error and message).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+    return int(value)
+
+
+def check_loop_args(cond, body, loop_vars, parallel_iterations, maximum_iterations):
+    """Checks the arguments of ``tw.while_loop`` the same way eagerly and in a graph.
+
+    Args:
+        cond: must be callable.
+        body: must be callable.
+        loop_vars: must not be empty.
+        parallel_iterations: a positive integer.
+        maximum_iterations: None, or an integer scalar (a negative one runs no iteration,
+            ``compiler.loops.iteration_limit``).
+
+    Returns:
+        ``maximum_iterations`` as an integer scalar tensor, or None.
+
+    Raises:
+        TypeError: ``cond``/``body`` not callable, ``parallel_iterations`` not a positive
+            integer, ``maximum_iterations`` not of an integer dtype.
+        ValueError: no loop variables, ``maximum_iterations`` not a scalar.
+    """
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if not nest.flatten(loop_vars):
+        raise ValueError("'loop_vars' must be provided.")
+    check_parallel_iterations(parallel_iterations)
+    if maximum_iterations is None:
+        return None
+    m = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
+    if not m.dtype.is_integer:
+        raise TypeError(f"'maximum_iterations' must be an integer scalar, got a "
+                        f"{m.dtype.name} tensor.")
+    if m.shape.rank not in (None, 0):
+        raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "
+                         f"{tuple(m.shape.as_list())}")
+    return m
+
+
+def check_body_result(loop_vars, result, names: list | None = None) -> None:
+    """The body must return the structure of the loop variables, each keeping its dtype.
+
+    Args:
+        loop_vars: the loop variables entering the iteration.
+        result: what the body returned (normalized).
+        names: loop variable names for errors (AutoGraph passes them).
+
+    Raises:
+        ValueError: another structure.
+        TypeError: a tensor loop variable changed dtype.
+    """
+    try:
+        nest.assert_same_structure(loop_vars, result, check_types=False)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"the body of tw.while_loop must return the structure of "
+                         f"loop_vars: {e}") from None
+    for i, (a, b) in enumerate(zip(nest.flatten(loop_vars), nest.flatten(result))):
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
+            loc = user_source_location()
+            raise TypeError(_dtype_change(names, i, a.dtype, b.dtype,
+                                          f" (at {loc})" if loc else ""))
+
+
+def shape_invariants_for(flat: list, shape_invariants, names: list | None = None) -> list:
+    """The shape each loop variable keeps across iterations (checked the same in every mode).
+
+    Args:
+        flat: the flat loop variables (tensors; other leaves, e.g. eager TensorArrays, keep
+            any shape).
+        shape_invariants: None (the entry shapes), or one shape per loop variable.
+        names: loop variable names for errors.
+
+    Returns:
+        One TensorShape per loop variable.
+
+    Raises:
+        ValueError: not one invariant per loop variable, or one that does not hold on entry.
+    """
+    shapes = [t.shape if isinstance(t, Tensor) else TensorShape(None) for t in flat]
+    if shape_invariants is None:
+        return shapes
+    inv_leaves = nest.flatten(shape_invariants)
+    if len(inv_leaves) != len(flat):
+        raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
+                         "loop variables")
+    invariants = []
+    for i, (t, sh, s) in enumerate(zip(flat, shapes, inv_leaves)):
+        s = s if isinstance(s, TensorShape) else TensorShape(s)
+        if isinstance(t, Tensor) and t.dtype is dtypes.variant:
+            s = sh
+        if not s.is_compatible_with(sh):
+            raise ValueError(f"{_name_of(names, i)} has shape {sh}, not compatible with its "
+                             f"shape invariant {s}")
+        invariants.append(s)
+    return invariants
+
+
+def _dtype_change(names, i: int, before, after, where: str) -> str:
+    return (f"{_name_of(names, i)} enters the loop as {before.name} but the loop body makes "
+            f"it {after.name}{where}. A loop variable must keep its dtype across iterations: "
+            f"cast it with tw.cast(..., tw.{before.name}), or give it the body's dtype before "
+            "the loop.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,15 +473,17 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         shape_invariants: shapes the loop variables keep (None dims may vary). By default
             the entry shapes; a dim that the body leaves unknown becomes None (TensorFlow
             raises there), a known dim that changes raises.
-        parallel_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: a positive integer (iterations run one after another).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
-        maximum_iterations: stop after this many iterations at most.
+        maximum_iterations: stop after this many iterations at most (an integer scalar; a
+            negative one runs no iteration, as in TensorFlow).
         name: op name.
 
     Returns:
         The final loop variables, in the structure of ``loop_vars``.
     """
+    max_iter = check_loop_args(cond, body, loop_vars, parallel_iterations, maximum_iterations)
     is_seq = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if ctx.graph is None:
         # As TensorFlow, Python and NumPy loop values become tensors (the result of
@@ -392,30 +491,19 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         vars_ = nest.map_structure(
             lambda x: convert_to_tensor(x) if isinstance(
                 x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
+        # (Checked as in a graph; the loop's shapes may then vary freely, as TensorFlow's.)
+        shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
         n = 0
-        limit = None if maximum_iterations is None else int(maximum_iterations)
+        limit = None if max_iter is None else iteration_limit(max_iter.numpy())
         while (limit is None or n < limit) and _call(cond, vars_, is_seq):
-            vars_ = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
+            res = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
+            check_body_result(vars_, res, _names)
+            vars_ = res
             n += 1
         return vars_
     leaves = nest.flatten(loop_vars)
     flat = [_to_tensors(x) for x in leaves]
-    if shape_invariants is None:
-        invariants = [t.shape for t in flat]
-    else:
-        inv_leaves = nest.flatten(shape_invariants)
-        if len(inv_leaves) != len(flat):
-            raise ValueError(f"shape_invariants has {len(inv_leaves)} entries for {len(flat)} "
-                             "loop variables")
-        invariants = []
-        for t, s in zip(flat, inv_leaves):
-            s = s if isinstance(s, TensorShape) else TensorShape(s)
-            if t.dtype is dtypes.variant:
-                s = t.shape
-            if not s.is_compatible_with(t.shape):
-                raise ValueError(f"loop variable {t} has shape {t.shape}, not compatible with "
-                                 f"its shape invariant {s}")
-            invariants.append(s)
+    invariants = shape_invariants_for(flat, shape_invariants, _names)
 
     def pack(ts):
         return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)])
@@ -424,17 +512,11 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         return _call(cond, pack(ts), is_seq)
 
     def body_fn(*ts):
-        res = _normalize_body_result(_call(body, pack(ts), is_seq), loop_vars, is_seq)
-        try:
-            nest.assert_same_structure(loop_vars, res, check_types=False)
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"the body of tw.while_loop must return the structure of "
-                             f"loop_vars: {e}") from None
+        packed = pack(ts)
+        res = _normalize_body_result(_call(body, packed, is_seq), loop_vars, is_seq)
+        check_body_result(packed, res, _names)
         return [_to_tensors(x) for x in nest.flatten(res)]
 
-    max_iter = None
-    if maximum_iterations is not None:
-        max_iter = convert_to_tensor(maximum_iterations, dtype_hint=dtypes.int32)
     outs = build_while(cond_fn, body_fn, flat, invariants, max_iter, name or "while",
                        parallel_iterations, _names)
     return pack(outs)

@@ -10,9 +10,8 @@ runs the compiled graph on every later call with matching arguments.
   ``tw.config.run_functions_eagerly(True)`` it calls the Python function directly; under an
   active GradientTape the call is one differentiable op (``call_op``).
 
-AutoGraph hooks in from above: ``twinflow.autograph`` sets this module's ``_converter`` to a
-callable ``converter(python_function) -> converted function``; it is applied when
-``autograph=True`` (the default). This module never imports autograph (layering).
+With ``autograph=True`` (the default) the Python function is first converted by
+``autograph.convert_for_function`` (AutoGraph sits below this package in the layers).
 """
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograph import convert_for_function
 from ..compiler.program import Program, bind_captures
 from ..core import nest
 from ..core.context import ctx
@@ -36,9 +36,6 @@ from ..ops.variables import Variable
 from . import retracing
 from .call_op import GraphCallable, call
 from .trace_type import generalize, is_tensor_leaf, key_accepts, leaf_key, make_key, relaxed
-
-# Set by twinflow.autograph: converter(python_function) -> function with graph control flow.
-_converter = None
 
 _FAST_SCALARS = (int, float, bool, str, type(None))
 _VARIABLE_ERROR = (
@@ -385,12 +382,11 @@ class Function:
 
     # ----- calling -----
     def _python_callable(self):
-        if not self._autograph or _converter is None:
+        if not self._autograph:
             return self._python_function
         if self._converted is None:
-            self._converted = _converter(self._python_function) \
-                if self._autograph_options is None else \
-                _converter(self._python_function, self._autograph_options)
+            self._converted = convert_for_function(self._python_function,
+                                                   self._autograph_options)
         return self._converted
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -13,6 +13,11 @@ An op is declared as a class whose functions are its rules::
 A ``grad`` rule may read ``op.needs_grad`` (one bool per input, set by ``backprop``: False
 when no source reaches the input) and return None for those inputs instead of computing it.
 
+Optional declarations an op may add: ``lower(op)`` / ``lower_consume(op)`` (codegen, see
+``compiler/codegen.py``), ``constant_value(op)`` (what ``infer`` of consumers may see), and
+``accessed_variable(op) -> Variable | None`` for an op that reads a variable: a GradientTape
+that watches accessed variables watches that variable when it records the op.
+
 The class is replaced by its ``OpDef``. ``infer`` returns one ``(dtype, shape)`` pair, or a list
 of pairs for an op with several outputs (then ``kernel`` returns a tuple of arrays).
 """

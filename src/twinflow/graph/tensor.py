@@ -1,7 +1,8 @@
 """The Tensor base class shared by eager and symbolic tensors.
 
-Operator overloads (``+``, ``@``, ``[]``...) are installed on ``Tensor`` by the ops layer
-(``twinflow.ops.overloads``), as TensorFlow does, so this layer needs no op.
+Operator overloads (``+``, ``@``, ``[]``...) are declared by the ops layer
+(``twinflow.ops.overloads``) through ``register_operators``, the one registration point of this
+module, as TensorFlow does, so this layer needs no op.
 """
 from __future__ import annotations
 
@@ -10,6 +11,29 @@ import numpy as np
 from ..core.dtypes import DType
 from ..core.errors import OperatorNotAllowedInGraphError
 from ..core.shapes import TensorShape
+
+_OPERATOR_NAMES = frozenset(
+    f"__{n}__" for n in "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod "
+    "rmod pow rpow matmul rmatmul neg pos abs invert and rand or ror xor rxor lt le gt ge eq "
+    "ne getitem".split())
+
+
+def register_operators(methods: dict) -> None:
+    """Declares the Python operators of every tensor (called once, by ``ops/overloads.py``).
+
+    Args:
+        methods: ``{dunder name: function(tensor, *args)}``, for names among Python's
+            arithmetic, comparison, bitwise and indexing operators. They become methods of
+            ``Tensor`` (plain class attributes: the fastest dispatch Python has).
+
+    Raises:
+        ValueError: a name that is not such an operator.
+    """
+    unknown = set(methods) - _OPERATOR_NAMES
+    if unknown:
+        raise ValueError(f"not tensor operators: {sorted(unknown)}")
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
 
 
 class Tensor:

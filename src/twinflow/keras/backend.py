@@ -13,6 +13,7 @@ from ..eager.execute import convert_to_tensor
 from ..graph.tensor import Tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.variables import Variable
+from . import activations as _activations
 from .layers.base import clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
@@ -265,7 +266,10 @@ def constant(value, dtype=None, shape=None, name: str | None = None) -> Tensor:
     return convert_to_tensor(arr)
 
 
-def _make(name: str, fn: Callable, doc: str) -> Callable:
+def _make(name: str, impl: Callable, doc: str) -> Callable:
+    # A new function object: the ops' own functions must keep their names and docs.
+    def fn(*args, **kwargs):
+        return impl(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc + "\n\nArgs:\n    *args: as in tf.keras.backend (tensors, axes...).\n" \
         "\nReturns:\n    The result tensor.\n"
@@ -382,8 +386,7 @@ _FUNCTIONS = {
 
 
 def _relu(x, alpha, max_value, threshold):
-    from .activations import relu  # noqa: PLC0415  (activations imports nothing of ours)
-    return relu(x, alpha=alpha, max_value=max_value, threshold=threshold)
+    return _activations.relu(x, alpha=alpha, max_value=max_value, threshold=threshold)
 
 
 for _name, (_fn, _doc) in _FUNCTIONS.items():

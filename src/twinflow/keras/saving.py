@@ -45,6 +45,7 @@ from .layers.base import Layer
 from .layers.input_layer import InputLayer
 from .layers.keras_tensor import KerasTensor
 from .optimizers import schedules as _schedules
+from .registry import REGISTERED as _REGISTERED
 
 FORMAT = "twinflow-keras"
 FORMAT_VERSION = 1
@@ -53,7 +54,6 @@ WEIGHTS_FILE = "model.weights.npz"
 METADATA_FILE = "metadata.json"
 _TENSOR_REF = "__keras_tensor__"
 _CUSTOM: list = []  # stack of custom_objects dicts (load_model, custom_object_scope)
-_REGISTERED: dict = {}  # register_keras_serializable: "package>name" and "name" -> object
 
 
 # ---------------------------------------------------------------------------------------------

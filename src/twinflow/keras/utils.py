@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import random_ops
+from ..data import Dataset
+from ..ops import nn_ops, random_ops
+from . import registry as _registry
 from . import saving as _saving
 from .models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
 
@@ -222,10 +224,9 @@ def normalize(x, axis: int = -1, order: int = 2) -> Any:
         norm = np.atleast_1d(np.linalg.norm(x, order, axis))
         norm[norm == 0] = 1
         return x / np.expand_dims(norm, axis)
-    from ..ops import nn_ops as _nn  # noqa: PLC0415  (tensors only)
     if order != 2:
         raise NotImplementedError("normalize: tensors support order=2 only")
-    return _nn.l2_normalize(x, axis=axis)
+    return nn_ops.l2_normalize(x, axis=axis)
 
 
 def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable:
@@ -241,14 +242,14 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     def decorator(obj):
         key = name or obj.__name__
         full = f"{package}>{key}"
-        if full in _saving._REGISTERED and _saving._REGISTERED[full] is not obj:
+        if full in _registry.REGISTERED and _registry.REGISTERED[full] is not obj:
             raise ValueError(f"{full} has already been registered to "
-                             f"{_saving._REGISTERED[full]}")
+                             f"{_registry.REGISTERED[full]}")
         if hasattr(obj, "get_config") is False and isinstance(obj, type):
             raise ValueError("Cannot register a class that does not have a get_config() "
                              "method.")
-        _saving._REGISTERED[full] = obj
-        _saving._REGISTERED[key] = obj
+        _registry.register_object(full, obj)
+        _registry.register_object(key, obj)
         obj._tw_registered_name = full
         return obj
     return decorator
@@ -261,7 +262,7 @@ def get_custom_objects() -> dict:
     Returns:
         The (mutable) dict.
     """
-    return _saving._REGISTERED
+    return _registry.REGISTERED
 
 
 def get_registered_name(obj) -> str:
@@ -288,7 +289,7 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
     Returns:
         The object or None.
     """
-    for table in (custom_objects, _saving._REGISTERED, module_objects):
+    for table in (custom_objects, _registry.REGISTERED, module_objects):
         if table and name in table:
             return table[name]
     return None
@@ -338,7 +339,6 @@ def timeseries_dataset_from_array(data, targets, sequence_length: int, sequence_
     Returns:
         The dataset.
     """
-    from ..data import Dataset  # noqa: PLC0415  (data sits beside keras in the layering)
     for arg, v in (("sequence_length", sequence_length), ("sequence_stride", sequence_stride),
                    ("sampling_rate", sampling_rate)):
         if not isinstance(v, (int, np.integer)) or v <= 0:

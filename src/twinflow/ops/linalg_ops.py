@@ -6,21 +6,16 @@ import string
 
 import numpy as np
 
-from ..core.shapes import broadcast_shapes
-from ..graph.tensor import DTypeLike, TensorLike
+from ..core.context import ctx
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape, broadcast_shapes
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from . import math_ops
 from .array_ops import sum_to
-from .core import (
-    EagerTensor,
-    InvalidArgumentError,
-    OnesLike,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    ctx,
-    register_op,
-)
+from .core import OnesLike, convert
 
 _ET = EagerTensor
 _np_matmul = np.matmul

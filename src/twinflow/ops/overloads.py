@@ -1,4 +1,4 @@
-"""Python operators on tensors (``x + y``, ``a @ b``, ``t[1:, ::2]``...), installed on Tensor.
+"""Python operators on tensors (``x + y``, ``a @ b``, ``t[1:, ::2]``...), declared to Tensor.
 
 ``x + y`` on two eager tensors is the hottest path in the library: it goes straight to ``bind``
 without argument conversion.
@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..core.shapes import broadcast_shapes
 from ..eager.execute import bind, bind_binary, constant
 from ..eager.tensor import EagerTensor
-from ..graph.tensor import Tensor
+from ..graph.tensor import register_operators
 from . import array_ops, linalg_ops, math_ops
 from .core import convert_pair
 
@@ -16,34 +16,22 @@ _AddV2, _Sub, _Mul = math_ops.AddV2, math_ops.Sub, math_ops.Mul
 _ET = EagerTensor
 
 
-def _add(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_AddV2, x, y)
-    return bind(_AddV2, convert_pair(x, y))
+def _arithmetic(opdef) -> tuple:
+    """``(x op y, y op x)`` for ``+``, ``-`` and ``*``: two eager tensors go straight to
+    ``bind_binary``; anything else is converted first."""
+    def forward(x, y):
+        if type(y) is _ET and type(x) is _ET:
+            return bind_binary(opdef, x, y)
+        return bind(opdef, convert_pair(x, y))
+
+    def reflected(y, x):
+        return bind(opdef, convert_pair(x, y))
+    return forward, reflected
 
 
-def _radd(y, x):
-    return bind(_AddV2, convert_pair(x, y))
-
-
-def _sub(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_Sub, x, y)
-    return bind(_Sub, convert_pair(x, y))
-
-
-def _rsub(y, x):
-    return bind(_Sub, convert_pair(x, y))
-
-
-def _mul(x, y):
-    if type(y) is _ET and type(x) is _ET:
-        return bind_binary(_Mul, x, y)
-    return bind(_Mul, convert_pair(x, y))
-
-
-def _rmul(y, x):
-    return bind(_Mul, convert_pair(x, y))
+_add, _radd = _arithmetic(_AddV2)
+_sub, _rsub = _arithmetic(_Sub)
+_mul, _rmul = _arithmetic(_Mul)
 
 
 def _compare(opdef, x, y, unequal: bool):
@@ -127,8 +115,7 @@ def _install() -> None:
     }
     # (Setting __eq__ after the class is made leaves Tensor.__hash__ in place: tensors stay
     # unhashable with TensorFlow's message; graph/tensor.py lets TF1 graph tensors hash.)
-    for name, fn in table.items():
-        setattr(Tensor, name, fn)
+    register_operators(table)
 
 
 _install()

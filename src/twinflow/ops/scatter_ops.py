@@ -12,7 +12,12 @@ import weakref
 
 import numpy as np
 
-from ..graph.tensor import TensorLike
+from ..core.context import ctx
+from ..core.shapes import TensorShape
+from ..eager.execute import bind
+from ..eager.tensor import EagerTensor
+from ..graph.registry import register_op
+from ..graph.tensor import SymbolicTensor, Tensor, TensorLike
 from .array_ops import (
     GatherNd,
     ScatterNd,
@@ -27,18 +32,9 @@ from .array_ops import (
     shape,
     slice_helper,
     slice_spec,
-    tensor_scatter,
+    tensor_scatter_function,
 )
-from .core import (
-    EagerTensor,
-    SymbolicTensor,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    ctx,
-    register_op,
-)
+from .core import convert
 from .core import invalid_argument as _err
 from .math_ops import cast, divide, equal, multiply, negative
 from .segment_ops import unsorted_segment_sum
@@ -93,52 +89,18 @@ class TensorScatterMin:
     grad = _minmax_grad
 
 
-def tensor_scatter_nd_sub(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """Subtracts ``updates`` from the slices of ``tensor`` at ``indices`` (duplicates sum).
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterSub, tensor, indices, updates, name)
+tensor_scatter_nd_sub = tensor_scatter_function(
+    "tensor_scatter_nd_sub", TensorScatterSub,
+    "Subtracts ``updates`` from the slices of ``tensor`` at ``indices`` (duplicates sum).",
+    __name__)
 
 
-def tensor_scatter_nd_max(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The elementwise maximum of ``tensor``'s slices at ``indices`` and ``updates``.
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterMax, tensor, indices, updates, name)
-
-
-def tensor_scatter_nd_min(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The elementwise minimum of ``tensor``'s slices at ``indices`` and ``updates``.
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterMin, tensor, indices, updates, name)
+tensor_scatter_nd_max = tensor_scatter_function(
+    "tensor_scatter_nd_max", TensorScatterMax,
+    "The elementwise maximum of ``tensor``'s slices at ``indices`` and ``updates``.", __name__)
+tensor_scatter_nd_min = tensor_scatter_function(
+    "tensor_scatter_nd_min", TensorScatterMin,
+    "The elementwise minimum of ``tensor``'s slices at ``indices`` and ``updates``.", __name__)
 
 
 # ----- IndexedSlices ----------------------------------------------------------------------------

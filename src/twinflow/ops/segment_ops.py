@@ -14,19 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph.tensor import DTypeLike, TensorLike
+from ..core import dtypes
+from ..core.shapes import TensorShape
+from ..eager.execute import bind, constant, constant_value
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from .array_ops import concat, fill, gather, ones_like, rank, reshape, shape, zeros_like
-from .core import (
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    static_value,
-)
+from .core import convert, static_value
 from .core import invalid_argument as _err
 from .math_ops import (
     cast,
@@ -219,34 +213,22 @@ def _prod_grad(op, dy, ids, n, drop):
     return multiply(_gather_rows(dy, ids, drop), partial)
 
 
-def _sorted_grad(kind: str):
+def _grad(kind: str, sorted_: bool):
+    """The gradient rule of a segment reduction; unsorted ones drop negative ids and have a
+    third (num_segments) input."""
     def grad(op, dy):
         ids = op.inputs[1]
-        n = _num_rows(dy)
+        n = _num_rows(dy) if sorted_ else op.inputs[2]
+        drop = not sorted_
         if kind == "sum":
-            g = _sum_grad(dy, ids, False)
+            g = _sum_grad(dy, ids, drop)
         elif kind == "mean":
-            g = _mean_grad(dy, ids, n, False)
+            g = _mean_grad(dy, ids, n, drop)
         elif kind == "prod":
-            g = _prod_grad(op, dy, ids, n, False)
+            g = _prod_grad(op, dy, ids, n, drop)
         else:
-            g = _minmax_grad(op, dy, ids, n, False)
-        return g, None
-    return grad
-
-
-def _unsorted_grad(kind: str):
-    def grad(op, dy):
-        ids, n = op.inputs[1], op.inputs[2]
-        if kind == "sum":
-            g = _sum_grad(dy, ids, True)
-        elif kind == "mean":
-            g = _mean_grad(dy, ids, n, True)
-        elif kind == "prod":
-            g = _prod_grad(op, dy, ids, n, True)
-        else:
-            g = _minmax_grad(op, dy, ids, n, True)
-        return g, None, None
+            g = _minmax_grad(op, dy, ids, n, drop)
+        return (g, None) if sorted_ else (g, None, None)
     return grad
 
 
@@ -255,23 +237,18 @@ def _declare(kind: str, sorted_: bool):
     ns = {"__doc__": f"The {kind} of the rows of ``data`` in each segment "
                      f"({'sorted 1-D ids' if sorted_ else 'ids of any order, num_segments rows'})."}
     if sorted_:
-        ns.update(infer=_sorted_infer, kernel=_sorted_kernel(kind), grad=_sorted_grad(kind))
+        ns.update(infer=_sorted_infer, kernel=_sorted_kernel(kind), grad=_grad(kind, True))
     else:
-        ns.update(infer=_unsorted_infer, kernel=_unsorted_kernel(kind),
-                  grad=_unsorted_grad(kind))
+        ns.update(infer=_unsorted_infer, kernel=_unsorted_kernel(kind), grad=_grad(kind, False))
     return register_op(name)(type(name, (), ns))
 
 
-SegmentSum = _declare("sum", True)
-SegmentMean = _declare("mean", True)
-SegmentMax = _declare("max", True)
-SegmentMin = _declare("min", True)
-SegmentProd = _declare("prod", True)
-UnsortedSegmentSum = _declare("sum", False)
-UnsortedSegmentMean = _declare("mean", False)  # TensorFlow composes this one; here it is an op
-UnsortedSegmentMax = _declare("max", False)
-UnsortedSegmentMin = _declare("min", False)
-UnsortedSegmentProd = _declare("prod", False)
+_KINDS = ("sum", "mean", "max", "min", "prod")
+SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd = (
+    _declare(kind, True) for kind in _KINDS)
+# TensorFlow composes UnsortedSegmentMean; here it is an op like the others
+(UnsortedSegmentSum, UnsortedSegmentMean, UnsortedSegmentMax, UnsortedSegmentMin,
+ UnsortedSegmentProd) = (_declare(kind, False) for kind in _KINDS)
 
 
 # ----- public functions ------------------------------------------------------------------------
@@ -283,172 +260,54 @@ def _ids(segment_ids) -> Tensor:
     return t
 
 
-def _sorted(opdef, data, segment_ids, name) -> Tensor:
-    return bind(opdef, [convert(data), _ids(segment_ids)], name=name)
+_WORDS = {"sum": "sum", "mean": "mean", "max": "maximum", "min": "minimum", "prod": "product"}
+_UNSORTED_EMPTY = {"max": "hold the\n        dtype's lowest value",
+                   "min": "hold the\n        dtype's highest value"}
 
 
-def _unsorted(opdef, data, segment_ids, num_segments, name) -> Tensor:
-    ids = _ids(segment_ids)
-    n = num_segments if isinstance(num_segments, Tensor) else \
-        convert(num_segments, dtype=ids.dtype)
-    return bind(opdef, [convert(data), ids, n], name=name)
-
-
-def segment_sum(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """Sums the rows of ``data`` per segment (``tw.math.segment_sum``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentSum, data, segment_ids, name)
-
-
-def segment_mean(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """Averages the rows of ``data`` per segment.
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentMean, data, segment_ids, name)
-
-
-def segment_max(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment maximum (``tw.math.segment_max``).
+def _public_function(kind: str, sorted_: bool, opdef):
+    """The public function of a segment reduction: ``fn(data, segment_ids, name=None)``, or
+    ``fn(data, segment_ids, num_segments, name=None)`` for the unsorted ones."""
+    fn_name = ("segment_" if sorted_ else "unsorted_segment_") + kind
+    empty = "are 1" if kind == "prod" else "are 0"
+    if sorted_:
+        def fn(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
+            return bind(opdef, [convert(data), _ids(segment_ids)], name=name)
+        args = "segment_ids: a sorted 1-D int tensor, one id per row of ``data``."
+        shape = "``[segment_ids[-1] + 1] + data.shape[1:]``"
+    else:
+        def fn(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
+               name: str | None = None) -> Tensor:
+            ids = _ids(segment_ids)
+            n = num_segments if isinstance(num_segments, Tensor) else \
+                convert(num_segments, dtype=ids.dtype)
+            return bind(opdef, [convert(data), ids, n], name=name)
+        args = ("segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative "
+                "ids are\n            dropped, ids ``>= num_segments`` raise InvalidArgumentError."
+                "\n        num_segments: a scalar int: the number of output rows.")
+        shape = "``[num_segments] + data.shape[rank(segment_ids):]``"
+        empty = _UNSORTED_EMPTY.get(kind, empty)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""The per-segment {_WORDS[kind]} (``tw.math.{fn_name}``).
 
     Args:
         data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
+        {args}
         name: op name.
 
     Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
+        {shape}; empty segments {empty}.
     """
-    return _sorted(SegmentMax, data, segment_ids, name)
+    return fn
 
 
-def segment_min(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment minimum (``tw.math.segment_min``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 0.
-    """
-    return _sorted(SegmentMin, data, segment_ids, name)
-
-
-def segment_prod(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:
-    """The per-segment product (``tw.math.segment_prod``).
-
-    Args:
-        data: a tensor.
-        segment_ids: a sorted 1-D int tensor, one id per row of ``data``.
-        name: op name.
-
-    Returns:
-        ``[segment_ids[-1] + 1] + data.shape[1:]``; empty segments are 1.
-    """
-    return _sorted(SegmentProd, data, segment_ids, name)
-
-
-def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """Sums the slices of ``data`` per segment (``tw.math.unsorted_segment_sum``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
-    """
-    return _unsorted(UnsortedSegmentSum, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_mean(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The per-segment mean (``tw.math.unsorted_segment_mean``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 0.
-    """
-    return _unsorted(UnsortedSegmentMean, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """The per-segment maximum (``tw.math.unsorted_segment_max``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
-        dtype's lowest value.
-    """
-    return _unsorted(UnsortedSegmentMax, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                         name: str | None = None) -> Tensor:
-    """The per-segment minimum (``tw.math.unsorted_segment_min``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments hold the
-        dtype's highest value.
-    """
-    return _unsorted(UnsortedSegmentMin, data, segment_ids, num_segments, name)
-
-
-def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """The per-segment product (``tw.math.unsorted_segment_prod``).
-
-    Args:
-        data: a tensor.
-        segment_ids: an int tensor whose shape is a prefix of ``data.shape``; negative ids are
-            dropped, ids ``>= num_segments`` raise InvalidArgumentError.
-        num_segments: a scalar int: the number of output rows.
-        name: op name.
-
-    Returns:
-        ``[num_segments] + data.shape[rank(segment_ids):]``; empty segments are 1.
-    """
-    return _unsorted(UnsortedSegmentProd, data, segment_ids, num_segments, name)
+segment_sum, segment_mean, segment_max, segment_min, segment_prod = (
+    _public_function(kind, True, op) for kind, op in zip(
+        _KINDS, (SegmentSum, SegmentMean, SegmentMax, SegmentMin, SegmentProd)))
+(unsorted_segment_sum, unsorted_segment_mean, unsorted_segment_max, unsorted_segment_min,
+ unsorted_segment_prod) = (_public_function(kind, False, op) for kind, op in zip(
+    _KINDS, (UnsortedSegmentSum, UnsortedSegmentMean, UnsortedSegmentMax, UnsortedSegmentMin,
+             UnsortedSegmentProd)))
 
 
 def unsorted_segment_sqrt_n(data: TensorLike, segment_ids: TensorLike, num_segments: TensorLike,

@@ -9,19 +9,13 @@ import re
 
 import numpy as np
 
-from ..core.shapes import broadcast_shapes
-from ..graph.tensor import DTypeLike, TensorLike
-from .core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    normalize_axis,
-    register_op,
-)
+from ..core import dtypes
+from ..core.errors import InvalidArgumentError
+from ..core.shapes import TensorShape, broadcast_shapes
+from ..eager.execute import bind, constant_value
+from ..graph.registry import register_op
+from ..graph.tensor import DTypeLike, Tensor, TensorLike
+from .core import convert, normalize_axis
 from .core import invalid_argument as _err
 from .debugging_ops import format_tensor
 
@@ -86,32 +80,36 @@ class StringLength:
     grad = _no_grad
 
 
-@register_op("StringUpper")
-class StringUpper:
-    """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-
-    infer = _string_infer
-
+def _case_op(name: str, method: str):
+    """Declares StringUpper / StringLower (``str.<method>`` on each string; ``bytes.<method>``,
+    ASCII only, unless ``encoding='utf-8'``) and returns it with its public function."""
     def kernel(x, *, encoding):
         if encoding:
-            return _map(lambda v: _utf8(v).upper().encode(), x)
-        return _map(lambda v: _b(v).upper(), x)
+            return _map(lambda v: getattr(_utf8(v), method)().encode(), x)
+        return _map(lambda v: getattr(_b(v), method)(), x)
+    word = method.capitalize() + "-cases"  # Upper-cases / Lower-cases
+    ns = {"__doc__": f"{word} each string (ASCII only unless ``encoding='utf-8'``).",
+          "infer": _string_infer, "kernel": kernel, "grad": _no_grad}
+    opdef = register_op(name)(type(name, (), ns))
 
-    grad = _no_grad
+    def fn(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
+        return bind(opdef, [_strings(input)], {"encoding": encoding}, name=name)
+    fn.__name__ = fn.__qualname__ = method
+    fn.__doc__ = f"""{word} each string (``tw.strings.{method}``).
+
+    Args:
+        input: a string tensor.
+        encoding: "" (ASCII letters only) or "utf-8".
+        name: op name.
+
+    Returns:
+        A string tensor of ``input``'s shape.
+    """
+    return opdef, fn
 
 
-@register_op("StringLower")
-class StringLower:
-    """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
-
-    infer = _string_infer
-
-    def kernel(x, *, encoding):
-        if encoding:
-            return _map(lambda v: _utf8(v).lower().encode(), x)
-        return _map(lambda v: _b(v).lower(), x)
-
-    grad = _no_grad
+StringUpper, upper = _case_op("StringUpper", "upper")
+StringLower, lower = _case_op("StringLower", "lower")
 
 
 @register_op("StringStrip")
@@ -414,34 +412,6 @@ def length(input: TensorLike, name: str | None = None, unit="BYTE") -> Tensor:
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise ValueError(f"unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
     return bind(StringLength, [_strings(input)], {"unit": unit}, name=name)
-
-
-def upper(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
-    """Upper-cases each string (``tw.strings.upper``).
-
-    Args:
-        input: a string tensor.
-        encoding: "" (ASCII letters only) or "utf-8".
-        name: op name.
-
-    Returns:
-        A string tensor of ``input``'s shape.
-    """
-    return bind(StringUpper, [_strings(input)], {"encoding": encoding}, name=name)
-
-
-def lower(input: TensorLike, encoding="", name: str | None = None) -> Tensor:
-    """Lower-cases each string (``tw.strings.lower``).
-
-    Args:
-        input: a string tensor.
-        encoding: "" (ASCII letters only) or "utf-8".
-        name: op name.
-
-    Returns:
-        A string tensor of ``input``'s shape.
-    """
-    return bind(StringLower, [_strings(input)], {"encoding": encoding}, name=name)
 
 
 def strip(input: TensorLike, name: str | None = None) -> Tensor:

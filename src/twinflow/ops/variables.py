@@ -39,6 +39,34 @@ class ReadVariableOp:
     def grad(op, dy):
         return dy
 
+    def accessed_variable(op):
+        """The Variable this read accesses (tapes watching accessed variables watch it)."""
+        return variable_of(op.inputs[0])
+
+
+def variable_of(handle):
+    """The Variable behind a resource handle: eager, embedded as a Const, or captured.
+
+    Args:
+        handle: a resource tensor.
+
+    Returns:
+        The Variable, or None when ``handle`` does not lead to one.
+    """
+    v = getattr(handle, "_value", None)
+    if isinstance(v, Variable):
+        return v
+    op = getattr(handle, "op", None)
+    if op is None:
+        return None
+    if op.type == "Const":
+        v = op.attrs.get("value")
+        return v if isinstance(v, Variable) else None
+    for outer, inner in getattr(op.graph, "captures", ()):
+        if inner is handle:
+            return variable_of(outer)
+    return None
+
 
 def _read(resource):
     return resource._value

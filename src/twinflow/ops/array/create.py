@@ -3,29 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.shapes import broadcast_shapes
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    OnesLike,
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    _fmt,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape, broadcast_shapes
+from ...eager.execute import bind, constant, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import OnesLike, ZerosLike, _fmt, convert, convert_pair, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import SumToShape, _int_input, _norm_axis, _static_ints, shape
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 @register_op("OneHot")
@@ -226,37 +211,34 @@ def _filled(shape_, value, dtype, name):
     return bind(Fill, [_shape_arg(shape_), constant(v, dtype)], name=name)
 
 
-def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
-    """A tensor of zeros (``tw.zeros``).
+def _filled_functions(value: int, like_opdef) -> tuple:
+    """``(zeros, zeros_like)`` for ``value`` 0, ``(ones, ones_like)`` for 1."""
+    word = "zeros" if value == 0 else "ones"
 
-    Args:
-        shape: a list of ints (or scalar int tensors), a TensorShape, or a 1-D int tensor.
-        dtype: the dtype (default float32).
-        name: op name.
-
-    Returns:
-        The tensor.
-    """
-    return _filled(shape, 0, dtype, name)
-
-
-def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
-    """A tensor of ones (``tw.ones``).
-
-    Args:
-        shape: a list of ints (or scalar int tensors), a TensorShape, or a 1-D int tensor.
-        dtype: the dtype (default float32).
-        name: op name.
-
-    Returns:
-        The tensor.
-    """
-    return _filled(shape, 1, dtype, name)
-
-
-def zeros_like(input: TensorLike, dtype: DTypeLike | None = None,
+    def filled(shape: ShapeLike, dtype: DTypeLike = dtypes.float32,
                name: str | None = None) -> Tensor:
-    """A tensor of zeros shaped like ``input`` (``tw.zeros_like``).
+        return _filled(shape, value, dtype, name)
+
+    def filled_like(input: TensorLike, dtype: DTypeLike | None = None,
+                    name: str | None = None) -> Tensor:
+        x = convert(input)
+        if dtype is not None and dtypes.as_dtype(dtype) is not x.dtype:
+            return _filled(shape(x), value, dtype, name)
+        return bind(like_opdef, [x], name=name)
+
+    filled.__name__ = filled.__qualname__ = word
+    filled.__doc__ = f"""A tensor of {word} (``tw.{word}``).
+
+    Args:
+        shape: a list of ints (or scalar int tensors), a TensorShape, or a 1-D int tensor.
+        dtype: the dtype (default float32).
+        name: op name.
+
+    Returns:
+        The tensor.
+    """
+    filled_like.__name__ = filled_like.__qualname__ = word + "_like"
+    filled_like.__doc__ = f"""A tensor of {word} shaped like ``input`` (``tw.{word}_like``).
 
     Args:
         input: a tensor.
@@ -266,27 +248,11 @@ def zeros_like(input: TensorLike, dtype: DTypeLike | None = None,
     Returns:
         The tensor.
     """
-    x = convert(input)
-    if dtype is not None and dtypes.as_dtype(dtype) is not x.dtype:
-        return _filled(shape(x), 0, dtype, name)
-    return bind(ZerosLike, [x], name=name)
+    return filled, filled_like
 
 
-def ones_like(input: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> Tensor:
-    """A tensor of ones shaped like ``input`` (``tw.ones_like``).
-
-    Args:
-        input: a tensor.
-        dtype: the output dtype (default: ``input``'s).
-        name: op name.
-
-    Returns:
-        The tensor.
-    """
-    x = convert(input)
-    if dtype is not None and dtypes.as_dtype(dtype) is not x.dtype:
-        return _filled(shape(x), 1, dtype, name)
-    return bind(OnesLike, [x], name=name)
+zeros, zeros_like = _filled_functions(0, ZerosLike)
+ones, ones_like = _filled_functions(1, OnesLike)
 
 
 @register_op("Eye")

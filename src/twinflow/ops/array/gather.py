@@ -1,29 +1,16 @@
 """Gather and scatter: gather, gather_nd, scatter_nd, tensor_scatter_nd_*, boolean_mask."""
 from __future__ import annotations
 
-import builtins as _py
-
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
-from ..core import (
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    _fmt,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
+from ..core import ZerosLike, _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import _int_input, _static_int, shape
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 def _check_indices(indices, n: int) -> None:
@@ -52,8 +39,8 @@ def _gather_kernel(params, indices, axis, batch_dims):
     ind = indices.reshape((big_b,) + indices.shape[b:])
     bidx = np.arange(big_b).reshape((big_b,) + (1,) * ni)
     out = p[bidx, ind]  # [B, I..., P1..., P2...]
-    perm = ([0] + list(_py.range(1 + ni, 1 + ni + n1)) + list(_py.range(1, 1 + ni))
-            + list(_py.range(1 + ni + n1, out.ndim)))
+    perm = ([0] + list(range(1 + ni, 1 + ni + n1)) + list(range(1, 1 + ni))
+            + list(range(1 + ni + n1, out.ndim)))
     out = out.transpose(perm)
     return out.reshape(params.shape[:b] + out.shape[1:])
 
@@ -71,7 +58,7 @@ def _gather_infer(params, indices, *, axis, batch_dims):
     if b > ax:
         raise _err(f"batch_dims ({b}) must be less than or equal to axis ({ax})")
     pd, idd = params.shape.as_list(), indices.shape.as_list()
-    for j in _py.range(b):
+    for j in range(b):
         if pd[j] is not None and idd[j] is not None and pd[j] != idd[j]:
             raise _err(f"params.shape[{j}]: {pd[j]} should be equal to indices.shape[{j}]: "
                        f"{idd[j]} (batch_dims = {b})")
@@ -104,8 +91,8 @@ class GatherGrad:
         out = np.zeros((big_b,) + pshape[b:], dtype=dy.dtype)
         om = np.moveaxis(out, axis - b + 1, 1)
         d = np.reshape(dy, (big_b,) + np.shape(dy)[b:])  # [B, P1..., I..., P2...]
-        perm = ([0] + list(_py.range(1 + n1, 1 + n1 + ni)) + list(_py.range(1, 1 + n1))
-                + list(_py.range(1 + n1 + ni, d.ndim)))
+        perm = ([0] + list(range(1 + n1, 1 + n1 + ni)) + list(range(1, 1 + n1))
+                + list(range(1 + n1 + ni, d.ndim)))
         ind = indices.reshape((big_b,) + indices.shape[b:])
         bidx = np.arange(big_b).reshape((big_b,) + (1,) * ni)
         np.add.at(om, (bidx, ind), d.transpose(perm))
@@ -149,7 +136,7 @@ def _nd_index(shape_: tuple, indices, batch_dims: int):
     big_b = int(np.prod(shape_[:b], dtype=np.int64))
     m = indices.shape[-1]
     ind = indices.reshape((big_b, int(np.prod(indices.shape[b:-1], dtype=np.int64)), m))
-    for k in _py.range(m):
+    for k in range(m):
         n = shape_[b + k]
         col = ind[..., k]
         if col.size and (col.min() < 0 or col.max() >= n):
@@ -159,7 +146,7 @@ def _nd_index(shape_: tuple, indices, batch_dims: int):
                        f"not index into param shape {list(shape_)}")
     bidx = np.arange(big_b).reshape(big_b, 1)
     view = (big_b,) + tuple(shape_[b:])
-    return view, (bidx,) + tuple(ind[..., k] for k in _py.range(m))
+    return view, (bidx,) + tuple(ind[..., k] for k in range(m))
 
 
 def _gather_nd_shape(params, indices, batch_dims):
@@ -273,6 +260,28 @@ def tensor_scatter(opdef, tensor, indices, updates, name):
     return bind(opdef, [x, _int_input(indices, "indices"), convert(updates, x.dtype)], name=name)
 
 
+def tensor_scatter_function(fn_name: str, opdef, summary: str, module: str = __name__):
+    """The public function ``fn(tensor, indices, updates, name=None)`` of a TensorScatter* op
+    (``module``: the ``__name__`` of the module that holds it)."""
+    def fn(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
+           name: str | None = None) -> Tensor:
+        return tensor_scatter(opdef, tensor, indices, updates, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__module__ = module
+    fn.__doc__ = f"""{summary}
+
+    Args:
+        tensor: a tensor.
+        indices: an int tensor ``[..., M]``.
+        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
+        name: op name.
+
+    Returns:
+        The updated copy.
+    """
+    return fn
+
+
 @register_op("TensorScatterUpdate")
 class TensorScatterUpdate:
     """A copy of ``tensor`` with the slices at ``indices`` replaced by ``updates``."""
@@ -302,36 +311,12 @@ class TensorScatterAdd:
         return dy, None, bind(GatherNd, [dy, op.inputs[1]], {"batch_dims": 0})
 
 
-def tensor_scatter_nd_update(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                             name: str | None = None) -> Tensor:
-    """Replaces the slices of ``tensor`` at ``indices`` with ``updates``.
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterUpdate, tensor, indices, updates, name)
-
-
-def tensor_scatter_nd_add(tensor: TensorLike, indices: TensorLike, updates: TensorLike,
-                          name: str | None = None) -> Tensor:
-    """Adds ``updates`` to the slices of ``tensor`` at ``indices`` (duplicates sum).
-
-    Args:
-        tensor: a tensor.
-        indices: an int tensor ``[..., M]``.
-        updates: ``indices.shape[:-1] + tensor.shape[M:]`` values.
-        name: op name.
-
-    Returns:
-        The updated copy.
-    """
-    return tensor_scatter(TensorScatterAdd, tensor, indices, updates, name)
+tensor_scatter_nd_update = tensor_scatter_function(
+    "tensor_scatter_nd_update", TensorScatterUpdate,
+    "Replaces the slices of ``tensor`` at ``indices`` with ``updates``.")
+tensor_scatter_nd_add = tensor_scatter_function(
+    "tensor_scatter_nd_add", TensorScatterAdd,
+    "Adds ``updates`` to the slices of ``tensor`` at ``indices`` (duplicates sum).")
 
 
 def _mask_infer_shape(tensor, mask, axis):
@@ -385,7 +370,7 @@ class BooleanMaskGrad:
         k = mask.ndim
         out = np.zeros(shp[:axis] + (int(np.prod(shp[axis:axis + k])),) + shp[axis + k:],
                        dtype=dy.dtype)
-        idx = (_py.slice(None),) * axis + (mask.reshape(-1),)
+        idx = (slice(None),) * axis + (mask.reshape(-1),)
         out[idx] = dy
         return out.reshape(shp)
 

@@ -3,29 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    OnesLike,
-    Pack,
-    Tensor,
-    TensorShape,
-    Unpack,
-    ZerosLike,
-    _fmt,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    convert_n,
-    register_op,
-)
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import OnesLike, Pack, Unpack, ZerosLike, _fmt, convert, convert_n
 from ..core import invalid_argument as _err
 from .shape import SumToShape, _elems, _int_input, _norm_axis, _static_int, identity, reshape, shape
 from .slicing import Slice
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 @register_op("ConcatV2", same_dtype=True)

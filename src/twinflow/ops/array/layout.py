@@ -1,29 +1,15 @@
 """Layout: stack/unstack, transpose, expand_dims, squeeze, reverse, stop_gradient."""
 from __future__ import annotations
 
-import builtins as _py
-
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    Pack,
-    Tensor,
-    TensorShape,
-    Unpack,
-    _fmt,
-    bind,
-    convert,
-    convert_n,
-    register_op,
-    unary_infer,
-)
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import Pack, Unpack, _fmt, convert, convert_n, unary_infer
 from ..core import invalid_argument as _err
 from .shape import _norm_axis, _static_int, _static_ints, reshape, shape
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 def stack(values: TensorLike, axis: int = 0, name: str = "stack") -> Tensor:
@@ -74,7 +60,7 @@ def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -
 
 def _check_perm(perm, rank: int) -> tuple:
     if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != list(
-            _py.range(rank)) or any(not -rank <= p < rank for p in perm):
+            range(rank)) or any(not -rank <= p < rank for p in perm):
         raise _err(f"transpose expects a permutation of [0, {rank}) for a tensor of rank "
                    f"{rank}, got perm {list(perm)}")
     return tuple(p % rank for p in perm)

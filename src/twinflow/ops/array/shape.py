@@ -2,34 +2,18 @@
 and the argument helpers the array ops share."""
 from __future__ import annotations
 
-import builtins as _py
-
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    EagerTensor,
-    InvalidArgumentError,
-    SymbolicTensor,
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    known_shape,
-    register_op,
-    shape_from_tensor,
-    static_value,
-    unary_infer,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, SymbolicTensor, Tensor, TensorLike
+from ..core import convert, known_shape, shape_from_tensor, static_value, unary_infer
 from ..core import invalid_argument as _err
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 @register_op("Identity")
@@ -156,7 +140,7 @@ class BroadcastTo:
     def kernel(x, shape):
         dims = tuple(shape.tolist()) if type(shape) is np.ndarray else tuple(shape)
         if isinstance(x, (np.ndarray, np.generic)) and x.ndim == 0 and \
-                x.dtype.kind in "biufc" and _py.min(dims, default=0) >= 0:
+                x.dtype.kind in "biufc" and min(dims, default=0) >= 0:
             # The view np.broadcast_to makes of a scalar (all strides 0, read-only), without
             # its ~2.5 us of Python: the case of every Sum/Mean-to-scalar gradient.
             out = np.ndarray(dims, x.dtype, x, 0, (0,) * len(dims))
@@ -226,7 +210,7 @@ def _sum_to_axes(xs: tuple, target: tuple) -> tuple:
     """The axes SumToShape reduces to take shape ``xs`` to ``target``, cached per shape pair
     (working them out costs as much as the reduction of a small gradient)."""
     lead = len(xs) - len(target)
-    axes = tuple(_py.range(lead)) + tuple(
+    axes = tuple(range(lead)) + tuple(
         i + lead for i, d in enumerate(target) if d == 1 and xs[i + lead] != 1)
     if len(_SUM_TO_AXES) >= 1024:
         _SUM_TO_AXES.clear()
@@ -238,7 +222,7 @@ def _sum_to_lowered(xs: tuple, target: tuple):
     lead = len(xs) - len(target)
     if lead < 0 or xs == target or any(d not in (1, xs[i + lead]) for i, d in enumerate(target)):
         return None
-    axes = tuple(_py.range(lead)) + tuple(
+    axes = tuple(range(lead)) + tuple(
         i + lead for i, d in enumerate(target) if d == 1 and xs[i + lead] != 1)
     if tuple(d for i, d in enumerate(xs) if i not in axes) == target:
         def sum_to(x, shape):

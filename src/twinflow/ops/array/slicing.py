@@ -1,31 +1,20 @@
 """Slicing and indexing: slice, strided_slice, ``t[...]``."""
 from __future__ import annotations
 
-import builtins as _py
+import builtins as _py  # this module defines tw.slice: the builtin is _py.slice
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    EagerTensor,
-    Tensor,
-    TensorShape,
-    _fmt,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .shape import _elems, _int_input, shape
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 @register_op("Slice")
@@ -120,16 +109,16 @@ def _ss_plan(rank: int | None, n: int, begin_mask=0, end_mask=0, ellipsis_mask=0
         ("shrink", dim, i) or ("slice", dim, i); ``trailing`` is the first input dimension the
         spec leaves untouched (None when the rank is unknown and an ellipsis is present).
     """
-    ells = [i for i in _py.range(n) if ellipsis_mask >> i & 1]
+    ells = [i for i in range(n) if ellipsis_mask >> i & 1]
     if len(ells) > 1:
         raise _err("Multiple ellipses in slice spec not allowed")
-    consumed = sum(1 for i in _py.range(n)
+    consumed = sum(1 for i in range(n)
                    if not (ellipsis_mask >> i & 1) and not (new_axis_mask >> i & 1))
     if rank is not None and consumed > rank:
         raise _err(f"Index out of range using input dim {rank}; input has only {rank} dims "
                    f"(got {consumed} indices)")
     entries, d = [], 0
-    for i in _py.range(n):
+    for i in range(n):
         if ellipsis_mask >> i & 1:
             k = None if rank is None else rank - consumed
             entries.append(("ellipsis", d, k))
@@ -175,7 +164,7 @@ def _index_tuple(x_shape, begin, end, strides, masks) -> tuple:
 def _slice_len(d, b, e, s, bmask: bool, emask: bool):
     if s is None or d is None or (b is None and not bmask) or (e is None and not emask):
         return None
-    return len(_py.range(*_py.slice(None if bmask else b, None if emask else e, s).indices(d)))
+    return len(range(*_py.slice(None if bmask else b, None if emask else e, s).indices(d)))
 
 
 @register_op("StridedSlice")

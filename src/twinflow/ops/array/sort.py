@@ -1,31 +1,20 @@
 """Sorting and set-like ops: sort, argsort, top_k, unique, meshgrid, repeat."""
 from __future__ import annotations
 
-import builtins as _py
 from collections import namedtuple
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    Tensor,
-    TensorShape,
-    _fmt,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
 from .gather import GatherGrad
 from .layout import stack, transpose
 from .shape import _int_input, _norm_axis, _static_int, broadcast_to, reshape, shape, size
-
-# This module defines tw.range and tw.slice, so builtins are spelled _py.range / _py.slice.
-
-
 
 
 def _argsort_last(x, descending: bool):
@@ -102,7 +91,7 @@ def _along_last(x, axis: int, fn):
     axis = _norm_axis(axis, r, "sort")
     if axis == r - 1:
         return fn(x)
-    perm = list(_py.range(r))
+    perm = list(range(r))
     perm[axis], perm[-1] = perm[-1], perm[axis]
     return transpose(fn(transpose(x, perm)), perm)
 

@@ -181,13 +181,12 @@ def _assert_msg_data(sym: str, x: np.ndarray, y: np.ndarray, test: np.ndarray,
     return data
 
 
-def assert_equal(x: TensorLike, y: TensorLike, message: str | None = None,
-                 summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x == y`` element-wise (``tw.debugging.assert_equal``).
+def _assert_doc(summary: str, args: str) -> str:
+    """The docstring of an assert_* function: ``args`` documents what comes before ``message``."""
+    return f"""{summary}
 
     Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
+        {args}
         message: text prepended to the error.
         summarize: elements to show in the error.
         name: op name in graph mode.
@@ -195,92 +194,26 @@ def assert_equal(x: TensorLike, y: TensorLike, message: str | None = None,
     Returns:
         None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
     """
-    return _binary_assert("==", x, y, message, summarize, name)
 
 
-def assert_none_equal(x: TensorLike, y: TensorLike, message: str | None = None,
-                      summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x != y`` element-wise (``tw.debugging.assert_none_equal``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _binary_assert("!=", x, y, message, summarize, name)
+def _comparison_assert(fn_name: str, sym: str):
+    """``tw.debugging.<fn_name>(x, y, ...)``: asserts ``x <sym> y`` element-wise."""
+    def fn(x: TensorLike, y: TensorLike, message: str | None = None,
+           summarize: int | None = None, name: str | None = None) -> Operation | None:
+        return _binary_assert(sym, x, y, message, summarize, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = _assert_doc(f"Asserts ``x {sym} y`` element-wise (``tw.debugging.{fn_name}``).",
+                             "x: a tensor (or value convertible to one).\n        y: a tensor of "
+                             "the same dtype, broadcastable with ``x``.")
+    return fn
 
 
-def assert_less(x: TensorLike, y: TensorLike, message: str | None = None,
-                summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x < y`` element-wise (``tw.debugging.assert_less``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _binary_assert("<", x, y, message, summarize, name)
-
-
-def assert_less_equal(x: TensorLike, y: TensorLike, message: str | None = None,
-                      summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x <= y`` element-wise (``tw.debugging.assert_less_equal``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _binary_assert("<=", x, y, message, summarize, name)
-
-
-def assert_greater(x: TensorLike, y: TensorLike, message: str | None = None,
-                   summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x > y`` element-wise (``tw.debugging.assert_greater``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _binary_assert(">", x, y, message, summarize, name)
-
-
-def assert_greater_equal(x: TensorLike, y: TensorLike, message: str | None = None,
-                         summarize: int | None = None, name: str | None = None) -> Operation | None:
-    """Asserts ``x >= y`` element-wise (``tw.debugging.assert_greater_equal``).
-
-    Args:
-        x: a tensor (or value convertible to one).
-        y: a tensor of the same dtype, broadcastable with ``x``.
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _binary_assert(">=", x, y, message, summarize, name)
+assert_equal = _comparison_assert("assert_equal", "==")
+assert_none_equal = _comparison_assert("assert_none_equal", "!=")
+assert_less = _comparison_assert("assert_less", "<")
+assert_less_equal = _comparison_assert("assert_less_equal", "<=")
+assert_greater = _comparison_assert("assert_greater", ">")
+assert_greater_equal = _comparison_assert("assert_greater_equal", ">=")
 
 
 def _sign_assert(x, sym: str, what: str, message, summarize, name):
@@ -292,68 +225,21 @@ def _sign_assert(x, sym: str, what: str, message, summarize, name):
     return _binary_assert("<" if sym == ">" else "<=", zero, x, msg, summarize, name)
 
 
-def assert_positive(x: TensorLike, message: str | None = None, summarize: int | None = None,
-                    name: str | None = None) -> Operation | None:
-    """Asserts ``x > 0`` element-wise (``tw.debugging.assert_positive``).
-
-    Args:
-        x: a numeric tensor (or value convertible to one).
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _sign_assert(x, ">", "positive", message, summarize, name)
+def _sign_assert_function(fn_name: str, sym: str, what: str):
+    """``tw.debugging.<fn_name>(x, ...)``: asserts ``x <sym> 0`` element-wise."""
+    def fn(x: TensorLike, message: str | None = None, summarize: int | None = None,
+           name: str | None = None) -> Operation | None:
+        return _sign_assert(x, sym, what, message, summarize, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = _assert_doc(f"Asserts ``x {sym} 0`` element-wise (``tw.debugging.{fn_name}``).",
+                             "x: a numeric tensor (or value convertible to one).")
+    return fn
 
 
-def assert_negative(x: TensorLike, message: str | None = None, summarize: int | None = None,
-                    name: str | None = None) -> Operation | None:
-    """Asserts ``x < 0`` element-wise (``tw.debugging.assert_negative``).
-
-    Args:
-        x: a numeric tensor (or value convertible to one).
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _sign_assert(x, "<", "negative", message, summarize, name)
-
-
-def assert_non_negative(x: TensorLike, message: str | None = None, summarize: int | None = None,
-                        name: str | None = None) -> Operation | None:
-    """Asserts ``x >= 0`` element-wise (``tw.debugging.assert_non_negative``).
-
-    Args:
-        x: a numeric tensor (or value convertible to one).
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _sign_assert(x, ">=", "non-negative", message, summarize, name)
-
-
-def assert_non_positive(x: TensorLike, message: str | None = None, summarize: int | None = None,
-                        name: str | None = None) -> Operation | None:
-    """Asserts ``x <= 0`` element-wise (``tw.debugging.assert_non_positive``).
-
-    Args:
-        x: a numeric tensor (or value convertible to one).
-        message: text prepended to the error.
-        summarize: elements to show in the error.
-        name: op name in graph mode.
-
-    Returns:
-        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
-    """
-    return _sign_assert(x, "<=", "non-positive", message, summarize, name)
+assert_positive = _sign_assert_function("assert_positive", ">", "positive")
+assert_negative = _sign_assert_function("assert_negative", "<", "negative")
+assert_non_negative = _sign_assert_function("assert_non_negative", ">=", "non-negative")
+assert_non_positive = _sign_assert_function("assert_non_positive", "<=", "non-positive")
 
 
 def assert_near(x: TensorLike, y: TensorLike, rtol=None, atol=None, message: str | None = None,

@@ -1,85 +1,38 @@
-"""Elementwise binary arithmetic: +, -, *, /, //, %, pow, max/min and friends."""
+"""Elementwise binary arithmetic: +, -, *, /, //, %, pow, max/min and friends.
+
+One ``Binary`` row per op (``elementwise.py`` explains the table); ``AddN`` (N inputs) is a
+class. ``add``/``subtract``/``multiply`` are ``fast`` rows: like ``x + y``, they skip argument
+conversion for two eager tensors (``bind_binary``), which gradient rules use a lot.
+"""
 from __future__ import annotations
 
 import operator
 
 import numpy as np
 
-from ...eager.execute import bind_binary
-from ...eager.tensor import EagerTensor as _ET
-from ...graph.tensor import ShapeLike, TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    binary_infer,
-    bind,
-    convert,
-    convert_n,
-    convert_pair,
-    dtypes,
-    quietly,
-    register_op,
-)
+from ..core import convert, convert_n, convert_pair, quietly
 from .cast import Cast, cast
 from .comparison import greater, greater_equal, less_equal, not_equal, where
 from .elementwise import (
-    _FLOAT,
-    _INEXACT,
-    _INT,
-    _NUMERIC,
-    _REAL,
-    _binary,
-    _check_int_divisor,
-    _lower_to,
-    _no_grad,
+    FLOAT,
+    INEXACT,
+    INT,
+    NUMERIC,
+    REAL,
+    Binary,
+    check_int_divisor,
+    declare,
+    no_grad,
+    public_functions,
 )
 from .unary import _c, log, negative, square
-
-
-@register_op("AddV2", same_dtype=True)
-class AddV2:
-    """x + y, with broadcasting."""
-
-    lower = _lower_to(operator.add)
-    infer = binary_infer
-    kernel = np.add
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        return sum_to(dy, x) if need_x else None, sum_to(dy, y) if need_y else None
-
-
-@register_op("Sub", same_dtype=True)
-class Sub:
-    """x - y, with broadcasting."""
-
-    lower = _lower_to(operator.sub)
-    infer = binary_infer
-    kernel = np.subtract
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        return (sum_to(dy, x) if need_x else None,
-                sum_to(negative(dy), y) if need_y else None)
-
-
-@register_op("Mul", same_dtype=True)
-class Mul:
-    """x * y, with broadcasting."""
-
-    lower = _lower_to(operator.mul)
-    infer = binary_infer
-    kernel = np.multiply
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        return (sum_to(multiply(dy, _c(y)), x) if need_x else None,
-                sum_to(multiply(_c(x), dy), y) if need_y else None)
 
 
 @register_op("AddN", same_dtype=True)
@@ -105,70 +58,26 @@ class AddN:
         return [dy] * len(op.inputs)
 
 
-@register_op("RealDiv", same_dtype=True)
-class RealDiv:
-    """x / y for floating-point and complex tensors, with broadcasting."""
-
-    infer, kernel = _binary("RealDiv", np.true_divide, _INEXACT, quiet=True)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        gx = sum_to(realdiv(dy, _c(y)), x) if need_x else None
-        gy = sum_to(multiply(dy, _c(realdiv(realdiv(negative(x), y), y))), y) if need_y else None
-        return gx, gy
-
+# ----- kernels and gradient rules the table uses -------------------------------------------
 
 def _div_no_nan_kernel(x, y):
     out = quietly(np.true_divide, x, y)
     return np.where(y == 0, out.dtype.type(0), out)
 
 
-@register_op("DivNoNan", same_dtype=True)
-class DivNoNan:
-    """x / y, but 0 where y is 0."""
-
-    infer, kernel = _binary("DivNoNan", _div_no_nan_kernel, _INEXACT)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        gx = div_no_nan(dy, _c(y))
-        gy = multiply(dy, _c(div_no_nan(div_no_nan(negative(x), y), y)))
-        return sum_to(gx, x), sum_to(gy, y)
-
-
 def _floordiv_kernel(x, y):
-    _check_int_divisor("FloorDiv", y)
+    check_int_divisor("FloorDiv", y)
     return np.floor_divide(x, y)
 
 
-@register_op("FloorDiv", same_dtype=True)
-class FloorDiv:
-    """floor(x / y), with broadcasting; integer division by zero raises."""
-
-    infer, kernel = _binary("FloorDiv", _floordiv_kernel, _REAL, quiet=True)
-    grad = _no_grad
-
-
 def _floormod_kernel(x, y):
-    _check_int_divisor("FloorMod", y)
+    check_int_divisor("FloorMod", y)
     return np.mod(x, y)
 
 
-@register_op("FloorMod", same_dtype=True)
-class FloorMod:
-    """x - floor(x / y) * y: the remainder with the sign of the divisor (Python's ``%``)."""
-
-    infer, kernel = _binary("FloorMod", _floormod_kernel, _REAL, quiet=True)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        return sum_to(dy, x), sum_to(multiply(dy, negative(floordiv(x, y))), y)
-
-
 def _truncatediv_kernel(x, y):
-    if x.dtype.kind in _INT:
-        _check_int_divisor("TruncateDiv", y)
+    if x.dtype.kind in INT:
+        check_int_divisor("TruncateDiv", y)
         q = np.floor_divide(x, y)
         # floor and truncation differ when the signs differ and the division is inexact
         fix = (np.mod(x, y) != 0) & ((x < 0) != (y < 0))
@@ -176,82 +85,9 @@ def _truncatediv_kernel(x, y):
     return np.trunc(np.true_divide(x, y))
 
 
-@register_op("TruncateDiv", same_dtype=True)
-class TruncateDiv:
-    """x / y rounded toward zero (C's integer division)."""
-
-    infer, kernel = _binary("TruncateDiv", _truncatediv_kernel, _REAL, quiet=True)
-    grad = _no_grad
-
-
 def _truncatemod_kernel(x, y):
-    _check_int_divisor("TruncateMod", y)
+    check_int_divisor("TruncateMod", y)
     return np.fmod(x, y)
-
-
-@register_op("TruncateMod", same_dtype=True)
-class TruncateMod:
-    """The remainder of truncating division: it has the sign of the dividend (C's ``%``)."""
-
-    infer, kernel = _binary("TruncateMod", _truncatemod_kernel, _REAL, quiet=True)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        return sum_to(dy, x), sum_to(multiply(dy, negative(truncatediv(x, y))), y)
-
-
-@register_op("Pow", same_dtype=True)
-class Pow:
-    """x ** y, with broadcasting (integers to negative powers raise)."""
-
-    infer, kernel = _binary("Pow", np.power, _NUMERIC, quiet=True)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        z = op.outputs[0]
-        need_x, need_y = op.needs_grad
-        gx = gy = None
-        if need_x:
-            gx = sum_to(multiply(dy, _c(multiply(y, pow(x, subtract(y, 1))))), x)
-        if need_y:  # (usually not: x ** 2 has a constant exponent)
-            if x.dtype.is_complex:
-                log_x = where(not_equal(x, 0), log(x), zeros_like(x))
-            else:
-                # d/dy x**y = x**y log(x) only exists for x > 0; TensorFlow uses 0 elsewhere
-                mask = greater(x, 0)
-                log_x = where(mask, log(where(mask, x, ones_like(x))), zeros_like(x))
-            gy = sum_to(multiply(dy, _c(multiply(z, log_x))), y)
-        return gx, gy
-
-
-@register_op("Maximum", same_dtype=True)
-class Maximum:
-    """The larger of x and y, elementwise, with broadcasting."""
-
-    infer, kernel = _binary("Maximum", np.maximum, _REAL)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        mask = greater_equal(x, y)  # ties send the gradient to x, as TensorFlow does
-        zeros = zeros_like(dy)
-        return (sum_to(where(mask, dy, zeros), x) if need_x else None,
-                sum_to(where(mask, zeros, dy), y) if need_y else None)
-
-
-@register_op("Minimum", same_dtype=True)
-class Minimum:
-    """The smaller of x and y, elementwise, with broadcasting."""
-
-    infer, kernel = _binary("Minimum", np.minimum, _REAL)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        mask = less_equal(x, y)
-        zeros = zeros_like(dy)
-        return (sum_to(where(mask, dy, zeros), x) if need_x else None,
-                sum_to(where(mask, zeros, dy), y) if need_y else None)
 
 
 def _squared_difference_kernel(x, y):
@@ -259,48 +95,9 @@ def _squared_difference_kernel(x, y):
     return d * np.conj(d) if d.dtype.kind == "c" else d * d
 
 
-@register_op("SquaredDifference", same_dtype=True)
-class SquaredDifference:
-    """(x - y) * conj(x - y), with broadcasting."""
-
-    infer, kernel = _binary("SquaredDifference", _squared_difference_kernel, _NUMERIC)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        need_x, need_y = op.needs_grad
-        g = multiply(multiply(dy, 2), subtract(x, y))
-        return sum_to(g, x) if need_x else None, sum_to(negative(g), y) if need_y else None
-
-
-@register_op("Atan2", same_dtype=True)
-class Atan2:
-    """atan(y / x) in the right quadrant, elementwise (inputs are y, x)."""
-
-    infer, kernel = _binary("Atan2", np.arctan2, _FLOAT)
-
-    def grad(op, dz):
-        y, x = op.inputs
-        scale = realdiv(dz, add(square(x), square(y)))
-        return sum_to(multiply(scale, x), y), sum_to(multiply(negative(scale), y), x)
-
-
 def _xlogy_kernel(x, y):
     out = quietly(lambda a, b: np.multiply(a, np.log(b)), x, y)
     return np.where(x == 0, out.dtype.type(0), out)
-
-
-@register_op("Xlogy", same_dtype=True)
-class Xlogy:
-    """x * log(y), but 0 where x is 0 (even where y is 0)."""
-
-    infer, kernel = _binary("Xlogy", _xlogy_kernel, _INEXACT)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        nonzero_x = cast(not_equal(x, 0), x.dtype)
-        gx = multiply(dy, _c(xlogy(nonzero_x, y)))
-        gy = multiply(dy, _c(xdivy(x, y)))
-        return sum_to(gx, x), sum_to(gy, y)
 
 
 def _xdivy_kernel(x, y):
@@ -308,86 +105,234 @@ def _xdivy_kernel(x, y):
     return np.where(x == 0, out.dtype.type(0), out)
 
 
-@register_op("Xdivy", same_dtype=True)
-class Xdivy:
-    """x / y, but 0 where x is 0 (even where y is 0)."""
-
-    infer, kernel = _binary("Xdivy", _xdivy_kernel, _INEXACT)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        nonzero_x = cast(not_equal(x, 0), x.dtype)
-        gx = multiply(dy, _c(xdivy(nonzero_x, y)))
-        gy = multiply(dy, _c(xdivy(negative(x), square(y))))
-        return sum_to(gx, x), sum_to(gy, y)
-
-
 def _mul_no_nan_kernel(x, y):
     out = quietly(np.multiply, x, y)
     return np.where(y == 0, out.dtype.type(0), out)
 
 
-@register_op("MulNoNan", same_dtype=True)
-class MulNoNan:
-    """x * y, but 0 where y is 0 (even where x is inf or nan)."""
-
-    infer, kernel = _binary("MulNoNan", _mul_no_nan_kernel, _INEXACT)
-
-    def grad(op, dy):
-        x, y = op.inputs
-        return sum_to(mul_no_nan(dy, y), x), sum_to(mul_no_nan(x, dy), y)
+def _add_v2_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    return sum_to(dy, x) if need_x else None, sum_to(dy, y) if need_y else None
 
 
-def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x + y elementwise, broadcasting (``tw.add``, ``tw.math.add``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype (Python scalars adopt x's dtype).
-        name: op name in graph mode.
-
-    Returns:
-        The sum.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(AddV2, x, y)  # as ``x + y``: gradient rules add tensors a lot
-    x, y = convert_pair(x, y)
-    return bind(AddV2, (x, y), name=name)
+def _sub_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    return (sum_to(dy, x) if need_x else None,
+            sum_to(negative(dy), y) if need_y else None)
 
 
-def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x - y elementwise, broadcasting (``tw.subtract``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The difference.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(Sub, x, y)  # as ``x - y``
-    x, y = convert_pair(x, y)
-    return bind(Sub, (x, y), name=name)
+def _mul_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    return (sum_to(multiply(dy, _c(y)), x) if need_x else None,
+            sum_to(multiply(_c(x), dy), y) if need_y else None)
 
 
-def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Returns x * y elementwise, broadcasting (``tw.multiply``).
+def _real_div_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    gx = sum_to(realdiv(dy, _c(y)), x) if need_x else None
+    gy = sum_to(multiply(dy, _c(realdiv(realdiv(negative(x), y), y))), y) if need_y else None
+    return gx, gy
 
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
 
-    Returns:
-        The product.
-    """
-    if type(x) is _ET and type(y) is _ET and name is None:
-        return bind_binary(Mul, x, y)  # as ``x * y``
-    x, y = convert_pair(x, y)
-    return bind(Mul, (x, y), name=name)
+def _div_no_nan_grad(op, dy):
+    x, y = op.inputs
+    gx = div_no_nan(dy, _c(y))
+    gy = multiply(dy, _c(div_no_nan(div_no_nan(negative(x), y), y)))
+    return sum_to(gx, x), sum_to(gy, y)
 
+
+def _floor_mod_grad(op, dy):
+    x, y = op.inputs
+    return sum_to(dy, x), sum_to(multiply(dy, negative(floordiv(x, y))), y)
+
+
+def _truncate_mod_grad(op, dy):
+    x, y = op.inputs
+    return sum_to(dy, x), sum_to(multiply(dy, negative(truncatediv(x, y))), y)
+
+
+def _pow_grad(op, dy):
+    x, y = op.inputs
+    z = op.outputs[0]
+    need_x, need_y = op.needs_grad
+    gx = gy = None
+    if need_x:
+        gx = sum_to(multiply(dy, _c(multiply(y, pow(x, subtract(y, 1))))), x)
+    if need_y:  # (usually not: x ** 2 has a constant exponent)
+        if x.dtype.is_complex:
+            log_x = where(not_equal(x, 0), log(x), zeros_like(x))
+        else:
+            # d/dy x**y = x**y log(x) only exists for x > 0; TensorFlow uses 0 elsewhere
+            mask = greater(x, 0)
+            log_x = where(mask, log(where(mask, x, ones_like(x))), zeros_like(x))
+        gy = sum_to(multiply(dy, _c(multiply(z, log_x))), y)
+    return gx, gy
+
+
+def _maximum_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    mask = greater_equal(x, y)  # ties send the gradient to x, as TensorFlow does
+    zeros = zeros_like(dy)
+    return (sum_to(where(mask, dy, zeros), x) if need_x else None,
+            sum_to(where(mask, zeros, dy), y) if need_y else None)
+
+
+def _minimum_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    mask = less_equal(x, y)
+    zeros = zeros_like(dy)
+    return (sum_to(where(mask, dy, zeros), x) if need_x else None,
+            sum_to(where(mask, zeros, dy), y) if need_y else None)
+
+
+def _squared_difference_grad(op, dy):
+    x, y = op.inputs
+    need_x, need_y = op.needs_grad
+    g = multiply(multiply(dy, 2), subtract(x, y))
+    return sum_to(g, x) if need_x else None, sum_to(negative(g), y) if need_y else None
+
+
+def _atan2_grad(op, dz):
+    y, x = op.inputs
+    scale = realdiv(dz, add(square(x), square(y)))
+    return sum_to(multiply(scale, x), y), sum_to(multiply(negative(scale), y), x)
+
+
+def _xlogy_grad(op, dy):
+    x, y = op.inputs
+    nonzero_x = cast(not_equal(x, 0), x.dtype)
+    gx = multiply(dy, _c(xlogy(nonzero_x, y)))
+    gy = multiply(dy, _c(xdivy(x, y)))
+    return sum_to(gx, x), sum_to(gy, y)
+
+
+def _xdivy_grad(op, dy):
+    x, y = op.inputs
+    nonzero_x = cast(not_equal(x, 0), x.dtype)
+    gx = multiply(dy, _c(xdivy(nonzero_x, y)))
+    gy = multiply(dy, _c(xdivy(negative(x), square(y))))
+    return sum_to(gx, x), sum_to(gy, y)
+
+
+def _mul_no_nan_grad(op, dy):
+    x, y = op.inputs
+    return sum_to(mul_no_nan(dy, y), x), sum_to(mul_no_nan(x, dy), y)
+
+
+# ----- the table ------------------------------------------------------------------------------
+
+BINARY = [
+    Binary("AddV2", "add", np.add, None, raw=True, infix=operator.add, fast=True,
+          doc="x + y, with broadcasting.",
+          api=("Returns x + y elementwise, broadcasting (``tw.add``, ``tw.math.add``).",
+               "a tensor or value.",
+               "a tensor or value of the same dtype (Python scalars adopt x's dtype).", "The sum."),
+          grad=_add_v2_grad),
+    Binary("Sub", "subtract", np.subtract, None, raw=True, infix=operator.sub, fast=True,
+          doc="x - y, with broadcasting.",
+          api=("Returns x - y elementwise, broadcasting (``tw.subtract``).",
+               "a tensor or value.", "a tensor or value of the same dtype.",
+               "The difference."),
+          grad=_sub_grad),
+    Binary("Mul", "multiply", np.multiply, None, raw=True, infix=operator.mul, fast=True,
+          doc="x * y, with broadcasting.",
+          api=("Returns x * y elementwise, broadcasting (``tw.multiply``).",
+               "a tensor or value.", "a tensor or value of the same dtype.",
+               "The product."),
+          grad=_mul_grad),
+    Binary("RealDiv", "realdiv", np.true_divide, INEXACT, quiet=True,
+          doc="x / y for floating-point and complex tensors, with broadcasting.",
+          api=("x / y for floating-point or complex tensors of one dtype (``tw.realdiv``).",
+               "a tensor or value.", "a tensor or value of the same dtype.", "The quotient."),
+          grad=_real_div_grad),
+    Binary("DivNoNan", "div_no_nan", _div_no_nan_kernel, INEXACT,
+          doc="x / y, but 0 where y is 0.",
+          api=("x / y, returning 0 where y is 0 (``tw.math.divide_no_nan``).",
+               "a floating-point or complex tensor.", "a tensor of the same dtype.",
+               "The safe quotient."),
+          grad=_div_no_nan_grad),
+    Binary("FloorDiv", "floordiv", _floordiv_kernel, REAL, quiet=True,
+          doc="floor(x / y), with broadcasting; integer division by zero raises.",
+          api=("floor(x / y) elementwise (``tw.math.floordiv``, the ``//`` operator).",
+               "a real tensor or value.", "a tensor or value of the same dtype.",
+               "The floored quotient, of the inputs' dtype."),
+          grad=no_grad),
+    Binary("FloorMod", "floormod", _floormod_kernel, REAL, quiet=True,
+          doc="x - floor(x / y) * y: the remainder with the sign of the divisor (Python's ``%``).",
+          api=("x mod y with the sign of y (``tw.math.floormod``, ``tw.math.mod``, the ``%`` "
+               "operator).", "a real tensor or value.", "a tensor or value of the same dtype.",
+               "The remainder."),
+          grad=_floor_mod_grad),
+    Binary("TruncateDiv", "truncatediv", _truncatediv_kernel, REAL, quiet=True,
+          doc="x / y rounded toward zero (C's integer division).",
+          api=("x / y rounded toward zero (``tw.truncatediv``).", "a real tensor or value.",
+               "a tensor or value of the same dtype.", "The truncated quotient."),
+          grad=no_grad),
+    Binary("TruncateMod", "truncatemod", _truncatemod_kernel, REAL, quiet=True,
+          doc="The remainder of truncating division: it has the sign of the dividend (C's ``%``).",
+          api=("The remainder of truncating division, with the sign of x (``tw.truncatemod``).",
+               "a real tensor or value.", "a tensor or value of the same dtype.", "The remainder."),
+          grad=_truncate_mod_grad),
+    Binary("Pow", "pow", np.power, NUMERIC, quiet=True,
+          doc="x ** y, with broadcasting (integers to negative powers raise).",
+          api=("x ** y elementwise (``tw.pow``, the ``**`` operator).", "a tensor or value.",
+               "a tensor or value of the same dtype.", "The power."),
+          grad=_pow_grad),
+    Binary("Maximum", "maximum", np.maximum, REAL,
+          doc="The larger of x and y, elementwise, with broadcasting.",
+          api=("The elementwise maximum of x and y, broadcasting (``tw.maximum``).",
+               "a real tensor or value.", "a tensor or value of the same dtype.", "max(x, y)."),
+          grad=_maximum_grad),
+    Binary("Minimum", "minimum", np.minimum, REAL,
+          doc="The smaller of x and y, elementwise, with broadcasting.",
+          api=("The elementwise minimum of x and y, broadcasting (``tw.minimum``).",
+               "a real tensor or value.", "a tensor or value of the same dtype.", "min(x, y)."),
+          grad=_minimum_grad),
+    Binary("SquaredDifference", "squared_difference", _squared_difference_kernel, NUMERIC,
+          doc="(x - y) * conj(x - y), with broadcasting.",
+          api=("(x - y) ** 2 elementwise (``tw.math.squared_difference``).", "a tensor or value.",
+               "a tensor or value of the same dtype.", "The squared difference."),
+          grad=_squared_difference_grad),
+    Binary("Atan2", None, np.arctan2, FLOAT,
+          doc="atan(y / x) in the right quadrant, elementwise (inputs are y, x).",
+          grad=_atan2_grad),
+    Binary("Xlogy", "xlogy", _xlogy_kernel, INEXACT,
+          doc="x * log(y), but 0 where x is 0 (even where y is 0).",
+          api=("x * log(y), returning 0 where x is 0 (``tw.math.xlogy``).",
+               "a floating-point or complex tensor.", "a tensor of the same dtype.",
+               "The product."),
+          grad=_xlogy_grad),
+    Binary("Xdivy", "xdivy", _xdivy_kernel, INEXACT,
+          doc="x / y, but 0 where x is 0 (even where y is 0).",
+          api=("x / y, returning 0 where x is 0 (``tw.math.xdivy``).",
+               "a floating-point or complex tensor.", "a tensor of the same dtype.",
+               "The quotient."),
+          grad=_xdivy_grad),
+    Binary("MulNoNan", "mul_no_nan", _mul_no_nan_kernel, INEXACT,
+          doc="x * y, but 0 where y is 0 (even where x is inf or nan).",
+          api=("x * y, returning 0 where y is 0 even if x is inf or nan "
+               "(``tw.math.multiply_no_nan``).",
+               "a floating-point or complex tensor.", "a tensor of the same dtype.",
+               "The product."),
+          grad=_mul_no_nan_grad),
+]
+_OPS = declare(BINARY)
+(AddV2, Sub, Mul, RealDiv, DivNoNan, FloorDiv, FloorMod, TruncateDiv, TruncateMod, Pow, Maximum,
+ Minimum, SquaredDifference, Atan2, Xlogy, Xdivy, MulNoNan) = _OPS
+(add, subtract, multiply, realdiv, div_no_nan, floordiv, floormod, truncatediv, truncatemod, pow,
+ maximum, minimum, squared_difference, xlogy, xdivy,
+ mul_no_nan) = public_functions(BINARY, _OPS, __name__)
+# TensorFlow's other names for them
+divide_no_nan, floor_div, mod, multiply_no_nan = div_no_nan, floordiv, floormod, mul_no_nan
+
+
+# ----- public functions that do more than bind -------------------------------------------------
 
 def scalar_mul(scalar, x: TensorLike, name: str | None = None) -> Tensor:
     """Multiplies tensor ``x`` by a scalar (``tw.scalar_mul``).
@@ -471,39 +416,6 @@ def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     return truediv(x, y, name=name)
 
 
-def realdiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x / y for floating-point or complex tensors of one dtype (``tw.realdiv``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The quotient.
-    """
-    x, y = convert_pair(x, y)
-    return bind(RealDiv, (x, y), name=name)
-
-
-def div_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x / y, returning 0 where y is 0 (``tw.math.divide_no_nan``).
-
-    Args:
-        x: a floating-point or complex tensor.
-        y: a tensor of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The safe quotient.
-    """
-    x, y = convert_pair(x, y)
-    return bind(DivNoNan, (x, y), name=name)
-
-
-divide_no_nan = div_no_nan
-
-
 def reciprocal_no_nan(x: TensorLike, name: str | None = None) -> Tensor:
     """1 / x, returning 0 where x is 0 (``tw.math.reciprocal_no_nan``).
 
@@ -516,165 +428,6 @@ def reciprocal_no_nan(x: TensorLike, name: str | None = None) -> Tensor:
     """
     x = convert(x)
     return bind(DivNoNan, (ones_like(x), x), name=name)
-
-
-def floordiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """floor(x / y) elementwise (``tw.math.floordiv``, the ``//`` operator).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The floored quotient, of the inputs' dtype.
-    """
-    x, y = convert_pair(x, y)
-    return bind(FloorDiv, (x, y), name=name)
-
-
-floor_div = floordiv
-
-
-def floormod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x mod y with the sign of y (``tw.math.floormod``, ``tw.math.mod``, the ``%`` operator).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The remainder.
-    """
-    x, y = convert_pair(x, y)
-    return bind(FloorMod, (x, y), name=name)
-
-
-mod = floormod
-
-
-def truncatediv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x / y rounded toward zero (``tw.truncatediv``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The truncated quotient.
-    """
-    x, y = convert_pair(x, y)
-    return bind(TruncateDiv, (x, y), name=name)
-
-
-def truncatemod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """The remainder of truncating division, with the sign of x (``tw.truncatemod``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The remainder.
-    """
-    x, y = convert_pair(x, y)
-    return bind(TruncateMod, (x, y), name=name)
-
-
-def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x ** y elementwise (``tw.pow``, the ``**`` operator).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The power.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Pow, (x, y), name=name)
-
-
-def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """The elementwise maximum of x and y, broadcasting (``tw.maximum``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        max(x, y).
-    """
-    x, y = convert_pair(x, y)
-    return bind(Maximum, (x, y), name=name)
-
-
-def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """The elementwise minimum of x and y, broadcasting (``tw.minimum``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        min(x, y).
-    """
-    x, y = convert_pair(x, y)
-    return bind(Minimum, (x, y), name=name)
-
-
-def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x * log(y), returning 0 where x is 0 (``tw.math.xlogy``).
-
-    Args:
-        x: a floating-point or complex tensor.
-        y: a tensor of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The product.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Xlogy, (x, y), name=name)
-
-
-def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x / y, returning 0 where x is 0 (``tw.math.xdivy``).
-
-    Args:
-        x: a floating-point or complex tensor.
-        y: a tensor of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The quotient.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Xdivy, (x, y), name=name)
-
-
-def mul_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x * y, returning 0 where y is 0 even if x is inf or nan (``tw.math.multiply_no_nan``).
-
-    Args:
-        x: a floating-point or complex tensor.
-        y: a tensor of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The product.
-    """
-    x, y = convert_pair(x, y)
-    return bind(MulNoNan, (x, y), name=name)
-
-
-multiply_no_nan = mul_no_nan
 
 
 def accumulate_n(inputs, shape: ShapeLike | None = None, tensor_dtype=None,
@@ -711,21 +464,6 @@ def polyval(coeffs, x: TensorLike, name: str | None = None) -> Tensor:
     for c in coeffs[1:]:
         acc = add(multiply(acc, x), c)
     return acc
-
-
-def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """(x - y) ** 2 elementwise (``tw.math.squared_difference``).
-
-    Args:
-        x: a tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        The squared difference.
-    """
-    x, y = convert_pair(x, y)
-    return bind(SquaredDifference, (x, y), name=name)
 
 
 def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:

@@ -3,15 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import dtypes
 from ...core.errors import UnimplementedError
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    Tensor,
-    bind,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import convert
 
 
 @register_op("Cast")

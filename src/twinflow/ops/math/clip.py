@@ -3,28 +3,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    convert_pair,
-    register_op,
-)
 from ..core import _fmt as _fmt_shape
+from ..core import convert, convert_pair
 from .binary import add_n, maximum, minimum, multiply, realdiv
 from .cast import cast
 from .comparison import _broadcast3, greater, greater_equal, less_equal, where
-from .elementwise import _REAL, _check_kind
+from .elementwise import REAL, check_kind
 from .reduce import reduce_sum
 from .unary import reciprocal, sqrt
 
 
 def _clip_kernel(t, lo, hi):
-    if t.dtype.kind not in _REAL:
+    if t.dtype.kind not in REAL:
         raise TypeError(f"unsupported dtype {t.dtype}")
     # maximum(minimum(.)) rather than np.clip: the same answer as TensorFlow when lo > hi
     return np.maximum(np.minimum(t, hi), lo)
@@ -35,7 +31,7 @@ class ClipByValue:
     """min(max(t, clip_value_min), clip_value_max), with broadcasting of the bounds."""
 
     def infer(t, lo, hi):
-        _check_kind("ClipByValue", t, _REAL)
+        check_kind("ClipByValue", t, REAL)
         shape = _broadcast3("ClipByValue", t, lo, hi)
         if not shape.is_compatible_with(t.shape):
             raise InvalidArgumentError(

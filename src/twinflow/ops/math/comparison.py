@@ -1,27 +1,32 @@
-"""Comparisons, logic, bitwise ops and selection (``where``)."""
+"""Comparisons, logic, bitwise ops (``Binary``/``Unary`` rows, see ``elementwise.py``) and
+selection (``where``). None of them has a gradient except ``SelectV2``."""
 from __future__ import annotations
 
 import operator
 
 import numpy as np
 
-from ...core.shapes import broadcast_shapes
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape, broadcast_shapes
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    binary_infer,
-    bind,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
 from ..core import _fmt as _fmt_shape
-from .elementwise import _BOOL, _FLOAT, _INT, _REAL, _binary, _lower_to, _no_grad, _unary
+from ..core import convert, convert_pair
+from .elementwise import (
+    BOOL,
+    FLOAT,
+    INT,
+    REAL,
+    Binary,
+    Unary,
+    declare,
+    no_grad,
+    public_functions,
+)
 
 
 def _equal_kernel(x, y):
@@ -34,144 +39,102 @@ def _not_equal_kernel(x, y):
     return out if out.dtype == np.bool_ else out.astype(np.bool_)
 
 
-def _equality_infer(x, y):
-    return dtypes.bool_, binary_infer(x, y)[1]
+# ----- the table ------------------------------------------------------------------------------
 
-
-@register_op("Equal", same_dtype=True)
-class Equal:
-    """x == y elementwise (any dtype), with broadcasting."""
-
-    infer = _equality_infer
-    kernel = _equal_kernel
-    grad = _no_grad
-
-
-@register_op("NotEqual", same_dtype=True)
-class NotEqual:
-    """x != y elementwise (any dtype), with broadcasting."""
-
-    infer = _equality_infer
-    kernel = _not_equal_kernel
-    grad = _no_grad
-
-
-@register_op("Less", same_dtype=True)
-class Less:
-    """x < y elementwise, with broadcasting."""
-
-    lower = _lower_to(operator.lt)
-    infer, kernel = _binary("Less", np.less, _REAL, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("LessEqual", same_dtype=True)
-class LessEqual:
-    """x <= y elementwise, with broadcasting."""
-
-    lower = _lower_to(operator.le)
-    infer, kernel = _binary("LessEqual", np.less_equal, _REAL, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("Greater", same_dtype=True)
-class Greater:
-    """x > y elementwise, with broadcasting."""
-
-    lower = _lower_to(operator.gt)
-    infer, kernel = _binary("Greater", np.greater, _REAL, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("GreaterEqual", same_dtype=True)
-class GreaterEqual:
-    """x >= y elementwise, with broadcasting."""
-
-    lower = _lower_to(operator.ge)
-    infer, kernel = _binary("GreaterEqual", np.greater_equal, _REAL, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("IsNan")
-class IsNan:
-    """True where x is NaN."""
-
-    infer, kernel = _unary("IsNan", np.isnan, _FLOAT, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("IsInf")
-class IsInf:
-    """True where x is +inf or -inf."""
-
-    infer, kernel = _unary("IsInf", np.isinf, _FLOAT, out=dtypes.bool_)
-    grad = _no_grad
-
-
-@register_op("IsFinite")
-class IsFinite:
-    """True where x is neither NaN nor infinite."""
-
-    infer, kernel = _unary("IsFinite", np.isfinite, _FLOAT, out=dtypes.bool_)
-    grad = _no_grad
-
-
-# ----- logical and bitwise ----------------------------------------------------------------------
-
-@register_op("LogicalAnd")
-class LogicalAnd:
-    """x AND y for bool tensors, with broadcasting."""
-
-    infer, kernel = _binary("LogicalAnd", np.logical_and, _BOOL)
-    grad = _no_grad
-
-
-@register_op("LogicalOr")
-class LogicalOr:
-    """x OR y for bool tensors, with broadcasting."""
-
-    infer, kernel = _binary("LogicalOr", np.logical_or, _BOOL)
-    grad = _no_grad
-
-
-@register_op("LogicalNot")
-class LogicalNot:
-    """NOT x for a bool tensor."""
-
-    infer, kernel = _unary("LogicalNot", np.logical_not, _BOOL)
-    grad = _no_grad
-
-
-@register_op("BitwiseAnd", same_dtype=True)
-class BitwiseAnd:
-    """x & y for integer tensors."""
-
-    infer, kernel = _binary("BitwiseAnd", np.bitwise_and, _INT)
-    grad = _no_grad
-
-
-@register_op("BitwiseOr", same_dtype=True)
-class BitwiseOr:
-    """x | y for integer tensors."""
-
-    infer, kernel = _binary("BitwiseOr", np.bitwise_or, _INT)
-    grad = _no_grad
-
-
-@register_op("BitwiseXor", same_dtype=True)
-class BitwiseXor:
-    """x ^ y for integer tensors."""
-
-    infer, kernel = _binary("BitwiseXor", np.bitwise_xor, _INT)
-    grad = _no_grad
-
-
-@register_op("Invert")
-class Invert:
-    """~x (flips every bit) for integer tensors."""
-
-    infer, kernel = _unary("Invert", np.invert, _INT)
-    grad = _no_grad
+COMPARISON = [
+    Binary("Equal", "equal", _equal_kernel, None, out=dtypes.bool_, raw=True,
+          doc="x == y elementwise (any dtype), with broadcasting.",
+          api=("x == y elementwise, broadcasting (``tw.equal``).",
+               "a tensor or value of any dtype.", "a tensor or value of the same dtype.",
+               "A bool tensor."),
+          grad=no_grad),
+    Binary("NotEqual", "not_equal", _not_equal_kernel, None, out=dtypes.bool_, raw=True,
+          doc="x != y elementwise (any dtype), with broadcasting.",
+          api=("x != y elementwise, broadcasting (``tw.not_equal``).",
+               "a tensor or value of any dtype.", "a tensor or value of the same dtype.",
+               "A bool tensor."),
+          grad=no_grad),
+    Binary("Less", "less", np.less, REAL, out=dtypes.bool_, infix=operator.lt,
+          doc="x < y elementwise, with broadcasting.",
+          api=("x < y elementwise, broadcasting (``tw.less``).", "a real tensor or value.",
+               "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Binary("LessEqual", "less_equal", np.less_equal, REAL, out=dtypes.bool_, infix=operator.le,
+          doc="x <= y elementwise, with broadcasting.",
+          api=("x <= y elementwise, broadcasting (``tw.less_equal``).", "a real tensor or value.",
+               "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Binary("Greater", "greater", np.greater, REAL, out=dtypes.bool_, infix=operator.gt,
+          doc="x > y elementwise, with broadcasting.",
+          api=("x > y elementwise, broadcasting (``tw.greater``).", "a real tensor or value.",
+               "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Binary("GreaterEqual", "greater_equal", np.greater_equal, REAL, out=dtypes.bool_,
+           infix=operator.ge,
+          doc="x >= y elementwise, with broadcasting.",
+          api=("x >= y elementwise, broadcasting (``tw.greater_equal``).",
+               "a real tensor or value.", "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Unary("IsNan", "is_nan", np.isnan, FLOAT, out=dtypes.bool_,
+          doc="True where x is NaN.",
+          api=("True where x is NaN (``tw.math.is_nan``).", "a floating-point tensor.",
+               "A bool tensor."),
+          grad=no_grad),
+    Unary("IsInf", "is_inf", np.isinf, FLOAT, out=dtypes.bool_,
+          doc="True where x is +inf or -inf.",
+          api=("True where x is infinite (``tw.math.is_inf``).", "a floating-point tensor.",
+               "A bool tensor."),
+          grad=no_grad),
+    Unary("IsFinite", "is_finite", np.isfinite, FLOAT, out=dtypes.bool_,
+          doc="True where x is neither NaN nor infinite.",
+          api=("True where x is finite (``tw.math.is_finite``).", "a floating-point tensor.",
+               "A bool tensor."),
+          grad=no_grad),
+    Binary("LogicalAnd", "logical_and", np.logical_and, BOOL, same_dtype=False,
+          doc="x AND y for bool tensors, with broadcasting.",
+          api=("Elementwise AND of bool tensors (``tw.logical_and``, ``&``).",
+               "a bool tensor or value.", "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Binary("LogicalOr", "logical_or", np.logical_or, BOOL, same_dtype=False,
+          doc="x OR y for bool tensors, with broadcasting.",
+          api=("Elementwise OR of bool tensors (``tw.logical_or``, ``|``).",
+               "a bool tensor or value.", "a tensor or value of the same dtype.", "A bool tensor."),
+          grad=no_grad),
+    Unary("LogicalNot", "logical_not", np.logical_not, BOOL,
+          doc="NOT x for a bool tensor.",
+          api=("Elementwise NOT (``tw.logical_not``, ``~`` on bool tensors).", "a bool tensor.",
+               "A bool tensor."),
+          grad=no_grad),
+    Binary("BitwiseAnd", "bitwise_and", np.bitwise_and, INT,
+          doc="x & y for integer tensors.",
+          api=("x & y for integer tensors (``tw.bitwise.bitwise_and``).",
+               "an integer tensor or value.", "a tensor or value of the same dtype.",
+               "An integer tensor."),
+          grad=no_grad),
+    Binary("BitwiseOr", "bitwise_or", np.bitwise_or, INT,
+          doc="x | y for integer tensors.",
+          api=("x | y for integer tensors (``tw.bitwise.bitwise_or``).",
+               "an integer tensor or value.", "a tensor or value of the same dtype.",
+               "An integer tensor."),
+          grad=no_grad),
+    Binary("BitwiseXor", "bitwise_xor", np.bitwise_xor, INT,
+          doc="x ^ y for integer tensors.",
+          api=("x ^ y for integer tensors (``tw.bitwise.bitwise_xor``).",
+               "an integer tensor or value.", "a tensor or value of the same dtype.",
+               "An integer tensor."),
+          grad=no_grad),
+    Unary("Invert", "invert", np.invert, INT,
+          doc="~x (flips every bit) for integer tensors.",
+          api=("Flips every bit (``tw.bitwise.invert``, ``~`` on integer tensors).",
+               "an integer tensor.", "~x."),
+          grad=no_grad),
+]
+_OPS = declare(COMPARISON)
+(Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, IsNan, IsInf, IsFinite, LogicalAnd,
+ LogicalOr, LogicalNot, BitwiseAnd, BitwiseOr, BitwiseXor, Invert) = _OPS
+(equal, not_equal, less, less_equal, greater, greater_equal, is_nan, is_inf, is_finite,
+ logical_and, logical_or, logical_not, bitwise_and, bitwise_or, bitwise_xor,
+ invert) = public_functions(COMPARISON, _OPS, __name__)
 
 
 # ----- selection --------------------------------------------------------------------------------
@@ -223,227 +186,10 @@ class Where:
     def kernel(condition):
         return np.argwhere(condition).astype(np.int64, copy=False)
 
-    grad = _no_grad
+    grad = no_grad
 
 
-# ----- scans ------------------------------------------------------------------------------------
-
-def is_nan(x: TensorLike, name: str | None = None) -> Tensor:
-    """True where x is NaN (``tw.math.is_nan``).
-
-    Args:
-        x: a floating-point tensor.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    return bind(IsNan, (convert(x),), name=name)
-
-def is_inf(x: TensorLike, name: str | None = None) -> Tensor:
-    """True where x is infinite (``tw.math.is_inf``).
-
-    Args:
-        x: a floating-point tensor.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    return bind(IsInf, (convert(x),), name=name)
-
-def is_finite(x: TensorLike, name: str | None = None) -> Tensor:
-    """True where x is finite (``tw.math.is_finite``).
-
-    Args:
-        x: a floating-point tensor.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    return bind(IsFinite, (convert(x),), name=name)
-
-def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
-    """Elementwise NOT (``tw.logical_not``, ``~`` on bool tensors).
-
-    Args:
-        x: a bool tensor.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    return bind(LogicalNot, (convert(x),), name=name)
-
-def invert(x: TensorLike, name: str | None = None) -> Tensor:
-    """Flips every bit (``tw.bitwise.invert``, ``~`` on integer tensors).
-
-    Args:
-        x: an integer tensor.
-        name: op name in graph mode.
-
-    Returns:
-        ~x.
-    """
-    return bind(Invert, (convert(x),), name=name)
-
-
-# ----- public functions: comparisons and logic ---------------------------------------------------
-
-def equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x == y elementwise, broadcasting (``tw.equal``).
-
-    Args:
-        x: a tensor or value of any dtype.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Equal, (x, y), name=name)
-
-def not_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x != y elementwise, broadcasting (``tw.not_equal``).
-
-    Args:
-        x: a tensor or value of any dtype.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(NotEqual, (x, y), name=name)
-
-def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x < y elementwise, broadcasting (``tw.less``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Less, (x, y), name=name)
-
-def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x <= y elementwise, broadcasting (``tw.less_equal``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(LessEqual, (x, y), name=name)
-
-def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x > y elementwise, broadcasting (``tw.greater``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(Greater, (x, y), name=name)
-
-def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x >= y elementwise, broadcasting (``tw.greater_equal``).
-
-    Args:
-        x: a real tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(GreaterEqual, (x, y), name=name)
-
-def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Elementwise AND of bool tensors (``tw.logical_and``, ``&``).
-
-    Args:
-        x: a bool tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(LogicalAnd, (x, y), name=name)
-
-def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """Elementwise OR of bool tensors (``tw.logical_or``, ``|``).
-
-    Args:
-        x: a bool tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        A bool tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(LogicalOr, (x, y), name=name)
-
-def bitwise_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x & y for integer tensors (``tw.bitwise.bitwise_and``).
-
-    Args:
-        x: an integer tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        An integer tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(BitwiseAnd, (x, y), name=name)
-
-def bitwise_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x | y for integer tensors (``tw.bitwise.bitwise_or``).
-
-    Args:
-        x: an integer tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        An integer tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(BitwiseOr, (x, y), name=name)
-
-def bitwise_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-    """x ^ y for integer tensors (``tw.bitwise.bitwise_xor``).
-
-    Args:
-        x: an integer tensor or value.
-        y: a tensor or value of the same dtype.
-        name: op name in graph mode.
-
-    Returns:
-        An integer tensor.
-    """
-    x, y = convert_pair(x, y)
-    return bind(BitwiseXor, (x, y), name=name)
+# ----- public functions that do more than bind -------------------------------------------------
 
 
 def logical_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -466,8 +212,6 @@ def logical_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor
     # on bools, xor is inequality: one op instead of TensorFlow's four
     return bind(NotEqual, (x, y), name=name)
 
-
-# ----- public functions: special cases ----------------------------------------------------------
 
 def where(condition: TensorLike, x: TensorLike | None = None, y: TensorLike | None = None,
           name: str | None = None) -> Tensor:

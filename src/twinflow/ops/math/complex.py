@@ -3,21 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
 from ..array.shape import sum_to
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    binary_infer,
-    bind,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
+from ..core import binary_infer, convert, convert_pair
 from .binary import div_no_nan, multiply
-from .elementwise import _FLOAT, _check_kind, _unary
+from .elementwise import COMPLEX, FLOAT, Unary, bind_unless, check_kind, declare
 from .unary import Abs
 
 
@@ -26,7 +21,7 @@ class Complex:
     """real + 1j * imag: float32 -> complex64, float64 -> complex128."""
 
     def infer(real, imag):
-        _check_kind("Complex", real, _FLOAT)
+        check_kind("Complex", real, FLOAT)
         if real.dtype not in _COMPLEX_OF:
             raise InvalidArgumentError(
                 None, None, f"Value for attr 'T' of {real.dtype.name} is not in the list of "
@@ -52,41 +47,27 @@ _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex1
 _COMPLEX_OF_NP = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
 
-# ----- unary arithmetic -------------------------------------------------------------------------
+# ----- parts of complex tensors (elementwise rows, see elementwise.py) -------------------------
 
-@register_op("ComplexAbs")
-class ComplexAbs:
-    """|z| of a complex tensor, as its real dtype."""
-
-    infer, kernel = _unary("ComplexAbs", np.abs, "c", out="real")
-
-    def grad(op, dy):
-        z, r = op.inputs[0], op.outputs[0]
-        return div_no_nan(multiply(complex(dy, zeros_like(dy)), z),
-                          complex(r, zeros_like(r)))
+def _complex_abs_grad(op, dy):
+    z, r = op.inputs[0], op.outputs[0]
+    return div_no_nan(multiply(complex(dy, zeros_like(dy)), z), complex(r, zeros_like(r)))
 
 
-@register_op("Real")
-class Real:
-    """The real part of a complex tensor."""
-
-    infer, kernel = _unary("Real", np.real, "c", out="real")
-
-    def grad(op, dy):
-        return complex(dy, zeros_like(dy))
-
-
-@register_op("Imag")
-class Imag:
-    """The imaginary part of a complex tensor."""
-
-    infer, kernel = _unary("Imag", np.imag, "c", out="real")
-
-    def grad(op, dy):
-        return complex(zeros_like(dy), dy)
+COMPLEX_PARTS = [
+    Unary("ComplexAbs", None, np.abs, COMPLEX, out="real",
+          doc="|z| of a complex tensor, as its real dtype.", grad=_complex_abs_grad),
+    Unary("Real", None, np.real, COMPLEX, out="real",
+          doc="The real part of a complex tensor.",
+          grad=lambda op, dy: complex(dy, zeros_like(dy))),
+    Unary("Imag", None, np.imag, COMPLEX, out="real",
+          doc="The imaginary part of a complex tensor.",
+          grad=lambda op, dy: complex(zeros_like(dy), dy)),
+]
+ComplexAbs, Real, Imag = declare(COMPLEX_PARTS)
 
 
-# ----- comparisons (bool results, no gradient) --------------------------------------------------
+# ----- public functions -------------------------------------------------------------------------
 
 def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tensor:
     """real + 1j * imag (``tw.complex``): float32 gives complex64, float64 complex128.
@@ -102,9 +83,6 @@ def complex(real: TensorLike, imag: TensorLike, name: str | None = None) -> Tens
     real, imag = convert_pair(real, imag)
     return bind(Complex, (real, imag), name=name)
 
-
-
-# ----- public functions: unary ------------------------------------------------------------------
 
 def abs(x: TensorLike, name: str | None = None) -> Tensor:
     """|x| elementwise (``tw.abs``); complex tensors give their real-dtype magnitude.
@@ -132,10 +110,7 @@ def real(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A tensor of the real dtype.
     """
-    x = convert(input)
-    if not x.dtype.is_complex:
-        return x
-    return bind(Real, (x,), name=name)
+    return bind_unless(Real, input, name, lambda dtype: not dtype.is_complex)
 
 
 def imag(input: TensorLike, name: str | None = None) -> Tensor:
@@ -148,9 +123,6 @@ def imag(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A tensor of the real dtype.
     """
-    x = convert(input)
-    if not x.dtype.is_complex:
-        return zeros_like(x)
-    return bind(Imag, (x,), name=name)
+    return bind_unless(Imag, input, name, lambda dtype: not dtype.is_complex, zeros_like)
 
 

@@ -1,33 +1,64 @@
-"""Elementwise op machinery: dtype-kind rules, kernel wrappers, the scalar lowering hint."""
+"""Elementwise ops as table rows: one ``Unary`` or ``Binary`` row per op.
+
+A family module (``unary.py``, ``binary.py``, ``comparison.py``) lists its ops in a table::
+
+    UNARY = [
+        Unary("Exp", "exp", np.exp, INEXACT, quiet=True,
+              doc="e ** x.",
+              api=("e ** x elementwise (``tw.exp``).", "a floating-point or complex tensor.",
+                   "The exponential."),
+              grad=lambda op, dy: dy * _c(op.outputs[0])),
+        ...
+    ]
+    (Exp, ...) = declare(UNARY)                       # the registered OpDefs, in table order
+    (exp, ...) = public_functions(UNARY, __name__)    # the generated public functions
+
+A row holds the TensorFlow op name, the public function's name, the NumPy kernel, the dtype kinds
+the op accepts, its gradient rule (written with twinflow ops, as any ``grad``), what it computes
+and the public function's docstring. ``declare`` registers each row as an ordinary OpDef: the
+same ``infer`` (dtype kinds checked, result dtype) and ``kernel`` (NumPy would silently promote
+``np.exp`` of ints, so the kernel checks the kind and raises ``TypeError``; ``bind`` then re-runs
+``infer``, whose message names the op and dtype) that a hand-written declaration would have.
+``public_functions`` makes ``fn(x, name=None)`` / ``fn(x, y, name=None)`` that convert their
+arguments and ``bind`` the op. Ops whose public function does more (``abs`` choosing
+``ComplexAbs``, ``truediv`` casting integers) have ``fn=None`` and a hand-written function next to
+the table.
+"""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import (
-    InvalidArgumentError,
-    binary_infer,
-    quietly,
-)
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind, bind_binary
+from ...eager.tensor import EagerTensor as _ET
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import binary_infer, convert, convert_pair, quietly
 
-_FLOAT = "f"
-_INEXACT = "fc"
-_REAL = "iuf"
-_NUMERIC = "iufc"
-_INT = "iu"
-_BOOL = "b"
+FLOAT = "f"
+INEXACT = "fc"
+REAL = "iuf"
+NUMERIC = "iufc"
+INT = "iu"
+BOOL = "b"
+COMPLEX = "c"
 _KIND_NAMES = {
-    _FLOAT: "half, float, double",
-    _INEXACT: "half, float, double, complex64, complex128",
-    _REAL: "integer and floating-point types",
-    _NUMERIC: "numeric types",
-    _INT: "int8, int16, int32, int64, uint8, uint16, uint32, uint64",
-    _BOOL: "bool",
+    FLOAT: "half, float, double",
+    INEXACT: "half, float, double, complex64, complex128",
+    REAL: "integer and floating-point types",
+    NUMERIC: "numeric types",
+    INT: "int8, int16, int32, int64, uint8, uint16, uint32, uint64",
+    BOOL: "bool",
+    COMPLEX: "complex64, complex128",
 }
 
 
 # ----- shape/dtype rules and kernel wrappers ----------------------------------------------------
 
-def _check_kind(op_name: str, x, kinds: str) -> None:
+def check_kind(op_name: str, x, kinds: str) -> None:
     if x.dtype.np.kind not in kinds:
         raise InvalidArgumentError(
             None, None, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
@@ -35,13 +66,13 @@ def _check_kind(op_name: str, x, kinds: str) -> None:
             "(use tw.cast)")
 
 
-def _unary_rule(op_name: str, kinds: str, out=None):
+def unary_rule(op_name: str, kinds: str, out=None):
     """An ``infer`` for an elementwise unary op accepting dtype kinds ``kinds``.
 
     ``out``: None keeps the input dtype, "real" maps complex to its real dtype, or a DType.
     """
     def infer(x):
-        _check_kind(op_name, x, kinds)
+        check_kind(op_name, x, kinds)
         if out is None:
             return x.dtype, x.shape
         if out == "real":
@@ -50,17 +81,17 @@ def _unary_rule(op_name: str, kinds: str, out=None):
     return infer
 
 
-def _binary_rule(op_name: str, kinds: str, out=None):
+def binary_rule(op_name: str, kinds: str, out=None):
     """An ``infer`` for a broadcasting binary op (inputs of one dtype, kinds ``kinds``)."""
     def infer(x, y):
-        _check_kind(op_name, x, kinds)
-        _check_kind(op_name, y, kinds)
+        check_kind(op_name, x, kinds)
+        check_kind(op_name, y, kinds)
         dtype, shape = binary_infer(x, y)
         return (dtype if out is None else out), shape
     return infer
 
 
-def _unary_kernel(fn, kinds: str, quiet: bool = False):
+def unary_kernel(fn, kinds: str, quiet: bool = False):
     """Wraps a NumPy function as a kernel that refuses dtype kinds outside ``kinds``.
 
     ``quiet``: run it without NumPy's floating-point warnings (see ``quietly``).
@@ -79,8 +110,8 @@ def _unary_kernel(fn, kinds: str, quiet: bool = False):
     return kernel
 
 
-def _binary_kernel(fn, kinds: str, quiet: bool = False):
-    """Like ``_unary_kernel`` for two inputs."""
+def binary_kernel(fn, kinds: str, quiet: bool = False):
+    """Like ``unary_kernel`` for two inputs."""
     if quiet:
         def kernel(x, y):
             if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
@@ -95,29 +126,30 @@ def _binary_kernel(fn, kinds: str, quiet: bool = False):
     return kernel
 
 
-def _unary(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
+def unary_rules(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
     """``(infer, kernel)`` of an elementwise unary op, both held to the dtype kinds ``kinds``
-    (``_unary_rule``, ``_unary_kernel``)."""
-    return _unary_rule(op_name, kinds, out), _unary_kernel(fn, kinds, quiet)
+    (``unary_rule``, ``unary_kernel``)."""
+    return unary_rule(op_name, kinds, out), unary_kernel(fn, kinds, quiet)
 
 
-def _binary(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
-    """``(infer, kernel)`` of a broadcasting binary op (``_binary_rule``, ``_binary_kernel``)."""
-    return _binary_rule(op_name, kinds, out), _binary_kernel(fn, kinds, quiet)
+def binary_rules(op_name: str, fn, kinds: str, quiet: bool = False, out=None) -> tuple:
+    """``(infer, kernel)`` of a broadcasting binary op (``binary_rule``, ``binary_kernel``)."""
+    return binary_rule(op_name, kinds, out), binary_kernel(fn, kinds, quiet)
 
 
-def _no_grad(op, dy):
+def no_grad(op, dy):
+    """The gradient rule of an op that is not differentiable: None for every input."""
     return [None] * len(op.inputs)
 
 
-def _check_int_divisor(op_name: str, y) -> None:
-    if y.dtype.kind in _INT and not np.all(y):
+def check_int_divisor(op_name: str, y) -> None:
+    if y.dtype.kind in INT and not np.all(y):
         raise ZeroDivisionError(f"{op_name}: Integer division by zero")
 
 
-# ----- binary arithmetic ------------------------------------------------------------------------
+# ----- codegen hint for scalars -------------------------------------------------------------------
 
-def _lower_to(fn):
+def lower_to(fn):
     """Codegen hint for scalar ops: in a compiled graph dtypes are already checked, so the
     Python operator runs the op on NumPy's scalar fast path (several times faster than a ufunc
     call on 0-d arrays). Array ops keep the ufunc, which codegen can give an ``out=`` buffer."""
@@ -126,3 +158,147 @@ def _lower_to(fn):
     return lower
 
 
+
+
+# ----- table rows -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Unary:
+    """One elementwise unary op (see the module docstring).
+
+    Fields: ``op`` TensorFlow's op name; ``fn`` the public function generated for it (None: the
+    module writes its own); ``kernel`` the NumPy function; ``kinds`` the dtype kinds accepted
+    (``FLOAT``, ``INEXACT``...); ``grad`` the gradient rule (``no_grad``: not differentiable);
+    ``doc`` what the op computes; ``api`` the public docstring's (summary, x, returns);
+    ``quiet`` run the kernel without NumPy's floating-point warnings (see ``quietly``); ``out``
+    the result dtype (None: x's, "real": x's real dtype, or a DType); ``raw`` use the kernel as
+    is (a ufunc that already refuses what ``infer`` refuses).
+    """
+
+    op: str
+    fn: str | None
+    kernel: Callable
+    kinds: str | None
+    grad: Callable
+    doc: str
+    api: tuple = ()
+    quiet: bool = False
+    out: object = None
+    raw: bool = False
+
+
+@dataclass(frozen=True)
+class Binary(Unary):
+    """One broadcasting elementwise binary op: ``Unary``'s fields, plus ``infix`` (the Python
+    operator codegen writes for scalar results, see ``lower_to``), ``same_dtype`` (both inputs
+    of one dtype, checked by ``bind``) and ``fast`` (the public function takes the eager fast
+    path of ``x + y`` for two eager tensors: gradient rules add and multiply tensors a lot).
+    ``kinds`` None accepts every dtype."""
+
+    infix: Callable | None = None
+    same_dtype: bool = True
+    fast: bool = False
+
+
+def _rules(row) -> tuple:
+    """(infer, kernel) of a row."""
+    if not isinstance(row, Binary):
+        kernel = row.kernel if row.raw else unary_kernel(row.kernel, row.kinds, row.quiet)
+        return unary_rule(row.op, row.kinds, row.out), kernel
+    if row.kinds is None:  # any dtype: only broadcasting (and same_dtype) is checked
+        if row.out is None:
+            return binary_infer, row.kernel
+        out = row.out
+
+        def infer(x, y):
+            return out, binary_infer(x, y)[1]
+        return infer, row.kernel
+    kernel = row.kernel if row.raw else binary_kernel(row.kernel, row.kinds, row.quiet)
+    return binary_rule(row.op, row.kinds, row.out), kernel
+
+
+def declare(rows: list) -> tuple:
+    """Registers the op of every row (an ordinary OpDef, as ``register_op`` makes).
+
+    Args:
+        rows: ``Unary`` and/or ``Binary`` rows.
+
+    Returns:
+        The OpDefs, in row order.
+    """
+    out = []
+    for row in rows:
+        infer, kernel = _rules(row)
+        ns = {"__doc__": row.doc, "infer": infer, "kernel": kernel, "grad": row.grad}
+        binary = isinstance(row, Binary)
+        if binary and row.infix is not None:
+            ns["lower"] = lower_to(row.infix)
+        decl = type(row.op, (), ns)
+        out.append(register_op(row.op, same_dtype=binary and row.same_dtype)(decl))
+    return tuple(out)
+
+
+def _docstring(row) -> str:
+    summary, *args, returns = row.api
+    lines = "".join(f"        {n}: {a}\n" for n, a in zip(("x", "y"), args))
+    return (f"{summary}\n\n    Args:\n{lines}        name: op name in graph mode.\n\n"
+            f"    Returns:\n        {returns}\n    ")
+
+
+def _unary_function(opdef):
+    def fn(x: TensorLike, name: str | None = None) -> Tensor:
+        return bind(opdef, (convert(x),), name=name)
+    return fn
+
+
+def _binary_function(opdef):
+    def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+        x, y = convert_pair(x, y)
+        return bind(opdef, (x, y), name=name)
+    return fn
+
+
+def _fast_binary_function(opdef):
+    def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+        if type(x) is _ET and type(y) is _ET and name is None:
+            return bind_binary(opdef, x, y)  # as ``x + y`` does
+        x, y = convert_pair(x, y)
+        return bind(opdef, (x, y), name=name)
+    return fn
+
+
+def public_functions(rows: list, opdefs: tuple, module: str) -> tuple:
+    """The public function of every row with an ``fn`` name: convert the argument(s), then
+    ``bind`` the row's op.
+
+    Args:
+        rows: the rows given to ``declare``.
+        opdefs: what ``declare`` returned for them.
+        module: the ``__name__`` of the module the functions belong to.
+
+    Returns:
+        The functions, in row order (rows whose ``fn`` is None have none).
+    """
+    out = []
+    for row, opdef in zip(rows, opdefs):
+        if row.fn is None:
+            continue
+        if isinstance(row, Binary):
+            make = _fast_binary_function if row.fast else _binary_function
+        else:
+            make = _unary_function
+        fn = make(opdef)
+        fn.__name__ = fn.__qualname__ = row.fn
+        fn.__module__ = module
+        fn.__doc__ = _docstring(row)
+        out.append(fn)
+    return tuple(out)
+
+
+def bind_unless(opdef, x: TensorLike, name: str | None, skip: Callable, otherwise=None) -> Tensor:
+    """``bind(opdef, (x,))``, except for tensors of a dtype ``skip(dtype)`` accepts: those come
+    back as ``otherwise(x)`` (``x`` itself by default), as ``tw.math.real`` of a real tensor."""
+    x = convert(x)
+    if skip(x.dtype):
+        return x if otherwise is None else otherwise(x)
+    return bind(opdef, (x,), name=name)

@@ -3,24 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant, constant_value
+from ...eager.tensor import EagerTensor
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
-from ..core import (
-    EagerTensor,
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant,
-    constant_value,
-    convert,
-    ctx,
-    dtypes,
-    known_shape,
-    normalize_axis,
-    quietly,
-    register_op,
-)
+from ..core import convert, known_shape, normalize_axis, quietly
 from .binary import Mul, divide, multiply, subtract
 
 # ----- shape rules and helpers ------------------------------------------------------------------
@@ -350,52 +342,43 @@ class ProdOthers:
         return divide(subtract(total, g), x)
 
 
-def reduce_sum(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """Sums ``input_tensor`` over ``axis`` (``tw.reduce_sum``).
+def _reduction(fn_name: str, opdef, summary: str, returns: str, tensor: str = "the tensor.",
+               axis: str = "an int, list of ints, or None for all axes."):
+    """The public function ``fn(input_tensor, axis=None, keepdims=False, name=None)`` of a
+    reduction op."""
+    def fn(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
+           name: str | None = None) -> Tensor:
+        return _reduce(opdef, fn_name, input_tensor, axis, keepdims, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
-        input_tensor: the tensor.
-        axis: an int, list of ints, or None for all axes; negative values count from the end.
+        input_tensor: {tensor}
+        axis: {axis}
         keepdims: keep reduced dimensions with length 1.
         name: op name.
 
     Returns:
-        The reduced tensor, of the input's dtype.
+        {returns}
     """
-    return _reduce(Sum, "reduce_sum", input_tensor, axis, keepdims, name)
+    return fn
 
 
-def reduce_mean(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-                name: str | None = None) -> Tensor:
-    """Mean of ``input_tensor`` over ``axis`` (``tw.reduce_mean``); integer inputs truncate.
-
-    Args:
-        input_tensor: the tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
-
-    Returns:
-        The reduced tensor, of the input's dtype.
-    """
-    return _reduce(Mean, "reduce_mean", input_tensor, axis, keepdims, name)
+reduce_sum = _reduction(
+    "reduce_sum", Sum, "Sums ``input_tensor`` over ``axis`` (``tw.reduce_sum``).",
+    "The reduced tensor, of the input's dtype.",
+    axis="an int, list of ints, or None for all axes; negative values count from the end.")
 
 
-def reduce_prod(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-                name: str | None = None) -> Tensor:
-    """Product of ``input_tensor`` over ``axis`` (``tw.reduce_prod``).
+reduce_mean = _reduction(
+    "reduce_mean", Mean,
+    "Mean of ``input_tensor`` over ``axis`` (``tw.reduce_mean``); integer inputs truncate.",
+    "The reduced tensor, of the input's dtype.")
 
-    Args:
-        input_tensor: the tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
 
-    Returns:
-        The reduced tensor, of the input's dtype.
-    """
-    return _reduce(Prod, "reduce_prod", input_tensor, axis, keepdims, name)
+reduce_prod = _reduction(
+    "reduce_prod", Prod, "Product of ``input_tensor`` over ``axis`` (``tw.reduce_prod``).",
+    "The reduced tensor, of the input's dtype.")
 
 
 # ----- max, min ---------------------------------------------------------------------------------
@@ -437,121 +420,53 @@ def _extremum_grad(op, dy):
     return multiply(_kept(op, dy), w)
 
 
-@register_op("Max")
-class Max:
-    """Maximum over ``axis``."""
-
-    infer = _real_infer
-
+def _reduction_op(name: str, doc: str, infer, reduce, grad):
+    """Declares a reduction op whose kernel is ``reduce(x, axis, keepdims)``."""
     def kernel(x, *, axis, keepdims=False):
-        return _extremum_kernel(np.max, x, axis, keepdims)
-
-    grad = _extremum_grad
-
-
-@register_op("Min")
-class Min:
-    """Minimum over ``axis``."""
-
-    infer = _real_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return _extremum_kernel(np.min, x, axis, keepdims)
-
-    grad = _extremum_grad
+        return reduce(x, axis, keepdims)
+    ns = {"__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad}
+    return register_op(name)(type(name, (), ns))
 
 
-def reduce_max(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """Maximum of ``input_tensor`` over ``axis`` (``tw.reduce_max``).
-
-    Args:
-        input_tensor: a real tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
-
-    Returns:
-        The reduced tensor; the gradient goes to the maximal elements (ties share it).
-    """
-    return _reduce(Max, "reduce_max", input_tensor, axis, keepdims, name)
+Max = _reduction_op("Max", "Maximum over ``axis``.", _real_infer,
+                    lambda x, axis, keepdims: _extremum_kernel(np.max, x, axis, keepdims),
+                    _extremum_grad)
+Min = _reduction_op("Min", "Minimum over ``axis``.", _real_infer,
+                    lambda x, axis, keepdims: _extremum_kernel(np.min, x, axis, keepdims),
+                    _extremum_grad)
 
 
-def reduce_min(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """Minimum of ``input_tensor`` over ``axis`` (``tw.reduce_min``).
+reduce_max = _reduction(
+    "reduce_max", Max, "Maximum of ``input_tensor`` over ``axis`` (``tw.reduce_max``).",
+    "The reduced tensor; the gradient goes to the maximal elements (ties share it).",
+    tensor="a real tensor.")
 
-    Args:
-        input_tensor: a real tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
 
-    Returns:
-        The reduced tensor; the gradient goes to the minimal elements (ties share it).
-    """
-    return _reduce(Min, "reduce_min", input_tensor, axis, keepdims, name)
+reduce_min = _reduction(
+    "reduce_min", Min, "Minimum of ``input_tensor`` over ``axis`` (``tw.reduce_min``).",
+    "The reduced tensor; the gradient goes to the minimal elements (ties share it).",
+    tensor="a real tensor.")
 
 
 # ----- any, all ---------------------------------------------------------------------------------
 
 
-@register_op("Any")
-class Any:
-    """Logical or over ``axis`` (bool tensors)."""
-
-    infer = _bool_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return np.any(x, axis=axis, keepdims=keepdims)
-
-    def grad(op, dy):
-        return None
+Any = _reduction_op("Any", "Logical or over ``axis`` (bool tensors).", _bool_infer,
+                    lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
+                    lambda op, dy: None)
+All = _reduction_op("All", "Logical and over ``axis`` (bool tensors).", _bool_infer,
+                    lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
+                    lambda op, dy: None)
 
 
-@register_op("All")
-class All:
-    """Logical and over ``axis`` (bool tensors)."""
-
-    infer = _bool_infer
-
-    def kernel(x, *, axis, keepdims=False):
-        return np.all(x, axis=axis, keepdims=keepdims)
-
-    def grad(op, dy):
-        return None
+reduce_any = _reduction(
+    "reduce_any", Any, "Logical or of a bool tensor over ``axis`` (``tw.reduce_any``).",
+    "The reduced bool tensor.", tensor="a bool tensor.")
 
 
-def reduce_any(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """Logical or of a bool tensor over ``axis`` (``tw.reduce_any``).
-
-    Args:
-        input_tensor: a bool tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
-
-    Returns:
-        The reduced bool tensor.
-    """
-    return _reduce(Any, "reduce_any", input_tensor, axis, keepdims, name)
-
-
-def reduce_all(input_tensor: TensorLike, axis: TensorLike | None = None, keepdims: bool = False,
-               name: str | None = None) -> Tensor:
-    """Logical and of a bool tensor over ``axis`` (``tw.reduce_all``).
-
-    Args:
-        input_tensor: a bool tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
-
-    Returns:
-        The reduced bool tensor.
-    """
-    return _reduce(All, "reduce_all", input_tensor, axis, keepdims, name)
+reduce_all = _reduction(
+    "reduce_all", All, "Logical and of a bool tensor over ``axis`` (``tw.reduce_all``).",
+    "The reduced bool tensor.", tensor="a bool tensor.")
 
 
 # ----- logsumexp, variance, std -----------------------------------------------------------------

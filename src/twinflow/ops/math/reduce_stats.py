@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ..core import convert
 from .binary import multiply, subtract
 from .binary import pow as pow_op
 from .cast import cast
@@ -165,32 +161,6 @@ def _arg_kernel(fn, x, axis, output_type):
     return np.asarray(fn(x, axis=axis)).astype(output_type.np)
 
 
-@register_op("ArgMax")
-class ArgMax:
-    """Index of the largest value along ``axis`` (the first one on ties)."""
-
-    infer = _arg_infer
-
-    def kernel(x, *, axis, output_type):
-        return _arg_kernel(np.argmax, x, axis, output_type)
-
-    def grad(op, dy):
-        return None
-
-
-@register_op("ArgMin")
-class ArgMin:
-    """Index of the smallest value along ``axis`` (the first one on ties)."""
-
-    infer = _arg_infer
-
-    def kernel(x, *, axis, output_type):
-        return _arg_kernel(np.argmin, x, axis, output_type)
-
-    def grad(op, dy):
-        return None
-
-
 def _arg(opdef, fn_name, input, axis, output_type, name):
     x = convert(input)
     if axis is None:
@@ -216,9 +186,14 @@ def _arg(opdef, fn_name, input, axis, output_type, name):
     return bind(opdef, [x], {"axis": axis, "output_type": output_type}, name=name)
 
 
-def argmax(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
-           name: str | None = None) -> Tensor:
-    """Index of the largest value along ``axis`` (``tw.argmax``, ``tw.math.argmax``).
+def _arg_function(fn_name: str, opdef, word: str):
+    """The public function of ArgMax / ArgMin."""
+    def fn(input: TensorLike, axis: TensorLike | None = None,
+           output_type: DTypeLike = dtypes.int64, name: str | None = None) -> Tensor:
+        return _arg(opdef, fn_name, input, axis, output_type, name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    where = f"(``tw.{fn_name}``, ``tw.math.{fn_name}``)"
+    fn.__doc__ = f"""Index of the {word} value along ``axis`` {where}.
 
     Args:
         input: a real tensor.
@@ -229,23 +204,25 @@ def argmax(input: TensorLike, axis: TensorLike | None = None, output_type: DType
     Returns:
         An integer tensor with ``axis`` removed.
     """
-    return _arg(ArgMax, "argmax", input, axis, output_type, name)
+    return fn
 
 
-def argmin(input: TensorLike, axis: TensorLike | None = None, output_type: DTypeLike = dtypes.int64,
-           name: str | None = None) -> Tensor:
-    """Index of the smallest value along ``axis`` (``tw.argmin``, ``tw.math.argmin``).
+def _arg_op(op_name: str, np_arg, word: str):
+    """Declares ArgMax / ArgMin (``np_arg`` along ``axis``) and returns it with its public
+    function."""
+    def kernel(x, *, axis, output_type):
+        return _arg_kernel(np_arg, x, axis, output_type)
 
-    Args:
-        input: a real tensor.
-        axis: the axis (an int or scalar tensor); None means 0, as in TensorFlow.
-        output_type: int64 (default) or int32.
-        name: op name.
+    def grad(op, dy):
+        return None
+    ns = {"__doc__": f"Index of the {word} value along ``axis`` (the first one on ties).",
+          "infer": _arg_infer, "kernel": kernel, "grad": grad}
+    opdef = register_op(op_name)(type(op_name, (), ns))
+    return opdef, _arg_function(op_name.lower(), opdef, word)
 
-    Returns:
-        An integer tensor with ``axis`` removed.
-    """
-    return _arg(ArgMin, "argmin", input, axis, output_type, name)
+
+ArgMax, argmax = _arg_op("ArgMax", np.argmax, "largest")
+ArgMin, argmin = _arg_op("ArgMin", np.argmin, "smallest")
 
 
 # ----- norm, count_nonzero ----------------------------------------------------------------------

@@ -3,24 +3,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    quietly,
-    register_op,
-    static_value,
-)
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
+from ..core import convert, quietly, static_value
 from .binary import multiply, realdiv
-from .elementwise import _NUMERIC, _check_kind
+from .elementwise import NUMERIC, check_kind
 from .unary import _c
 
 
 def _scan_infer(op_name: str):
     def infer(x, *, axis, exclusive=False, reverse=False):
-        _check_kind(op_name, x, _NUMERIC)
+        check_kind(op_name, x, NUMERIC)
         rank = x.shape.rank
         if rank is not None and not -rank <= axis < max(rank, 1):
             raise InvalidArgumentError(
@@ -31,7 +26,7 @@ def _scan_infer(op_name: str):
 
 
 def _scan(fn, identity, x, axis, exclusive, reverse):
-    if x.dtype.kind not in _NUMERIC:
+    if x.dtype.kind not in NUMERIC:
         raise TypeError(f"unsupported dtype {x.dtype}")
     if x.ndim == 0:
         raise IndexError("scan over a scalar")
@@ -47,79 +42,59 @@ def _scan(fn, identity, x, axis, exclusive, reverse):
     return np.ascontiguousarray(out)
 
 
-@register_op("Cumsum")
-class Cumsum:
-    """Cumulative sum along ``axis`` (optionally exclusive and/or reversed)."""
+def _cumsum_grad(op, dy):
+    a = op.attrs
+    return cumsum(dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
 
-    infer = _scan_infer("Cumsum")
 
+def _cumprod_grad(op, dy):
+    # As TensorFlow: exact when x has no zeros.
+    x, a = op.inputs[0], op.attrs
+    prod = op.outputs[0]
+    out = cumsum(multiply(prod, dy), a["axis"], exclusive=a["exclusive"],
+                 reverse=not a["reverse"])
+    return realdiv(out, _c(x))
+
+
+def _scan_op(name: str, np_scan, identity: int, word: str, grad):
+    """Declares Cumsum / Cumprod: ``np_scan`` along ``axis``, starting from ``identity``."""
     def kernel(x, *, axis, exclusive=False, reverse=False):
-        return quietly(_scan, np.cumsum, 0, x, axis, exclusive, reverse)
-
-    def grad(op, dy):
-        a = op.attrs
-        return cumsum(dy, a["axis"], exclusive=a["exclusive"], reverse=not a["reverse"])
-
-
-@register_op("Cumprod")
-class Cumprod:
-    """Cumulative product along ``axis`` (optionally exclusive and/or reversed)."""
-
-    infer = _scan_infer("Cumprod")
-
-    def kernel(x, *, axis, exclusive=False, reverse=False):
-        return quietly(_scan, np.cumprod, 1, x, axis, exclusive, reverse)
-
-    def grad(op, dy):
-        # As TensorFlow: exact when x has no zeros.
-        x, a = op.inputs[0], op.attrs
-        prod = op.outputs[0]
-        out = cumsum(multiply(prod, dy), a["axis"], exclusive=a["exclusive"],
-                     reverse=not a["reverse"])
-        return realdiv(out, _c(x))
+        return quietly(_scan, np_scan, identity, x, axis, exclusive, reverse)
+    doc = f"Cumulative {word} along ``axis`` (optionally exclusive and/or reversed)."
+    ns = {"__doc__": doc, "infer": _scan_infer(name), "kernel": kernel, "grad": grad}
+    return register_op(name)(type(name, (), ns))
 
 
-# ----- clipping ---------------------------------------------------------------------------------
+Cumsum = _scan_op("Cumsum", np.cumsum, 0, "sum", _cumsum_grad)
+Cumprod = _scan_op("Cumprod", np.cumprod, 1, "product", _cumprod_grad)
+
 
 def _static_axis(axis, op_name: str) -> int:
     return int(np.asarray(static_value(axis, f"{op_name}: axis")).reshape(()))
 
 
-def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+def _scan_function(fn_name: str, opdef, word: str, where: str, identity: str, op: str):
+    """The public function of a scan op; ``op`` is its infix symbol in the docstring."""
+    def fn(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
            name: str | None = None) -> Tensor:
-    """Cumulative sum along ``axis`` (``tw.cumsum``, ``tw.math.cumsum``).
+        attrs = {"axis": _static_axis(axis, opdef.name), "exclusive": bool(exclusive),
+                 "reverse": bool(reverse)}
+        return bind(opdef, (convert(x),), attrs, name=name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""Cumulative {word} along ``axis`` ({where}).
 
     Args:
         x: a numeric tensor.
         axis: the axis to scan (an int; negative counts from the end).
-        exclusive: exclude each element itself: [a, b, c] -> [0, a, a + b].
-        reverse: scan from the end: [a, b, c] -> [a + b + c, b + c, c].
+        exclusive: exclude each element itself: [a, b, c] -> [{identity}, a, a {op} b].
+        reverse: scan from the end: [a, b, c] -> [a {op} b {op} c, b {op} c, c].
         name: op name in graph mode.
 
     Returns:
         A tensor like ``x``.
     """
-    attrs = {"axis": _static_axis(axis, "Cumsum"), "exclusive": bool(exclusive),
-             "reverse": bool(reverse)}
-    return bind(Cumsum, (convert(x),), attrs, name=name)
+    return fn
 
 
-def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
-            name: str | None = None) -> Tensor:
-    """Cumulative product along ``axis`` (``tw.math.cumprod``).
-
-    Args:
-        x: a numeric tensor.
-        axis: the axis to scan (an int; negative counts from the end).
-        exclusive: exclude each element itself: [a, b, c] -> [1, a, a * b].
-        reverse: scan from the end: [a, b, c] -> [a * b * c, b * c, c].
-        name: op name in graph mode.
-
-    Returns:
-        A tensor like ``x``.
-    """
-    attrs = {"axis": _static_axis(axis, "Cumprod"), "exclusive": bool(exclusive),
-             "reverse": bool(reverse)}
-    return bind(Cumprod, (convert(x),), attrs, name=name)
-
-
+cumsum = _scan_function("cumsum", Cumsum, "sum", "``tw.cumsum``, ``tw.math.cumsum``", "0", "+")
+cumprod = _scan_function("cumprod", Cumprod, "product", "``tw.math.cumprod``", "1", "*")

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    check_float,
-    convert,
-    register_op,
-    unary_infer,
-)
+from ..core import check_float, convert, unary_infer
 from ..math.binary import add, multiply, subtract
 from ..math.unary import erf, exp, negative, sigmoid, sign, tanh
 
@@ -257,30 +252,34 @@ class SoftsignGrad:
         return bind(SoftsignGrad, [ddx, x]), gx
 
 
-def relu(features: TensorLike, name: str | None = None) -> Tensor:
-    """Rectified linear unit, max(features, 0) (``tw.nn.relu``).
+def _activation(fn_name: str, opdef, summary: str, floats_only: bool = True):
+    """The public function of an activation op: ``fn(features, name=None)``."""
+    def fn(features: TensorLike, name: str | None = None) -> Tensor:
+        x = _float_arg(features, opdef.name) if floats_only else convert(features)
+        return bind(opdef, [x], name=name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
-        features: a tensor.
+        features: a {"float " if floats_only else ""}tensor.
         name: op name.
 
     Returns:
         A tensor of the same shape and dtype.
     """
-    return bind(Relu, [convert(features)], name=name)
+    return fn
 
 
-def relu6(features: TensorLike, name: str | None = None) -> Tensor:
-    """min(max(features, 0), 6) (``tw.nn.relu6``).
-
-    Args:
-        features: a tensor.
-        name: op name.
-
-    Returns:
-        A tensor of the same shape and dtype.
-    """
-    return bind(Relu6, [convert(features)], name=name)
+relu = _activation("relu", Relu, "Rectified linear unit, max(features, 0) (``tw.nn.relu``).",
+                   floats_only=False)
+relu6 = _activation("relu6", Relu6, "min(max(features, 0), 6) (``tw.nn.relu6``).",
+                    floats_only=False)
+elu = _activation("elu", Elu,
+                  "Exponential linear unit: x if x > 0 else exp(x) - 1 (``tw.nn.elu``).")
+selu = _activation("selu", Selu, "Scaled exponential linear unit (``tw.nn.selu``).")
+softplus = _activation("softplus", Softplus,
+                       "log(exp(features) + 1) (``tw.nn.softplus``, ``tw.math.softplus``).")
+softsign = _activation("softsign", Softsign, "features / (abs(features) + 1) (``tw.nn.softsign``).")
 
 
 def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
@@ -295,58 +294,6 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None
         A tensor of the same shape and dtype.
     """
     return bind(LeakyRelu, [_float_arg(features, "LeakyRelu")], {"alpha": float(alpha)}, name=name)
-
-
-def elu(features: TensorLike, name: str | None = None) -> Tensor:
-    """Exponential linear unit: x if x > 0 else exp(x) - 1 (``tw.nn.elu``).
-
-    Args:
-        features: a float tensor.
-        name: op name.
-
-    Returns:
-        A tensor of the same shape and dtype.
-    """
-    return bind(Elu, [_float_arg(features, "Elu")], name=name)
-
-
-def selu(features: TensorLike, name: str | None = None) -> Tensor:
-    """Scaled exponential linear unit (``tw.nn.selu``).
-
-    Args:
-        features: a float tensor.
-        name: op name.
-
-    Returns:
-        A tensor of the same shape and dtype.
-    """
-    return bind(Selu, [_float_arg(features, "Selu")], name=name)
-
-
-def softplus(features: TensorLike, name: str | None = None) -> Tensor:
-    """log(exp(features) + 1) (``tw.nn.softplus``, ``tw.math.softplus``).
-
-    Args:
-        features: a float tensor.
-        name: op name.
-
-    Returns:
-        A tensor of the same shape and dtype.
-    """
-    return bind(Softplus, [_float_arg(features, "Softplus")], name=name)
-
-
-def softsign(features: TensorLike, name: str | None = None) -> Tensor:
-    """features / (abs(features) + 1) (``tw.nn.softsign``).
-
-    Args:
-        features: a float tensor.
-        name: op name.
-
-    Returns:
-        A tensor of the same shape and dtype.
-    """
-    return bind(Softsign, [_float_arg(features, "Softsign")], name=name)
 
 
 def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:

@@ -3,23 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.create import eye as eye_op
 from ..array.join import concat
 from ..array.layout import expand_dims, squeeze
 from ..array.shape import reshape, shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    ZerosLike,
-    bind,
-    check_float,
-    convert,
-    convert_pair,
-    dtypes,
-    register_op,
-)
+from ..core import ZerosLike, check_float, convert, convert_pair
 from ..math.binary import multiply
 from .activations import _float_arg
 from .geometry import (

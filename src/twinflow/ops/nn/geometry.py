@@ -4,11 +4,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..core import (
-    InvalidArgumentError,
-    TensorShape,
-    shape_from_tensor,
-)
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ..core import shape_from_tensor
 
 
 def _hw_list(v, name: str, default: int = 1) -> tuple:

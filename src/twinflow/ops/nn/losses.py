@@ -4,28 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
-from ..array.gather import gather
 from ..array.layout import expand_dims
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    check_float,
-    convert,
-    convert_pair,
-    dtypes,
-    quietly,
-    register_op,
-)
-from ..math.binary import add, div_no_nan, divide, minimum, multiply, subtract
+from ..core import check_float, convert, convert_pair, quietly
+from ..math.binary import add, div_no_nan, divide, multiply, subtract
 from ..math.cast import cast
 from ..math.comparison import greater, where
 from ..math.reduce import reduce_sum
-from ..math.unary import exp, log, negative, sqrt
+from ..math.unary import exp, log, negative
 from .activations import _UINT_OF_FLOAT, _float_arg, softplus
 
 
@@ -352,28 +345,6 @@ def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_lo
     stirling = add(subtract(multiply(zs, log(zs)), zs),
                    multiply(log(multiply(zs, 2 * np.pi)), 0.5))
     return add(loss, where(big, stirling, zeros_like(z)))
-
-
-def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm=None,
-                     name: str | None = None) -> Tensor:
-    """Rows of ``params`` for each id (``tw.nn.embedding_lookup``).
-
-    Args:
-        params: a tensor [vocabulary, ...].
-        ids: an int tensor of row indices.
-        max_norm: if set, rows whose L2 norm exceeds it are scaled down to it.
-        name: op name.
-
-    Returns:
-        A tensor of shape ids.shape + params.shape[1:].
-    """
-    out = gather(params, ids, name=name)
-    if max_norm is None:
-        return out
-    axes = list(range(convert(ids).shape.rank, out.shape.rank))
-    norm = sqrt(reduce_sum(multiply(out, out), axis=axes, keepdims=True))
-    return multiply(out, minimum(div_no_nan(
-        convert(max_norm, dtype_hint=out.dtype), norm), 1.0))
 
 
 def compute_average_loss(per_example_loss: TensorLike, sample_weight: TensorLike | None = None,

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import ShapeLike, TensorLike
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value
+from ...graph.registry import register_op
+from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from .. import random_ops
 from ..array.create import zeros_like
 from ..array.gather import gather
 from ..array.layout import stop_gradient
 from ..array.shape import shape
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    check_float,
-    constant_value,
-    convert,
-    dtypes,
-    register_op,
-)
+from ..core import check_float, convert
 from ..math.binary import add, div_no_nan, maximum, minimum, multiply, squared_difference, subtract
 from ..math.cast import cast
 from ..math.comparison import equal, greater_equal

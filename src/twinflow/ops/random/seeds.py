@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    convert,
-    convert_to_tensor,
-    ctx,
-    dtypes,
-    shape_from_tensor,
-)
+from ...core import dtypes
+from ...core.context import ctx
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, convert_to_tensor
+from ...graph.tensor import Tensor
+from ..core import convert, shape_from_tensor
 from ..math.binary import add, multiply
 
 DEFAULT_GRAPH_SEED = 87654321

@@ -3,18 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    TensorShape,
-    bind,
-    constant_value,
-    convert,
-    convert_to_tensor,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...core.shapes import TensorShape
+from ...eager.execute import bind, constant_value, convert_to_tensor
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import convert
 from ..math.binary import add, divide, multiply, subtract
 from .seeds import (
     _arg,
@@ -32,50 +27,36 @@ from .seeds import (
 )
 
 
-@register_op("RandomStandardNormal", stateful=True)
-class RandomStandardNormal:
-    """Samples from N(0, 1)."""
-
-    infer = _shape_infer
-
+def _sampling_op(name: str, stream: str, doc: str, sample):
+    """Declares a stateful random op: its kernel is ``sample(generator, shape, np_dtype)`` with
+    the (op type, dtype, seeds) stream named ``stream`` (see ``seeds._stream``)."""
     def kernel(shape, *, dtype, seed=0, seed2=0, generator=None):
-        gen = _stream("normal", dtype.np, seed, seed2, generator)
-        return _float_sample(gen, "standard_normal", _shape_tuple(shape), dtype.np)
+        gen = _stream(stream, dtype.np, seed, seed2, generator)
+        return sample(gen, _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None
+    ns = {"__doc__": doc, "infer": _shape_infer, "kernel": kernel, "grad": grad}
+    return register_op(name, stateful=True)(type(name, (), ns))
 
 
-@register_op("RandomUniform", stateful=True)
-class RandomUniform:
-    """Samples uniformly from [0, 1)."""
-
-    infer = _shape_infer
-
-    def kernel(shape, *, dtype, seed=0, seed2=0, generator=None):
-        gen = _stream("uniform", dtype.np, seed, seed2, generator)
-        out = _float_sample(gen, "random", _shape_tuple(shape), dtype.np)
-        if dtype.np not in (np.float32, np.float64):
-            # rounding to a narrower float may reach 1.0; keep the interval half-open
-            out = np.minimum(out, np.nextafter(dtype.np.type(1), dtype.np.type(0)))
-        return out
-
-    def grad(op, dy):
-        return None
+def _uniform_sample(gen, shape, np_dtype):
+    out = _float_sample(gen, "random", shape, np_dtype)
+    if np_dtype not in (np.float32, np.float64):
+        # rounding to a narrower float may reach 1.0; keep the interval half-open
+        out = np.minimum(out, np.nextafter(np_dtype.type(1), np_dtype.type(0)))
+    return out
 
 
-@register_op("TruncatedNormal", stateful=True)
-class TruncatedNormal:
-    """Samples from N(0, 1), redrawing values more than 2 standard deviations out."""
-
-    infer = _shape_infer
-
-    def kernel(shape, *, dtype, seed=0, seed2=0, generator=None):
-        gen = _stream("truncated_normal", dtype.np, seed, seed2, generator)
-        return truncated_normal_sample(gen, _shape_tuple(shape), dtype.np)
-
-    def grad(op, dy):
-        return None
+RandomStandardNormal = _sampling_op(
+    "RandomStandardNormal", "normal", "Samples from N(0, 1).",
+    lambda gen, shape, np_dtype: _float_sample(gen, "standard_normal", shape, np_dtype))
+RandomUniform = _sampling_op("RandomUniform", "uniform", "Samples uniformly from [0, 1).",
+                             _uniform_sample)
+TruncatedNormal = _sampling_op(
+    "TruncatedNormal", "truncated_normal",
+    "Samples from N(0, 1), redrawing values more than 2 standard deviations out.",
+    truncated_normal_sample)
 
 
 def _uniform_int_infer(shape, minval, maxval, *, seed=0, seed2=0, generator=None):

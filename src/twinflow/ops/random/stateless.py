@@ -5,15 +5,12 @@ import itertools
 
 import numpy as np
 
-from ...graph.tensor import DTypeLike, ShapeLike, TensorLike
-from ..core import (
-    InvalidArgumentError,
-    Tensor,
-    bind,
-    convert,
-    dtypes,
-    register_op,
-)
+from ...core import dtypes
+from ...core.errors import InvalidArgumentError
+from ...eager.execute import bind
+from ...graph.registry import register_op
+from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
+from ..core import convert
 from ..math.binary import add, multiply, subtract
 from .seeds import (
     _GENERATORS,
@@ -45,45 +42,33 @@ def stateless_generator(seed) -> np.random.Generator:
         [int(v) % 2**64 for v in s])))
 
 
-@register_op("StatelessRandomNormal")
-class StatelessRandomNormal:
-    """Samples from N(0, 1), determined by ``seed`` alone."""
-
-    infer = _stateless_infer
-
+def _stateless_op(name: str, doc: str, sample):
+    """Declares a stateless random op: its kernel is ``sample(generator, shape, np_dtype)`` with
+    the generator ``seed`` alone determines."""
     def kernel(shape, seed, *, dtype):
-        return _float_sample(stateless_generator(seed), "standard_normal", _shape_tuple(shape),
-                             dtype.np)
+        return sample(stateless_generator(seed), _shape_tuple(shape), dtype.np)
 
     def grad(op, dy):
         return None, None
+    ns = {"__doc__": doc, "infer": _stateless_infer, "kernel": kernel, "grad": grad}
+    return register_op(name)(type(name, (), ns))
 
 
-@register_op("StatelessRandomUniform")
-class StatelessRandomUniform:
-    """Samples uniformly from [0, 1), determined by ``seed`` alone."""
-
-    infer = _stateless_infer
-
-    def kernel(shape, seed, *, dtype):
-        out = _float_sample(stateless_generator(seed), "random", _shape_tuple(shape), dtype.np)
-        return np.minimum(out, np.nextafter(dtype.np.type(1), dtype.np.type(0)))
-
-    def grad(op, dy):
-        return None, None
+def _uniform_sample(gen, shape, np_dtype):
+    out = _float_sample(gen, "random", shape, np_dtype)
+    return np.minimum(out, np.nextafter(np_dtype.type(1), np_dtype.type(0)))
 
 
-@register_op("StatelessTruncatedNormal")
-class StatelessTruncatedNormal:
-    """Samples from N(0, 1) truncated at two standard deviations, determined by ``seed``."""
-
-    infer = _stateless_infer
-
-    def kernel(shape, seed, *, dtype):
-        return truncated_normal_sample(stateless_generator(seed), _shape_tuple(shape), dtype.np)
-
-    def grad(op, dy):
-        return None, None
+StatelessRandomNormal = _stateless_op(
+    "StatelessRandomNormal", "Samples from N(0, 1), determined by ``seed`` alone.",
+    lambda gen, shape, np_dtype: _float_sample(gen, "standard_normal", shape, np_dtype))
+StatelessRandomUniform = _stateless_op(
+    "StatelessRandomUniform", "Samples uniformly from [0, 1), determined by ``seed`` alone.",
+    _uniform_sample)
+StatelessTruncatedNormal = _stateless_op(
+    "StatelessTruncatedNormal",
+    "Samples from N(0, 1) truncated at two standard deviations, determined by ``seed``.",
+    truncated_normal_sample)
 
 
 # ----- public functions -------------------------------------------------------------------------
@@ -245,31 +230,12 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
-def _stateless_seed(seed) -> Tensor:
-    return convert(seed, dtype_hint=dtypes.int64) if not hasattr(seed, "dtype") \
-        else convert(seed)
-
-
-def stateless_random_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
-                            stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
-                            name: str | None = None) -> Tensor:
-    """Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).
-
-    Args:
-        shape: a 1-D int tensor or list.
-        seed: a shape-[2] integer tensor.
-        mean: the mean.
-        stddev: the standard deviation.
-        dtype: a floating-point dtype.
-        name: op name.
-
-    Returns:
-        A tensor of ``shape`` and ``dtype``.
-    """
-    dtype = _float_dtype(dtype, "tw.random.stateless_normal")
-    rnd = bind(StatelessRandomNormal, [_shape_arg(shape), _stateless_seed(seed)],
-               {"dtype": dtype}, name=name)
-    return _scale_shift(rnd, stddev, mean, dtype)
+def _stateless_sample(opdef, shape, seed, dtype, fn: str, name) -> tuple:
+    """(the op's samples of ``shape``, their float dtype) for the stateless function ``fn``."""
+    dtype = _float_dtype(dtype, fn)
+    shape = _shape_arg(shape)
+    seed = convert(seed, dtype_hint=dtypes.int64) if not hasattr(seed, "dtype") else convert(seed)
+    return bind(opdef, [shape, seed], {"dtype": dtype}, name=name), dtype
 
 
 def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
@@ -288,9 +254,8 @@ def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
     Returns:
         A tensor of ``shape`` and ``dtype``.
     """
-    dtype = _float_dtype(dtype, "tw.random.stateless_uniform")
-    rnd = bind(StatelessRandomUniform, [_shape_arg(shape), _stateless_seed(seed)],
-               {"dtype": dtype}, name=name)
+    rnd, dtype = _stateless_sample(StatelessRandomUniform, shape, seed, dtype,
+                                   "tw.random.stateless_uniform", name)
     maxval = 1 if maxval is None else maxval
     if _is_py(minval, 0) and _is_py(maxval, 1):
         return rnd
@@ -298,25 +263,35 @@ def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
     return add(multiply(rnd, subtract(hi, lo)), lo)
 
 
-def stateless_truncated_normal(shape: ShapeLike, seed, mean: TensorLike = 0.0,
-                               stddev: TensorLike = 1.0, dtype: DTypeLike = dtypes.float32,
-                               name: str | None = None) -> Tensor:
-    """Deterministic truncated-normal samples, a pure function of ``seed``.
+def _stateless_normal_function(fn_name: str, opdef, tw_name: str, summary: str, stddev: str):
+    """``tw.random.stateless_normal`` / ``stateless_truncated_normal``: samples of ``opdef``,
+    scaled by ``stddev`` and shifted by ``mean``."""
+    def fn(shape: ShapeLike, seed, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+           dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
+        rnd, dtype = _stateless_sample(opdef, shape, seed, dtype, tw_name, name)
+        return _scale_shift(rnd, stddev, mean, dtype)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{summary}
 
     Args:
         shape: a 1-D int tensor or list.
         seed: a shape-[2] integer tensor.
         mean: the mean.
-        stddev: the standard deviation before truncation.
+        stddev: {stddev}
         dtype: a floating-point dtype.
         name: op name.
 
     Returns:
         A tensor of ``shape`` and ``dtype``.
     """
-    dtype = _float_dtype(dtype, "tw.random.stateless_truncated_normal")
-    rnd = bind(StatelessTruncatedNormal, [_shape_arg(shape), _stateless_seed(seed)],
-               {"dtype": dtype}, name=name)
-    return _scale_shift(rnd, stddev, mean, dtype)
+    return fn
 
 
+stateless_random_normal = _stateless_normal_function(
+    "stateless_random_normal", StatelessRandomNormal, "tw.random.stateless_normal",
+    "Deterministic normal samples, a pure function of ``seed`` (``tw.random.stateless_normal``).",
+    "the standard deviation.")
+stateless_truncated_normal = _stateless_normal_function(
+    "stateless_truncated_normal", StatelessTruncatedNormal, "tw.random.stateless_truncated_normal",
+    "Deterministic truncated-normal samples, a pure function of ``seed``.",
+    "the standard deviation before truncation.")

@@ -237,6 +237,147 @@ mae = MAE = mean_absolute_error
 kld = KLD = kl_divergence
 
 
+# ----- more per-sample losses (Keras 3's formulas) ------------------------------------------
+
+def _hinge_labels(y_true):
+    """Labels in {0, 1} become {-1, 1} (Keras converts binary labels for hinge losses)."""
+    binary = reduction_ops.reduce_all(math_ops.logical_or(math_ops.equal(y_true, 0.0),
+                                                          math_ops.equal(y_true, 1.0)))
+    return math_ops.where(binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(max(1 - y_true * y_pred, 0), axis=-1)`` (labels -1/1, or 0/1 converted).
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    return reduction_ops.reduce_mean(nn_ops.relu(1.0 - y_true * y_pred), axis=-1)
+
+
+def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    return reduction_ops.reduce_mean(math_ops.square(nn_ops.relu(1.0 - y_true * y_pred)),
+                                     axis=-1)
+
+
+def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` (one-hot labels).
+
+    Args:
+        y_true: one-hot targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    pos = reduction_ops.reduce_sum(y_true * y_pred, axis=-1)
+    neg = reduction_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return nn_ops.relu(neg - pos + 1.0)
+
+
+def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - 0.6931471805599453,
+                                     axis=-1)
+
+
+def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(y_pred - y_true * log(y_pred + epsilon), axis=-1)``.
+
+    Args:
+        y_true: targets (counts).
+        y_pred: predicted rates.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + 1e-7), axis=-1)
+
+
+def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
+    """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)`` (-1 means aligned).
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+        axis: the vector axis.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    return -reduction_ops.reduce_sum(nn_ops.l2_normalize(y_true, axis=axis) *
+                                     nn_ops.l2_normalize(y_pred, axis=axis), axis=axis)
+
+
+def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    diff = math_ops.abs((y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), 1e-7))
+    return 100.0 * reduction_ops.reduce_mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    a = math_ops.log(math_ops.maximum(y_pred, 1e-7) + 1.0)
+    b = math_ops.log(math_ops.maximum(y_true, 1e-7) + 1.0)
+    return reduction_ops.reduce_mean(math_ops.squared_difference(a, b), axis=-1)
+
+
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+logcosh = log_cosh
+
+
 class Loss:
     """Base class: ``loss(y_true, y_pred, sample_weight=None)`` returns a reduced loss.
 
@@ -446,6 +587,44 @@ class KLDivergence(LossFunctionWrapper):
         super().__init__(kl_divergence, reduction=reduction, name=name)
 
 
+def _loss_class(name: str, fn: Callable, default_name: str, doc: str) -> type:
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = default_name,
+                 **kwargs) -> None:
+        """Creates the loss.
+
+        Args:
+            reduction: one of ``Reduction``'s values.
+            name: the loss name.
+            **kwargs: passed to the loss function.
+        """
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kwargs)
+    cls = type(name, (LossFunctionWrapper,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": doc + "\n\n    Args:\n        reduction: one of ``Reduction``'s values.\n"
+                         "        name: the loss name.\n        **kwargs: passed to the "
+                         "loss function.\n"})
+    return cls
+
+
+Hinge = _loss_class("Hinge", hinge, "hinge", "The hinge loss (labels -1/1 or 0/1).")
+SquaredHinge = _loss_class("SquaredHinge", squared_hinge, "squared_hinge",
+                           "The squared hinge loss.")
+CategoricalHinge = _loss_class("CategoricalHinge", categorical_hinge, "categorical_hinge",
+                               "The categorical hinge loss (one-hot labels).")
+LogCosh = _loss_class("LogCosh", log_cosh, "log_cosh", "``log(cosh(error))``.")
+Poisson = _loss_class("Poisson", poisson, "poisson", "The Poisson loss.")
+CosineSimilarity = _loss_class("CosineSimilarity", cosine_similarity, "cosine_similarity",
+                               "Minus the cosine similarity (``axis`` keyword: the vectors).")
+MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
+                                          mean_absolute_percentage_error,
+                                          "mean_absolute_percentage_error",
+                                          "Mean absolute percentage error.")
+MeanSquaredLogarithmicError = _loss_class("MeanSquaredLogarithmicError",
+                                          mean_squared_logarithmic_error,
+                                          "mean_squared_logarithmic_error",
+                                          "Mean squared logarithmic error.")
+
+
 _BY_NAME = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
@@ -453,6 +632,11 @@ _BY_NAME = {
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "kl_divergence": kl_divergence, "kld": kl_divergence,
+    "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
+    "log_cosh": log_cosh, "logcosh": log_cosh, "poisson": poisson,
+    "cosine_similarity": cosine_similarity,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mape,
+    "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": msle,
 }
 
 

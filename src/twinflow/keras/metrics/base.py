@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes
-from ..graph.tensor import DTypeLike, Tensor, TensorLike
-from ..ops import array_ops, math_ops, reduction_ops
-from ..ops.variables import Variable
-from . import losses as _losses
-from .layers.base import Layer
+from ...core import dtypes
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ...ops import array_ops, math_ops, reduction_ops
+from ...ops.variables import Variable
+from .. import losses as _losses
+from ..layers.base import Layer
 
 
 def _to_float(x, dtype=dtypes.float32):

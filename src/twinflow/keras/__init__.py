@@ -3,6 +3,7 @@ from . import (
     activations,
     backend,
     callbacks,
+    constraints,
     datasets,
     initializers,
     layers,
@@ -18,6 +19,7 @@ from . import (
 from .layers import Input
 from .models import Model, Sequential
 
-__all__ = ["activations", "backend", "callbacks", "datasets", "initializers", "layers", "losses",
+__all__ = ["activations", "backend", "callbacks", "constraints", "datasets", "initializers",
+           "layers", "losses",
            "metrics", "mixed_precision", "models", "optimizers", "regularizers", "saving", "utils",
            "Input", "Model", "Sequential"]

@@ -23,6 +23,7 @@ from ...ops import math_ops
 from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module, camel_to_snake
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .keras_tensor import (
@@ -235,7 +236,8 @@ class Layer(Module):
             initializer: an initializer, name or callable (glorot_uniform for floats).
             regularizer: a penalty on the weight, added to ``losses`` (name or callable).
             trainable: whether it is trained (default True).
-            constraint: stored on the variable.
+            constraint: a projection applied after each optimizer update (a name such as
+                ``'non_neg'``, a ``tw.keras.constraints`` object or a callable).
             use_resource: ignored.
             synchronization: passed to the variable.
             aggregation: passed to the variable.
@@ -252,7 +254,8 @@ class Layer(Module):
             value = init(shape, dtype=dt)
             var = Variable(value, trainable=True if trainable is None else trainable,
                            name=f"{self.name}/{name or 'Variable'}", dtype=dt,
-                           constraint=constraint, synchronization=synchronization,
+                           constraint=_constraints.get(constraint),
+                           synchronization=synchronization,
                            aggregation=aggregation)
         var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
         self._tw_weights.append(var)

@@ -313,6 +313,8 @@ class Optimizer(Module):
             if self.weight_decay:
                 var.assign_sub(var * (lr_v * float(self.weight_decay)))
             self.update_step(g, var, lr_v)
+            if var.constraint is not None:  # Keras: constraints project after each update
+                var.assign(var.constraint(var.read_value()))
 
     def _accumulated_update(self, grads: list, var_list: list, n: int) -> None:
         """Adds the gradients to the accumulators; every ``n``-th step applies their mean.

@@ -65,3 +65,36 @@ def test_constraint_math_and_config():
     assert again.get_config() == c.get_config()
     with pytest.raises(ValueError):
         keras.constraints.get("positive")
+
+
+def test_backup_and_restore_resumes_an_interrupted_fit(tmp_path):
+    x = np.random.default_rng(1).normal(size=(8, 3)).astype(np.float32)
+    y = x.sum(1, keepdims=True)
+
+    class Interrupt(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise RuntimeError("interrupted")
+
+    def make():
+        tw.random.set_seed(3)
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+        model.compile(keras.optimizers.Adam(0.1), "mse")
+        return model
+
+    reference = make()
+    reference.fit(x, y, epochs=4, batch_size=4, shuffle=False, verbose=0)
+    model = make()
+    backup = keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))
+    with pytest.raises(RuntimeError, match="interrupted"):
+        model.fit(x, y, epochs=4, batch_size=4, shuffle=False, verbose=0,
+                  callbacks=[backup, Interrupt()])
+    resumed = make()
+    hist = resumed.fit(x, y, epochs=4, batch_size=4, shuffle=False, verbose=0,
+                       callbacks=[keras.callbacks.BackupAndRestore(str(tmp_path / "backup"))])
+    assert len(hist.history["loss"]) == 2  # epochs 3 and 4 only
+    for a, b in zip(resumed.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert not any(p.suffix in (".npz", ".json") for p in (tmp_path / "backup").iterdir())
+    with pytest.raises(NotImplementedError):
+        keras.callbacks.BackupAndRestore(str(tmp_path), save_freq=10)

@@ -80,6 +80,8 @@ class LoopsMixin:
         self._tw_stop = False
         self._tw_history = history
         cbs.on_train_begin()
+        # BackupAndRestore found an interrupted run: resume after its last finished epoch.
+        initial_epoch = max(initial_epoch, self.__dict__.pop("_tw_resume_epoch", 0))
         logs: dict = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()

@@ -7,6 +7,7 @@ from typing import Any
 from ...core import nest
 from ...core.shapes import TensorShape
 from ...train import checkpoint as _ckpt
+from .. import h5_weights as _h5_weights
 from .. import metrics as _metrics
 from .. import saving as _saving
 from ..layers.base import Layer
@@ -165,34 +166,46 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
     # ----- weights I/O -----
     def save_weights(self, filepath: str, overwrite: bool = True, save_format=None,
                      options=None) -> None:
-        """Writes the model's variables as a checkpoint (``filepath.npz`` + index JSON).
+        """Writes the model's variables: a path ending in ``.weights.h5`` gets Keras 3's HDF5
+        file (needs h5py); any other path a twinflow checkpoint (``filepath.npz`` + index).
 
         Args:
-            filepath: the checkpoint prefix.
+            filepath: the ``.weights.h5`` file or the checkpoint prefix.
             overwrite: accepted (always overwrites).
             save_format: accepted for compatibility.
             options: ignored.
         """
         path = os.fspath(filepath)
+        if path.endswith(".h5"):
+            if not path.endswith(".weights.h5"):
+                raise ValueError("The filename must end in `.weights.h5`. Received: "
+                                 f"filepath={path}")
+            _h5_weights.save_weights(self, path)
+            return
         arrays = {p: v.numpy() for p, v in _ckpt.collect_variables(self).items()}
         prefix = _ckpt.write_arrays(path, arrays)
         directory = os.path.dirname(prefix) or "."
         _ckpt.update_checkpoint_state(directory, prefix)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False,
-                     options=None) -> _ckpt.LoadStatus:
-        """Restores variables saved by ``save_weights`` (deferred for unbuilt layers).
+                     options=None) -> _ckpt.LoadStatus | None:
+        """Restores variables saved by ``save_weights`` (deferred for unbuilt layers), or
+        from a Keras 3 ``.weights.h5`` file (the model must be built; returns None).
 
         Args:
-            filepath: the checkpoint prefix (or a directory with a ``checkpoint`` file).
+            filepath: the checkpoint prefix (or a directory with a ``checkpoint`` file), or
+                a ``.weights.h5`` file.
             skip_mismatch: unsupported (mismatches raise).
             by_name: unsupported.
             options: ignored.
 
         Returns:
-            A load status.
+            A load status (None for ``.weights.h5`` files).
         """
         path = os.fspath(filepath)
+        if path.endswith(".weights.h5"):
+            _h5_weights.load_weights(self, path)
+            return None
         if os.path.isdir(path):
             path = _ckpt.latest_checkpoint(path) or path
         values = _ckpt.read_arrays(path)

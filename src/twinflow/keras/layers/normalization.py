@@ -126,7 +126,40 @@ class BatchNormalization(Layer):
         return cfg
 
 
-class LayerNormalization(Layer):
+class _Affine(Layer):
+    """The learned scale ``gamma`` and offset ``beta`` of LayerNormalization and
+    GroupNormalization: their arguments, weights and config."""
+
+    def _init_affine(self, center, scale, beta_initializer, gamma_initializer,
+                     beta_regularizer, gamma_regularizer, beta_constraint,
+                     gamma_constraint) -> None:
+        self.supports_masking = True
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+        self.beta_regularizer = _regularizers.get(beta_regularizer)
+        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+
+    def _affine_weights(self, shape: tuple) -> None:
+        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
+
+    def _affine_config(self) -> dict:
+        return dict(center=self.center, scale=self.scale,
+                    beta_initializer=_initializers.serialize(self.beta_initializer),
+                    gamma_initializer=_initializers.serialize(self.gamma_initializer),
+                    beta_regularizer=_regularizers.serialize(self.beta_regularizer),
+                    gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
+
+
+class LayerNormalization(_Affine):
     """Normalizes each sample over ``axis`` (the features), then scales and shifts.
 
     Args:
@@ -148,17 +181,10 @@ class LayerNormalization(Layer):
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.supports_masking = True
         self.axis = axis
         self.epsilon = float(epsilon)
-        self.center = center
-        self.scale = scale
-        self.beta_initializer = _initializers.get(beta_initializer)
-        self.gamma_initializer = _initializers.get(gamma_initializer)
-        self.beta_regularizer = _regularizers.get(beta_regularizer)
-        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -166,12 +192,7 @@ class LayerNormalization(Layer):
         self._tw_axes = sorted(_axes(self, rank, dims))
         shape = tuple(dims[a] for a in self._tw_axes)
         self._tw_bshape = [dims[i] if i in self._tw_axes else 1 for i in range(rank)]
-        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
-        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+        self._affine_weights(shape)
         self.built = True
 
     def _b(self, t):
@@ -186,15 +207,11 @@ class LayerNormalization(Layer):
 
     def get_config(self) -> dict:
         cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
-                   beta_initializer=_initializers.serialize(self.beta_initializer),
-                   gamma_initializer=_initializers.serialize(self.gamma_initializer),
-                   beta_regularizer=_regularizers.serialize(self.beta_regularizer),
-                   gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
+        cfg.update(axis=self.axis, epsilon=self.epsilon, **self._affine_config())
         return cfg
 
 
-class GroupNormalization(Layer):
+class GroupNormalization(_Affine):
     """Normalizes each sample over groups of channels (and all other non-batch axes), then
     scales and shifts each channel. ``groups=1`` is layer normalization over everything;
     ``groups=channels`` is instance normalization.
@@ -219,21 +236,14 @@ class GroupNormalization(Layer):
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.supports_masking = True
         if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
             raise ValueError(f"GroupNormalization: `groups` must be a positive integer; got "
                              f"{groups!r}")
         self.groups = groups
         self.axis = axis
         self.epsilon = float(epsilon)
-        self.center = center
-        self.scale = scale
-        self.beta_initializer = _initializers.get(beta_initializer)
-        self.gamma_initializer = _initializers.get(gamma_initializer)
-        self.beta_regularizer = _regularizers.get(beta_regularizer)
-        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -250,12 +260,7 @@ class GroupNormalization(Layer):
             raise ValueError(f"Number of groups ({self.groups}) must be a multiple of the "
                              f"number of channels ({channels}).")
         self._tw_axis = axis
-        self.gamma = self.add_weight("gamma", (channels,), initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
-        self.beta = self.add_weight("beta", (channels,), initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+        self._affine_weights((channels,))
         self.built = True
 
     def call(self, inputs) -> Tensor:
@@ -282,11 +287,7 @@ class GroupNormalization(Layer):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(groups=self.groups, axis=self.axis, epsilon=self.epsilon,
-                   center=self.center, scale=self.scale,
-                   beta_initializer=_initializers.serialize(self.beta_initializer),
-                   gamma_initializer=_initializers.serialize(self.gamma_initializer),
-                   beta_regularizer=_regularizers.serialize(self.beta_regularizer),
-                   gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
+                   **self._affine_config())
         return cfg
 
 

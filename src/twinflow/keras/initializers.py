@@ -46,6 +46,16 @@ class Initializer:
     """Base class: ``initializer(shape, dtype=None)`` returns a tensor of that shape."""
 
     def __call__(self, shape, dtype=None, **kwargs) -> EagerTensor:
+        """A new tensor of ``shape`` filled by this initializer.
+
+        Args:
+            shape: the shape.
+            dtype: the dtype (float32 by default).
+            **kwargs: ignored Keras arguments.
+
+        Returns:
+            The tensor.
+        """
         arr = self._generate(tuple(int(d) for d in shape), _np_dtype(dtype))
         return EagerTensor(np.asarray(arr, dtype=_np_dtype(dtype)))
 

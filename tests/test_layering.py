@@ -1,5 +1,5 @@
 """The map of docs/architecture.md holds: each layer imports only layers below it, no import
-cycle between files, no hook filled from above, no source file too long to read."""
+cycle between files, no hook filled from above (file length: tests/test_file_sizes.py)."""
 from __future__ import annotations
 
 import ast
@@ -32,11 +32,6 @@ ALLOWED_CYCLES: list = []
 # Imports of twinflow modules inside functions (run on call, not at import) hide a dependency
 # from this test; each must be listed here with its reason. Empty: there is none.
 DEFERRED_IMPORTS: dict = {}
-
-# Files over MAX_LINES that their owners are splitting (issue 9): they may shrink, not grow.
-MAX_LINES = 800
-LONG_FILES = {"keras/models.py": 1263, "data/dataset.py": 1115}
-
 
 def _files():
     return sorted(PKG.rglob("*.py"))
@@ -248,17 +243,6 @@ def test_no_importlib_reaching_into_twinflow():
                     ast.unparse(node.func).split(".")[-1] in ("import_module", "__import__"):
                 bad.append(f"{path.relative_to(PKG)}:{node.lineno}")
     assert not bad, "importlib used to reach a twinflow module:\n" + "\n".join(bad)
-
-
-def test_no_source_file_too_long():
-    bad = []
-    for path in _files():
-        rel = str(path.relative_to(PKG))
-        n = len(path.read_text().splitlines())
-        limit = LONG_FILES.get(rel, MAX_LINES)
-        if n > limit:
-            bad.append(f"{rel}: {n} lines (at most {limit})")
-    assert not bad, "\n".join(bad)
 
 
 def test_architecture_doc_lists_the_layers_in_order():

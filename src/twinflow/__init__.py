@@ -14,6 +14,7 @@ from .eager.execute import constant, convert_to_tensor, is_tensor
 from .graph.graph import Graph, control_dependencies, get_default_graph, name_scope
 from .graph.tensor import Tensor
 from .ops import overloads as _overloads  # noqa: F401  (installs Tensor operators)
+from .ops import schemas as _schemas  # noqa: F401  (what each op accepts)
 from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.math_ops import *  # noqa: F401,F403

@@ -1,4 +1,7 @@
 """``tw.debugging``: assertions and numeric checks (re-exports)."""
+import types as _types
+
+from .function.parity import ParityDifference, ParityReport, check_parity
 from .ops.debugging_ops import (
     Assert,
     assert_all_finite,
@@ -34,3 +37,9 @@ __all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater", "ass
            "assert_shapes", "assert_type", "check_numerics", "disable_check_numerics",
            "enable_check_numerics", "is_numeric_tensor", "set_log_device_placement"]
 
+# tw.debugging.experimental: twinflow's eager/graph parity checker (not in TensorFlow).
+experimental = _types.ModuleType("twinflow.debugging.experimental",
+                                 "Experimental debugging tools (check_parity).")
+experimental.check_parity = check_parity
+experimental.ParityReport = ParityReport
+experimental.ParityDifference = ParityDifference

@@ -1,4 +1,4 @@
-"""The examples of docs/guide.md and README.md run: every ```python block (```python no-run
+"""The examples of every docs/*.md page and README.md run: every ```python block (```python no-run
 blocks excepted) runs on its own as ``example.py`` in an empty directory, and a plain ```text
 block right after it is its exact standard output (with that directory's path removed)."""
 from __future__ import annotations
@@ -36,9 +36,9 @@ def guide_examples(path: Path = GUIDE) -> list:
     return examples
 
 
-EXAMPLES = [(f"guide.md:{n}", c, e) for n, c, e in guide_examples(GUIDE)] + \
-    [(f"README.md:{n}", c, e) for n, c, e in guide_examples(README)] + \
-    [(f"keras.md:{n}", c, e) for n, c, e in guide_examples(ROOT / "docs" / "keras.md")]
+# Every page of docs/ and the README: a new page is checked without editing this file.
+PAGES = [README] + sorted((ROOT / "docs").glob("*.md"))
+EXAMPLES = [(f"{page.name}:{n}", c, e) for page in PAGES for n, c, e in guide_examples(page)]
 
 
 def test_guide_has_examples():

@@ -11,6 +11,7 @@ import pytest
 
 import twinflow as tw
 from twinflow.core.errors import DataLossError
+from twinflow.train import checkpoint as _ckpt
 
 K = tw.keras
 
@@ -223,15 +224,23 @@ def test_overwrite_false_and_h5_are_refused(tmp_path):
     with pytest.raises(FileExistsError, match="other files"):
         m.save(tmp_path / "notes")
     assert (tmp_path / "notes" / "mine.txt").read_text() == "keep me"
-    assert not [p for p in os.listdir(tmp_path) if p.startswith((".tmp", ".old"))]
+    assert not [p for p in os.listdir(tmp_path) if ".tw-tmp-" in p or ".tw-old-" in p]
     assert K.models.load_model(tmp_path / "d").count_params() == m.count_params()
 
 
-def test_saving_never_pickles():
-    src = (pathlib.Path(tw.__file__).parent / "keras" / "saving.py").read_text()
-    loads = [line for line in src.splitlines() if "np.load(" in line]
-    assert loads and all("allow_pickle=False" in line for line in loads)
-    assert "pickle" not in src.replace("allow_pickle", "").replace("pickled", "")
+def test_saving_never_pickles(tmp_path):
+    root = pathlib.Path(tw.__file__).parent
+    for rel in ("keras/saving.py", "train/checkpoint.py"):
+        src = (root / rel).read_text()
+        loads = [line for line in src.splitlines() if "np.load(" in line]
+        assert all("allow_pickle=False" in line for line in loads)
+        for allowed in ("allow_pickle", "pickled", "unpickling"):
+            src = src.replace(allowed, "")
+        assert "pickle" not in src
+    path = tmp_path / "obj.npz"
+    np.savez(path, a=np.array([{"x": 1}], dtype=object))
+    with pytest.raises(DataLossError, match="Python objects"):
+        _ckpt.load_npz(str(path), "obj.npz")
 
 
 def test_model_checkpoint_writes_whole_models(tmp_path):

@@ -42,7 +42,8 @@ def test_bool_reductions_need_bool():
 
 
 def test_argmax_bad_axis():
-    with pytest.raises(tw.errors.InvalidArgumentError, match=r"range \[-2, 2\).*3.*ArgMax"):
+    with pytest.raises(tw.errors.InvalidArgumentError,
+                       match=r"axis 3 is out of range.*\[-2, 2\).*ArgMax"):
         tw.argmax(X, axis=3)
     with pytest.raises(tw.errors.InvalidArgumentError, match="ArgMin"):
         tw.argmin(tw.constant(1.0))

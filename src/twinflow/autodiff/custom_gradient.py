@@ -50,7 +50,7 @@ class _VariableWatcher:
         self.variables: list = []
 
     def record(self, op) -> None:
-        accessed = getattr(op.opdef, "accessed_variable", None)
+        accessed = op.opdef.accessed_variable
         var = accessed(op) if accessed is not None else None
         if isinstance(var, Variable) and var.trainable \
                 and all(var is not v for v in self.variables):

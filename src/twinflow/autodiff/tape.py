@@ -111,7 +111,7 @@ class GradientTape:
                 break
         if not hit:
             # An op that reads a variable declares ``accessed_variable(op)`` (registry.py).
-            accessed = getattr(op.opdef, "accessed_variable", None)
+            accessed = op.opdef.accessed_variable
             var = accessed(op) if accessed is not None else None
             if var is None:
                 return
@@ -383,7 +383,11 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
     for t, g in zip(targets, output_grads):
         if t is None:
             continue
+        key = None
         if isinstance(t, Variable):
+            # The gradient flows into the variable itself (its handle): d v / d v is 1, as in
+            # TensorFlow, even when nothing read it on the tape.
+            key = id(_source_tensor(t))
             t = t.read_value()
         if not isinstance(t, Tensor):
             raise ValueError(f"gradient target must be a tensor, got {t!r}")
@@ -397,7 +401,7 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
             seed = EagerTensor(np.ones(v.shape, v.dtype) if v.shape else np.array(1, v.dtype))
         else:
             seed = bind(OnesLike, [t])
-        partials.setdefault(id(t), []).append(seed)
+        partials.setdefault(id(t) if key is None else key, []).append(seed)
     # Only ops on a path from a source to a target matter: walk forward from the sources.
     per_source = _source_ids(sources, ops)
     reachable = set().union(*per_source) if per_source else set()

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..compiler.fetch import compile_fetches
 from ..core import dtypes, nest
-from ..core.context import ctx
+from ..core.context import ctx, process
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, constant
 from ..graph.core_ops import NoOp, Placeholder
@@ -109,6 +109,8 @@ def disable_eager_execution() -> None:
         g = get_default_graph()
         ctx.graph_stack.append(ctx.graph)
         ctx.graph = g
+        ctx.refresh()
+        process.default_graph = g  # threads started from now on build into it too
         _eager_disabled.append(g)
 
 
@@ -116,7 +118,9 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
     """Undoes ``disable_eager_execution``."""
     if _eager_disabled:
         _eager_disabled.pop()
+        process.default_graph = None
         ctx.graph = ctx.graph_stack.pop()
+        ctx.refresh()
 
 
 def executing_eagerly() -> bool:

@@ -38,11 +38,13 @@ import keyword
 import linecache
 import operator
 import os
+import weakref
 
 import numpy as np
 
 from ..core.errors import InvalidArgumentError, OpError
 from ..eager.execute import KERNEL_ERRORS
+from ..graph.checks import kernel_error, with_message
 from .loops import History, iteration_limit
 from .pipeline import optimize
 from .program import Program
@@ -92,13 +94,8 @@ class CompiledProgram:
         op = self.failed_op(e)
         if op is None or not isinstance(e, (OpError, *KERNEL_ERRORS)):
             return e
-        msg = str(e) if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
-        msg = f"{msg}\n  while running {op._error_context()}"
-        cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
-        try:
-            return cls(None, op, msg)
-        except TypeError:
-            return InvalidArgumentError(None, op, msg)
+        e = kernel_error(op.opdef, op.inputs, op.attrs, e)  # the same wrapping as eager bind
+        return with_message(e, f"{e}\n  while running {op._error_context()}", op)
 
     def failed_op(self, e: BaseException):
         """The op whose generated line raised ``e`` (None if not inside generated code)."""
@@ -431,6 +428,8 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     ns: dict = {"__name__": "twinflow.codegen_program"}
     exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated program)
     run = ns["__make__"](*closure.values())
+    # The source stays in linecache (for tracebacks) while the function can run, not longer.
+    weakref.finalize(run, linecache.cache.pop, filename, None)
     return CompiledProgram(prog, run, source, filename, line_ops)
 
 

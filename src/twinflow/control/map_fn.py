@@ -22,17 +22,52 @@ from .while_loop import check_parallel_iterations, while_loop
 
 
 def _rows(flat: list):
-    """The static number of rows of ``flat`` tensors (None if unknown) and the dynamic one."""
+    """The static number of rows of ``flat`` tensors (None if unknown) and the dynamic one.
+
+    Raises:
+        ValueError: a scalar, or two tensors whose first dimensions differ (in every mode).
+    """
     static = None
     for t in flat:
         if t.shape.rank == 0:
             raise ValueError(f"elements must have rank >= 1 to be unstacked, got shape "
                              f"{t.shape}")
         if t.shape.rank is not None and t.shape[0] is not None:
+            if static is not None and t.shape[0] != static:
+                raise ValueError(f"all elements must have the same first dimension, got "
+                                 f"{static} and {t.shape[0]}")
             static = t.shape[0]
-            break
     n = static if static is not None else array_ops.shape(flat[0])[0]
     return static, n
+
+
+def _map_outputs(y, out_leaves: list) -> list:
+    """``fn``'s result for one row as tensors of the expected dtypes (one rule, both modes)."""
+    ys = nest.flatten(y)
+    if len(ys) != len(out_leaves):
+        raise ValueError(
+            f"tw.map_fn: fn returned {len(ys)} tensors but {len(out_leaves)} were expected "
+            "from the structure of elems; pass fn_output_signature describing fn's output.")
+    out = []
+    for v, (dt, _) in zip(ys, out_leaves):
+        v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
+        if v.dtype is not dt:
+            raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
+                            "expected; pass fn_output_signature=tw."
+                            f"{v.dtype.name} (or cast the result).")
+        out.append(v)
+    return out
+
+
+def _check_accumulator(acc, new_acc, name: str) -> None:
+    """``fn`` of scan/fold must return the structure of the accumulator (both modes)."""
+    try:
+        nest.assert_same_structure(acc, new_acc, check_types=False)
+    except (ValueError, TypeError):
+        def shape_of(x):
+            return nest.map_structure(lambda _: "*", x)
+        raise ValueError(f"tw.{name}: fn must return the structure of the accumulator, "
+                         f"{shape_of(acc)!r}; it returned {shape_of(new_acc)!r}") from None
 
 
 def _signature_leaves(sig, like_structure) -> list:
@@ -76,9 +111,14 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     sig = fn_output_signature if fn_output_signature is not None else dtype
     flat_elems = [convert(e) for e in nest.flatten(elems)]
     packed_elems = nest.pack_sequence_as(elems, flat_elems)
+    static_n, n = _rows(flat_elems)
+    # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
+    out_leaves = _signature_leaves(sig, elems) if sig is not None else \
+        [(t.dtype, None) for t in flat_elems]
     if ctx.graph is None:
-        n = int(flat_elems[0].shape[0])
         results = [fn(nest.map_structure(lambda e, i=i: e[i], packed_elems)) for i in range(n)]
+        if results:  # checked once, as a graph traces fn once
+            _map_outputs(results[0], out_leaves)
         if not results:
             out_struct = sig if sig is not None else elems
             leaves = _signature_leaves(out_struct, None) if sig is not None else \
@@ -88,31 +128,14 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
                                       dt.np)) for dt, s in leaves]
             return nest.pack_sequence_as(out_struct, zeros)
         return _stack_eager(results, results[0])
-    static_n, n = _rows(flat_elems)
     out_struct = sig if sig is not None else elems
-    # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
-    out_leaves = _signature_leaves(sig, elems) if sig is not None else \
-        [(t.dtype, None) for t in flat_elems]
     in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
     out_tas = [TensorArray(dt, size=n, element_shape=s) for dt, s in out_leaves]
 
     def body(i, tas):
         row = nest.pack_sequence_as(elems, [ta.read(i) for ta in in_tas])
-        y = fn(row)
-        ys = nest.flatten(y)
-        if len(ys) != len(tas):
-            raise ValueError(
-                f"tw.map_fn: fn returned {len(ys)} tensors but {len(tas)} were expected from "
-                "the structure of elems; pass fn_output_signature describing fn's output.")
-        new = []
-        for ta, v, (dt, _) in zip(tas, ys, out_leaves):
-            v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
-            if v.dtype is not dt:
-                raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
-                                "expected; pass fn_output_signature=tw."
-                                f"{v.dtype.name} (or cast the result).")
-            new.append(ta.write(i, v))
-        return i + 1, new
+        ys = _map_outputs(fn(row), out_leaves)
+        return i + 1, [ta.write(i, v) for ta, v in zip(tas, ys)]
 
     _, tas = while_loop(lambda i, _: i < n, body, (convert(0), out_tas),
                         parallel_iterations=parallel_iterations or 10,
@@ -131,27 +154,29 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
 def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str):
     flat_elems = [convert(e) for e in nest.flatten(elems)]
     packed = nest.pack_sequence_as(elems, flat_elems)
+    static_n, n = _rows(flat_elems)
+    if initializer is None and static_n == 0:
+        raise ValueError(f"tw.{name} on empty elems needs an initializer")
     if ctx.graph is None:
-        n = int(flat_elems[0].shape[0])
         order = list(range(n))[::-1] if reverse else list(range(n))
         if initializer is None:
-            if not order:
-                raise ValueError(f"tw.{name} on empty elems needs an initializer")
             acc = nest.map_structure(lambda e: e[order[0]], packed)
             outs = [acc]
             order = order[1:]
         else:
             acc = initializer
             outs = []
-        for i in order:
-            acc = fn(acc, nest.map_structure(lambda e, i=i: e[i], packed))
+        for k, i in enumerate(order):
+            new_acc = fn(acc, nest.map_structure(lambda e, i=i: e[i], packed))
+            if k == 0:  # checked once, as a graph traces fn once
+                _check_accumulator(acc, new_acc, name)
+            acc = new_acc
             outs.append(acc)
         if not keep_all:
             return acc
         if reverse:
             outs = outs[::-1]
         return _stack_eager(outs, outs[0])
-    static_n, n = _rows(flat_elems)
     in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
 
     def row(i):
@@ -172,7 +197,9 @@ def _scan_impl(fn, elems, initializer, reverse: bool, keep_all: bool, name: str)
         out_tas = [ta.write(index(0), a) for ta, a in zip(out_tas, flat_acc)]
 
     def body(k, acc, tas):
-        new_acc = fn(nest.pack_sequence_as(acc0, acc), row(index(k)))
+        packed_acc = nest.pack_sequence_as(acc0, acc)
+        new_acc = fn(packed_acc, row(index(k)))
+        _check_accumulator(packed_acc, new_acc, name)
         flat_new = [convert(v) for v in nest.flatten(new_acc)]
         if keep_all:
             tas = [ta.write(index(k), v) for ta, v in zip(tas, flat_new)]

@@ -252,11 +252,8 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
     """
     specs = [(t.dtype, s) for t, s in zip(flat_vars, invariants)]
     cond_g, c = trace(cond_fn, specs, f"{name}_cond")
-    if not isinstance(c, Tensor):
-        c = convert_to_tensor(bool(c))
-    if c.dtype is not dtypes.bool_ or c.shape.rank not in (None, 0):
-        raise TypeError(f"the condition of a while loop must be a bool scalar, got "
-                        f"{c.dtype.name} of shape {c.shape}")
+    with cond_g.as_default():
+        c = check_cond_result(c)
     finish(cond_g, [c])
     body_g, out = trace(body_fn, specs, f"{name}_body")
     if len(out) != len(flat_vars):
@@ -267,8 +264,7 @@ def build_while(cond_fn: Callable, body_fn: Callable, flat_vars: list, invariant
     outs = []
     for i, (o, t, inv) in enumerate(zip(out, flat_vars, invariants)):
         if not isinstance(o, Tensor):
-            with_graph = body_g.as_default()
-            with with_graph:
+            with body_g.as_default():
                 o = convert_to_tensor(o, dtype=t.dtype)
         if o.dtype is not t.dtype:
             raise TypeError(_dtype_change(names, i, t.dtype, o.dtype, where))
@@ -361,13 +357,36 @@ def check_loop_args(cond, body, loop_vars, parallel_iterations, maximum_iteratio
     return m
 
 
-def check_body_result(loop_vars, result, names: list | None = None) -> None:
+def check_cond_result(c):
+    """The condition of a loop must give a bool scalar (a Python value is taken as one).
+
+    Args:
+        c: what ``cond`` returned.
+
+    Returns:
+        ``c`` as a tensor.
+
+    Raises:
+        TypeError: a tensor that is not a bool scalar.
+    """
+    if not isinstance(c, Tensor):
+        c = convert_to_tensor(bool(c))
+    if c.dtype is not dtypes.bool_ or c.shape.rank not in (None, 0):
+        raise TypeError(f"the condition of a while loop must be a bool scalar, got "
+                        f"{c.dtype.name} of shape {c.shape}")
+    return c
+
+
+def check_body_result(loop_vars, result, names: list | None = None,
+                      convert: bool = False) -> None:
     """The body must return the structure of the loop variables, each keeping its dtype.
 
     Args:
         loop_vars: the loop variables entering the iteration.
         result: what the body returned (normalized).
         names: loop variable names for errors (AutoGraph passes them).
+        convert: also check that Python values returned for tensor loop variables convert
+            to their dtype (a graph converts them when it builds the loop).
 
     Raises:
         ValueError: another structure.
@@ -379,6 +398,9 @@ def check_body_result(loop_vars, result, names: list | None = None) -> None:
         raise ValueError(f"the body of tw.while_loop must return the structure of "
                          f"loop_vars: {e}") from None
     for i, (a, b) in enumerate(zip(nest.flatten(loop_vars), nest.flatten(result))):
+        if convert and isinstance(a, Tensor) and not isinstance(b, Tensor) and \
+                not hasattr(b, "_loop_tensor"):
+            convert_to_tensor(b, dtype=a.dtype)
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
             loc = user_source_location()
             raise TypeError(_dtype_change(names, i, a.dtype, b.dtype,
@@ -492,12 +514,19 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             lambda x: convert_to_tensor(x) if isinstance(
                 x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
         # (Checked as in a graph; the loop's shapes may then vary freely, as TensorFlow's.)
-        shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
+        if shape_invariants is not None:
+            shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
         n = 0
         limit = None if max_iter is None else iteration_limit(max_iter.numpy())
-        while (limit is None or n < limit) and _call(cond, vars_, is_seq):
+        while limit is None or n < limit:
+            c = _call(cond, vars_, is_seq)
+            if n == 0:  # as a graph traces cond and body once, their results are checked once
+                c = check_cond_result(c)
+            if not c:
+                break
             res = _normalize_body_result(_call(body, vars_, is_seq), loop_vars, is_seq)
-            check_body_result(vars_, res, _names)
+            if n == 0:
+                check_body_result(vars_, res, _names, convert=True)
             vars_ = res
             n += 1
         return vars_

@@ -11,9 +11,16 @@ import warnings
 import numpy as np
 
 from ..core import dtypes
-from ..core.context import ctx
-from ..core.errors import InvalidArgumentError
+from ..core.context import ctx, process
+from ..core.errors import InvalidArgumentError, OpError
 from ..core.shapes import TensorShape
+from ..graph.checks import (
+    KERNEL_ERRORS,
+    check_dtypes_match,
+    kernel_error,
+    shape_error,
+    with_message,
+)
 from ..graph.core_ops import Const
 from ..graph.graph import user_source_location
 from ..graph.registry import REGISTRY, OpDef
@@ -21,10 +28,6 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
-# What a kernel may raise on bad input: re-raised as InvalidArgumentError naming the op (by
-# ``bind`` here, by compiled functions in ``compiler/codegen.py``).
-KERNEL_ERRORS = (InvalidArgumentError, TypeError, ValueError, IndexError, ArithmeticError,
-                 np.linalg.LinAlgError, AttributeError, KeyError)
 
 # TensorFlow's kernels overflow to inf / NaN silently; NumPy's floating-point RuntimeWarnings
 # raised by twinflow's own kernel calls (not the user's NumPy code) are silenced the same way.
@@ -70,20 +73,22 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    if ctx.graph is None:
-        if opdef.same_dtype and len(inputs) > 1:
-            _check_same_dtype(opdef, inputs)
+    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
+    if quiet or ctx.graph is None:
+        check = opdef.validate_eager
+        if check is not None:  # the op's schema (and infer, if it says so): as in a graph
+            check(inputs, attrs)
         try:
             out = opdef.kernel(*[t._value for t in inputs], **attrs)
         except KERNEL_ERRORS as e:
-            raise _kernel_error(opdef, inputs, attrs, e) from e
+            raise kernel_error(opdef, inputs, attrs, e) from e
         if opdef.multi_output:
             result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
         else:
             if type(out) is bytes:  # an element of a string (object) array: keep an array
                 out = _string_scalar(out)
             result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, inputs, attrs, result)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
@@ -109,18 +114,21 @@ def bind_binary(opdef: OpDef, x, y):
     Returns:
         The output tensor.
     """
-    if ctx.graph is None:
+    quiet = process.quiet
+    if quiet or ctx.graph is None:
         xv = x._value
         yv = y._value
         dt = xv.dtype
         if dt is not yv.dtype and dt != yv.dtype:
-            _check_same_dtype(opdef, (x, y))
+            check_dtypes_match(opdef.name, (x, y))
+        if dt not in opdef.np_dtypes:  # (bind_binary's ops have no attrs to check)
+            opdef.validate((x, y), _EMPTY)
         try:
             out = opdef.kernel(xv, yv)
         except KERNEL_ERRORS as e:
-            raise _kernel_error(opdef, (x, y), _EMPTY, e) from e
+            raise kernel_error(opdef, (x, y), _EMPTY, e) from e
         result = EagerTensor(out)
-        if ctx.slow_path:
+        if not quiet and ctx.slow_path:
             _after_eager(opdef, (x, y), _EMPTY, result)
         return result
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)
@@ -151,40 +159,6 @@ def _check_numerics(op_name: str, value, where: str) -> None:
         f"{where}. Tensor had {kind} values [Op:{op_name}]")
 
 
-def _check_same_dtype(opdef: OpDef, inputs) -> None:
-    first = inputs[0]._value.dtype
-    for t in inputs[1:]:
-        d = t._value.dtype
-        if d is not first and d != first:
-            raise InvalidArgumentError(
-                None, None, f"cannot compute {opdef.name} as input #1(zero-based) was expected "
-                f"to be a {dtypes.from_numpy(first).name} tensor but is a "
-                f"{dtypes.from_numpy(d).name} tensor (dtypes "
-                f"{[x.dtype.name for x in inputs]}; twinflow, like TensorFlow, does not "
-                f"promote dtypes: use tw.cast) [Op:{opdef.name}]")
-
-
-def _describe_inputs(inputs) -> str:
-    return ", ".join(f"{t.dtype.name}{list(t.shape.as_tuple() or ())}" for t in inputs)
-
-
-def _kernel_error(opdef: OpDef, inputs, attrs: dict, e: Exception) -> Exception:
-    if isinstance(e, InvalidArgumentError) and "[Op:" in str(e):
-        return e
-    # Let the op's shape rules explain the problem if they can see it.
-    try:
-        opdef.infer(*inputs, **attrs)
-    except (InvalidArgumentError, ValueError, TypeError) as rule_error:
-        msg = str(rule_error)
-        if "[Op:" not in msg:
-            msg = f"{msg} [Op:{opdef.name}]"
-        return InvalidArgumentError(None, None, msg)
-    shown = {k: v for k, v in attrs.items() if not isinstance(v, np.ndarray)}
-    return InvalidArgumentError(
-        None, None, f"{opdef.name} failed on inputs ({_describe_inputs(inputs)})"
-        f"{' with ' + repr(shown) if shown else ''}: {e} [Op:{opdef.name}]")
-
-
 def _bind_graph(g, opdef: OpDef, inputs, attrs: dict, name):
     sym = []
     for t in inputs:
@@ -194,18 +168,16 @@ def _bind_graph(g, opdef: OpDef, inputs, attrs: dict, name):
         else:
             t = g.capture(t)
         sym.append(t)
+    check = opdef.validate
+    if check is not None:
+        try:
+            check(sym, attrs)
+        except (ValueError, TypeError) as e:  # the schema's errors keep their class
+            raise _graph_error(g, opdef, name, e, type(e)) from e
     try:
-        if opdef.same_dtype and len(sym) > 1:
-            first = sym[0].dtype
-            for t in sym[1:]:
-                if t.dtype is not first:
-                    raise InvalidArgumentError(
-                        None, None, f"{opdef.name} needs inputs of one dtype, got "
-                        f"{[x.dtype.name for x in sym]}; twinflow, like TensorFlow, does not "
-                        "promote dtypes: use tw.cast")
         spec = opdef.infer(*sym, **attrs)
-    except (InvalidArgumentError, ValueError, TypeError) as e:
-        raise _graph_error(g, opdef, name, e) from e
+    except (ValueError, TypeError) as e:  # InvalidArgumentError is a ValueError
+        raise _graph_error(g, opdef, name, shape_error(opdef.name, e)) from e
     specs = spec if opdef.multi_output else [spec]
     op = g.create_op(opdef, sym, attrs, specs, name)
     outs = op.outputs
@@ -228,15 +200,15 @@ def _graph_check_numerics(op, outs: list) -> list:
             if t.dtype.is_floating or t.dtype.is_complex else t for t in outs]
 
 
-def _graph_error(g, opdef: OpDef, name, e: Exception) -> Exception:
+def _graph_error(g, opdef: OpDef, name, e: Exception, cls=None) -> Exception:
+    """``e`` (its message ending in ``[Op:Name]``) with the node and the user's source line."""
     loc = user_source_location()
     where = f"\n  created at {loc}" if loc else ""
-    msg = str(e)
-    if "[Op:" not in msg:
-        msg += f" [Op:{opdef.name}]"
-    err = type(e) if isinstance(e, InvalidArgumentError) else InvalidArgumentError
-    return err(None, None, f"{msg} (while building node {g.unique_name(name or opdef.name, False)}"
-                           f" in a graph){where}")
+    msg = (f"{e} (while building node {g.unique_name(name or opdef.name, False)} in a graph)"
+           f"{where}")
+    if cls is None or issubclass(cls, OpError):
+        return with_message(e, msg)
+    return cls(msg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,8 +259,13 @@ def _python_to_array(value, dtype):
 
 def _python_array(value) -> np.ndarray:
     """NumPy's array of a Python value, refusing what TensorFlow refuses: None and other
-    objects, bools or strings mixed with numbers, integers beyond 64 bits."""
-    arr = np.array(value)
+    objects, bools or strings mixed with numbers, integers beyond 64 bits, ragged lists."""
+    try:
+        arr = np.array(value)
+    except ValueError as e:  # NumPy's "inhomogeneous shape": TensorFlow's message instead
+        if "inhomogeneous" not in str(e):
+            raise
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     k = arr.dtype.kind
     if k == "O":
         kinds = _leaf_kinds(value)

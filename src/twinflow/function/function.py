@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import types
 import weakref
 from collections.abc import Callable
@@ -27,7 +28,7 @@ import numpy as np
 from ..autograph import convert_for_function
 from ..compiler.program import Program, bind_captures
 from ..core import nest
-from ..core.context import ctx
+from ..core.context import ctx, process
 from ..eager.execute import convert_to_tensor
 from ..eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
 from ..eager.tensor import EagerTensor, ResourceHandle
@@ -36,6 +37,10 @@ from ..ops.variables import Variable
 from . import retracing
 from .call_op import GraphCallable, call
 from .trace_type import generalize, is_tensor_leaf, key_accepts, leaf_key, make_key, relaxed
+
+# How many traced graphs one Function keeps (TensorFlow bounds its dispatch cache at 1024 too);
+# beyond it the least recently used graph is dropped and retraced if it is needed again.
+MAX_TRACES = retracing.MAX_TRACES
 
 _FAST_SCALARS = (int, float, bool, str, type(None))
 _VARIABLE_ERROR = (
@@ -83,6 +88,8 @@ class ConcreteFunction:
     def __init__(self, func_graph: FuncGraph, function_name: str) -> None:
         self.graph = func_graph
         self.name = function_name
+        self._recently_used = False   # for the Function's cache eviction
+        self._key_refs: list = []
         fg = func_graph
         n_args = len(fg.inputs) - len(fg.captures)
         self._arg_inputs = fg.inputs[:n_args]
@@ -313,7 +320,8 @@ class Function:
         self._param_names, self._fast_nargs = self._analyse_signature()
         self._cache: dict = {}
         self._concretes: list = []      # (key, ConcreteFunction), in trace order
-        self._key_refs: list = []
+        # Tracing and the cache's updates, one thread at a time (lookups need no lock).
+        self._lock = threading.RLock()
         self._tracing_count = 0
         self._retrace_reasons: list = []
         self._converted = None
@@ -337,6 +345,16 @@ class Function:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = self._bound_by_id.get(id(instance))
+        if bound is None:
+            with self._lock:
+                return self._bind_to(instance)
+        return bound
+
+    def _bind_to(self, instance):
         try:
             bound = self._bound.get(instance)
         except TypeError:
@@ -399,13 +417,13 @@ class Function:
         Returns:
             What the Python function returns, with tensors computed by the graph.
         """
-        c = ctx
-        if c.run_functions_eagerly:
+        if process.run_functions_eagerly:
             return self._python_function(*args, **kwargs)
-        if c.graph is not None:
+        quiet = process.quiet  # no thread traces or records: skip the per-thread ctx
+        if not quiet and ctx.graph is not None:
             # Nested call while tracing: inline the function's ops into the caller's graph.
             return self._python_callable()(*args, **kwargs)
-        if not kwargs and len(args) == self._fast_nargs and not c.slow_path:
+        if not kwargs and len(args) == self._fast_nargs and (quiet or not ctx.slow_path):
             key = []
             for a in args:
                 t = type(a)
@@ -419,6 +437,7 @@ class Function:
             else:
                 cf = self._cache.get(tuple(key))
                 if cf is not None:
+                    cf._recently_used = True
                     self._counter.called_without_tracing()
                     return cf._call_fast(args)
         return self._call_slow(args, kwargs)
@@ -440,11 +459,18 @@ class Function:
         refs: list = []
         key = make_key(cargs, ckwargs, refs)
         cf = self._lookup(key)
-        if cf is None and self._input_signature is not None and self._concretes:
-            cf = self._cache[key] = self._concretes[0][1]
         if cf is None:
-            cf = self._trace(cargs, ckwargs, key, refs)
+            with self._lock:
+                cf = self._lookup(key)  # another thread may have traced it meanwhile
+                if cf is None and self._input_signature is not None and self._concretes:
+                    cf = self._cache[key] = self._concretes[0][1]
+                if cf is None:
+                    cf = self._trace(cargs, ckwargs, key, refs)
+                    cf._recently_used = True
+                else:
+                    self._counter.called_without_tracing()
         else:
+            cf._recently_used = True
             self._counter.called_without_tracing()
         flat = nest.flatten(list(cargs)) + nest.flatten(ckwargs)
         leaves = [flat[i] for i in cf._tensor_positions]
@@ -454,11 +480,23 @@ class Function:
         cf = self._cache.get(key)
         if cf is not None:
             return cf
-        for k, c in reversed(self._concretes):
+        for k, c in reversed(list(self._concretes)):
             if key_accepts(k, key):
                 self._cache[key] = c
                 return c
         return None
+
+    def _evict(self) -> None:
+        """Drops traced graphs beyond ``MAX_TRACES``: the oldest not used since the last
+        sweep (a clock: a used one gets a second chance at the end of the line)."""
+        while len(self._concretes) > MAX_TRACES:
+            key, cf = self._concretes.pop(0)
+            if cf._recently_used and any(not c._recently_used for _, c in self._concretes):
+                cf._recently_used = False
+                self._concretes.append((key, cf))
+                continue
+            for k in [k for k, c in self._cache.items() if c is cf]:
+                del self._cache[k]
 
     def _apply_signature(self, cargs: tuple, ckwargs: dict) -> tuple:
         """Checks the arguments against input_signature; converts them to tensors."""
@@ -534,6 +572,7 @@ class Function:
             reason = retracing.explain(self._concretes[-1][0], key,
                                        [self._param_name(i) for i in range(len(cargs))])
             self._retrace_reasons.append(reason)
+            del self._retrace_reasons[:-MAX_TRACES]
             retracing.logger.info("tw.function %s retraced: %s", self._name, reason)
         fg = FuncGraph(self._name)
         fg.python_signature = [self._param_name(i) for i in range(len(cargs))]
@@ -547,9 +586,10 @@ class Function:
         # without reduce_retracing keeps the call's key.
         gkey = key if self._input_signature is not None and not self._reduce_retracing \
             else make_key(targs, tkwargs)
+        cf._key_refs = refs  # objects keyed by identity live as long as their graph
         self._concretes.append((gkey, cf))
         self._cache[key] = cf
-        self._key_refs.extend(refs)
+        self._evict()
         self._counter.called_with_tracing(repr(self._python_function), reason)
         return cf
 
@@ -575,9 +615,10 @@ class Function:
         cargs, ckwargs = self._canonicalize(args, kwargs)
         refs: list = []
         key = make_key(cargs, ckwargs, refs)
-        cf = self._lookup(key)
-        if cf is None:
-            cf = self._trace(cargs, ckwargs, key, refs)
+        with self._lock:
+            cf = self._lookup(key)
+            if cf is None:
+                cf = self._trace(cargs, ckwargs, key, refs)
         return cf
 
     def experimental_get_compiler_ir(self, *args: Any,

@@ -14,6 +14,8 @@ from .trace_type import is_tensor_key
 logger = logging.getLogger("twinflow")
 
 FREQUENT_TRACING_WARNING_THRESHOLD = 5
+# Traced graphs one tw.function keeps (the least recently used beyond it are dropped).
+MAX_TRACES = 1024
 FREQUENT_TRACING_WARNING_MAX_CALL_HISTORY = 10
 
 
@@ -44,7 +46,9 @@ class CallCounter:
                 "reduce_retracing=True option that can avoid unnecessary retracing. For (3), "
                 "please refer to https://www.tensorflow.org/guide/function#controlling_retracing"
                 " and https://www.tensorflow.org/api_docs/python/tf/function for  more "
-                "details.%s", len(self._calls_per_tracings), self.call_count, function_name, why)
+                "details. Each tw.function keeps its %d most recently used graphs; older ones "
+                "are dropped (and traced again if needed).%s", len(self._calls_per_tracings),
+                self.call_count, function_name, MAX_TRACES, why)
 
     def called_without_tracing(self) -> None:
         if not self._calls_per_tracings:

@@ -5,6 +5,7 @@ import contextlib
 import linecache
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -92,15 +93,40 @@ class Operation:
         return f"<tw.Operation '{self.name}' type={self.type}>"
 
 
+class _BuildState(threading.local):
+    """One thread's name scope and control-dependency stack for one graph."""
+
+    def __init__(self) -> None:
+        self.scope = ""
+        self.control_deps: list = []
+
+
 class Graph:
     """A dataflow graph: Operations in creation order, named uniquely."""
+
+    @property
+    def _scope(self) -> str:
+        return self._tls.scope
+
+    @_scope.setter
+    def _scope(self, value: str) -> None:
+        self._tls.scope = value
+
+    @property
+    def _control_deps(self) -> list:
+        return self._tls.control_deps
+
+    @_control_deps.setter
+    def _control_deps(self, value: list) -> None:
+        self._tls.control_deps = value
 
     def __init__(self) -> None:
         self._ops: list = []
         self._by_name: dict = {}
         self._name_counts: dict = {}
-        self._scope: str = ""
-        self._control_deps: list = []
+        # Name scope and control dependencies are per thread, as TensorFlow's: two threads
+        # adding ops to one graph (the TF1 default graph) do not see each other's scopes.
+        self._tls = _BuildState()
         self.seed: int | None = None
         self._op_seed_counter = 0
         # Variables created while building this graph, in creation order.
@@ -419,20 +445,29 @@ def name_scope(name: str) -> Iterator[str]:
     if g is None:
         # Eagerly there are no op names, but variables created in the block take the scope as
         # a prefix, as in TensorFlow (tw.name_scope('s'): tw.Variable(1., name='v') is s/v:0).
-        outer = _eager_scopes[-1] if _eager_scopes else ""
+        scopes = _eager_scopes()
+        outer = scopes[-1] if scopes else ""
         full = "" if not name else name[:-1] if name.endswith("/") else \
             f"{outer}/{name}" if outer else name
-        _eager_scopes.append(full)
+        scopes.append(full)
         try:
             yield full + "/" if full else ""
         finally:
-            _eager_scopes.pop()
+            scopes.pop()
         return
     with g.name_scope(name) as scope:
         yield scope
 
 
-_eager_scopes: list = []
+_thread_scopes = threading.local()
+
+
+def _eager_scopes() -> list:
+    """The eager name scopes of the calling thread, innermost last."""
+    scopes = getattr(_thread_scopes, "stack", None)
+    if scopes is None:
+        scopes = _thread_scopes.stack = []
+    return scopes
 
 
 def current_name_scope() -> str:
@@ -440,7 +475,8 @@ def current_name_scope() -> str:
     g = ctx.graph
     if g is not None:
         return g.get_name_scope()
-    return _eager_scopes[-1] if _eager_scopes else ""
+    scopes = _eager_scopes()
+    return scopes[-1] if scopes else ""
 
 
 def control_dependencies(control_inputs: list | None) -> contextlib.AbstractContextManager[Any]:

@@ -20,23 +20,44 @@ that watches accessed variables watches that variable when it records the op.
 
 The class is replaced by its ``OpDef``. ``infer`` returns one ``(dtype, shape)`` pair, or a list
 of pairs for an op with several outputs (then ``kernel`` returns a tuple of arrays).
+
+What an op accepts (input dtypes, attr kinds and constraints) is its *schema*
+(``graph/schema.py``), given as ``register_op(..., schema="x:T -> y:T | T:type in [float]")`` or
+by ``declare_schema`` (a table of schemas for ops declared elsewhere). The validator built from
+it runs in ``bind`` in both modes; ``same_dtype=True`` is the schema "all inputs share one dtype".
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .checks import shape_error
+from .schema import OpSchema, allowed_np_dtypes, parse_schema, same_dtype_schema
+from .validator import validator
+
 REGISTRY: dict = {}
+
+
+class _Anything:
+    def __contains__(self, item) -> bool:
+        return True
+
+
+_ANY = _Anything()
+# Schemas declared (by ``declare_schema``) for ops not registered yet.
+_PENDING_SCHEMAS: dict = {}
 
 
 class OpDef:
     """Everything twinflow knows about one op type."""
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "same_dtype", "multi_output",
-                 "check", "doc", "__dict__")
+                 "doc", "schema", "validate", "validate_eager", "np_dtypes", "__dict__")
+    # Declared by ops that read a variable (see the module docstring); looked up per recorded op.
+    accessed_variable = None
 
     def __init__(self, name: str, infer: Callable, kernel: Callable | None,
                  grad: Callable | None, stateful: bool, same_dtype: bool,
-                 multi_output: bool, check: Callable | None, doc: str) -> None:
+                 multi_output: bool, doc: str) -> None:
         self.name = name
         self.infer = infer
         self.kernel = kernel
@@ -44,15 +65,59 @@ class OpDef:
         self.stateful = stateful
         self.same_dtype = same_dtype
         self.multi_output = multi_output
-        self.check = check
         self.doc = doc
+        self.set_schema(same_dtype_schema(name) if same_dtype else None)
+
+    def set_schema(self, schema: OpSchema | None) -> None:
+        """Sets the op's schema and the validators ``bind`` runs (built here, once).
+
+        ``validate(inputs, attrs)`` checks dtypes and attrs (graph mode); ``validate_eager``
+        also runs ``infer`` when the schema says ``check_shapes`` (ops whose kernel would accept
+        shapes that ``infer`` refuses).
+        """
+        self.schema = schema
+        check = None if schema is None else validator(schema, self.name)
+        # The NumPy dtypes ``bind_binary`` lets through without calling ``validate``.
+        allowed = None if check is None else allowed_np_dtypes(schema)
+        self.np_dtypes = _ANY if allowed is None else allowed
+        self.validate = check
+        if schema is not None and schema.check_shapes:
+            infer = self.infer
+
+            def validate_eager(inputs, attrs):
+                if check is not None:
+                    check(inputs, attrs)
+                try:
+                    infer(*inputs, **attrs)
+                except (ValueError, TypeError) as e:  # InvalidArgumentError is a ValueError
+                    raise shape_error(self.name, e) from e
+            self.validate_eager = validate_eager
+        else:
+            self.validate_eager = check
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"
 
 
+def declare_schema(name: str, text: str, check_shapes: bool = False) -> None:
+    """Declares the schema of op ``name`` (now, or when it is registered).
+
+    Args:
+        name: the op type name.
+        text: the schema (see ``graph/schema.py``).
+        check_shapes: run ``infer`` eagerly too (see ``OpSchema.check_shapes``).
+    """
+    schema = parse_schema(text, check_shapes)
+    opdef = REGISTRY.get(name)
+    if opdef is None:
+        _PENDING_SCHEMAS[name] = schema
+    else:
+        opdef.set_schema(schema)
+
+
 def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
-                multi_output: bool = False):
+                multi_output: bool = False, schema: str | None = None,
+                check_shapes: bool = False):
     """Class decorator declaring op ``name``; returns its OpDef.
 
     Args:
@@ -61,6 +126,9 @@ def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
             merge or prune it, and it runs in program order once per call.
         same_dtype: all tensor inputs must share one dtype (checked in eager and graph mode).
         multi_output: ``infer`` returns a list and ``kernel`` a tuple, one per output.
+        schema: what the op accepts, in TensorFlow's op-definition notation
+            (``graph/schema.py``); checked by ``bind`` in both modes.
+        check_shapes: also run ``infer`` eagerly (the kernel would accept what it refuses).
 
     Returns:
         A decorator turning the declaration class into the registered OpDef.
@@ -72,16 +140,20 @@ def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
         if "infer" not in ns:
             raise TypeError(f"Op {name} must declare infer()")
         opdef = OpDef(name, ns["infer"], ns.get("kernel"), ns.get("grad"), stateful,
-                      same_dtype, multi_output, ns.get("check"), cls.__doc__ or "")
+                      same_dtype, multi_output, cls.__doc__ or "")
         for k, v in ns.items():  # extra helpers (e.g. a lowering hint) stay reachable
-            if not k.startswith("__") and k not in ("infer", "kernel", "grad", "check"):
+            if not k.startswith("__") and k not in ("infer", "kernel", "grad"):
                 setattr(opdef, k, v)
+        pending = _PENDING_SCHEMAS.pop(name, None)
+        if schema is not None or pending is not None:
+            opdef.set_schema(pending or parse_schema(schema, check_shapes))
         REGISTRY[name] = opdef
         return opdef
     return deco
 
 
 def get_op(name: str) -> OpDef:
+    """The registered OpDef called ``name`` (KeyError if none)."""
     try:
         return REGISTRY[name]
     except KeyError:

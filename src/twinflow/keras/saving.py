@@ -24,8 +24,6 @@ import contextlib
 import io
 import json
 import os
-import shutil
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -35,12 +33,14 @@ import numpy as np
 
 from ..core import nest
 from ..core.errors import DataLossError
+from ..core.files import atomic_write, atomic_write_dir, recover
 from ..core.shapes import TensorShape
 from ..ops.variables import Variable
 from ..train import checkpoint as _ckpt
 from . import losses as _losses
 from . import metrics as _metrics
 from . import optimizers as _optimizers
+from .layers import base as _layers_base
 from .layers.base import Layer
 from .layers.input_layer import InputLayer
 from .layers.keras_tensor import KerasTensor
@@ -577,50 +577,30 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
     np.savez(buf, **arrays)
     weights_bytes = buf.getvalue()
     if path.endswith(".keras"):
-        def write(f) -> None:
-            with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as z:
-                z.writestr(METADATA_FILE, meta_bytes)
-                z.writestr(CONFIG_FILE, config_bytes)
-                z.writestr(WEIGHTS_FILE, weights_bytes)
-        _ckpt.atomic_write(path, write)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
+            z.writestr(METADATA_FILE, meta_bytes)
+            z.writestr(CONFIG_FILE, config_bytes)
+            z.writestr(WEIGHTS_FILE, weights_bytes)
+        atomic_write(path, buf.getbuffer())
         return
     _write_directory(path, {WEIGHTS_FILE: weights_bytes, CONFIG_FILE: config_bytes,
                             METADATA_FILE: meta_bytes})
 
 
 def _write_directory(path: str, files: dict) -> None:
-    """Writes ``files`` as the directory ``path``: into a temporary sibling directory first,
-    which then replaces ``path`` (the old save is kept until the new one is complete)."""
-    ours = set(files)
+    """Writes ``files`` as the directory ``path``, replacing an earlier save as a whole."""
+    recover(path)
     if os.path.exists(path):
         if not os.path.isdir(path):
             raise FileExistsError(f"Cannot save the model as directory {path!r}: a file of "
                                   "that name exists (use a path ending in .keras for one file)")
-        others = sorted(set(os.listdir(path)) - ours)
+        others = sorted(set(os.listdir(path)) - set(files))
         if others:
             raise FileExistsError(f"Cannot save the model into {path!r}: the directory holds "
                                   f"other files ({others[:5]}) that saving would remove. Use "
                                   "a new or empty directory, or a .keras file.")
-    parent = os.path.dirname(os.path.abspath(path))
-    os.makedirs(parent, exist_ok=True)
-    tmp = _ckpt.make_temp_dir(parent)
-    old = None
-    try:
-        for name, data in files.items():
-            _ckpt.atomic_write(os.path.join(tmp, name), lambda f, d=data: f.write(d))
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(prefix=".old-", dir=parent)
-            os.rmdir(old)
-            os.replace(path, old)
-        os.replace(tmp, path)
-    except BaseException:
-        if old is not None and not os.path.exists(path):
-            os.replace(old, path)
-            old = None
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    atomic_write_dir(path, files)
 
 
 def _version() -> str:
@@ -632,6 +612,7 @@ def _version() -> str:
 
 def _read_members(path: str) -> tuple:
     """(config dict, metadata dict, weights npz bytes) of a saved model."""
+    recover(path)
     if os.path.isdir(path):
         files = {}
         for name in (CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE):
@@ -654,11 +635,11 @@ def _read_members(path: str) -> tuple:
         except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
             raise DataLossError(f"Saved model {path!r} is corrupt (not a readable .keras "
                                 f"zip): {e}") from e
-    try:
-        config = json.loads(files[CONFIG_FILE].decode())
-        metadata = json.loads(files[METADATA_FILE].decode())
-    except (ValueError, UnicodeDecodeError) as e:
-        raise DataLossError(f"Saved model {path!r} is corrupt: bad JSON: {e}") from e
+    config = _ckpt.parse_json(files[CONFIG_FILE], f"Saved model {path!r}: {CONFIG_FILE}")
+    metadata = _ckpt.parse_json(files[METADATA_FILE], f"Saved model {path!r}: {METADATA_FILE}")
+    if not isinstance(config, dict) or not isinstance(metadata, dict):
+        raise DataLossError(f"Saved model {path!r} is corrupt: {CONFIG_FILE} and "
+                            f"{METADATA_FILE} must each hold a JSON object")
     if metadata.get("format") != FORMAT:
         raise DataLossError(f"{path!r} is not a twinflow saved model (metadata format "
                             f"{metadata.get('format')!r})")
@@ -666,12 +647,13 @@ def _read_members(path: str) -> tuple:
 
 
 def _read_arrays(path: str, data: bytes, metadata: dict) -> dict:
-    try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
-        raise DataLossError(f"Saved model {path!r}: {WEIGHTS_FILE} is corrupt: {e}") from e
-    for key, meta in metadata.get("weights", {}).items():
+    arrays = _ckpt.load_npz(data, f"Saved model {path!r}: {WEIGHTS_FILE}")
+    weights = metadata.get("weights", {})
+    if not isinstance(weights, dict) or not all(
+            isinstance(m, dict) and isinstance(m.get("shape"), list) for m in weights.values()):
+        raise DataLossError(f"Saved model {path!r} is corrupt: {METADATA_FILE}'s 'weights' "
+                            "is not a table of {'shape': [...], 'dtype': ...}")
+    for key, meta in weights.items():
         if key not in arrays:
             raise DataLossError(f"Saved model {path!r} is corrupt: the value of {key!r} is "
                                 f"missing from {WEIGHTS_FILE}")
@@ -775,11 +757,26 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     config, metadata, data = _read_members(path)
     arrays = _read_arrays(path, data, metadata)
     with custom_object_scope(custom_objects):
-        model = _build_model(config)
-        if compile and config.get("compile_config"):
-            compile_from_config(model, config["compile_config"])
+        # No weight can be bigger than the largest saved array: refuse before allocating one
+        # (small ones are built, so a mismatch is reported with both shapes by the check).
+        limit = max([int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()] + [2 ** 22])
+        try:
+            with _layers_base.max_weight_elements(limit):
+                model = _build_model(config)
+                if compile and config.get("compile_config"):
+                    compile_from_config(model, config["compile_config"])
+        except _HOSTILE as e:
+            # A config that no saved model has (units=2**40, wrong types, missing keys):
+            # nothing was restored into anything that exists, so just say which file.
+            raise ValueError(f"Cannot load the model saved in {path!r}: its {CONFIG_FILE} "
+                             f"does not describe a buildable model ({type(e).__name__}: "
+                             f"{str(e)[:300]})") from e
         _check_and_assign(path, model, arrays, metadata)
     return model
+
+
+_HOSTILE = (TypeError, KeyError, AttributeError, IndexError, RecursionError, MemoryError,
+            OverflowError, ValueError)
 
 
 def model_from_json(json_string: str, custom_objects: dict | None = None):

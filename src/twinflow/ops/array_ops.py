@@ -1,14 +1,20 @@
 """The former one-file array module, kept so ``twinflow.ops.array_ops`` imports keep working.
 
-The ops live by family in ``twinflow.ops.array`` (see docs/architecture.md); this module only
-re-exports them (``__all__`` is the public list).
+The ops live by family in ``twinflow.ops.array`` (listed in ``ops/__init__.py``); this module
+only re-exports them (``__all__`` is the public list).
 """
 from __future__ import annotations
 
-from .array import create, gather, join, layout, shape, slicing, sort
+from .array import create as _create
+from .array import gather as _gather
+from .array import join as _join
+from .array import layout as _layout
+from .array import shape as _shape
+from .array import slicing as _slicing
+from .array import sort as _sort
 from .core import reexport
 
-reexport(globals(), shape, layout, join, slicing, gather, create, sort)
+reexport(globals(), _shape, _layout, _join, _slicing, _gather, _create, _sort)
 
 __all__ = ["identity", "shape", "reshape", "broadcast_to", "stack", "unstack", "zeros_like",
            "ones_like", "transpose", "expand_dims", "squeeze", "reverse", "stop_gradient",

@@ -1,19 +1,24 @@
 """Helpers shared by op declarations: input conversion, shape rules, gradient reduction."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx
-from ..core.errors import InvalidArgumentError
+from ..core.errors import InvalidArgumentError, ResourceExhaustedError
 from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind, constant, constant_value, convert_to_tensor
 from ..eager.tensor import EagerTensor
+from ..graph.checks import normalize_axis as _normalize_axis
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor
 
 __all__ = ["convert", "convert_pair", "convert_n", "binary_infer", "unary_infer",
-           "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "check_float",
+           "known_shape", "shape_from_tensor", "normalize_axis", "static_value", "static_int",
+           "checked_shape", "shape_tensor",
+           "static_ints", "check_float",
            "np_dtype_of", "quietly",
            "EagerTensor", "SymbolicTensor", "Tensor", "TensorShape", "constant", "constant_value",
            "convert_to_tensor", "dtypes", "ctx", "InvalidArgumentError", "bind", "register_op",
@@ -216,20 +221,142 @@ def static_value(v, what: str):
     return c
 
 
+def _integral(v, what: str):
+    """``v`` (a static value) checked to be integral: floats, bools and strings are refused
+    with TypeError as TensorFlow refuses them (never truncated)."""
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"{what} must be an int or a list of ints, got {v.tolist()!r}")
+        return v
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    for a in vals:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, (bool, np.bool_)):
+            raise TypeError(f"{what} must be an int or a list of ints, got {v!r}")
+    return v
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2**46
+
+
+_MEMORY_BYTES = _memory_bytes()
+
+
+def checked_shape(dims, np_dtype) -> tuple:
+    """The shape ``dims`` (ints, or a 1-D int array) of an array about to be allocated, checked
+    as TensorFlow does: sizes are int64 (never wrapped), negative ones and more than 2**63 - 1
+    elements are InvalidArgumentError, and more bytes than this machine has is
+    ResourceExhaustedError naming the size (NumPy could otherwise overcommit and fail later).
+
+    Args:
+        dims: the dims.
+        np_dtype: the element type.
+
+    Returns:
+        The shape as a tuple of Python ints.
+    """
+    if type(dims) is np.ndarray:
+        shp = tuple(dims.reshape(-1).tolist())
+    else:
+        shp = tuple(int(d) for d in dims)
+    n = 1
+    for d in shp:
+        if d < 0:
+            raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0")
+        n *= d
+    if n > 2**63 - 1:
+        raise InvalidArgumentError(None, None, f"Shape {list(shp)} would have more than "
+                                               "2**63 - 1 elements")
+    if n * 16 > _MEMORY_BYTES and n * np.dtype(np_dtype).itemsize > _MEMORY_BYTES:
+        nbytes = n * np.dtype(np_dtype).itemsize
+        raise ResourceExhaustedError(
+            None, None, f"OOM when allocating tensor with shape {list(shp)} and type "
+            f"{dtypes.from_numpy(np_dtype).name}: {nbytes} bytes, more than this machine's "
+            f"{_MEMORY_BYTES} bytes of memory")
+    return shp
+
+
+def shape_tensor(x, what: str = "shape") -> Tensor:
+    """A shape-like argument (dims, sizes) as an integer tensor: int32, or int64 when a value
+    needs it (as TensorFlow: never wrapped at 32 bits); floats are a TypeError.
+
+    Args:
+        x: a tensor, or a (possibly nested) list of Python or NumPy ints.
+        what: its name in errors.
+
+    Returns:
+        The integer tensor.
+    """
+    if isinstance(x, Tensor):
+        t = x
+    elif type(x) is int or type(x) in (list, tuple) and all(type(v) is int for v in x):
+        vals = (x,) if type(x) is int else x  # the common case, without NumPy's inference
+        big = any(v >= 2**31 or v < -2**31 for v in vals)
+        t = convert(x, dtype=dtypes.int64 if big else dtypes.int32)
+    elif isinstance(x, (list, tuple)) and _contains_tensor(x):
+        t = convert(x, dtype_hint=dtypes.int32)
+    elif np.size(x) == 0:
+        t = convert(x, dtype=dtypes.int32)
+    else:
+        t = convert(x)
+    if not t.dtype.is_integer:  # as TensorFlow: tw.zeros([2.5]) is no shape
+        raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype int32 ({what} must be "
+                        f"integers)")
+    return t
+
+
+def static_int(v, what: str) -> int:
+    """An int argument that must be known when the op is built (an int or constant tensor).
+
+    Args:
+        v: the value.
+        what: its name in errors (``"concat: axis"``).
+
+    Returns:
+        The int; a float, bool or string raises TypeError.
+    """
+    c = _integral(static_value(v, what), what)
+    return int(np.asarray(c).reshape(-1)[0]) if isinstance(c, np.ndarray) else int(c)
+
+
+def static_ints(v, what: str) -> tuple:
+    """A list of ints that must be known when the op is built (see ``static_int``).
+
+    Args:
+        v: the value (an int, a list of ints or a constant tensor).
+        what: its name in errors.
+
+    Returns:
+        A tuple of ints.
+    """
+    c = _integral(static_value(v, what), what)
+    return tuple(int(a) for a in np.asarray(c).reshape(-1))
+
+
 def normalize_axis(axis, rank, op_name: str) -> tuple | None:
-    """Turns an axis argument (int, list, None) into a sorted tuple of non-negative axes."""
+    """An axis argument (int, list, tensor, None) as a sorted tuple of non-negative axes (all
+    of them for None), through the one axis normaliser (``graph/schema.normalize_axis``).
+
+    Args:
+        axis: the axis argument.
+        rank: the rank of the tensor, or None when unknown.
+        op_name: the op or function named in errors.
+
+    Returns:
+        A sorted tuple of distinct non-negative axes (None for None on unknown rank).
+    """
     if axis is None:
         return None if rank is None else tuple(range(rank))
-    axes = np.asarray(static_value(axis, f"{op_name}: axis")).reshape(-1).tolist()
+    v = static_value(axis, f"{op_name}: axis")
+    if isinstance(v, np.ndarray) and v.dtype.kind in "iu":
+        v = tuple(v.reshape(-1).tolist())
+    out = _normalize_axis(v if isinstance(v, (list, tuple)) else (v,), rank, op_name)
     if rank is None:
-        return tuple(axes)
-    out = []
-    for a in axes:
-        if not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
-                f"(axis must be in [{-rank}, {rank}))")
-        out.append(a % rank)
+        return out
+    out = list(out)
     if len(set(out)) != len(out):  # as TensorFlow: axis=[0, 0] or [0, -2] on a matrix
         dup = next(a for a in out if out.count(a) > 1)
         raise InvalidArgumentError(
@@ -255,10 +382,7 @@ class Pack:
         if shape.rank is None:
             return values[0].dtype, TensorShape(None)
         dims = list(shape.as_list())
-        rank = len(dims) + 1
-        if not -rank <= axis < rank:
-            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
-        dims.insert(axis % rank, len(values))
+        dims.insert(_normalize_axis(axis, len(dims), None, extra=1), len(values))
         return values[0].dtype, TensorShape(dims)
 
     def kernel(*values, axis=0):
@@ -282,10 +406,7 @@ class Unpack:
         if value.shape.rank is None:
             return [(value.dtype, TensorShape(None))] * num
         dims = list(value.shape.as_list())
-        rank = len(dims)
-        if not -rank <= axis < rank:
-            raise InvalidArgumentError(None, None, f"axis = {axis} not in [{-rank}, {rank})")
-        axis %= rank
+        axis = _normalize_axis(axis, len(dims), None)
         if dims[axis] is not None and dims[axis] != num:
             raise InvalidArgumentError(
                 None, None, f"Cannot unpack dimension {axis} of size {dims[axis]} into {num} "

@@ -1,15 +1,17 @@
 """The former one-file debugging module, kept so ``twinflow.ops.debugging_ops`` imports keep
 working.
 
-The ops live by family in ``twinflow.ops.debugging`` (see docs/architecture.md); this module only
-re-exports them (``__all__`` is the public list).
+The ops live by family in ``twinflow.ops.debugging`` (listed in ``ops/__init__.py``); this
+module only re-exports them (``__all__`` is the public list).
 """
 from __future__ import annotations
 
 from .core import reexport
-from .debugging import asserts, numerics, printing
+from .debugging import asserts as _asserts
+from .debugging import numerics as _numerics
+from .debugging import printing as _printing
 
-reexport(globals(), printing, numerics, asserts)
+reexport(globals(), _printing, _numerics, _asserts)
 
 __all__ = ["print_v2", "format_tensor", "check_numerics", "enable_check_numerics",
            "disable_check_numerics", "Assert", "assert_equal", "assert_none_equal",

@@ -11,11 +11,12 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor
+from ..graph.checks import check_dtypes_match, normalize_axis
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from . import math_ops
 from .array_ops import sum_to
-from .core import OnesLike, convert
+from .core import OnesLike, convert, static_int
 
 _ET = EagerTensor
 _np_matmul = np.matmul
@@ -135,7 +136,8 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
         # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.
         av, bv = a._value, b._value
-        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2:
+        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2 and \
+                av.dtype in MatMul.np_dtypes:  # (MatMul's schema: int8 or bool go to bind)
             try:
                 return _ET(_np_matmul(av, bv))
             except (ValueError, TypeError):
@@ -366,12 +368,7 @@ def einsum(equation, *inputs, **kwargs) -> Tensor:
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     xs = [convert(x) for x in inputs]
-    for x in xs[1:]:
-        if x.dtype is not xs[0].dtype:
-            raise InvalidArgumentError(
-                None, None, f"einsum needs inputs of one dtype, got "
-                f"{[t.dtype.name for t in xs]}; twinflow, like TensorFlow, does not promote "
-                "dtypes: use tw.cast [Op:Einsum]")
+    check_dtypes_match("Einsum", xs)
     try:
         eq = normalize_einsum_equation(equation, [x.shape.rank for x in xs])
     except InvalidArgumentError as e:
@@ -398,12 +395,7 @@ def _tensordot_axes(axes, ra: int, rb: int):
     if len(xa) != len(xb):
         raise InvalidArgumentError(None, None, f"tensordot: 'axes' lists differ in length: "
                                                f"{xa} vs {xb}")
-    for lst, r, w in ((xa, ra, "a"), (xb, rb, "b")):
-        for ax in lst:
-            if not -r <= ax < r:
-                raise InvalidArgumentError(None, None, f"tensordot: axis {ax} out of range for "
-                                                       f"'{w}' of rank {r}")
-    return [ax % ra for ax in xa], [ax % rb for ax in xb]
+    return list(normalize_axis(xa, ra, "tensordot")), list(normalize_axis(xb, rb, "tensordot"))
 
 
 def tensordot(a: TensorLike, b: TensorLike, axes: TensorLike, name: str | None = None) -> Tensor:
@@ -498,6 +490,9 @@ def diag_part(input: TensorLike, name: str = "diag_part", k=0, padding_value=0,
         raise NotImplementedError("tw.linalg.diag_part supports only k=0")
     x = convert(input)
     shape = x.shape
+    if shape.rank is not None and shape.rank < 2:  # as TensorFlow
+        raise InvalidArgumentError(None, None, f"input must be at least 2-dim, received shape: "
+                                               f"{shape.as_list()} [Op:MatrixDiagPartV3]")
     if shape.rank is not None and shape[-1] is not None and shape[-2] is not None and \
             shape[-1] != shape[-2]:
         n = min(shape[-1], shape[-2])
@@ -548,7 +543,8 @@ def band_part(input: TensorLike, num_lower, num_upper, name: str | None = None) 
         The banded tensor.
     """
     x = convert(input)
-    return bind(MatrixBandPart, [x], {"num_lower": int(num_lower), "num_upper": int(num_upper)},
+    return bind(MatrixBandPart, [x], {"num_lower": static_int(num_lower, "band_part: num_lower"),
+                                      "num_upper": static_int(num_upper, "band_part: num_upper")},
                 name=name)
 
 

@@ -1,14 +1,21 @@
 """The former one-file math module, kept so ``twinflow.ops.math_ops`` imports keep working.
 
-The ops live by family in ``twinflow.ops.math`` (see docs/architecture.md); this module only
-re-exports them (``__all__`` is the public ``tw.math`` list).
+The ops live by family in ``twinflow.ops.math`` (listed in ``ops/__init__.py``); this module
+only re-exports them (``__all__`` is the public ``tw.math`` list).
 """
 from __future__ import annotations
 
 from .core import reexport
-from .math import binary, cast, clip, comparison, complex, elementwise, scan, unary
+from .math import binary as _binary
+from .math import cast as _cast
+from .math import clip as _clip
+from .math import comparison as _comparison
+from .math import complex as _complex
+from .math import elementwise as _elementwise
+from .math import scan as _scan
+from .math import unary as _unary
 
-reexport(globals(), elementwise, comparison, cast, unary, binary, complex, scan, clip)
+reexport(globals(), _elementwise, _comparison, _cast, _unary, _binary, _complex, _scan, _clip)
 
 __all__ = [
     # arithmetic

@@ -1,14 +1,19 @@
 """The former one-file nn module, kept so ``twinflow.ops.nn_ops`` imports keep working.
 
-The ops live by family in ``twinflow.ops.nn`` (see docs/architecture.md); this module only
+The ops live by family in ``twinflow.ops.nn`` (listed in ``ops/__init__.py``); this module only
 re-exports them (``__all__`` is the public ``tw.nn`` list).
 """
 from __future__ import annotations
 
 from .core import reexport
-from .nn import activations, conv, geometry, losses, normalization, pool
+from .nn import activations as _activations
+from .nn import conv as _conv
+from .nn import geometry as _geometry
+from .nn import losses as _losses
+from .nn import normalization as _normalization
+from .nn import pool as _pool
 
-reexport(globals(), activations, losses, geometry, conv, pool, normalization)
+reexport(globals(), _activations, _losses, _geometry, _conv, _pool, _normalization)
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign", "silu",
            "swish", "softmax", "log_softmax", "bias_add", "sigmoid_cross_entropy_with_logits",

@@ -1,15 +1,17 @@
 """The former one-file random module, kept so ``twinflow.ops.random_ops`` imports keep
 working.
 
-The ops live by family in ``twinflow.ops.random`` (see docs/architecture.md); this module only
-re-exports them (``__all__`` is the public list).
+The ops live by family in ``twinflow.ops.random`` (listed in ``ops/__init__.py``); this module
+only re-exports them (``__all__`` is the public list).
 """
 from __future__ import annotations
 
 from .core import reexport
-from .random import seeds, stateful, stateless
+from .random import seeds as _seeds
+from .random import stateful as _stateful
+from .random import stateless as _stateless
 
-reexport(globals(), seeds, stateful, stateless)
+reexport(globals(), _seeds, _stateful, _stateless)
 
 __all__ = ["set_seed", "get_seed", "random_normal", "random_uniform", "truncated_normal",
            "categorical", "random_shuffle", "stateless_random_normal",

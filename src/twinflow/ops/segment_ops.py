@@ -20,7 +20,7 @@ from ..eager.execute import bind, constant, constant_value
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from .array_ops import concat, fill, gather, ones_like, rank, reshape, shape, zeros_like
-from .core import convert, static_value
+from .core import convert, static_int
 from .core import invalid_argument as _err
 from .math_ops import (
     cast,
@@ -121,10 +121,12 @@ def _sorted_kernel(kind: str):
 
 def _unsorted_infer(data, ids, num_segments):
     _check_ids(data, ids)
-    if data.shape.rank is None or ids.shape.rank is None:
-        return data.dtype, TensorShape(None)
     v = constant_value(num_segments)
     n = None if v is None else int(v)
+    if n is not None and n < 0:  # as TensorFlow
+        raise _err(f"Input num_segments == {n} must not be negative.")
+    if data.shape.rank is None or ids.shape.rank is None:
+        return data.dtype, TensorShape(None)
     return data.dtype, TensorShape([n] + data.shape.as_list()[ids.shape.rank:])
 
 
@@ -427,9 +429,9 @@ def bincount(arr: TensorLike, weights: TensorLike | None = None, minlength=None,
     a = convert(arr, dtype_hint=dtypes.int32)
     dt = dtypes.as_dtype(dtype)
     w = convert(np.zeros((0,), dt.np)) if weights is None else convert(weights)
-    mn = None if minlength is None else int(static_value(minlength, "bincount: minlength"))
-    mx = None if maxlength is None else int(static_value(maxlength, "bincount: maxlength"))
-    ax = None if axis is None else int(axis)
+    mn = None if minlength is None else static_int(minlength, "bincount: minlength")
+    mx = None if maxlength is None else static_int(maxlength, "bincount: maxlength")
+    ax = None if axis is None else static_int(axis, "bincount: axis")
     if ax not in (None, 0, -1):
         raise ValueError(f"bincount: axis must be None, 0 or -1, got {axis}")
     return bind(Bincount, [a, w], {"minlength": mn, "maxlength": mx, "dtype": dt,

@@ -184,6 +184,12 @@ class Variable:
             raise ValueError("initial_value must be specified.")
         if callable(initial_value) and not isinstance(initial_value, Tensor):
             initial_value = initial_value()
+        if dtype is not None and isinstance(initial_value, (Tensor, Variable)) and \
+                initial_value.dtype is not dtypes.as_dtype(dtype):
+            # As TensorFlow: a tensor keeps its dtype (no silent cast that truncates 1.5).
+            raise ValueError(
+                f"initial_value: Tensor conversion requested dtype {dtypes.as_dtype(dtype).name}"
+                f" for Tensor with dtype {initial_value.dtype.name}: {initial_value!r}")
         # Variables outlive any graph being built, so their initial value is computed eagerly
         # (TensorFlow's init_scope); a symbolic initial value cannot be lifted.
         if getattr(initial_value, "graph", None) is not None and ctx.graph is not None \
@@ -201,6 +207,12 @@ class Variable:
         self._dtype = dtypes.from_numpy(self._value.dtype)
         self._shape_static = TensorShape(shape) if shape is not None else \
             TensorShape._from_tuple(self._value.shape)
+        if shape is not None and not self._shape_static.is_compatible_with(
+                TensorShape._from_tuple(self._value.shape)):
+            raise ValueError(
+                f"In this `tf.Variable` creation, the initial value's shape "
+                f"({self._value.shape}) is not compatible with the explicitly supplied `shape` "
+                f"argument ({self._shape_static.as_list()}).")
         if not validate_shape:
             self._shape_static = TensorShape(None)
         self._trainable = True if trainable is None else bool(trainable)

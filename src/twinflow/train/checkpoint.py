@@ -1,10 +1,7 @@
 """Object-based checkpoints: ``tw.train.Checkpoint``, ``CheckpointManager``, ``latest_checkpoint``.
 
-A checkpoint at prefix ``P`` is two files: ``P.npz`` (the arrays, NumPy's format, read with
-``allow_pickle=False``) and ``P.index.json`` (object-graph path -> array key, shape, dtype). Each
-is written to a temporary file and moved into place with ``os.replace``; the index is written
-last, so a checkpoint is visible only once complete. A directory's ``checkpoint`` file (JSON)
-names its latest checkpoint.
+The files (``P.npz`` + ``P.index.json``, the ``checkpoint`` state file) and their safe,
+atomic reading and writing are in ``checkpoint_files.py``.
 
 Variables are matched by their path in the object graph (``model/layer-0/kernel``): the chain
 of attribute names from the Checkpoint's keyword arguments down to the variable. A path whose
@@ -13,169 +10,29 @@ restored when the variable is created (a Keras layer built later, an optimizer s
 """
 from __future__ import annotations
 
-import json
 import os
-import zipfile
-import zlib
-from collections.abc import Callable
 
 import numpy as np
 
-from ..core.errors import DataLossError, NotFoundError
+from ..core.files import atomic_write
 from ..ops.variables import Variable
+from .checkpoint_files import (
+    _delete_checkpoint,
+    _inside,
+    _read_state,
+    _write_state,
+    latest_checkpoint,
+    load_npz,
+    parse_json,
+    read_arrays,
+    update_checkpoint_state,
+    write_arrays,
+)
 from .module import walk_children
 
-_FORMAT = "twinflow-checkpoint"
-_VERSION = 1
-_STATE_FILE = "checkpoint"
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-# ---------------------------------------------------------------------------------------------
-# Files
-#
-# Temporary files and directories are created with modes 0o666 / 0o777, so the process umask
-# applies as for any other file the user writes (mkstemp/mkdtemp would give 0600 / 0700).
-
-def _make_temp(directory: str, prefix: str, create: Callable):
-    """Calls ``create(path)`` on fresh names in ``directory`` until one does not exist yet."""
-    while True:
-        path = os.path.join(directory, prefix + os.urandom(6).hex())
-        try:
-            return path, create(path)
-        except FileExistsError:
-            continue
-
-
-def make_temp_dir(parent: str, prefix: str = ".tmp-") -> str:
-    """Creates a new empty directory in ``parent`` with the permissions of ``os.mkdir``.
-
-    Args:
-        parent: an existing directory.
-        prefix: the start of the new directory's name.
-
-    Returns:
-        The new directory's path.
-    """
-    return _make_temp(parent, prefix, lambda p: os.mkdir(p, 0o777))[0]
-
-
-def atomic_write(path: str, write: Callable) -> None:
-    """Writes ``path`` through a temporary file in the same directory, then renames it.
-
-    The file gets the permissions of a plain ``open(path, 'w')`` (0o666 less the umask).
-
-    Args:
-        path: the file to write.
-        write: called with the temporary file, opened for binary writing.
-    """
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp, fd = _make_temp(directory, ".tmp-", lambda p: os.open(p, _TEMP_FLAGS, 0o666))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
-def _crc(a) -> int:
-    return zlib.crc32(np.ascontiguousarray(a).tobytes())
-
-
-def _strip_prefix(path: str) -> str:
-    for suffix in (".index.json", ".npz", ".index"):
-        if path.endswith(suffix):
-            return path[: -len(suffix)]
-    return path
-
-
-def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
-    """Writes a checkpoint of ``arrays`` (path -> ndarray) at ``prefix``.
-
-    Args:
-        prefix: the checkpoint prefix (files ``prefix.npz`` and ``prefix.index.json``).
-        arrays: object-graph path -> NumPy array.
-        extra: JSON-serializable metadata stored in the index.
-
-    Returns:
-        The prefix.
-    """
-    prefix = _strip_prefix(os.fspath(prefix))
-    keys = {path: f"v{i}" for i, path in enumerate(arrays)}
-    payload = {keys[p]: np.asarray(a) for p, a in arrays.items()}
-    atomic_write(prefix + ".npz", lambda f: np.savez(f, **payload))
-    index = {
-        "format": _FORMAT, "version": _VERSION, "data": os.path.basename(prefix) + ".npz",
-        "variables": {p: {"key": keys[p], "shape": list(np.shape(a)),
-                          "dtype": np.asarray(a).dtype.name, "crc32": _crc(a)}
-                      for p, a in arrays.items()},
-        "metadata": extra or {},
-    }
-    text = json.dumps(index, indent=1, sort_keys=False).encode()
-    atomic_write(prefix + ".index.json", lambda f: f.write(text))
-    return prefix
-
-
-def read_arrays(prefix: str) -> dict:
-    """Reads every array of the checkpoint at ``prefix``, checking it against its index.
-
-    Args:
-        prefix: the checkpoint prefix.
-
-    Returns:
-        Object-graph path -> NumPy array.
-
-    Raises:
-        NotFoundError: no checkpoint at ``prefix``.
-        DataLossError: the files are corrupt or disagree with each other.
-    """
-    prefix = _strip_prefix(os.fspath(prefix))
-    index_path = prefix + ".index.json"
-    if not os.path.exists(index_path):
-        raise NotFoundError(f"Unsuccessful checkpoint restore: no checkpoint at {prefix!r} "
-                            f"({index_path} does not exist)")
-    try:
-        with open(index_path, "rb") as f:
-            index = json.loads(f.read().decode())
-        if index.get("format") != _FORMAT:
-            raise ValueError("not a twinflow checkpoint index")
-        entries = index["variables"]
-    except (ValueError, KeyError, UnicodeDecodeError) as e:
-        raise DataLossError(f"Checkpoint index {index_path} is corrupt: {e}") from e
-    # The index names its data file; basename keeps a tampered index from reading elsewhere.
-    data_path = os.path.join(os.path.dirname(prefix), os.path.basename(index.get("data", ""))) \
-        if index.get("data") else prefix + ".npz"
-    out = {}
-    try:
-        with np.load(data_path, allow_pickle=False) as z:
-            for path, meta in entries.items():
-                if meta["key"] not in z.files:
-                    raise DataLossError(f"Checkpoint {prefix!r} is corrupt: the value of "
-                                        f"{path!r} is missing from {data_path}")
-                arr = z[meta["key"]]
-                if list(arr.shape) != list(meta["shape"]) or arr.dtype.name != meta["dtype"]:
-                    raise DataLossError(
-                        f"Checkpoint {prefix!r} is corrupt: {path!r} has shape "
-                        f"{list(arr.shape)} dtype {arr.dtype.name} in {data_path} but the index "
-                        f"says shape {meta['shape']} dtype {meta['dtype']}")
-                if "crc32" in meta and _crc(arr) != meta["crc32"]:
-                    raise DataLossError(f"Checkpoint {prefix!r} is corrupt: the value of "
-                                        f"{path!r} in {data_path} fails its checksum")
-                out[path] = arr
-    except DataLossError:
-        raise
-    except FileNotFoundError as e:
-        raise DataLossError(f"Checkpoint {prefix!r} is incomplete: {data_path} is "
-                            "missing") from e
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
-        raise DataLossError(f"Checkpoint data {data_path} is corrupt: {e}") from e
-    return out
+# Re-exported: the one atomic writer (core/files.py) and the file format's readers/writers.
+__all__ = ["atomic_write", "latest_checkpoint", "load_npz", "parse_json", "read_arrays",
+           "update_checkpoint_state", "write_arrays"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,62 +351,13 @@ class Checkpoint:
         return restore_into(self, values)
 
 
-def _state_path(directory: str) -> str:
-    return os.path.join(directory, _STATE_FILE)
-
-
-def _read_state(directory: str) -> dict | None:
-    try:
-        with open(_state_path(directory), "rb") as f:
-            return json.loads(f.read().decode())
-    except (OSError, ValueError):
-        return None
-
-
-def _write_state(directory: str, latest: str, all_paths: list) -> None:
-    state = {"model_checkpoint_path": latest, "all_model_checkpoint_paths": all_paths}
-    text = json.dumps(state, indent=1).encode()
-    atomic_write(_state_path(directory), lambda f: f.write(text))
-
-
-def update_checkpoint_state(directory: str, path: str) -> None:
-    """Makes ``path`` the latest checkpoint named by ``directory``'s state file.
-
-    Args:
-        directory: the directory holding the ``checkpoint`` state file.
-        path: the checkpoint prefix just written.
-    """
-    state = _read_state(directory) or {}
-    name = os.path.relpath(path, directory)
-    paths = [p for p in state.get("all_model_checkpoint_paths", []) if p != name] + [name]
-    _write_state(directory, name, paths)
-
-
-def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The prefix of the newest checkpoint in ``checkpoint_dir``, or None.
-
-    Args:
-        checkpoint_dir: a directory written by ``Checkpoint.save`` or ``CheckpointManager``.
-        latest_filename: ignored (TensorFlow's state file name).
-
-    Returns:
-        The checkpoint prefix, or None when there is none.
-    """
-    directory = os.fspath(checkpoint_dir)
-    state = _read_state(directory)
-    if not state or not state.get("model_checkpoint_path"):
-        return None
-    path = os.path.join(directory, state["model_checkpoint_path"])
-    return path if os.path.exists(path + ".index.json") else None
-
-
 class CheckpointManager:
     """Numbers checkpoints in a directory and keeps the newest ``max_to_keep``.
 
     Args:
         checkpoint: the Checkpoint to save.
         directory: where checkpoints go.
-        max_to_keep: how many to keep (None keeps all).
+        max_to_keep: how many to keep, a positive integer (None keeps all).
         checkpoint_name: the prefix of the files.
         keep_checkpoint_every_n_hours: ignored.
         step_counter: ignored.
@@ -560,15 +368,20 @@ class CheckpointManager:
     def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: int | None,
                  keep_checkpoint_every_n_hours=None, checkpoint_name: str = "ckpt",
                  step_counter=None, checkpoint_interval=None, init_fn=None) -> None:
+        if max_to_keep is not None and (type(max_to_keep) is bool or
+                                        not isinstance(max_to_keep, int) or max_to_keep < 1):
+            raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
+                             f"{max_to_keep!r}.")
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
         self._prefix = os.path.join(self._directory, checkpoint_name)
         state = _read_state(self._directory) or {}
-        self._checkpoints = [os.path.join(self._directory, p)
-                             for p in state.get("all_model_checkpoint_paths", [])
-                             if os.path.exists(os.path.join(self._directory, p)
-                                               + ".index.json")]
+        if state.get("model_checkpoint_path"):
+            _inside(self._directory, state["model_checkpoint_path"])
+        paths = [_inside(self._directory, p)
+                 for p in state.get("all_model_checkpoint_paths", [])]
+        self._checkpoints = [p for p in paths if os.path.exists(p + ".index.json")]
 
     @property
     def directory(self) -> str:
@@ -601,16 +414,18 @@ class CheckpointManager:
         counter.assign_add(1)
         number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
         path = f"{self._prefix}-{number}"
+        # Order matters for a save that is killed: the new checkpoint is complete on disk
+        # before the state file names it, and old ones go only once it does.
         self._checkpoint.write(path)
-        self._checkpoints = [p for p in self._checkpoints if p != path] + [path]
-        if self._max_to_keep is not None:
-            while len(self._checkpoints) > self._max_to_keep:
-                old = self._checkpoints.pop(0)
-                for suffix in (".index.json", ".npz"):
-                    if os.path.exists(old + suffix):
-                        os.remove(old + suffix)
+        kept = [p for p in self._checkpoints if p != path] + [path]
+        drop = []
+        if self._max_to_keep is not None and len(kept) > self._max_to_keep:
+            drop, kept = kept[:-self._max_to_keep], kept[-self._max_to_keep:]
         _write_state(self._directory, os.path.relpath(path, self._directory),
-                     [os.path.relpath(p, self._directory) for p in self._checkpoints])
+                     [os.path.relpath(p, self._directory) for p in kept])
+        self._checkpoints = kept
+        for old in drop:
+            _delete_checkpoint(old)
         return path
 
     def restore_or_initialize(self) -> str | None:

@@ -71,6 +71,16 @@ class Module:
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_scope_name", name)
 
+    def __getattr__(self, attr: str):
+        # Only reached for attributes that are missing: a subclass whose __init__ never
+        # called super().__init__() still gets its default name, as in TensorFlow.
+        if attr in ("_name", "_scope_name"):
+            name = camel_to_snake(type(self).__name__)
+            object.__setattr__(self, "_name", name)
+            object.__setattr__(self, "_scope_name", name)
+            return name
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
     # ----- naming -----
     @property
     def name(self) -> str:

@@ -8,7 +8,10 @@ layer gets shape inference for free from the ops' ``infer`` rules.
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -38,6 +41,7 @@ from .keras_tensor import (
 )
 
 _NAME_COUNTS: dict = {}
+_NAME_LOCK = threading.Lock()
 
 
 def unique_layer_name(base: str) -> str:
@@ -49,8 +53,9 @@ def unique_layer_name(base: str) -> str:
     Returns:
         A name not handed out before (until ``clear_session``).
     """
-    n = _NAME_COUNTS.get(base, 0)
-    _NAME_COUNTS[base] = n + 1
+    with _NAME_LOCK:  # threads creating layers at once never get the same name
+        n = _NAME_COUNTS.get(base, 0)
+        _NAME_COUNTS[base] = n + 1
     return base if n == 0 else f"{base}_{n}"
 
 
@@ -59,13 +64,33 @@ def clear_session() -> None:
     _NAME_COUNTS.clear()
 
 
-class _CallContext:
-    """The ``training`` flag of the outermost layer call, seen by nested layers."""
+class _CallContext(threading.local):
+    """The ``training`` flag of the outermost layer call, seen by nested layers (per thread)."""
 
     training = None
     depth = 0
 
 
+_BUILD_LOCK = threading.RLock()
+# Set by keras.saving while it rebuilds a saved model: the most elements any weight can have.
+LOADING = threading.local()
+
+
+@contextlib.contextmanager
+def max_weight_elements(limit: int) -> Iterator[None]:
+    """Refuses, in the block and this thread, any weight with more than ``limit`` elements.
+
+    Args:
+        limit: the largest number of elements a weight may have.
+
+    Returns:
+        A context manager.
+    """
+    LOADING.max_elements = limit
+    try:
+        yield
+    finally:
+        LOADING.max_elements = None
 _CALL = _CallContext()
 _ACCEPTS: dict = {}
 
@@ -192,6 +217,15 @@ class Layer(Module):
                                  "no defined output shape.")
         return self._tw_output_shape
 
+    def __getattr__(self, attr: str):
+        # Python retries a property that raised AttributeError here: keep its message.
+        if attr in ("input", "output"):
+            self._first_node(attr)
+        if attr in ("input_shape", "output_shape"):
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 f"no defined {attr.replace('_', ' ')}.")
+        return super().__getattr__(attr)
+
     def _first_node(self, what: str):
         if not self._tw_nodes:
             raise AttributeError(f"Layer {self.name!r} has never been called and thus has no "
@@ -248,6 +282,13 @@ class Layer(Module):
         """
         shape = () if shape is None else tuple(shape)
         dt = dtypes.as_dtype(dtype or self._tw_dtype)
+        limit = getattr(LOADING, "max_elements", None)
+        if limit is not None and all(type(d) is int for d in shape) and \
+                int(np.prod(shape, dtype=object)) > limit:
+            # Rebuilding a saved model: a weight larger than the whole file cannot be restored,
+            # so refuse before its initializer allocates it (a config saying units=2**40).
+            raise ValueError(f"weight {name!r} of layer {self.name!r} would have shape "
+                             f"{list(shape)}, more elements than the file can hold ({limit})")
         init = _initializers.get(initializer) or (
             _initializers.GlorotUniform() if dt.is_floating else _initializers.Zeros())
         with eager_mode():
@@ -511,7 +552,9 @@ class Layer(Module):
                     kwargs["mask"] = mask
         first = not self.built
         if first:
-            self._maybe_build(inputs)
+            with _BUILD_LOCK:  # two threads calling an unbuilt layer build it once
+                if not self.built:
+                    self._maybe_build(inputs)
         if self._tw_losses:
             self._tw_losses = []
         _CALL.training = training

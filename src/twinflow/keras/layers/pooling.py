@@ -29,9 +29,8 @@ class _Pooling(Layer):
         n = self._rank
         self.pool_size = _tuple(pool_size, n, "pool_size")
         self.strides = _tuple(strides, n, "strides") if strides is not None else self.pool_size
-        if min(self.pool_size) <= 0 or min(self.strides) <= 0:
-            raise ValueError(f"{type(self).__name__}: pool_size and strides must be positive; "
-                             f"received pool_size={self.pool_size}, strides={self.strides}")
+        # Zero or negative windows and strides are refused by the pool op when called
+        # (InvalidArgumentError), as in Keras 3.
         self.padding = _pool_padding(padding)
         self.data_format = _data_format(data_format)
 

@@ -8,7 +8,16 @@ from ...core.shapes import TensorShape, broadcast_shapes
 from ...eager.execute import bind, constant, constant_value
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
-from ..core import OnesLike, ZerosLike, _fmt, convert, convert_pair, shape_from_tensor
+from ..core import (
+    OnesLike,
+    ZerosLike,
+    _fmt,
+    checked_shape,
+    convert,
+    convert_pair,
+    shape_from_tensor,
+    static_int,
+)
 from ..core import invalid_argument as _err
 from .shape import SumToShape, _int_input, _norm_axis, _static_ints, shape
 
@@ -75,8 +84,8 @@ def one_hot(indices: TensorLike, depth, on_value=None, off_value=None,
     on = convert(1 if on_value is None else on_value, dtype=dtype)
     off = convert(0 if off_value is None else off_value, dtype=dtype)
     d = _int_input(depth, "depth")
-    return bind(OneHot, [ind, d, on, off], {"axis": -1 if axis is None else int(axis)},
-                name=name)
+    ax = -1 if axis is None else static_int(axis, "one_hot: axis")
+    return bind(OneHot, [ind, d, on, off], {"axis": ax}, name=name)
 
 
 def _range_len(start, limit, delta) -> int:
@@ -148,8 +157,10 @@ def range(start, limit=None, delta=1, dtype: DTypeLike | None = None,
                 found.append(a.dtype)
             elif isinstance(a, (np.ndarray, np.generic)):
                 found.append(dtypes.from_numpy(a.dtype))
-            else:
-                found.append(dtypes.float32 if isinstance(a, float) else dtypes.int32)
+            elif isinstance(a, float):
+                found.append(dtypes.float32)
+            else:  # a Python int: int64 when it does not fit in 32 bits, as TensorFlow
+                found.append(dtypes.int32 if -2**31 <= a < 2**31 else dtypes.int64)
         dtype = max(found, key=lambda d: _RANGE_ORDER.index(d) if d in _RANGE_ORDER else 0)
     dtype = dtypes.as_dtype(dtype)
     ts = [a if isinstance(a, Tensor) else constant(a, dtype) for a in args]
@@ -171,10 +182,7 @@ class Fill:
         return value.dtype, shape_from_tensor(dims)
 
     def kernel(dims, value):
-        shp = tuple(int(d) for d in dims)
-        if min(shp, default=0) < 0:
-            raise _err(f"dims must be non-negative, got {list(shp)}")
-        return np.full(shp, value, dtype=value.dtype)
+        return np.full(checked_shape(dims, value.dtype), value, dtype=value.dtype)
 
     def grad(op, dy):
         return None, bind(SumToShape, [dy, shape(op.inputs[1])])
@@ -265,6 +273,7 @@ class Eye:
                                                        None if c is None else int(c)])
 
     def kernel(num_rows, num_columns, *, batch_shape=(), dtype=dtypes.float32):
+        checked_shape(list(batch_shape) + [num_rows, num_columns], dtype.np)
         m = np.eye(int(num_rows), int(num_columns), dtype=dtype.np)
         return np.broadcast_to(m, tuple(batch_shape) + m.shape).copy() if batch_shape else m
 
@@ -340,11 +349,8 @@ def linspace(start, stop, num, name: str | None = None, axis: int = 0) -> Tensor
         The values, of ``start``'s dtype.
     """
     s, e = convert_pair(start, stop)
-    return bind(LinSpace, [s, e, _int_input(num, "num")], {"axis": int(axis)}, name=name)
+    ax = static_int(axis, "linspace: axis")
+    return bind(LinSpace, [s, e, _int_input(num, "num")], {"axis": ax}, name=name)
 
 
 lin_space = linspace
-
-
-# ----- sorting --------------------------------------------------------------------------------
-

@@ -10,7 +10,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..core import ZerosLike, _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
-from .shape import _int_input, _static_int, shape
+from .shape import _int_input, _norm_axis, _static_int, shape
 
 
 def _check_indices(indices, n: int) -> None:
@@ -124,7 +124,7 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
     batch_dims = _static_int(batch_dims, "gather: batch_dims")
     axis = batch_dims if axis is None else _static_int(axis, "gather: axis")
     if axis < 0 and p.shape.rank is not None:
-        axis %= max(p.shape.rank, 1)
+        axis = _norm_axis(axis, p.shape.rank, "GatherV2")
     if batch_dims < 0 and ind.shape.rank is not None:
         batch_dims += ind.shape.rank
     return bind(GatherV2, [p, ind], {"axis": axis, "batch_dims": batch_dims}, name=name)
@@ -401,7 +401,3 @@ def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: TensorLike | None =
             raise _err("boolean_mask: a negative axis needs a tensor of known rank")
         axis += x.shape.rank
     return bind(BooleanMask, [x, m], {"axis": axis}, name=name)
-
-
-# ----- creation: one_hot, range, fill, zeros, ones, eye, linspace ------------------------------
-

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant, constant_value
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import OnesLike, Pack, Unpack, ZerosLike, _fmt, convert, convert_n
@@ -22,10 +23,7 @@ class ConcatV2:
         if not ranks:
             return values[0].dtype, TensorShape(None)
         r = ranks[0]
-        if not -r <= axis < r:
-            raise _err(f"ConcatOp : Expected concatenating dimensions in the range [{-r}, {r}), "
-                       f"but got {axis}")
-        ax = axis % r
+        ax = _normalize_axis(axis, r, "ConcatV2")
         first = next(v for v in values if v.shape.rank is not None)
         out = list(first.shape.as_list())
         out[ax] = 0
@@ -408,7 +406,3 @@ def pad(tensor: TensorLike, paddings: TensorLike, mode="CONSTANT", constant_valu
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f'pad: mode must be "CONSTANT", "REFLECT" or "SYMMETRIC", got {mode!r}')
     return bind(MirrorPad, [x, p], {"mode": mode}, name=name)
-
-
-# ----- slicing --------------------------------------------------------------------------------
-

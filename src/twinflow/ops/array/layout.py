@@ -7,7 +7,7 @@ from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
-from ..core import Pack, Unpack, _fmt, convert, convert_n, unary_infer
+from ..core import Pack, Unpack, _fmt, convert, convert_n, static_int, unary_infer
 from ..core import invalid_argument as _err
 from .shape import _norm_axis, _static_int, _static_ints, reshape, shape
 
@@ -32,7 +32,7 @@ def stack(values: TensorLike, axis: int = 0, name: str = "stack") -> Tensor:
     xs = convert_n(values, dtype)
     if not xs:
         raise ValueError("tw.stack needs at least one tensor")
-    return bind(Pack, xs, {"axis": int(axis)}, name=name)
+    return bind(Pack, xs, {"axis": static_int(axis, "stack: axis")}, name=name)
 
 
 def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -> list:
@@ -48,15 +48,18 @@ def unstack(value: TensorLike, num=None, axis: int = 0, name: str = "unstack") -
         A list of tensors.
     """
     x = convert(value)
+    axis = static_int(axis, "unstack: axis")
+    if x.shape.rank == 0:  # as TensorFlow
+        raise ValueError(f"Argument `axis` = {axis} not in range [0, 0)")
     if num is None:
         rank = x.shape.rank
         if rank is None or x.shape[axis % rank if rank else 0] is None:
             raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
         num = x.shape[axis % rank]
-    return bind(Unpack, [x], {"num": int(num), "axis": int(axis)}, name=name)
+    return bind(Unpack, [x], {"num": static_int(num, "unstack: num"), "axis": axis}, name=name)
 
 
-# ----- helpers ----------------------------------------------------------------------------------
+# ----- transpose, expand_dims, squeeze, reverse ---------------------------------------------------
 
 def _check_perm(perm, rank: int) -> tuple:
     if len(perm) != rank or sorted(p % rank if rank else p for p in perm) != list(
@@ -250,7 +253,3 @@ def stop_gradient(input: TensorLike, name: str | None = None) -> Tensor:
         The same value, treated as a constant by GradientTape.
     """
     return bind(StopGradient, [convert(input)], name=name)
-
-
-# ----- size, rank -----------------------------------------------------------------------------
-

@@ -2,6 +2,8 @@
 and the argument helpers the array ops share."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core import dtypes
@@ -10,10 +12,18 @@ from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant, constant_value
 from ...eager.tensor import EagerTensor
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, ShapeLike, SymbolicTensor, Tensor, TensorLike
-from ..core import convert, known_shape, shape_from_tensor, static_value, unary_infer
-from ..core import invalid_argument as _err
+from ..core import (
+    convert,
+    known_shape,
+    shape_from_tensor,
+    shape_tensor,
+    static_int,
+    static_ints,
+    unary_infer,
+)
 
 
 @register_op("Identity")
@@ -76,6 +86,9 @@ def shape(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | Non
 
 
 def _reshape_infer(x, shape):
+    if shape.shape.rank not in (None, 1):  # as TensorFlow
+        raise InvalidArgumentError(None, None, f"sizes input must be 1-D, not "
+                                               f"{shape.shape.as_list()}")
     target = shape_from_tensor(shape)
     if target.rank is None or x.shape.rank is None:
         return x.dtype, target
@@ -87,7 +100,7 @@ def _reshape_infer(x, shape):
         if (v < -1).any() or (v == -1).sum() > 1:
             raise InvalidArgumentError(None, None, f"Invalid shape {v.tolist()}: at most one "
                                                    "dimension may be -1, others >= 0")
-        known = int(np.prod([d for d in v if d >= 0]))
+        known = math.prod(int(d) for d in v if d >= 0)  # Python ints: never wraps
         if n_in is not None:
             if -1 in v:
                 if known == 0 or n_in % known:
@@ -127,7 +140,7 @@ def reshape(tensor: TensorLike, shape: ShapeLike, name: str | None = None) -> Te
     Returns:
         The reshaped tensor.
     """
-    return bind(Reshape, [convert(tensor), convert(shape, dtype_hint=dtypes.int32)], name=name)
+    return bind(Reshape, [convert(tensor), shape_tensor(shape)], name=name)
 
 
 @register_op("BroadcastTo")
@@ -291,37 +304,32 @@ def _elems(t, n: int | None = None) -> list | None:
 
 
 def _static_int(v, what: str) -> int:
-    """An attr that must be known when the op is built (an int, or a constant int tensor)."""
-    return int(static_value(v, what))
+    """An attr that must be known when the op is built (an int, or a constant int tensor);
+    a float or bool is a TypeError, as in TensorFlow (never truncated)."""
+    return static_int(v, what)
 
 
 def _static_ints(v, what: str) -> tuple:
-    return tuple(int(a) for a in np.asarray(static_value(v, what)).reshape(-1))
+    """A list-of-ints attr known when the op is built (ints, or a constant int tensor)."""
+    return static_ints(v, what)
 
 
 def _norm_axis(axis: int, rank: int | None, what: str, extra: int = 0) -> int:
     """``axis`` made non-negative for a tensor of ``rank`` (+ ``extra`` insertable positions)."""
-    if rank is None:
-        return axis
-    n = rank + extra
-    if not -n <= axis < n:
-        raise _err(f"{what}: axis {axis} is out of range for a tensor of rank {rank} "
-                   f"(expected [{-n}, {n}))")
-    return axis % n
+    op, _, name = what.rpartition(": ")
+    return _normalize_axis(axis, rank, op or what, what=name if op else "axis", extra=extra)
 
 
 def _int_input(x, name: str, dtype=None) -> Tensor:
     """An integer shape-like argument as a tensor (int32 unless it is already an int tensor)."""
     if isinstance(x, Tensor):
         return x
-    t = convert(x, dtype=dtype, dtype_hint=dtypes.int32)
-    if not t.dtype.is_integer:  # as TensorFlow: tw.zeros([2.5]) is no shape
-        raise TypeError(f"Cannot convert {x!r} to EagerTensor of dtype int32 ({name} must be "
-                        f"integers)")
-    return t
+    if dtype is not None:
+        return convert(x, dtype=dtype)
+    return shape_tensor(x, name)
 
 
-# ----- layout: transpose, expand_dims, squeeze, reverse ---------------------------------------
+# ----- size, rank ---------------------------------------------------------------------------------
 
 @register_op("Size")
 class Size:
@@ -385,7 +393,3 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
         A scalar int32 tensor.
     """
     return bind(Rank, [convert(input)], name=name)
-
-
-# ----- joining and splitting ------------------------------------------------------------------
-

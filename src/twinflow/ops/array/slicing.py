@@ -390,7 +390,3 @@ def slice_spec(key: tuple) -> tuple:
     attrs = {"begin_mask": bm, "end_mask": em, "ellipsis_mask": ell, "new_axis_mask": new,
              "shrink_axis_mask": shrink}
     return [_spec_tensor(begin, dt), _spec_tensor(end, dt), _spec_tensor(strides, dt)], attrs
-
-
-# ----- gather and scatter ---------------------------------------------------------------------
-

@@ -178,7 +178,8 @@ class Unique:
     def kernel(x, *, out_idx=dtypes.int32):
         if x.ndim != 1:
             raise _err(f"unique expects a 1D vector, got shape {list(x.shape)}")
-        _, first, inv = np.unique(x, return_index=True, return_inverse=True)
+        # equal_nan=False: every NaN is a value of its own, as in TensorFlow
+        _, first, inv = np.unique(x, return_index=True, return_inverse=True, equal_nan=False)
         order = np.argsort(first, kind="stable")
         rank_of = np.empty_like(order)
         rank_of[order] = np.arange(len(order))

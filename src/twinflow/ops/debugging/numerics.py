@@ -90,7 +90,7 @@ def disable_check_numerics() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Assertions
+# assert_all_finite, device placement logging, is_numeric_tensor
 
 
 def assert_all_finite(x: TensorLike, message, name: str | None = None) -> Tensor:

@@ -29,7 +29,6 @@ from .elementwise import (
     Binary,
     check_int_divisor,
     declare,
-    no_grad,
     public_functions,
 )
 from .unary import _c, log, negative, square
@@ -261,8 +260,7 @@ BINARY = [
           doc="floor(x / y), with broadcasting; integer division by zero raises.",
           api=("floor(x / y) elementwise (``tw.math.floordiv``, the ``//`` operator).",
                "a real tensor or value.", "a tensor or value of the same dtype.",
-               "The floored quotient, of the inputs' dtype."),
-          grad=no_grad),
+               "The floored quotient, of the inputs' dtype.")),
     Binary("FloorMod", "floormod", _floormod_kernel, REAL, quiet=True,
           doc="x - floor(x / y) * y: the remainder with the sign of the divisor (Python's ``%``).",
           api=("x mod y with the sign of y (``tw.math.floormod``, ``tw.math.mod``, the ``%`` "
@@ -272,8 +270,7 @@ BINARY = [
     Binary("TruncateDiv", "truncatediv", _truncatediv_kernel, REAL, quiet=True,
           doc="x / y rounded toward zero (C's integer division).",
           api=("x / y rounded toward zero (``tw.truncatediv``).", "a real tensor or value.",
-               "a tensor or value of the same dtype.", "The truncated quotient."),
-          grad=no_grad),
+               "a tensor or value of the same dtype.", "The truncated quotient.")),
     Binary("TruncateMod", "truncatemod", _truncatemod_kernel, REAL, quiet=True,
           doc="The remainder of truncating division: it has the sign of the dividend (C's ``%``).",
           api=("The remainder of truncating division, with the sign of x (``tw.truncatemod``).",

@@ -44,7 +44,7 @@ def _check_cast(from_string: bool, to) -> None:
         raise UnimplementedError(None, None, f"Cast {src} to {to.name} is not supported")
 
 
-# ----- public functions: arithmetic -------------------------------------------------------------
+# ----- public function ----------------------------------------------------------------------------
 
 def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts ``x`` to ``dtype`` (``tw.cast``).
@@ -62,5 +62,3 @@ def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     if x.dtype is dtype:
         return x
     return bind(Cast, (x,), {"DstT": dtype}, name=name)
-
-

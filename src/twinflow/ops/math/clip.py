@@ -52,7 +52,7 @@ class ClipByValue:
                 sum_to(where(below_hi, zeros, dm), hi))
 
 
-# ----- casts ------------------------------------------------------------------------------------
+# ----- public functions ---------------------------------------------------------------------------
 
 def clip_by_value(t: TensorLike, clip_value_min, clip_value_max, name: str | None = None) -> Tensor:
     """Clips ``t`` to [clip_value_min, clip_value_max] (``tw.clip_by_value``).
@@ -145,5 +145,3 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
         t = convert(t)
         out.append(multiply(t, cast(scale, t.dtype)))
     return out, use_norm
-
-

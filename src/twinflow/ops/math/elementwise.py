@@ -1,6 +1,7 @@
 """Elementwise ops as table rows: one ``Unary`` or ``Binary`` row per op.
 
-A family module (``unary.py``, ``binary.py``, ``comparison.py``) lists its ops in a table::
+A family module (``unary.py``, ``binary.py``, ``comparison.py``, ``complex.py``) lists its ops in
+a table::
 
     UNARY = [
         Unary("Exp", "exp", np.exp, INEXACT, quiet=True,
@@ -10,8 +11,12 @@ A family module (``unary.py``, ``binary.py``, ``comparison.py``) lists its ops i
               grad=lambda op, dy: dy * _c(op.outputs[0])),
         ...
     ]
-    (Exp, ...) = declare(UNARY)                       # the registered OpDefs, in table order
-    (exp, ...) = public_functions(UNARY, __name__)    # the generated public functions
+    _OPS = declare(UNARY)                                # the registered OpDefs, in row order
+    (Neg, ..., Exp, ...) = _OPS
+    (negative, ..., exp, ...) = public_functions(UNARY, _OPS, __name__)  # rows with an ``fn``
+
+The names are spelled out (readers and linters see them; ``tests/ops/math/test_elementwise.py``
+checks each is bound to its row).
 
 A row holds the TensorFlow op name, the public function's name, the NumPy kernel, the dtype kinds
 the op accepts, its gradient rule (written with twinflow ops, as any ``grad``), what it computes
@@ -168,8 +173,9 @@ class Unary:
 
     Fields: ``op`` TensorFlow's op name; ``fn`` the public function generated for it (None: the
     module writes its own); ``kernel`` the NumPy function; ``kinds`` the dtype kinds accepted
-    (``FLOAT``, ``INEXACT``...); ``grad`` the gradient rule (``no_grad``: not differentiable);
-    ``doc`` what the op computes; ``api`` the public docstring's (summary, x, returns);
+    (``FLOAT``, ``INEXACT``...); ``doc`` what the op computes; ``grad`` the gradient rule,
+    written with twinflow ops (default ``no_grad``: not differentiable, as comparisons);
+    ``api`` the public docstring's (summary, x, returns);
     ``quiet`` run the kernel without NumPy's floating-point warnings (see ``quietly``); ``out``
     the result dtype (None: x's, "real": x's real dtype, or a DType); ``raw`` use the kernel as
     is (a ufunc that already refuses what ``infer`` refuses).
@@ -179,8 +185,8 @@ class Unary:
     fn: str | None
     kernel: Callable
     kinds: str | None
-    grad: Callable
     doc: str
+    grad: Callable = no_grad
     api: tuple = ()
     quiet: bool = False
     out: object = None

@@ -9,6 +9,7 @@ from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant, constant_value
 from ...eager.tensor import EagerTensor
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
@@ -18,18 +19,10 @@ from .binary import Mul, divide, multiply, subtract
 # ----- shape rules and helpers ------------------------------------------------------------------
 
 
-
-
 def _check_axes(x, axis) -> None:
     """Raises for axes outside the rank of ``x`` (the kernels would, less helpfully)."""
-    rank = x.shape.rank
-    if axis is None or rank is None:
-        return
-    for a in axis:
-        if not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"Invalid reduction dimension {a} for input with {rank} dimensions "
-                f"(axis must be in [{-rank}, {rank}))")
+    if axis is not None:
+        _normalize_axis(tuple(axis), x.shape.rank, None)
 
 
 def _reduce_infer(x, *, axis, keepdims=False):
@@ -467,8 +460,3 @@ reduce_any = _reduction(
 reduce_all = _reduction(
     "reduce_all", All, "Logical and of a bool tensor over ``axis`` (``tw.reduce_all``).",
     "The reduced bool tensor.", tensor="a bool tensor.")
-
-
-# ----- logsumexp, variance, std -----------------------------------------------------------------
-
-

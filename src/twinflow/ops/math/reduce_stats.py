@@ -8,9 +8,10 @@ from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
-from ..core import convert
+from ..core import convert, static_int
 from .binary import multiply, subtract
 from .binary import pow as pow_op
 from .cast import cast
@@ -19,10 +20,7 @@ from .complex import abs as abs_op
 from .reduce import Mean, _axes, _float_infer, _kept, _reduce, reduce_max, reduce_sum
 from .unary import exp, sqrt, square
 
-# ----- shape rules and helpers ------------------------------------------------------------------
-
-
-
+# ----- logsumexp, variance, std -------------------------------------------------------------------
 
 @register_op("ReduceLogSumExp")
 class ReduceLogSumExp:
@@ -145,12 +143,8 @@ def _arg_infer(x, *, axis, output_type):
     rank = x.shape.rank
     if rank is None:
         return output_type, TensorShape(None)
-    if not -rank <= axis < rank or rank == 0:
-        raise InvalidArgumentError(
-            None, None, f"Expected dimension in the range [{-rank}, {rank}), but got {axis} "
-            f"(input rank {rank})")
     dims = x.shape.as_list()
-    del dims[axis % rank]
+    del dims[_normalize_axis(axis, rank, None)]
     return output_type, TensorShape(dims)
 
 
@@ -158,6 +152,10 @@ def _arg_kernel(fn, x, axis, output_type):
     if x.shape[axis] == 0:
         raise InvalidArgumentError(None, None, f"Reduction axis {axis} is empty in shape "
                                                f"{list(x.shape)}")
+    if x.dtype.kind in "fc" and np.isnan(x).any():
+        # As TensorFlow's kernels (strict comparisons), a NaN is never the extremum; NumPy's
+        # argmax/argmin would return the first NaN.
+        x = np.where(np.isnan(x), -np.inf if fn is np.argmax else np.inf, x)
     return np.asarray(fn(x, axis=axis)).astype(output_type.np)
 
 
@@ -169,7 +167,7 @@ def _arg(opdef, fn_name, input, axis, output_type, name):
     if v is None:
         raise InvalidArgumentError(None, None, f"{fn_name}: axis must be known when the graph "
                                                f"is built [Op:{opdef.name}]")
-    axis = int(np.asarray(v).reshape(-1)[0]) if np.size(v) == 1 else v
+    axis = static_int(v, f"{fn_name}: axis") if np.size(v) == 1 else v
     if not isinstance(axis, int):
         raise InvalidArgumentError(None, None, f"{fn_name}: axis must be a scalar, got {axis} "
                                                f"[Op:{opdef.name}]")
@@ -239,11 +237,7 @@ def _norm_axis(x, axis):
             rank is not None and len({a % rank for a in axes}) != len(axes)):
         raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
                          f"got {axis}")
-    for a in axes:
-        if rank is not None and not -rank <= a < rank:
-            raise InvalidArgumentError(
-                None, None, f"norm: Invalid reduction dimension {a} for input with {rank} "
-                f"dimensions (axis must be in [{-rank}, {rank})) [Op:Sum]")
+    _normalize_axis(axes, rank, "norm")
     return axes
 
 

@@ -5,9 +5,10 @@ import numpy as np
 
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
+from ...graph.checks import normalize_axis as _normalize_axis
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
-from ..core import convert, quietly, static_value
+from ..core import convert, quietly, static_int, static_value
 from .binary import multiply, realdiv
 from .elementwise import NUMERIC, check_kind
 from .unary import _c
@@ -16,11 +17,7 @@ from .unary import _c
 def _scan_infer(op_name: str):
     def infer(x, *, axis, exclusive=False, reverse=False):
         check_kind(op_name, x, NUMERIC)
-        rank = x.shape.rank
-        if rank is not None and not -rank <= axis < max(rank, 1):
-            raise InvalidArgumentError(
-                None, None, f"{op_name}: axis {axis} is out of range for a tensor of rank "
-                f"{rank} (expected in [{-rank}, {rank}))")
+        _normalize_axis(axis, x.shape.rank, op_name)
         return x.dtype, x.shape
     return infer
 
@@ -70,7 +67,11 @@ Cumprod = _scan_op("Cumprod", np.cumprod, 1, "product", _cumprod_grad)
 
 
 def _static_axis(axis, op_name: str) -> int:
-    return int(np.asarray(static_value(axis, f"{op_name}: axis")).reshape(()))
+    v = static_value(axis, f"{op_name}: axis")
+    if np.ndim(v) != 0:
+        raise InvalidArgumentError(None, None, f"{op_name}: axis must be a scalar, got {v} "
+                                               f"[Op:{op_name}]")
+    return static_int(v, f"{op_name}: axis")
 
 
 def _scan_function(fn_name: str, opdef, word: str, where: str, identity: str, op: str):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
-from ..core import check_float, convert, unary_infer
+from ..core import convert, unary_infer
 from ..math.binary import add, multiply, subtract
 from ..math.unary import erf, exp, negative, sigmoid, sign, tanh
 
@@ -17,26 +16,13 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _float_infer(name: str):
-    def infer(x, **attrs):
-        check_float(name, x, allow_complex=False)
-        return x.dtype, x.shape
-    return infer
-
-
 def _grad_infer(dy, x, **attrs):
     return dy.dtype, dy.shape
 
 
 def _float_arg(x, op_name: str):
-    """Converts ``x`` and checks it is real floating point (eager runs no ``infer``)."""
-    x = convert(x)
-    if not x.dtype.is_floating:
-        raise InvalidArgumentError(
-            None, None, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
-            f"values: half, float, double; {op_name} needs a floating-point tensor (use "
-            f"tw.cast) [Op:{op_name}]")
-    return x
+    """Converts ``x`` (its dtype is checked by ``op_name``'s schema, in both modes)."""
+    return convert(x)
 
 
 def _mask_nonpositive(g, y):
@@ -127,7 +113,8 @@ class Relu6Grad:
 class LeakyRelu:
     """x if x > 0 else alpha * x."""
 
-    infer = _float_infer("LeakyRelu")
+    def infer(x, *, alpha=0.2):  # (the schema checks the dtype)
+        return x.dtype, x.shape
 
     def kernel(x, *, alpha=0.2):
         return np.where(x > 0, x, x * x.dtype.type(alpha))
@@ -153,7 +140,7 @@ class LeakyReluGrad:
 class Elu:
     """x if x > 0 else exp(x) - 1."""
 
-    infer = _float_infer("Elu")
+    infer = unary_infer  # (the schema checks the dtype)
 
     def kernel(x):
         return np.where(x > 0, x, np.expm1(np.minimum(x, x.dtype.type(0))))
@@ -180,7 +167,7 @@ class EluGrad:
 class Selu:
     """scale * (x if x > 0 else alpha * (exp(x) - 1)), with the self-normalizing constants."""
 
-    infer = _float_infer("Selu")
+    infer = unary_infer  # (the schema checks the dtype)
 
     def kernel(x):
         t = x.dtype.type
@@ -210,7 +197,7 @@ class SeluGrad:
 class Softplus:
     """log(1 + exp(x)), computed without overflow."""
 
-    infer = _float_infer("Softplus")
+    infer = unary_infer  # (the schema checks the dtype)
 
     def kernel(x):
         return np.logaddexp(x.dtype.type(0), x)
@@ -224,7 +211,7 @@ class Softplus:
 class Softsign:
     """x / (1 + |x|)."""
 
-    infer = _float_infer("Softsign")
+    infer = unary_infer  # (the schema checks the dtype)
 
     def kernel(x):
         return x / (x.dtype.type(1) + np.abs(x))
@@ -335,7 +322,7 @@ def gelu(features: TensorLike, approximate: bool = False, name: str | None = Non
                                           1.0))
 
 
-# ----- softmax and losses -----------------------------------------------------------------------
+# ----- compositions -------------------------------------------------------------------------------
 
 def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Concatenated ReLU: concat([relu(x), relu(-x)], axis) (``tw.nn.crelu``).
@@ -350,5 +337,3 @@ def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tens
     """
     x = convert(features)
     return concat([relu(x), relu(negative(x))], axis)
-
-

@@ -13,9 +13,8 @@ from ..array.create import eye as eye_op
 from ..array.join import concat
 from ..array.layout import expand_dims, squeeze
 from ..array.shape import reshape, shape
-from ..core import ZerosLike, check_float, convert, convert_pair
+from ..core import ZerosLike, convert, convert_pair
 from ..math.binary import multiply
-from .activations import _float_arg
 from .geometry import (
     _conv_attrs,
     _conv_shape,
@@ -108,10 +107,9 @@ def bias_add(value: TensorLike, bias: TensorLike, data_format: str | None = None
     return bind(BiasAdd, [value, bias], {"data_format": data_format or "NHWC"}, name=name)
 
 
-# ----- convolution and pooling geometry ---------------------------------------------------------
+# ----- Conv2D and its gradients -------------------------------------------------------------------
 
 def _conv_infer(x, w, **attrs):
-    check_float("Conv2D", x, allow_complex=False)
     return x.dtype, _conv_shape("Conv2D", x.shape, w.shape, attrs)
 
 
@@ -221,7 +219,6 @@ def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_f
         The convolution, [batch, out_height, out_width, out_channels].
     """
     x, w = convert_pair(input, filters)
-    _float_arg(x, "Conv2D")
     attrs = _conv_attrs(strides, padding, dilations, data_format)
     return bind(Conv2D, [x, w], attrs, name=name)
 
@@ -371,5 +368,3 @@ def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: s
         return conv2d(x, filters, strides, padding, data_format or "NHWC", dilations, name)
     raise ValueError(f"tw.nn.convolution supports 1-D and 2-D convolutions (rank 3 or 4 "
                      f"input), got an input of shape {x.shape}")
-
-

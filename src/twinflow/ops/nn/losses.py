@@ -13,7 +13,7 @@ from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
 from ..array.layout import expand_dims
 from ..array.shape import shape
-from ..core import check_float, convert, convert_pair, quietly
+from ..core import convert, convert_pair, quietly, static_int
 from ..math.binary import add, div_no_nan, divide, multiply, subtract
 from ..math.cast import cast
 from ..math.comparison import greater, where
@@ -23,11 +23,8 @@ from .activations import _UINT_OF_FLOAT, _float_arg, softplus
 
 
 def _softmax_infer(x, *, axis=-1):
-    check_float("Softmax", x, allow_complex=False)
-    rank = x.shape.rank
-    if rank is not None and not -rank <= axis < max(rank, 1):
-        raise InvalidArgumentError(None, None, f"axis {axis} is out of range for a tensor of "
-                                               f"rank {rank}")
+    if x.shape.rank == 0:  # (the schema checks the dtype and the axis)
+        raise InvalidArgumentError(None, None, "logits must have >= 1 dimension, got shape []")
     return x.dtype, x.shape
 
 
@@ -39,7 +36,11 @@ class Softmax:
 
     def kernel(x, *, axis=-1):
         e = np.exp(quietly(np.subtract, x, np.max(x, axis=axis, keepdims=True)))
-        return e / np.sum(e, axis=axis, keepdims=True)
+        s = np.sum(e, axis=axis, keepdims=True)
+        out = quietly(np.divide, e, s)
+        if np.isnan(s).any():  # as TensorFlow: softmax([inf, 1]) is [nan, 0], not [nan, nan]
+            out = np.where(e == 0, np.zeros((), out.dtype), out)
+        return out
 
     def grad(op, dy):
         y = op.outputs[0]
@@ -74,7 +75,7 @@ def softmax(logits: TensorLike, axis: TensorLike | None = None, name: str | None
     Returns:
         A tensor of the same shape and dtype whose slices along ``axis`` sum to 1.
     """
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else static_int(axis, "softmax: axis")
     return bind(Softmax, [_float_arg(logits, "Softmax")], {"axis": axis}, name=name)
 
 
@@ -90,12 +91,11 @@ def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
     Returns:
         A tensor of the same shape and dtype.
     """
-    axis = -1 if axis is None else int(axis)
+    axis = -1 if axis is None else static_int(axis, "log_softmax: axis")
     return bind(LogSoftmax, [_float_arg(logits, "LogSoftmax")], {"axis": axis}, name=name)
 
 
 def _sigmoid_xent_infer(logits, labels):
-    check_float("SigmoidCrossEntropyWithLogits", logits, allow_complex=False)
     if not logits.shape.is_compatible_with(labels.shape):
         raise InvalidArgumentError(
             None, None, f"logits and labels must have the same shape ({logits.shape} vs "
@@ -163,10 +163,6 @@ def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, ax
 
 
 def _sparse_xent_infer(logits, labels):
-    check_float("SparseSoftmaxCrossEntropyWithLogits", logits, allow_complex=False)
-    if not labels.dtype.is_integer:
-        raise InvalidArgumentError(None, None, f"labels must be int32 or int64, got "
-                                               f"{labels.dtype.name}")
     ls, ys = logits.shape, labels.shape
     if ls.rank is not None and ys.rank is not None:
         if ls.rank != ys.rank + 1 or not TensorShape(ls.as_list()[:-1]).is_compatible_with(ys):
@@ -300,7 +296,7 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     return multiply(reduce_sum(multiply(t, t)), 0.5)
 
 
-# ----- bias_add ---------------------------------------------------------------------------------
+# ----- compositions -------------------------------------------------------------------------------
 
 def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
                                        pos_weight: TensorLike, name: str | None = None) -> Tensor:
@@ -379,5 +375,3 @@ def scale_regularization_loss(regularization_loss: TensorLike) -> Tensor:
         The loss.
     """
     return convert(regularization_loss)
-
-

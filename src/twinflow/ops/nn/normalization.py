@@ -175,7 +175,7 @@ def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int
     return multiply(multiply(x, scale), keep)
 
 
-# ----- compositions: more convolutions, losses, embeddings -----------------------------------
+# ----- embeddings and statistics ------------------------------------------------------------------
 
 def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm=None,
                      name: str | None = None) -> Tensor:
@@ -234,5 +234,3 @@ def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: Tens
     mean = shifted_mean if shift is None else add(shifted_mean, shift)
     variance = subtract(multiply(variance_ss, divisor), multiply(shifted_mean, shifted_mean))
     return mean, variance
-
-

@@ -174,6 +174,86 @@ class AvgPoolGrad:
         return None, bind(AvgPool, [ddx], op.attrs)
 
 
+def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:
+    """Max pooling over 2-D windows (``tw.nn.max_pool2d``, ``tw.nn.max_pool``).
+
+    Args:
+        input: a tensor [batch, height, width, channels].
+        ksize: window size, an int or a list of 1, 2 or 4 ints.
+        strides: window stride, an int or a list of 1, 2 or 4 ints.
+        padding: "SAME" or "VALID".
+        data_format: "NHWC" (the only layout supported).
+        name: op name.
+
+    Returns:
+        The pooled tensor [batch, out_height, out_width, channels].
+    """
+    return bind(MaxPool, [convert(input)], _pool_attrs(ksize, strides, padding, data_format),
+                name=name)
+
+
+def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:
+    """Average pooling over 2-D windows (``tw.nn.avg_pool2d``, ``tw.nn.avg_pool``).
+
+    Args:
+        input: a float tensor [batch, height, width, channels].
+        ksize: window size, an int or a list of 1, 2 or 4 ints.
+        strides: window stride, an int or a list of 1, 2 or 4 ints.
+        padding: "SAME" or "VALID" (padding is not counted in the average).
+        data_format: "NHWC" (the only layout supported).
+        name: op name.
+
+    Returns:
+        The pooled tensor [batch, out_height, out_width, channels].
+    """
+    x = _float_arg(input, "AvgPool")
+    return bind(AvgPool, [x], _pool_attrs(ksize, strides, padding, data_format), name=name)
+
+
+def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
+    """Max pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.max_pool``).
+
+    Args:
+        input: a tensor [batch, width, channels] or [batch, height, width, channels].
+        ksize: window size (an int or a list).
+        strides: window stride (an int or a list).
+        padding: "SAME" or "VALID".
+        data_format: "NWC" / "NHWC" or None.
+        name: op name.
+
+    Returns:
+        The pooled tensor.
+    """
+    x = convert(input)
+    if x.shape.rank == 3:
+        return max_pool1d(x, ksize, strides, padding, data_format or "NWC")
+    return max_pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+
+
+def avg_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
+    """Average pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.avg_pool``).
+
+    Args:
+        input: a float tensor [batch, width, channels] or [batch, height, width, channels].
+        ksize: window size (an int or a list).
+        strides: window stride (an int or a list).
+        padding: "SAME" or "VALID".
+        data_format: "NWC" / "NHWC" or None.
+        name: op name.
+
+    Returns:
+        The pooled tensor.
+    """
+    x = convert(input)
+    if x.shape.rank == 3:
+        return avg_pool1d(x, ksize, strides, padding, data_format or "NWC")
+    return avg_pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+
+
 def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
     if data_format not in (None, "NWC"):
         raise ValueError(f"1-D pooling supports data_format='NWC' only, got {data_format!r}")
@@ -182,64 +262,39 @@ def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
     return squeeze(out, [1])
 
 
-def _pool_functions(kind: str, opdef, floats_only: bool) -> tuple:
-    """``(pool2d, pool, pool1d)``: the public functions of MaxPool (``kind`` "max") or AvgPool."""
-    what = "Max" if kind == "max" else "Average"
-    a = "a float tensor" if floats_only else "a tensor"
-
-    def pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
+def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
                name: str | None = None) -> Tensor:
-        x = _float_arg(input, opdef.name) if floats_only else convert(input)
-        return bind(opdef, [x], _pool_attrs(ksize, strides, padding, data_format), name=name)
-
-    def pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
-             name: str | None = None) -> Tensor:
-        x = convert(input)
-        if x.shape.rank == 3:
-            return pool1d(x, ksize, strides, padding, data_format or "NWC")
-        return pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
-
-    def pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
-               name: str | None = None) -> Tensor:
-        return _pool1d(pool2d, input, ksize, strides, padding, data_format)
-
-    note = " (padding is not counted in the average)" if kind == "avg" else ""
-    docs = {
-        pool2d: (f"{what} pooling over 2-D windows (``tw.nn.{kind}_pool2d``, "
-                 f"``tw.nn.{kind}_pool``).", f"{a} [batch, height, width, channels].",
-                 "window size, an int or a list of 1, 2 or 4 ints.",
-                 "window stride, an int or a list of 1, 2 or 4 ints.", note,
-                 '"NHWC" (the only layout supported).', "op name.",
-                 "The pooled tensor [batch, out_height, out_width, channels]."),
-        pool: (f"{what} pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor "
-               f"(``tw.nn.{kind}_pool``).",
-               f"{a} [batch, width, channels] or [batch, height, width, channels].",
-               "window size (an int or a list).", "window stride (an int or a list).", "",
-               '"NWC" / "NHWC" or None.', "op name.", "The pooled tensor."),
-        pool1d: (f"{what} pooling of [batch, width, channels] inputs (``tw.nn.{kind}_pool1d``).",
-                 f"{a} [batch, width, channels].",
-                 "window size (an int or a list of 1 or 3 ints).", "window stride (likewise).",
-                 "", '"NWC" (the only layout supported).',
-                 "unused (kept for TensorFlow's signature).", "The pooled tensor."),
-    }
-    for fn, suffix in ((pool2d, "_pool2d"), (pool, "_pool"), (pool1d, "_pool1d")):
-        summary, inp, ksize, strides, pad, fmt, name, returns = docs[fn]
-        fn.__name__ = fn.__qualname__ = kind + suffix
-        fn.__doc__ = f"""{summary}
+    """Max pooling of [batch, width, channels] inputs (``tw.nn.max_pool1d``).
 
     Args:
-        input: {inp}
-        ksize: {ksize}
-        strides: {strides}
-        padding: "SAME" or "VALID"{pad}.
-        data_format: {fmt}
-        name: {name}
+        input: a tensor [batch, width, channels].
+        ksize: window size (an int or a list of 1 or 3 ints).
+        strides: window stride (likewise).
+        padding: "SAME" or "VALID".
+        data_format: "NWC" (the only layout supported).
+        name: unused (kept for TensorFlow's signature).
 
     Returns:
-        {returns}
+        The pooled tensor.
     """
-    return pool2d, pool, pool1d
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
 
 
-max_pool2d, max_pool, max_pool1d = _pool_functions("max", MaxPool, floats_only=False)
-avg_pool2d, avg_pool, avg_pool1d = _pool_functions("avg", AvgPool, floats_only=True)
+def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
+               name: str | None = None) -> Tensor:
+    """Average pooling of [batch, width, channels] inputs (``tw.nn.avg_pool1d``).
+
+    Args:
+        input: a float tensor [batch, width, channels].
+        ksize: window size (an int or a list of 1 or 3 ints).
+        strides: window stride (likewise).
+        padding: "SAME" or "VALID".
+        data_format: "NWC" (the only layout supported).
+        name: unused (kept for TensorFlow's signature).
+
+    Returns:
+        The pooled tensor.
+    """
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
+
+

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
-from ...core.context import ctx
+from ...core.context import ctx, process
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, convert_to_tensor
 from ...graph.tensor import Tensor
-from ..core import convert, shape_from_tensor
+from ..core import checked_shape, convert, shape_from_tensor, shape_tensor
 from ..math.binary import add, multiply
 
 DEFAULT_GRAPH_SEED = 87654321
@@ -59,8 +59,7 @@ def get_seed(op_seed) -> tuple:
             if g is not None:
                 op_seed = g.next_op_seed()
             else:
-                ctx.op_seed_counter += 1
-                op_seed = ctx.op_seed_counter
+                op_seed = process.next_op_seed()
         seeds = (int(global_seed), int(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
@@ -103,6 +102,7 @@ def _shape_infer(shape, *, dtype, seed=0, seed2=0, generator=None):
 
 
 def _float_sample(gen, method: str, shape, np_dtype):
+    checked_shape(shape, np_dtype)
     if np_dtype in (np.float32, np.float64):
         return getattr(gen, method)(shape, dtype=np_dtype)
     return getattr(gen, method)(shape, dtype=np.float32).astype(np_dtype)
@@ -110,6 +110,7 @@ def _float_sample(gen, method: str, shape, np_dtype):
 
 def truncated_normal_sample(gen: np.random.Generator, shape, np_dtype) -> np.ndarray:
     """N(0, 1) samples from ``gen``, redrawing those more than 2 standard deviations out."""
+    checked_shape(shape, np_dtype)
     out = gen.standard_normal(shape)
     bad = np.abs(out) > 2
     while bad.any():
@@ -126,7 +127,7 @@ def check_float_dtype(op_name: str, dtype) -> None:
 
 
 def _shape_arg(shape):
-    return convert(shape, dtype_hint=dtypes.int32)
+    return shape_tensor(shape)
 
 
 def _is_py(v, value) -> bool:

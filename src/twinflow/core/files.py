@@ -1,0 +1,264 @@
+"""Atomic file writes: the one way twinflow replaces a file or a directory on disk.
+
+Every save (checkpoints, ``save_weights``, ``model.save``, the ``checkpoint`` state file) goes
+through ``atomic_write`` (one file) or ``atomic_write_dir`` (a directory of files):
+
+1. the new content goes to a temporary file *in the same directory* (a rename across file
+   systems is not atomic), named ``.<target>.tw-tmp-<pid>-<machine><random>``;
+2. it is flushed and ``fsync``-ed, so the rename cannot reach the disk before the data;
+3. ``os.replace`` moves it over the target (atomic on POSIX and Windows);
+4. the directory is ``fsync``-ed, so the rename itself survives a power loss.
+
+A save that fails removes its temporary file. A save that is killed cannot, so each save first
+removes the stale temporary files of that directory: those whose process (the ``<pid>`` in the
+name) is gone, or is this process but no longer writing them (another machine's, on a shared
+file system, only once a day old). Only names with the ``.tw-tmp-``
+/ ``.tw-old-`` marks are ever touched, so files twinflow did not write are never deleted.
+
+Temporary files get the permissions of a plain ``open(path, 'w')`` (0o666 less the umask), not
+the 0o600 of ``tempfile.mkstemp``.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+TEMP_MARK = ".tw-tmp-"
+OLD_MARK = ".tw-old-"
+_STALE = re.compile(
+    r"^\.(?P<target>.+)\.tw-(?P<kind>tmp|old)-(?P<pid>\d+)-(?P<host>[0-9a-f]{8})[0-9a-f]{12}$")
+# Which machine wrote a temporary file (a folder on a network file system may be shared): a
+# process id says whether the writer is alive only on the same machine.
+_NODE = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+_HOST = f"{zlib.crc32(_NODE.encode()):08x}"
+# Another machine's temporary files count as stale once they are this old (seconds).
+FOREIGN_STALE_AFTER = 24 * 3600
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+_active: set = set()          # temporary paths this process is writing right now
+_active_lock = threading.Lock()
+
+
+def temp_path(path: str, kind: str = "tmp") -> str:
+    """A fresh, recognisable sibling name for ``path``: ``.<name>.tw-<kind>-<pid>-<hex>``.
+
+    Args:
+        path: the file or directory being written.
+        kind: ``"tmp"`` (new content) or ``"old"`` (a directory's previous version).
+
+    Returns:
+        The path of the temporary sibling (not created).
+    """
+    directory, name = os.path.split(os.path.abspath(path))
+    return os.path.join(directory,
+                        f".{name}.tw-{kind}-{os.getpid()}-{_HOST}{os.urandom(6).hex()}")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # exists but belongs to someone else: leave its files alone
+    return True
+
+
+def _stale(path: str, pid: int, host: str) -> bool:
+    """Whether the temporary file ``path`` of process ``pid`` on ``host`` is abandoned."""
+    if host != _HOST:
+        try:
+            return time.time() - os.lstat(path).st_mtime > FOREIGN_STALE_AFTER
+        except OSError:
+            return False
+    return pid == os.getpid() or not _alive(pid)
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def clean_stale(directory: str) -> list:
+    """Removes the temporary files that killed saves left in ``directory``.
+
+    A directory's previous version (``.tw-old-``) whose save was killed before the new version
+    took its place is moved back instead, so the old save is what loads.
+
+    Args:
+        directory: the folder about to receive a save.
+
+    Returns:
+        The names removed or restored.
+    """
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    done = []
+    for name in names:
+        m = _STALE.match(name)
+        if m is None:
+            continue
+        path = os.path.join(directory, name)
+        pid = int(m.group("pid"))
+        with _active_lock:
+            busy = path in _active
+        if busy or not _stale(path, pid, m.group("host")):
+            continue
+        target = os.path.join(directory, m.group("target"))
+        if m.group("kind") == "old" and not os.path.lexists(target):
+            with contextlib.suppress(OSError):
+                os.replace(path, target)
+                done.append(name)
+            continue
+        _remove(path)
+        done.append(name)
+    if done:
+        fsync_dir(directory)
+    return done
+
+
+def recover(path: str) -> None:
+    """Restores ``path`` from the previous version a killed directory save left aside.
+
+    Args:
+        path: a saved directory that may be missing after a killed save.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.lexists(path) and os.path.isdir(directory):
+        clean_stale(directory)
+
+
+def fsync_dir(directory: str) -> None:
+    """Flushes a directory's entries (new and renamed names) to disk; a no-op on Windows.
+
+    Args:
+        directory: the directory.
+    """
+    if os.name == "nt":
+        return
+    fd = os.open(directory or ".", os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _claimed(path: str) -> Iterator[str]:
+    with _active_lock:
+        _active.add(path)
+    try:
+        yield path
+    finally:
+        with _active_lock:
+            _active.discard(path)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str) -> Iterator[IO[bytes]]:
+    """Opens a temporary file for binary writing that replaces ``path`` when the block ends.
+
+    If the block raises, ``path`` is untouched and the temporary file is removed.
+
+    Args:
+        path: the file to (re)write.
+
+    Returns:
+        A context manager yielding the open temporary file.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    clean_stale(directory)
+    tmp = temp_path(path)
+    with _claimed(tmp):
+        fd = os.open(tmp, _FLAGS, 0o666)  # O_EXCL: never someone else's file
+        try:
+            with os.fdopen(fd, "wb") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
+    fsync_dir(directory)
+
+
+def atomic_write(path: str, write: Callable[[IO[bytes]], Any] | bytes) -> None:
+    """Writes ``path`` atomically: the old content or the new, never a mix or nothing.
+
+    Args:
+        path: the file to write.
+        write: the bytes to write, or a function called with the open temporary file.
+    """
+    with atomic_open(path) as f:
+        if isinstance(write, (bytes, bytearray, memoryview)):
+            f.write(write)
+        else:
+            write(f)
+
+
+def atomic_write_dir(path: str, files: dict) -> None:
+    """Writes ``files`` (name -> bytes) as the directory ``path``, replacing it as a whole.
+
+    The new directory is written and synced beside ``path``; the old one is renamed aside,
+    the new one takes its name, then the old one is deleted. A save killed between the two
+    renames leaves the old version aside, which ``recover`` (called by loaders) and the next
+    save into the folder move back.
+
+    Args:
+        path: the directory to write.
+        files: file name -> content.
+    """
+    path = os.path.abspath(os.fspath(path))
+    parent = os.path.dirname(path)
+    os.makedirs(parent, exist_ok=True)
+    clean_stale(parent)
+    tmp, old = temp_path(path), temp_path(path, "old")
+    with _claimed(tmp), _claimed(old):
+        moved = False
+        os.mkdir(tmp, 0o777)
+        try:
+            for name, data in files.items():
+                with open(os.path.join(tmp, name), "xb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+            fsync_dir(tmp)
+            if os.path.lexists(path):
+                os.replace(path, old)
+                moved = True
+            os.replace(tmp, path)
+        except BaseException:
+            if moved and not os.path.lexists(path):
+                os.replace(old, path)
+                moved = False
+            _remove(tmp)
+            raise
+        try:
+            fsync_dir(parent)
+        finally:
+            # The new version is in place: the old one goes, retried once if removal fails
+            # half-way (what is still left is stale, and the next save removes it).
+            for _ in range(2 if moved else 0):
+                try:
+                    _remove(old)
+                except OSError:
+                    continue
+                if not os.path.lexists(old):
+                    break

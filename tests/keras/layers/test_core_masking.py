@@ -52,3 +52,13 @@ def test_masks_propagate_in_functional_models_and_tw_function():
         y = model(x)
         return get_mask(y)
     np.testing.assert_array_equal(f(tw.constant(ids)).numpy(), [[1, 1, 0]])
+
+
+def test_lambda_masks():
+    x = np.ones((2, 3, 2), np.float32)
+    x[0, 2] = 0.0
+    masked = L.Masking()(x)
+    kept = L.Lambda(lambda t: t * 2.0)(masked)
+    np.testing.assert_array_equal(get_mask(kept).numpy(), [[1, 1, 0], [1, 1, 1]])
+    custom = L.Lambda(lambda t: t, mask=lambda t, m: tw.logical_not(m))(masked)
+    np.testing.assert_array_equal(get_mask(custom).numpy(), [[0, 0, 1], [0, 0, 0]])

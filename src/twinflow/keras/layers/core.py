@@ -268,7 +268,10 @@ class Lambda(Layer):
 
     Args:
         function: the function, called as ``function(inputs, **arguments)``.
-        output_shape: accepted for compatibility.
+        output_shape: accepted for compatibility (twinflow infers the output shape by
+            tracing ``function``).
+        mask: the output mask: a callable ``mask(inputs, input_mask)`` or a fixed mask
+            (None: the input mask is passed on).
         arguments: extra keyword arguments for ``function``.
         **kwargs: Layer arguments.
     """
@@ -278,9 +281,16 @@ class Lambda(Layer):
         super().__init__(**kwargs)
         self.function = function
         self.arguments = arguments or {}
+        self.mask = mask
+        self.supports_masking = True
 
     def call(self, inputs) -> Any:
         return self.function(inputs, **self.arguments)
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return mask if self.mask is None else self.mask
 
     def get_config(self) -> dict:
         """The config, with the function saved by name only (never as code).

@@ -13,6 +13,7 @@ from ..eager.execute import convert_to_tensor
 from ..graph.tensor import Tensor, TensorLike
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from ..ops.variables import Variable
+from .masks import get_keras_mask
 
 _EPS = 1e-7
 
@@ -412,9 +413,13 @@ class Loss:
             sample_weight: optional per-sample weights.
 
         Returns:
-            The loss, reduced as ``reduction`` says.
+            The loss, reduced as ``reduction`` says. Steps that the predictions' Keras mask
+            marks as padding weigh nothing (a mean is over the unmasked steps), as in Keras 3.
         """
+        mask = get_keras_mask(y_pred)
         losses = self.call(y_true, y_pred)
+        if mask is not None:
+            sample_weight = _masked_weight(mask, losses, sample_weight, self.reduction)
         return reduce_weighted(losses, sample_weight, self.reduction)
 
     def get_config(self) -> dict:
@@ -424,6 +429,27 @@ class Loss:
             A dict.
         """
         return {"reduction": self.reduction, "name": self.name}
+
+
+def _masked_weight(mask, losses, sample_weight, reduction):
+    """The sample weights with the predictions' mask folded in (Keras 3's ``apply_mask``): for
+    mean reductions kept steps weigh ``total / kept`` so the mean is over kept steps."""
+    if mask.shape.rank is not None and losses.shape.rank is not None and \
+            mask.shape.rank != losses.shape.rank:
+        return sample_weight  # the mask is not per loss value (e.g. a per-step mask, one loss)
+    keep = math_ops.cast(mask, losses.dtype)
+    if Reduction.validate(reduction) in (Reduction.AUTO, Reduction.MEAN,
+                                          Reduction.SUM_OVER_BATCH_SIZE):
+        total = math_ops.cast(array_ops.size(keep), losses.dtype)
+        keep = keep * math_ops.div_no_nan(total, reduction_ops.reduce_sum(keep))
+    if sample_weight is None:
+        return keep
+    sw = _tensor(sample_weight, losses.dtype)
+    if sw.shape.rank is not None and sw.shape.rank < keep.shape.rank:
+        sw = array_ops.reshape(sw, array_ops.concat(
+            [array_ops.shape(sw), array_ops.ones([keep.shape.rank - sw.shape.rank],
+                                                 "int32")], 0))
+    return keep * sw
 
 
 def reduce_weighted(losses, sample_weight: TensorLike | None = None,

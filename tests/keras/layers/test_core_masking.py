@@ -62,3 +62,26 @@ def test_lambda_masks():
     np.testing.assert_array_equal(get_mask(kept).numpy(), [[1, 1, 0], [1, 1, 1]])
     custom = L.Lambda(lambda t: t, mask=lambda t, m: tw.logical_not(m))(masked)
     np.testing.assert_array_equal(get_mask(custom).numpy(), [[0, 0, 1], [0, 0, 0]])
+
+
+def test_losses_leave_masked_steps_out_as_keras_3():
+    emb = L.Embedding(6, 2, mask_zero=True)
+    dense = L.Dense(1)
+    ids = np.array([[1, 2, 0], [3, 0, 0]])
+    y_pred = dense(emb(ids))
+    y_true = np.ones((2, 3, 1), np.float32)
+    per_step = ((y_pred.numpy() - 1.0) ** 2)[..., 0]
+    kept = ids != 0
+    loss = tw.keras.losses.MeanSquaredError()(y_true, y_pred)
+    np.testing.assert_allclose(float(loss), per_step[kept].mean(), rtol=1e-6)
+    total = tw.keras.losses.MeanSquaredError(reduction="sum")(y_true, y_pred)
+    np.testing.assert_allclose(float(total), per_step[kept].sum(), rtol=1e-6)
+    weighted = tw.keras.losses.MeanSquaredError()(y_true, y_pred, sample_weight=[1.0, 3.0])
+    want = (per_step * kept * np.array([[1.0], [3.0]])).sum() / kept.sum()
+    np.testing.assert_allclose(float(weighted), want, rtol=1e-6)
+    inp = tw.keras.Input((3,), dtype="int32")
+    model = tw.keras.Model(inp, L.Dense(1)(L.Embedding(6, 2, mask_zero=True)(inp)))
+    model.compile("sgd", "mse")
+    out = model(ids).numpy()[..., 0]
+    got = model.evaluate(ids, y_true, verbose=0)
+    np.testing.assert_allclose(got, ((out - 1.0) ** 2)[kept].mean(), rtol=1e-5)

@@ -4,13 +4,11 @@ A functional model is a graph of Nodes between KerasTensors. Shapes of a layer's
 from tracing the layer once into a scratch graph with placeholders (``symbolic_call``), so every
 layer gets shape inference from the ops' ``infer`` rules.
 
-Masks (``Embedding(mask_zero=True)``, ``Masking``) travel beside the tensors they belong to in a
-side table keyed by tensor identity (tensors are immutable and have no attribute slots).
+Masks (``Embedding(mask_zero=True)``, ``Masking``) travel beside the tensors they belong to in
+``keras/masks.py``'s side table (re-exported here).
 """
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 
 from ...core import dtypes, nest
@@ -19,6 +17,7 @@ from ...core.shapes import TensorShape
 from ...graph.core_ops import Placeholder
 from ...graph.graph import Graph
 from ...graph.tensor import Tensor
+from ..masks import _MASKS, get_keras_mask, set_keras_mask  # noqa: F401  (re-exported)
 
 
 class KerasTensor:
@@ -113,53 +112,3 @@ def _has_keras_tensor(inputs, args, kwargs) -> bool:
     if isinstance(inputs, Tensor):
         return False
     return any(isinstance(t, KerasTensor) for t in nest.flatten((inputs, args, kwargs)))
-
-
-
-# ---------------------------------------------------------------------------------------------
-# Masks
-
-_MASKS: dict = {}            # id(tensor) -> (weakref to the tensor, mask)
-_MASKS_LOCK = threading.Lock()
-
-
-def _forget(key: int, ref) -> None:
-    with _MASKS_LOCK:
-        entry = _MASKS.get(key)
-        if entry is not None and entry[0] is ref:
-            del _MASKS[key]
-
-
-def set_keras_mask(tensor, mask) -> None:
-    """Attaches ``mask`` (a boolean tensor, or None to clear) to ``tensor``.
-
-    Args:
-        tensor: the tensor.
-        mask: its mask.
-    """
-    if not isinstance(tensor, Tensor):
-        return
-    key = id(tensor)
-    with _MASKS_LOCK:
-        if mask is None:
-            _MASKS.pop(key, None)
-            return
-        ref = weakref.ref(tensor, lambda r, k=key: _forget(k, r))
-        _MASKS[key] = (ref, mask)
-
-
-def get_keras_mask(tensor):
-    """The mask attached to ``tensor``, or None.
-
-    Args:
-        tensor: the tensor.
-
-    Returns:
-        The mask or None.
-    """
-    if not _MASKS:
-        return None
-    entry = _MASKS.get(id(tensor))
-    if entry is None or entry[0]() is not tensor:
-        return None
-    return entry[1]

@@ -76,6 +76,9 @@ _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"),
+    # tf.optimizers = tf.keras.optimizers, and likewise
+    "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
+    "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),
 }
 
 

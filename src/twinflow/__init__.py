@@ -53,7 +53,7 @@ from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatt
 from .ops.string_ops import as_string
 from . import strings
 # [exports: surface (issue 16)]
-from . import version
+from . import image, version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
 from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa

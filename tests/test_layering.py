@@ -12,6 +12,7 @@ DOC = PKG.parents[1] / "docs" / "architecture.md"
 # Bottom to top. Packages in one tuple are one layer and may not import each other.
 LAYERS = [
     ("core",),
+    ("framework",),
     ("graph",),
     ("eager",),
     ("compiler",),
@@ -20,6 +21,7 @@ LAYERS = [
     ("control",),
     ("autograph",),
     ("function",),
+    ("io",),
     ("keras", "data", "train", "summary", "saved_model", "compat"),
     ("cli", "bench"),
 ]

@@ -14,6 +14,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from ..core import convert, known_shape, normalize_axis, quietly
+from ..dispatch import CompositeArgument, dispatch
 from .binary import Mul, divide, multiply, subtract
 
 # ----- shape rules and helpers ------------------------------------------------------------------
@@ -28,8 +29,8 @@ def _check_axes(x, axis) -> None:
 def _reduce_infer(x, *, axis, keepdims=False):
     rank = x.shape.rank
     _check_axes(x, axis)
-    if rank is None:
-        return x.dtype, TensorShape(None)
+    if rank is None:  # (reducing over all axes gives a scalar whatever the rank)
+        return x.dtype, TensorShape([] if axis is None and not keepdims else None)
     axes = range(rank) if axis is None else {a % rank for a in axis}
     dims = x.shape.as_list()
     if keepdims:
@@ -126,7 +127,10 @@ _ALL_AXES = [tuple(range(r)) for r in range(9)]
 
 
 def _reduce(opdef, fn_name: str, input_tensor, axis, keepdims, name):
-    x = convert(input_tensor)
+    try:
+        x = convert(input_tensor)
+    except CompositeArgument as e:  # a RaggedTensor...: its registered reduction
+        return dispatch(fn_name, e, (input_tensor,), {"axis": axis, "keepdims": keepdims})
     _check_dtype(x, opdef, fn_name)
     axes = _axes(x, axis, opdef, fn_name)
     return bind(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)

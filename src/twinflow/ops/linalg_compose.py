@@ -14,7 +14,7 @@ from ..graph.tensor import Tensor, TensorLike
 from . import math_ops
 from .array_ops import expand_dims, eye, reshape, shape, stack, unstack
 from .core import convert
-from .linalg_decomp import matrix_triangular_solve, svd
+from .linalg_decomp import svd, triangular_solve
 from .linalg_ops import adjoint, cholesky, diag_part, einsum, matmul
 from .reduction_ops import norm, reduce_max, reduce_sum
 
@@ -53,8 +53,8 @@ def cholesky_solve(chol: TensorLike, rhs: TensorLike, name: str | None = None) -
     Returns:
         ``X`` ``[..., M, K]``.
     """
-    y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
-    return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
+    y = triangular_solve(chol, rhs, lower=True, adjoint=False)
+    return triangular_solve(chol, y, lower=True, adjoint=True)
 
 
 def lstsq(matrix: TensorLike, rhs: TensorLike, l2_regularizer=0.0, fast: bool = True,

@@ -194,7 +194,7 @@ def _qr_infer(x, *, full_matrices=False):
 
 def _tri_solve_right(x, r):
     """x @ inv(r)^H for upper-triangular r (TensorFlow's QR gradient helper)."""
-    return adjoint(matrix_triangular_solve(r, adjoint(x), lower=False, adjoint=False))
+    return adjoint(triangular_solve(r, adjoint(x), lower=False, adjoint=False))
 
 
 @register_op("Qr", multi_output=True,
@@ -338,16 +338,16 @@ class MatrixTriangularSolve:
         a, b = op.inputs
         x = op.outputs[0]
         lower, adj = op.attrs["lower"], op.attrs["adjoint"]
-        db = matrix_triangular_solve(a, dy, lower=lower, adjoint=not adj)
+        db = triangular_solve(a, dy, lower=lower, adjoint=not adj)
         da = -(matmul(x, db, adjoint_b=True) if adj else matmul(db, x, adjoint_b=True))
         da = bind(MatrixBandPart, [da], {"num_lower": -1 if lower else 0,
                                          "num_upper": 0 if lower else -1})
         return sum_to(da, a), sum_to(db, b)
 
 
-def matrix_triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = True,
-                            adjoint: bool = False, name: str | None = None) -> Tensor:
-    """Solves triangular systems (``tw.linalg.triangular_solve``'s op).
+def triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = True,
+                     adjoint: bool = False, name: str | None = None) -> Tensor:
+    """Solves ``matrix @ X = rhs`` for triangular ``matrix`` (``tw.linalg.triangular_solve``).
 
     Args:
         matrix: ``[..., M, M]``; only the lower (``lower``) or upper triangle is read.
@@ -364,22 +364,6 @@ def matrix_triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = T
     return bind(MatrixTriangularSolve, [a, b], {"lower": bool(lower), "adjoint": bool(adjoint)},
                 name=name)
 
-
-def triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = True,
-                     adjoint: bool = False, name: str | None = None) -> Tensor:
-    """Solves ``matrix @ X = rhs`` for triangular ``matrix`` (``tw.linalg.triangular_solve``).
-
-    Args:
-        matrix: ``[..., M, M]``; only the lower (``lower``) or upper triangle is read.
-        rhs: ``[..., M, K]`` of the same dtype.
-        lower: whether ``matrix`` is lower triangular.
-        adjoint: solve with the conjugate transpose of ``matrix``.
-        name: op name.
-
-    Returns:
-        ``X`` ``[..., M, K]``.
-    """
-    return matrix_triangular_solve(matrix, rhs, lower=lower, adjoint=adjoint, name=name)
 
 
 # ----- expm -------------------------------------------------------------------------------------

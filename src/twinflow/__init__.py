@@ -23,7 +23,7 @@ from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.variables import Variable, VariableAggregation, VariableSynchronization
 from .autodiff.tape import GradientTape, UnconnectedGradients
-from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
+from . import bitwise, config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
 

@@ -10,7 +10,6 @@ MAX_LINES = 800
 # Being split on other branches (issue 9); the coordinator empties this when they land.
 ALLOWED = {
     "twinflow/keras/models.py",
-    "twinflow/data/dataset.py",
 }
 
 

@@ -20,6 +20,7 @@ LAYERS = [
     ("control",),
     ("autograph",),
     ("function",),
+    ("io",),
     ("keras", "data", "train", "summary", "saved_model", "compat"),
     ("cli", "bench"),
 ]

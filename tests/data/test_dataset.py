@@ -123,7 +123,7 @@ def test_reduce_concatenate_shard_and_single_element():
 
 def test_padded_batch():
     ds = Dataset.from_generator(lambda: iter([[1], [2, 3], [4, 5, 6]]),
-                                output_types=tw.int32).padded_batch(2)
+                                output_types=tw.int32, output_shapes=[None]).padded_batch(2)
     out = _np(ds)
     np.testing.assert_array_equal(out[0], [[1, 0], [2, 3]])
     np.testing.assert_array_equal(out[1], [[4, 5, 6]])

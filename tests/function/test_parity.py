@@ -82,3 +82,19 @@ def test_tolerances_apply():
 
     assert check(f, tw.constant([1.])).agree
     assert not check(f, tw.constant([1.]), rtol=0., atol=0.).agree
+
+
+def test_nested_tw_functions_run_eagerly_in_the_eager_run_only_in_this_thread():
+    seen: list = []
+
+    @tw.function
+    def inner(x):
+        seen.append(tw.executing_eagerly())
+        return x * 3.
+
+    def outer(x):
+        return inner(x) + 1.
+
+    assert check(outer, tw.constant([1.])).agree
+    assert seen[0] is True and False in seen[1:]  # eager run, then traced
+    assert not tw.config.functions_run_eagerly()

@@ -157,3 +157,32 @@ def test_nan_semantics(mode):
     assert np.isnan(y.numpy()[[0, 2]]).all() and idx.numpy().tolist() == [0, 1, 2]
     np.testing.assert_array_equal(run(lambda: tf.nn.softmax([inf, 1.])).numpy(), [nan, 0.])
     np.testing.assert_array_equal(run(lambda: tf.sort([3., nan, 1.])).numpy(), [1., 3., nan])
+
+
+def test_register_op_takes_a_schema_and_bind_checks_it_in_both_modes():
+    from twinflow.eager.execute import bind
+    from twinflow.graph.registry import register_op
+
+    @register_op("TestSchemaScale", schema="x:T -> y:T | T:type in [float,double]; k:int >=1")
+    class TestSchemaScale:
+        def infer(x, *, k):
+            return x.dtype, x.shape
+
+        def kernel(x, *, k):
+            return x * x.dtype.type(k)
+
+    try:
+        assert bind(TestSchemaScale, [tf.constant([1.5])], {"k": 2}).numpy().tolist() == [3.0]
+        for mode in ("eager", "graph"):
+            def call(attrs, x=None, mode=mode):
+                x = tf.constant([1.5]) if x is None else x
+                fn = lambda: bind(TestSchemaScale, [x], attrs)  # noqa: E731
+                return fn() if mode == "eager" else tf.function(fn, autograph=False)()
+            with pytest.raises(IAE, match=r"'k' of 0 must be at least minimum 1 \[Op:TestSch"):
+                call({"k": 0})
+            with pytest.raises(TypeError, match="'k' must be an int"):
+                call({"k": 2.0})
+            with pytest.raises(IAE, match="attr 'T' of int32"):
+                call({"k": 1}, tf.constant([1]))
+    finally:
+        REGISTRY.pop("TestSchemaScale")

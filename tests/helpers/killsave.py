@@ -21,6 +21,10 @@ Reusable for any save path (checkpoints, ``save_weights``, ``.keras``, ``.weight
   with SIGKILL or a power cut); afterwards the folder must load the old or the new value, and
   the next save (of ``old``) must remove every temporary file the kill left.
 
+Only Python-level calls are seen: a library writing through its own C I/O (h5py writing a
+path) is invisible, so such a writer should build the file in memory (``h5py.File(io.BytesIO(),
+"w")``) and hand the bytes to ``twinflow.core.files.atomic_write``, whose calls are counted.
+
 ``load`` sees no patched calls. ``save``/``load`` should build fresh objects (a restarted
 process), so in-memory state of the parent does not hide what is on disk.
 """

@@ -290,6 +290,7 @@ bad("pad_mode_bad", lambda: tf.pad(x23(), [[1, 1], [0, 0]], mode="FOO"), ValueEr
 bad("slice_out", lambda: tf.slice(x23(), [0, 0], [3, 1]), IAE)
 bad("slice_len", lambda: tf.slice(x23(), [0], [1]), IAE)
 bad("gather_nd_depth", lambda: tf.gather_nd(x23(), [[0, 0, 0]]), IAE)
+bad("gather_nd_scalar_indices", lambda: tf.gather_nd(x23(), 0), IAE)
 bad("gather_batch_dims", lambda: tf.gather(x23(), [0], batch_dims=3), IAE)
 bad("scatter_nd_shape", lambda: tf.scatter_nd([[0]], [1., 2.], [3]), IAE)
 bad("tensor_scatter_shape", lambda: tf.tensor_scatter_nd_update(tf.zeros([3]), [[0]],

@@ -19,7 +19,10 @@ import numpy as np
 
 import twinflow as tw
 
+from .data_workloads import DATA_WORKLOADS
 from .workloads import WORKLOADS, Workload, optional_module
+
+WORKLOADS.extend(DATA_WORKLOADS)  # (tw.data's rows live in their own file)
 
 __all__ = ["Result", "run", "format_report", "main", "time_step", "time_steps", "WORKLOADS",
            "Workload"]

@@ -99,6 +99,9 @@ class Context(threading.local):
         # Rebuilt whenever tapes or check_numerics change: True when bind must leave its
         # fastest path (something beyond "run kernel, wrap result" is needed).
         self.slow_path: bool = False
+        # tw.function calls of this thread run their Python function (check_parity's eager
+        # run); only read while the thread is busy (it records), so it never slows dispatch.
+        self.functions_eagerly: bool = False
         self._busy = _Busy()
         if process.default_graph is not None:
             self.graph_stack.append(None)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..autograph import convert_for_function
+from ..compiler.memory import memory_stats
 from ..compiler.program import Program, bind_captures
 from ..core import nest
 from ..core.context import ctx, process
@@ -85,7 +86,8 @@ class ConcreteFunction:
         function_name: the Python function's name.
     """
 
-    def __init__(self, func_graph: FuncGraph, function_name: str) -> None:
+    def __init__(self, func_graph: FuncGraph, function_name: str,
+                 jit_compile: bool = False) -> None:
         self.graph = func_graph
         self.name = function_name
         self._recently_used = False   # for the Function's cache eviction
@@ -94,7 +96,7 @@ class ConcreteFunction:
         n_args = len(fg.inputs) - len(fg.captures)
         self._arg_inputs = fg.inputs[:n_args]
         program = bind_captures(fg, self._arg_inputs, fg.captures, fg.outputs)
-        self._callable = GraphCallable(program, function_name)
+        self._callable = GraphCallable(program, function_name, jit_compile)
         self._run = self._callable.run
         self._pack = _make_packer(fg.structured_outputs)
         args, kwargs = fg.structured_input_signature
@@ -148,6 +150,12 @@ class ConcreteFunction:
     def pass_stats(self) -> dict:
         """How many changes each compiler pass made: ``{'constant_folding': 2, ...}``."""
         return dict(self._callable.pass_stats)
+
+    @property
+    def memory_stats(self) -> dict:
+        """Intermediate memory before and after planning (``compiler/memory.py``):
+        ``{'unplanned_bytes', 'peak_bytes', 'bytes_saved', 'buffers_reused', ...}``."""
+        return memory_stats(self._callable.optimized)
 
     @property
     def generated_source(self) -> str:
@@ -296,7 +304,8 @@ class Function:
         name: its name (default: ``__name__``).
         input_signature: a list of TensorSpecs (nested allowed): trace once, for these.
         autograph: convert Python control flow on tensors (applied when AutoGraph is loaded).
-        jit_compile: accepted for compatibility (every graph is compiled).
+        jit_compile: True selects the most aggressive pipeline (``compiler.pipeline.
+            JIT_PASSES``: fusion from smaller sizes, larger blocks, parallel sooner).
         reduce_retracing: on a shape change, retrace once with the differing dims unknown.
     """
 
@@ -417,9 +426,9 @@ class Function:
         Returns:
             What the Python function returns, with tensors computed by the graph.
         """
-        if process.run_functions_eagerly:
-            return self._python_function(*args, **kwargs)
         quiet = process.quiet  # no thread traces or records: skip the per-thread ctx
+        if process.run_functions_eagerly or (not quiet and ctx.functions_eagerly):
+            return self._python_function(*args, **kwargs)
         if not quiet and ctx.graph is not None:
             # Nested call while tracing: inline the function's ops into the caller's graph.
             return self._python_callable()(*args, **kwargs)
@@ -581,7 +590,7 @@ class Function:
         if fg.variables and self._tracing_count > 0:
             raise ValueError(_VARIABLE_ERROR)
         self._tracing_count += 1
-        cf = ConcreteFunction(fg, self._name)
+        cf = ConcreteFunction(fg, self._name, bool(self._jit_compile))
         # The key of the traced specs (generalized by reduce_retracing); an input_signature
         # without reduce_retracing keeps the call's key.
         gkey = key if self._input_signature is not None and not self._reduce_retracing \
@@ -676,7 +685,8 @@ def function(func=None, input_signature=None, autograph: bool = True, jit_compil
         func: the function or method.
         input_signature: TensorSpecs fixing the traced input types (None dims allowed).
         autograph: convert Python control flow on tensors.
-        jit_compile: accepted (twinflow always compiles).
+        jit_compile: True selects the most aggressive compiler pipeline (see
+            docs/performance.md); every graph is compiled either way.
         reduce_retracing: generalize shapes instead of retracing per shape.
         experimental_relax_shapes: old name of reduce_retracing.
         experimental_compile: old name of jit_compile.

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compiler.fetch import ops_needed
 from ..core import nest
-from ..core.context import ctx, pop_tape, process, push_tape
+from ..core.context import ctx, pop_tape, push_tape
 from ..eager.tensor import EagerTensor
 from ..graph.graph import user_source_location
 from ..graph.tensor import Tensor
@@ -164,8 +164,9 @@ def _user_line(tb) -> str:
 
 def _run_eagerly(fn, args, kwargs) -> tuple:
     recorder = _Recorder()
-    previous = process.run_functions_eagerly
-    process.run_functions_eagerly = True
+    c = ctx
+    previous = c.functions_eagerly
+    c.functions_eagerly = True  # this thread only: tw.functions fn calls run as Python
     push_tape(recorder)
     try:
         out = fn(*args, **kwargs)
@@ -174,7 +175,7 @@ def _run_eagerly(fn, args, kwargs) -> tuple:
         return recorder.ops, None, e
     finally:
         pop_tape(recorder)
-        process.run_functions_eagerly = previous
+        c.functions_eagerly = previous
 
 
 def _run_graph_ops(cf, args, kwargs) -> tuple:

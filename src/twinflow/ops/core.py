@@ -415,7 +415,9 @@ class Unpack:
         return [(value.dtype, TensorShape(dims))] * num
 
     def kernel(value, *, num, axis=0):
-        return tuple(np.moveaxis(value, axis, 0)) if value.ndim else ()
+        if value.shape[axis] != num:  # (infer explains)
+            raise ValueError("Unpack: num differs from the dimension")
+        return tuple(np.moveaxis(value, axis, 0))
 
     def grad(op, *dys):
         dys = [dy if dy is not None else bind(ZerosLike, [out]) for dy, out in

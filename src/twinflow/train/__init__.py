@@ -1,8 +1,20 @@
 """``tw.train``: object-based checkpoints and ``tw.Module``."""
+from ..io.protos import (
+                         BytesList,
+                         Example,
+                         Feature,
+                         FeatureList,
+                         FeatureLists,
+                         Features,
+                         FloatList,
+                         Int64List,
+                         SequenceExample,
+)
 from .checkpoint import Checkpoint, CheckpointManager, LoadStatus, latest_checkpoint
 from .module import Module
 
 CheckpointLoadStatus = LoadStatus
 
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointLoadStatus", "latest_checkpoint",
-           "Module"]
+           "Module", "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
+           "FloatList", "Int64List", "SequenceExample"]

@@ -182,6 +182,8 @@ class Fill:
         return value.dtype, shape_from_tensor(dims)
 
     def kernel(dims, value):
+        if np.ndim(value) or np.ndim(dims) != 1:  # (infer explains)
+            raise ValueError("Fill: dims must be a vector and value a scalar")
         return np.full(checked_shape(dims, value.dtype), value, dtype=value.dtype)
 
     def grad(op, dy):

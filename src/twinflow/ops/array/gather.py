@@ -166,9 +166,13 @@ class GatherNd:
     """``params[indices[..., :]]``: the last axis of ``indices`` indexes params' leading dims."""
 
     def infer(params, indices, *, batch_dims=0):
+        if indices.shape.rank == 0:  # as TensorFlow
+            raise _err(f"indices must be at least a vector, got shape {indices.shape}")
         return params.dtype, _gather_nd_shape(params, indices, batch_dims)
 
     def kernel(params, indices, *, batch_dims=0):
+        if indices.ndim == 0:
+            raise ValueError("indices must be at least a vector")  # (infer explains)
         view, idx = _nd_index(params.shape, indices, batch_dims)
         out = params.reshape(view)[idx]
         return out.reshape(indices.shape[:-1] + params.shape[batch_dims + indices.shape[-1]:])

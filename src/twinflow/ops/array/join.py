@@ -306,6 +306,8 @@ class PadV2:
         return x.dtype, TensorShape(dims)
 
     def kernel(x, paddings, constant_values):
+        if np.shape(paddings) != (np.ndim(x), 2):  # (np.pad would broadcast them)
+            raise ValueError("paddings must be [rank, 2]")
         if (np.asarray(paddings) < 0).any():
             raise _err(f"The paddings must be non-negative, got {np.asarray(paddings).tolist()}")
         return np.pad(x, np.asarray(paddings).reshape(-1, 2), constant_values=constant_values)

@@ -123,7 +123,10 @@ class Reshape:
     infer = _reshape_infer
 
     def kernel(x, shape):
-        return np.reshape(x, shape)
+        dims = shape.tolist() if type(shape) is np.ndarray else list(shape)
+        if type(dims) is not list or any(d < -1 for d in dims):  # (infer explains)
+            raise ValueError("Reshape: bad shape")
+        return np.reshape(x, dims)
 
     def grad(op, dy):
         return bind(Reshape, [dy, shape(op.inputs[0])]), None

@@ -48,6 +48,8 @@ class Slice:
         return x.dtype, TensorShape(out)
 
     def kernel(x, begin, size):
+        if len(begin) != np.ndim(x) or len(size) != np.ndim(x):  # (zip would cut them short)
+            raise ValueError("begin and size must have one entry per dimension")
         idx = []
         for i, (d, b, s) in enumerate(zip(np.shape(x), begin, size)):
             b, s = int(b), int(s)

@@ -28,8 +28,8 @@ def _check_axes(x, axis) -> None:
 def _reduce_infer(x, *, axis, keepdims=False):
     rank = x.shape.rank
     _check_axes(x, axis)
-    if rank is None:
-        return x.dtype, TensorShape(None)
+    if rank is None:  # (reducing over all axes gives a scalar whatever the rank)
+        return x.dtype, TensorShape([] if axis is None and not keepdims else None)
     axes = range(rank) if axis is None else {a % rank for a in axis}
     dims = x.shape.as_list()
     if keepdims:

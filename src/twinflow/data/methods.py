@@ -1,0 +1,538 @@
+"""The transformation methods of ``Dataset`` (a mixin; the nodes live in their own files).
+
+Arguments are checked here, when the pipeline is built, with TensorFlow's error classes: a
+float ``batch_size`` is a TypeError, ``prefetch(-5)`` an InvalidArgumentError, and so on.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ..core import errors
+from .options import Options
+from .registry import node
+from .structure import DEBUG_MODE, check_int_arg
+
+AUTOTUNE = -1
+
+
+def _positive(value, what: str, op: str) -> int:
+    n = check_int_arg(value, what, op)
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None,
+                                          f"{op}: {what} must be greater than zero, got {n}")
+    return n
+
+
+def _parallelism(value, op: str) -> int | None:
+    """None (serial), or the number of parallel calls (AUTOTUNE: one per core)."""
+    if value is None:
+        return None
+    n = check_int_arg(value, "num_parallel_calls", op)
+    if n == AUTOTUNE:
+        return max(2, min(8, os.cpu_count() or 2))
+    if n <= 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"{op}: num_parallel_calls must be positive or AUTOTUNE (-1), got {n}")
+    return n
+
+
+class TransformMethods:
+    """``Dataset.map``, ``batch``, ``window``... each returns a new dataset node."""
+
+    def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
+            name=None):
+        """Applies ``map_func`` to each element (tuples are unpacked into arguments).
+
+        ``map_func`` is traced once with ``tw.function`` for the element_spec; its graph runs
+        per element, on a thread pool when ``num_parallel_calls`` is given.
+
+        Args:
+            map_func: the function.
+            num_parallel_calls: None (serial), a number of threads, or AUTOTUNE.
+            deterministic: False lets results come in completion order.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        n = _parallelism(num_parallel_calls, "Dataset.map")
+        if n is None or n == 1 or DEBUG_MODE[0]:
+            return node("Map")(self, map_func)
+        return node("ParallelMap")(self, map_func, n, deterministic is not False)
+
+    def filter(self, predicate: Callable, name=None):
+        """Keeps the elements for which ``predicate`` returns True (a boolean scalar).
+
+        Args:
+            predicate: the function.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Filter")(self, predicate)
+
+    def batch(self, batch_size, drop_remainder: bool = False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        """Stacks consecutive elements into batches.
+
+        Args:
+            batch_size: elements per batch (a positive integer).
+            drop_remainder: drop a last, smaller batch.
+            num_parallel_calls: checked; batches are stacked on the consumer's thread.
+            deterministic: accepted (batching is always in order).
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        _parallelism(num_parallel_calls, "Dataset.batch")
+        size = _positive(batch_size, "batch_size", "Dataset.batch")
+        return node("Batch")(self, size, bool(drop_remainder))
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder: bool = False, name=None):
+        """Batches elements, padding each component to ``padded_shapes``.
+
+        Args:
+            batch_size: elements per batch.
+            padded_shapes: per component, a shape whose None/-1 dims pad to the longest in the
+                batch (default: all dims so).
+            padding_values: per component (or one for all), the pad value (0, b"" for strings).
+            drop_remainder: drop a last, smaller batch.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        size = _positive(batch_size, "batch_size", "Dataset.padded_batch")
+        return node("PaddedBatch")(self, size, padded_shapes, padding_values,
+                                          bool(drop_remainder))
+
+    def unbatch(self, name=None):
+        """Splits each element's first dimension into separate elements.
+
+        Args:
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Unbatch")(self)
+
+    def rebatch(self, batch_size, drop_remainder: bool = False, name=None):
+        """Re-slices batches into batches of ``batch_size`` (elements keep their order).
+
+        Args:
+            batch_size: the new batch size (an int; a list of sizes is not supported).
+            drop_remainder: drop a last, smaller batch.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        if isinstance(batch_size, (list, tuple)):
+            raise NotImplementedError("rebatch with a list of batch sizes is not supported")
+        return self.unbatch().batch(batch_size, drop_remainder)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration: bool = True,
+                name=None):
+        """Shuffles with a buffer of ``buffer_size`` elements (as ``tf.data``).
+
+        Args:
+            buffer_size: the buffer; at least the dataset size for a full shuffle.
+            seed: the random seed (with the global seed, ``tw.random.set_seed``).
+            reshuffle_each_iteration: a new order on each iteration.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        size = _positive(buffer_size, "buffer_size", "Dataset.shuffle")
+        return node("Shuffle")(self, size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None, name=None):
+        """Repeats the dataset ``count`` times (forever when None or -1).
+
+        Args:
+            count: the number of repetitions.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        n = None if count is None else check_int_arg(count, "count", "Dataset.repeat")
+        return node("Repeat")(self, None if n is None or n < 0 else n)
+
+    def take(self, count, name=None):
+        """The first ``count`` elements (all when -1).
+
+        Args:
+            count: how many.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Take")(self, check_int_arg(count, "count", "Dataset.take"))
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements.
+
+        Args:
+            count: how many to skip (-1: all).
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Skip")(self, check_int_arg(count, "count", "Dataset.skip"))
+
+    def prefetch(self, buffer_size, name=None):
+        """Fills a buffer of ``buffer_size`` elements from a background thread.
+
+        Args:
+            buffer_size: the buffer size (AUTOTUNE: 2); 0 adds no thread.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        n = check_int_arg(buffer_size, "buffer_size", "Dataset.prefetch")
+        if n < -1:
+            raise errors.InvalidArgumentError(
+                None, None, "Dataset.prefetch: buffer_size must be >= 0 or set buffer_size "
+                f"to be -1 for auto-tuning, got {n}")
+        return self if n == 0 else node("Prefetch")(self, 2 if n == AUTOTUNE else n)
+
+    def cache(self, filename: str = "", name=None):
+        """Remembers the elements of the first complete iteration and replays them.
+
+        Args:
+            filename: must be empty (in-memory cache).
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        if filename:
+            raise NotImplementedError("twinflow caches in memory only (filename='')")
+        return node("Cache")(self)
+
+    def enumerate(self, start=0, name=None):
+        """Pairs each element with its int64 index: ``(i, element)``.
+
+        Args:
+            start: the first index.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        first = check_int_arg(start, "start", "enumerate")
+        return self.zip((self.counter(first), self))
+
+    def concatenate(self, dataset, name=None):
+        """This dataset's elements followed by ``dataset``'s (same structure and dtypes).
+
+        Args:
+            dataset: the other dataset.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Concat")(self, dataset)
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at ``index``.
+
+        Args:
+            num_shards: the number of shards.
+            index: this shard.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        n = _positive(num_shards, "num_shards", "Dataset.shard")
+        i = check_int_arg(index, "index", "Dataset.shard")
+        if not 0 <= i < n:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
+        return node("Shard")(self, n, i)
+
+    def apply(self, transformation_func: Callable):
+        """``transformation_func(self)``.
+
+        Args:
+            transformation_func: a function from Dataset to Dataset.
+
+        Returns:
+            Its result.
+        """
+        out = transformation_func(self)
+        if not getattr(out, "_tw_dataset_iter", False):
+            raise TypeError(f"apply: the transformation must return a Dataset, got {out!r}")
+        return out
+
+    def with_options(self, options, name=None):
+        """This dataset with ``options`` (a ``tw.data.Options``) attached.
+
+        Args:
+            options: the options; ``deterministic=False`` lets parallel maps yield in
+                completion order.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("WithOptions")(self, options)
+
+    def options(self):
+        """The ``tw.data.Options`` set on this pipeline (defaults when none were).
+
+        Returns:
+            The options.
+        """
+        node = self
+        while node is not None:
+            opts = getattr(node, "_options", None)
+            if opts is not None:
+                return opts
+            node = getattr(node, "_input", None)
+        return Options()
+
+    # ----- windows, nesting and grouping (grouping.py) -----
+    def window(self, size, shift=None, stride=1, drop_remainder: bool = False, name=None):
+        """Elements are datasets of ``size`` consecutive elements, ``shift`` apart.
+
+        Args:
+            size: elements per window.
+            shift: the step between windows' first elements (default ``size``).
+            stride: the step between elements of a window.
+            drop_remainder: drop windows shorter than ``size`` at the end.
+            name: ignored.
+
+        Returns:
+            A dataset of datasets.
+        """
+        size = _positive(size, "size", "Dataset.window")
+        shift = size if shift is None else _positive(shift, "shift", "Dataset.window")
+        stride = _positive(stride, "stride", "Dataset.window")
+        return node("Window")(self, size, shift, stride, bool(drop_remainder))
+
+    def flat_map(self, map_func: Callable, name=None):
+        """Maps each element to a dataset and chains those datasets.
+
+        Args:
+            map_func: element -> Dataset (called per element, in Python).
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Interleave")(self, map_func, 1, 1, None, True)
+
+    def interleave(self, map_func: Callable, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """Maps elements to datasets and interleaves ``cycle_length`` of them, taking
+        ``block_length`` elements from each in turn.
+
+        Args:
+            map_func: element -> Dataset.
+            cycle_length: how many datasets are open at once (default: AUTOTUNE, the cores).
+            block_length: consecutive elements taken from each (default 1).
+            num_parallel_calls: open datasets are read by that many threads.
+            deterministic: False lets elements come in the order threads produce them.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        cycle = _parallelism(AUTOTUNE if cycle_length is None else cycle_length,
+                             "Dataset.interleave")
+        block = 1 if block_length is None else _positive(block_length, "block_length",
+                                                          "Dataset.interleave")
+        par = _parallelism(num_parallel_calls, "Dataset.interleave")
+        return node("Interleave")(self, map_func, cycle, block, par,
+                                       deterministic is not False)
+
+    def scan(self, initial_state, scan_func: Callable, name=None):
+        """Carries a state through the elements: ``state, out = scan_func(state, element)``.
+
+        Args:
+            initial_state: the first state (structure of tensors).
+            scan_func: the step function.
+            name: ignored.
+
+        Returns:
+            The dataset of ``out`` values.
+        """
+        return node("Scan")(self, initial_state, scan_func)
+
+    def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
+                        window_size_func: Callable | None = None, name=None):
+        """Groups elements by ``key_func`` into windows of ``window_size`` and maps each
+        window (a dataset) with ``reduce_func(key, window)``.
+
+        Args:
+            key_func: element -> int64 scalar key.
+            reduce_func: (key, window dataset) -> dataset.
+            window_size: elements per window.
+            window_size_func: key -> window size (instead of ``window_size``).
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("group_by_window: give exactly one of window_size and "
+                             "window_size_func")
+        if window_size is not None:
+            size = _positive(window_size, "window_size", "Dataset.group_by_window")
+
+            def window_size_func(_key):
+                return size
+        return node("GroupByWindow")(self, key_func, reduce_func, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None,
+                                  padding_values=None, pad_to_bucket_boundary: bool = False,
+                                  no_padding: bool = False, drop_remainder: bool = False,
+                                  name=None):
+        """Batches elements of similar length together (padded to the longest in the batch).
+
+        Args:
+            element_length_func: element -> int scalar length.
+            bucket_boundaries: increasing upper length bounds (exclusive).
+            bucket_batch_sizes: one batch size per bucket (``len(boundaries) + 1``).
+            padded_shapes: as for ``padded_batch``.
+            padding_values: as for ``padded_batch``.
+            pad_to_bucket_boundary: pad to the bucket's boundary - 1 instead.
+            no_padding: batch without padding (elements must have equal shapes).
+            drop_remainder: drop a bucket's last, smaller batch.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("bucket_by_sequence_length")(
+            self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+            padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
+
+    # ----- more -----
+    def ignore_errors(self, log_warning: bool = False, name=None):
+        """Drops the elements whose computation raised an error.
+
+        Args:
+            log_warning: log each dropped error.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("IgnoreErrors")(self, log_warning)
+
+    def take_while(self, predicate: Callable, name=None):
+        """Elements until the first for which ``predicate`` is False.
+
+        Args:
+            predicate: element -> boolean scalar.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("TakeWhile")(self, predicate)
+
+    def unique(self, name=None):
+        """The elements (int or string scalars) without repeats, in first-seen order.
+
+        Args:
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("Unique")(self)
+
+    def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
+                 name=None):
+        """Saves the elements under ``path`` on the first full pass and reads them from there
+        afterwards (also in later programs with the same path).
+
+        Args:
+            path: the directory.
+            compression: must be None.
+            reader_func: not supported.
+            shard_func: not supported.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        if reader_func is not None or shard_func is not None:
+            raise NotImplementedError("snapshot: reader_func/shard_func are not supported")
+        return node("Snapshot")(self, path, compression)
+
+    def rejection_resample(self, class_func: Callable, target_dist, initial_dist=None,
+                           seed=None, name=None):
+        """Resamples by rejection so classes follow ``target_dist``; elements become
+        ``(class, element)`` pairs (see ``tw.data.experimental.rejection_resample``).
+
+        Args:
+            class_func: element -> int class.
+            target_dist: the wanted class probabilities.
+            initial_dist: the input's class probabilities (estimated when None).
+            seed: the seed.
+            name: ignored.
+
+        Returns:
+            The dataset.
+        """
+        return node("rejection_resample")(class_func, target_dist, initial_dist, seed)(self)
+
+    def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
+                     name=None):
+        """Not supported yet: batches of RaggedTensors need composite tensors (issue 13).
+
+        Args:
+            batch_size: elements per batch.
+            drop_remainder: drop a last, smaller batch.
+            row_splits_dtype: the row splits dtype.
+            name: ignored.
+
+        Returns:
+            Never returns.
+        """
+        raise NotImplementedError("ragged_batch needs tw.RaggedTensor, which twinflow does not "
+                                  "have yet (composite tensors, issue 13); use padded_batch")
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Not supported yet: batches of SparseTensors need composite tensors (issue 13).
+
+        Args:
+            batch_size: elements per batch.
+            row_shape: the dense shape of each row.
+            name: ignored.
+
+        Returns:
+            Never returns.
+        """
+        raise NotImplementedError("sparse_batch needs tw.SparseTensor, which twinflow does not "
+                                  "have yet (composite tensors, issue 13); use padded_batch")
+
+    def assert_cardinality(self, expected_cardinality):
+        """This dataset, raising FailedPreconditionError if its size is not as expected.
+
+        Args:
+            expected_cardinality: the number of elements.
+
+        Returns:
+            The dataset.
+        """
+        return node("AssertCardinality")(self, check_int_arg(expected_cardinality,
+                                                     "expected_cardinality",
+                                                     "assert_cardinality"))

@@ -1,0 +1,151 @@
+"""Real parallelism: ``map(num_parallel_calls=N)`` on a thread pool and ``prefetch`` from a
+background thread.
+
+NumPy kernels release the GIL, so a map whose function is array work runs beside the training
+step. Order is deterministic unless ``deterministic=False``. An exception in a worker is
+re-raised in the consumer (with the worker's traceback, as ``__traceback__`` of the same
+exception object). Closing a pass (an iterator dropped or exhausted, ``Iterator.close()``)
+stops its threads: the generator's ``finally`` tells them to stop and joins them.
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import queue
+import threading
+from collections.abc import Callable, Iterator
+
+from ..core import errors
+from .dataset import Dataset
+from .registry import register_node
+from .structure import StructuredFunction
+from .transforms import Unary, _log_dropped
+
+_ITEM, _END, _ERROR = 0, 1, 2
+_JOIN_TIMEOUT_S = 30.0
+
+
+@register_node
+class ParallelMap(Unary):
+    _tolerant = False
+
+    def __init__(self, input_dataset: Dataset, fn: Callable, num_parallel_calls: int,
+                 deterministic: bool) -> None:
+        super().__init__(input_dataset)
+        self._fn = StructuredFunction(fn, input_dataset._spec(), "map")
+        self._n = num_parallel_calls
+        self._deterministic = deterministic
+
+    def _spec(self):
+        return self._fn.output_spec
+
+    def _gen(self):
+        deterministic = self._deterministic
+        opts = self.options()
+        if opts.deterministic is False or opts.experimental_deterministic is False:
+            deterministic = False
+        fn, n = self._fn, self._n
+        pool = cf.ThreadPoolExecutor(n, thread_name_prefix="twinflow-data-map")
+        pending: collections.deque = collections.deque()
+        it = self._input._gen()
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < n:
+                    try:
+                        e = next(it)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    pending.append(pool.submit(fn, e))
+                if not pending:
+                    return
+                if deterministic:
+                    fut = pending.popleft()
+                else:
+                    done, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+                    fut = next(f for f in pending if f in done)
+                    pending.remove(fut)
+                try:
+                    out = fut.result()
+                except errors.OpError as err:
+                    if not self._tolerant:
+                        raise
+                    _log_dropped(err)
+                    continue
+                yield out
+        finally:
+            for f in pending:
+                f.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            it.close()
+
+
+def background(start: Callable[[], Iterator], buffer_size: int,
+               name: str = "twinflow-data-prefetch") -> Iterator:
+    """Runs the pass ``start()`` on a background thread that keeps up to ``buffer_size``
+    elements ready; a generator handing them out in order.
+
+    Args:
+        start: starts the upstream pass (a generator), called on the background thread.
+        buffer_size: how many elements may wait.
+        name: the thread's name.
+
+    Yields:
+        The upstream elements.
+    """
+    q: queue.Queue = queue.Queue(maxsize=buffer_size)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        it = None
+        try:
+            it = start()
+            for e in it:
+                if not put((_ITEM, e)):
+                    return
+            put((_END, None))
+        except BaseException as ex:  # noqa: BLE001  (handed to the consumer, raised there)
+            put((_ERROR, ex))
+        finally:
+            if it is not None:
+                it.close()
+
+    thread = threading.Thread(target=produce, name=name, daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = q.get()
+            if kind == _ITEM:
+                yield value
+            elif kind == _END:
+                return
+            else:
+                raise value
+    finally:
+        stop.set()
+        while True:  # unblock a producer waiting on a full queue
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                break
+        thread.join(_JOIN_TIMEOUT_S)
+
+
+@register_node
+class Prefetch(Unary):
+    def __init__(self, input_dataset: Dataset, buffer_size: int) -> None:
+        super().__init__(input_dataset)
+        self._buffer = buffer_size
+
+    def _gen(self):
+        return background(self._input._gen, self._buffer)

@@ -1,0 +1,531 @@
+"""Element-wise and order transformations: map, filter, batch, padded_batch, shuffle, ..."""
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core import dtypes, errors
+from ..core.shapes import TensorShape
+from ..eager.func_graph import TensorSpec
+from ..ops.random_ops import get_seed
+from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from .registry import register_node
+from .sources import Slices, seeded_rng
+from .structure import (
+    StructuredFunction,
+    is_struct,
+    leaves,
+    map_struct,
+    map_struct2,
+    most_specific_compatible,
+    normalize,
+    pack,
+    same_structure,
+)
+
+
+class Unary(Dataset):
+    """A node with one input dataset; spec and cardinality are the input's unless changed."""
+
+    def __init__(self, input_dataset: Dataset) -> None:
+        if not isinstance(input_dataset, Dataset):
+            raise TypeError(f"expected a Dataset, got {input_dataset!r}")
+        self._input = input_dataset
+
+    def _cardinality(self) -> int:
+        return self._input._cardinality()
+
+    def _spec(self):
+        return self._input._spec()
+
+
+def unknown_unless_infinite(n: int) -> int:
+    """The cardinality after a node that drops or regroups elements: unknown, unless the
+    input is infinite (then it stays infinite)."""
+    return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+
+def scalar_bool(value, what: str) -> bool:
+    """A predicate's result (known to be a scalar only when run) as a Python bool."""
+    if np.shape(value) != ():
+        raise errors.InvalidArgumentError(None, None, f"{what}: the predicate must return a "
+                                          f"scalar, got shape {list(np.shape(value))}")
+    return bool(value)
+
+
+def boolean_predicate(fn: Callable, spec, what: str) -> StructuredFunction:
+    """``fn`` traced for ``spec``; ValueError unless it returns a boolean scalar (as TF)."""
+    pred = StructuredFunction(fn, spec, what)
+    out = pred.output_spec
+    if not (isinstance(out, TensorSpec) and out.dtype is dtypes.bool_
+            and out.shape.is_compatible_with(TensorShape([]))):
+        raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                         f"tensor, but its return type is {out}.")
+    return pred
+
+
+@register_node
+class Map(Unary):
+    # IgnoreErrors copies the node with _tolerant set: a failing element is dropped.
+    _tolerant = False
+
+    def __init__(self, input_dataset: Dataset, fn: Callable) -> None:
+        super().__init__(input_dataset)
+        self._fn = StructuredFunction(fn, input_dataset._spec(), "map")
+
+    def _gen(self):
+        for _, out in _results(self, self._fn):
+            yield out
+
+    def _spec(self):
+        return self._fn.output_spec
+
+
+def _log_dropped(err: Exception) -> None:
+    logging.getLogger("twinflow.data").debug("ignore_errors dropped an element: %s", err)
+
+
+def _results(node: Dataset, fn: Callable):
+    """``(element, fn(element))`` for each input element of ``node``; when the node is
+    tolerant (below ``ignore_errors``), elements whose ``fn`` fails are dropped."""
+    for e in node._input._gen():
+        try:
+            out = fn(e)
+        except errors.OpError as err:
+            if not node._tolerant:
+                raise
+            _log_dropped(err)
+            continue
+        yield e, out
+
+
+@register_node
+class Filter(Unary):
+    _tolerant = False
+
+    def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
+        super().__init__(input_dataset)
+        self._pred = boolean_predicate(predicate, input_dataset._spec(), "filter")
+
+    def _gen(self):
+        for e, keep in _results(self, self._pred):
+            if scalar_bool(keep, "filter"):
+                yield e
+
+    def _cardinality(self) -> int:
+        return unknown_unless_infinite(self._input._cardinality())
+
+
+def _batched_spec(inner, batch):
+    def one(s):
+        if s.shape.rank is None:
+            return TensorSpec(TensorShape(None), s.dtype)
+        return TensorSpec(TensorShape([batch] + s.shape.as_list()), s.dtype)
+    return map_struct(one, inner)
+
+
+def _check_batchable(spec, what: str) -> None:
+    for s in leaves(spec):
+        if not isinstance(s, TensorSpec):
+            raise TypeError(f"{what}: elements that are datasets cannot be batched; "
+                            "flat_map the windows first")
+
+
+@register_node
+class Batch(Unary):
+    def __init__(self, input_dataset: Dataset, size: int, drop: bool) -> None:
+        super().__init__(input_dataset)
+        _check_batchable(input_dataset._spec(), "batch")
+        self._size = size
+        self._drop = drop
+
+    def _gen(self):
+        src = self._input
+        order = None
+        if isinstance(src, Shuffle):
+            order = src._slice_order()
+            if order is not None:
+                src = src._input
+        if isinstance(src, Slices):
+            # Slicing (or gathering, after a shuffle) whole batches is much faster than
+            # stacking single elements.
+            arrays = src._arrays
+            flat = leaves(arrays)
+            n = src._n
+            stop = n - n % self._size if self._drop else n
+            for lo in range(0, stop, self._size):
+                if order is None:
+                    yield pack(arrays, [a[lo:lo + self._size] for a in flat])
+                else:
+                    idx = order[lo:lo + self._size]
+                    yield pack(arrays, [a[idx] for a in flat])
+            return
+        buf: list = []
+        for e in src._gen():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield self._collate(buf)
+                buf = []
+        if buf and not self._drop:
+            yield self._collate(buf)
+
+    def _collate(self, buf: list):
+        cols = list(zip(*[leaves(e) for e in buf]))
+        try:
+            return pack(buf[0], [np.stack(c) for c in cols])
+        except ValueError:
+            shapes = sorted({str(np.shape(x)) for c in cols for x in c})
+            raise errors.InvalidArgumentError(
+                None, None, "Cannot batch tensors with different shapes in component: "
+                f"shapes {', '.join(shapes)}; use padded_batch (or ragged_batch)") from None
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+    def _spec(self):
+        return _batched_spec(self._input._spec(), self._size if self._drop else None)
+
+
+def _default_pad(dtype):
+    return np.asarray(b"", dtype=object) if dtype is dtypes.string else \
+        np.zeros((), dtype=dtype.np)
+
+
+@register_node
+class PaddedBatch(Batch):
+    def __init__(self, input_dataset: Dataset, size: int, padded_shapes, padding_values,
+                 drop: bool) -> None:
+        super().__init__(input_dataset, size, drop)
+        spec = input_dataset._spec()
+        if padded_shapes is None:
+            padded_shapes = map_struct(lambda s: TensorShape(
+                None if s.shape.rank is None else [None] * s.shape.rank), spec)
+            for s in leaves(spec):
+                if s.shape.rank is None:
+                    raise ValueError("padded_batch: padded_shapes is needed for components of "
+                                     "unknown rank")
+        elif not is_struct(spec) and not _is_shape_like(padded_shapes):
+            raise ValueError(f"padded_batch: padded_shapes {padded_shapes!r} is not a shape")
+        shapes = map_struct2(lambda s, p: _padded_shape(s, p), spec,
+                             _expand(spec, padded_shapes, "padded_shapes"))
+        self._shapes = shapes
+        if padding_values is None:
+            values = map_struct(lambda s: _default_pad(s.dtype), spec)
+        else:
+            values = map_struct2(_padding_value, spec,
+                                 _expand(spec, padding_values, "padding_values"))
+        self._values = values
+
+    def _collate(self, buf: list):
+        cols = list(zip(*[leaves(e) for e in buf]))
+        out = [_pad_stack(list(c), s, v) for c, s, v in
+               zip(cols, leaves(self._shapes), leaves(self._values))]
+        return pack(buf[0], out)
+
+    def _gen(self):
+        buf: list = []
+        for e in self._input._gen():
+            buf.append(e)
+            if len(buf) == self._size:
+                yield self._collate(buf)
+                buf = []
+        if buf and not self._drop:
+            yield self._collate(buf)
+
+    def _spec(self):
+        b = self._size if self._drop else None
+        return map_struct2(lambda s, shape: TensorSpec(TensorShape([b] + shape.as_list()),
+                                                       s.dtype),
+                           self._input._spec(), self._shapes)
+
+
+def _is_shape_like(p) -> bool:
+    return isinstance(p, (TensorShape, list)) or (
+        isinstance(p, tuple) and all(d is None or isinstance(d, (int, np.integer)) for d in p))
+
+
+def _expand(spec, value, what: str):
+    """``value`` per component: the same structure as ``spec``, or one value for all."""
+    if not is_struct(spec):
+        return value
+    if not is_struct(value):
+        return map_struct(lambda _: value, spec)
+    if not same_structure(spec, _shape_leaves_as_values(value)):
+        raise ValueError(f"padded_batch: {what} {value!r} does not match the element "
+                         f"structure {spec}")
+    return value
+
+
+def _shape_leaves_as_values(value):
+    # (inside a structure of padded shapes, a tuple of ints is one shape, not structure)
+    if isinstance(value, dict):
+        return {k: _shape_leaves_as_values(v) for k, v in value.items()}
+    if isinstance(value, tuple) and not _is_shape_like(value):
+        return tuple(_shape_leaves_as_values(v) for v in value)
+    return 0
+
+
+def _padded_shape(spec: TensorSpec, padded) -> TensorShape:
+    if isinstance(padded, TensorShape):
+        dims = padded.as_list()
+    elif isinstance(padded, (list, tuple)):
+        dims = [None if d is None or int(d) == -1 else int(d) for d in padded]
+    else:
+        dims = [None if int(d) == -1 else int(d) for d in np.asarray(normalize(padded))
+                .reshape(-1)]
+    shape = TensorShape(dims)
+    if not spec.shape.is_compatible_with(TensorShape([None] * len(dims))) or any(
+            p is not None and d is not None and d > p
+            for p, d in zip(dims, spec.shape.as_list() if spec.shape.rank else [])):
+        raise ValueError(f"The padded shape {tuple(dims)} is not compatible with the shape "
+                         f"{spec.shape} of the corresponding input component.")
+    return shape
+
+
+def _padding_value(spec: TensorSpec, value):
+    a = normalize(value)
+    if a.shape != ():
+        raise ValueError(f"Invalid `padding_values`: {value!r} must be a scalar")
+    got = dtypes.from_numpy(a.dtype)
+    if got is not spec.dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {got!r} does "
+                        f"not match type {spec.dtype!r} of the corresponding input component.")
+    return a
+
+
+def _pad_stack(items: list, shape: TensorShape, value) -> np.ndarray:
+    target = []
+    for k, p in enumerate(shape.as_list()):
+        longest = max(np.shape(x)[k] for x in items)
+        if p is not None and longest > p:
+            raise errors.InvalidArgumentError(
+                None, None, f"padded_batch: an element has size {longest} in dimension {k}, "
+                f"more than the padded shape {shape}")
+        target.append(longest if p is None else p)
+    first = np.asarray(items[0])
+    out = np.full((len(items),) + tuple(target), value, dtype=first.dtype)
+    for i, x in enumerate(items):
+        out[(i,) + tuple(slice(0, d) for d in np.shape(x))] = x
+    return out
+
+
+@register_node
+class Unbatch(Unary):
+    def __init__(self, input_dataset: Dataset) -> None:
+        super().__init__(input_dataset)
+        for s in leaves(input_dataset._spec()):
+            if not isinstance(s, TensorSpec) or s.shape.rank == 0:
+                raise ValueError(f"Cannot unbatch an input with scalar components: {s}")
+
+    def _gen(self):
+        for e in self._input._gen():
+            flat = leaves(e)
+            n = len(flat[0])
+            if any(len(a) != n for a in flat):
+                raise errors.InvalidArgumentError(
+                    None, None, "unbatch: components of an element have different first "
+                    f"dimensions {[len(a) for a in flat]}")
+            for i in range(n):
+                yield pack(e, [a[i] for a in flat])
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        dims = {s.shape.as_list()[0] if s.shape.rank else None
+                for s in leaves(self._input._spec())}
+        b = dims.pop() if len(dims) == 1 else None
+        if n == INFINITE_CARDINALITY:
+            return n
+        return n * b if n >= 0 and b is not None else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return map_struct(lambda s: TensorSpec(s.shape[1:] if s.shape.rank is not None
+                                               else TensorShape(None), s.dtype),
+                          self._input._spec())
+
+
+@register_node
+class Shuffle(Unary):
+    def __init__(self, input_dataset: Dataset, buffer_size: int, seed, reshuffle: bool) -> None:
+        super().__init__(input_dataset)
+        self._buffer = buffer_size
+        # The op seeds are fixed now, as TensorFlow does when the dataset is created.
+        self._seeds = get_seed(seed)
+        self._reshuffle = reshuffle
+        self._epoch = 0
+
+    def _rng(self) -> np.random.Generator:
+        rng = seeded_rng(self._seeds, self._epoch if self._reshuffle else 0)
+        self._epoch += 1
+        return rng
+
+    def _slice_order(self) -> np.ndarray | None:
+        """The shuffled row order when the input is a from_tensor_slices dataset, else None."""
+        src = self._input
+        if not isinstance(src, Slices):
+            return None
+        return _buffer_order(src._n, self._buffer, self._rng())
+
+    def _gen(self):
+        order = self._slice_order()
+        if order is not None:
+            arrays = self._input._arrays
+            flat = leaves(arrays)
+            for i in order:
+                yield pack(arrays, [a[i] for a in flat]) if is_struct(arrays) else arrays[i]
+            return
+        rng = self._rng()
+        buf: list = []
+        it = self._input._gen()
+        for e in it:
+            buf.append(e)
+            if len(buf) >= self._buffer:
+                break
+        for e in it:
+            k = int(rng.integers(len(buf)))
+            yield buf[k]
+            buf[k] = e
+        while buf:
+            k = int(rng.integers(len(buf)))
+            buf[k], buf[-1] = buf[-1], buf[k]
+            yield buf.pop()
+
+
+def _buffer_order(n: int, buffer: int, rng: np.random.Generator) -> np.ndarray:
+    """The order in which a shuffle buffer of ``buffer`` slots emits elements 0..n-1.
+
+    The same algorithm as the element-wise shuffle (fill, then emit a random slot and refill
+    it), run on indices with the random draws made in bulk.
+    """
+    if buffer >= n:
+        return rng.permutation(n)
+    out = np.empty(n, dtype=np.int64)
+    buf = list(range(buffer))
+    ks = rng.integers(buffer, size=n - buffer).tolist()
+    for j, k in enumerate(ks):
+        out[j] = buf[k]
+        buf[k] = buffer + j
+    tail = rng.permutation(len(buf))
+    out[n - buffer:] = np.asarray(buf, dtype=np.int64)[tail]
+    return out
+
+
+@register_node
+class Repeat(Unary):
+    def __init__(self, input_dataset: Dataset, count: int | None) -> None:
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _gen(self):
+        i = 0
+        while self._count is None or i < self._count:
+            empty = True
+            for e in self._input._gen():
+                empty = False
+                yield e
+            if empty:
+                return
+            i += 1
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if self._count is None:
+            return 0 if n == 0 else INFINITE_CARDINALITY
+        return n * self._count if n >= 0 else n
+
+
+@register_node
+class Take(Unary):
+    def __init__(self, input_dataset: Dataset, count: int) -> None:
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _gen(self):
+        if self._count < 0:
+            yield from self._input._gen()
+            return
+        yield from itertools.islice(self._input._gen(), self._count)
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE_CARDINALITY:
+            return self._count
+        return min(n, self._count) if n >= 0 else UNKNOWN_CARDINALITY
+
+
+@register_node
+class Skip(Unary):
+    def __init__(self, input_dataset: Dataset, count: int) -> None:
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _gen(self):
+        if self._count < 0:
+            return
+        yield from itertools.islice(self._input._gen(), self._count, None)
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return 0 if self._count < 0 else max(0, n - self._count)
+
+
+@register_node
+class Cache(Unary):
+    def __init__(self, input_dataset: Dataset) -> None:
+        super().__init__(input_dataset)
+        self._cached: list | None = None
+
+    def _gen(self):
+        if self._cached is not None:
+            yield from self._cached
+            return
+        items = []
+        for e in self._input._gen():
+            items.append(e)
+            yield e
+        self._cached = items
+
+
+@register_node
+class Concat(Dataset):
+    def __init__(self, a: Dataset, b: Dataset) -> None:
+        if not isinstance(b, Dataset):
+            raise TypeError(f"concatenate needs a Dataset, got {b!r}")
+        self._a, self._b = a, b
+        self._spec_value = most_specific_compatible(a._spec(), b._spec(), "concatenate")
+
+    def _gen(self):
+        yield from self._a._gen()
+        yield from self._b._gen()
+
+    def _cardinality(self) -> int:
+        x, y = self._a._cardinality(), self._b._cardinality()
+        if INFINITE_CARDINALITY in (x, y):
+            return INFINITE_CARDINALITY
+        return x + y if x >= 0 and y >= 0 else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._spec_value
+
+
+@register_node
+class Shard(Unary):
+    def __init__(self, input_dataset: Dataset, num: int, index: int) -> None:
+        super().__init__(input_dataset)
+        self._num, self._index = num, index
+
+    def _gen(self):
+        yield from itertools.islice(self._input._gen(), self._index, None, self._num)
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        return n if n < 0 else max(0, -(-(n - self._index) // self._num))

@@ -56,6 +56,13 @@ _script_ops.register_tape_class(GradientTape)
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
+# [exports: composite tensors]
+from .framework.type_spec import BatchableTypeSpec, TypeSpec
+from .ops.ragged.tensor import RaggedTensor, RaggedTensorSpec
+from .ops.sparse.tensor import SparseTensor, SparseTensorSpec
+from .ops.composite_ops import type_spec_from_value
+from .ops.indexed_slices import IndexedSlicesSpec
+from . import experimental, ragged, sparse
 # [exports: surface (issue 16)]
 from . import version
 from .version import VERSION as __version__

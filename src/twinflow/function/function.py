@@ -33,6 +33,7 @@ from ..core.context import ctx, process
 from ..eager.execute import convert_to_tensor
 from ..eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
 from ..eager.tensor import EagerTensor, ResourceHandle
+from ..framework.type_spec import CompositeTensor, TypeSpec
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops.variables import Variable
 from . import retracing
@@ -54,13 +55,13 @@ def _make_packer(structure):
     """A function turning the compiled program's output arrays into the user's structure."""
     if isinstance(structure, SymbolicTensor):
         return lambda outs: EagerTensor(_array(outs[0]))
-    flat = nest.flatten(structure)
+    flat = nest.flatten(structure, expand_composites=True)
     slots = [isinstance(x, SymbolicTensor) for x in flat]
 
     def pack(outs):
         it = iter(outs)
         vals = [EagerTensor(_array(next(it))) if s else x for x, s in zip(flat, slots)]
-        return nest.pack_sequence_as(structure, vals)
+        return nest.pack_sequence_as(structure, vals, expand_composites=True)
     return pack
 
 
@@ -100,7 +101,7 @@ class ConcreteFunction:
         self._run = self._callable.run
         self._pack = _make_packer(fg.structured_outputs)
         args, kwargs = fg.structured_input_signature
-        flat_sig = nest.flatten(list(args)) + nest.flatten(kwargs)
+        flat_sig = nest.flatten(list(args), True) + nest.flatten(kwargs, True)
         self._tensor_positions = [i for i, s in enumerate(flat_sig) if isinstance(s, TensorSpec)]
         self._taped: GraphCallable | None = None
 
@@ -216,7 +217,7 @@ class ConcreteFunction:
         Raises:
             TypeError: the tensor arguments do not match the signature.
         """
-        flat = nest.flatten(list(args)) + nest.flatten(kwargs)
+        flat = nest.flatten(list(args), True) + nest.flatten(kwargs, True)
         if len(flat) == len(self._arg_inputs):
             leaves = flat
         else:
@@ -275,21 +276,23 @@ class ConcreteFunction:
                     tape._watch_key(id(outer), outer, var)
         outs = call(self._taped, tensors + captured)
         it = iter(outs)
-        flat = nest.flatten(fg.structured_outputs)
+        flat = nest.flatten(fg.structured_outputs, expand_composites=True)
         vals = [next(it) if isinstance(x, SymbolicTensor) else x for x in flat]
         if isinstance(fg.structured_outputs, SymbolicTensor):
             return vals[0]
-        return nest.pack_sequence_as(fg.structured_outputs, vals)
+        return nest.pack_sequence_as(fg.structured_outputs, vals, expand_composites=True)
 
 
 def _spec(x):
     if isinstance(x, SymbolicTensor):
         return TensorSpec(x.shape, x.dtype, None)
+    if isinstance(x, CompositeTensor):
+        return x._type_spec
     return x
 
 
 def _type_text(x) -> str:
-    if isinstance(x, TensorSpec):
+    if isinstance(x, TypeSpec):
         return repr(x)
     if isinstance(x, (list, tuple, dict)):
         return repr(nest.map_structure(lambda v: v, x))
@@ -481,7 +484,7 @@ class Function:
         else:
             cf._recently_used = True
             self._counter.called_without_tracing()
-        flat = nest.flatten(list(cargs)) + nest.flatten(ckwargs)
+        flat = nest.flatten(list(cargs), True) + nest.flatten(ckwargs, True)
         leaves = [flat[i] for i in cf._tensor_positions]
         return cf._call_leaves(leaves)
 
@@ -516,7 +519,7 @@ class Function:
                              f"{len(sig)} entries: {sig}")
         out = []
         for i, (a, spec) in enumerate(zip(cargs, sig)):
-            if isinstance(spec, TensorSpec):
+            if isinstance(spec, TypeSpec):
                 flat_a, flat_s = [a], [spec]
             else:
                 try:
@@ -527,6 +530,14 @@ class Function:
                 flat_a, flat_s = nest.flatten(a), nest.flatten(spec)
             conv = []
             for x, s in zip(flat_a, flat_s):
+                if isinstance(s, TypeSpec) and not isinstance(s, TensorSpec):
+                    # A composite's spec (RaggedTensorSpec...): the value must fit it.
+                    if not s.is_compatible_with(x):
+                        raise ValueError(
+                            f"Python inputs incompatible with input_signature:\n  inputs: "
+                            f"({x!r})\n  input_signature: ({s!r}).")
+                    conv.append(x)
+                    continue
                 if isinstance(x, TensorSpec):
                     # get_concrete_function(spec): a spec as specific as the signature's.
                     if not key_accepts(leaf_key(s), leaf_key(x)):
@@ -549,7 +560,7 @@ class Function:
                         f"Python inputs incompatible with input_signature:\n  inputs: "
                         f"({x!r})\n  input_signature: ({s!r}).")
                 conv.append(t)
-            out.append(conv[0] if isinstance(spec, TensorSpec) else
+            out.append(conv[0] if isinstance(spec, TypeSpec) else
                        nest.pack_sequence_as(spec, conv))
         return tuple(out), {}
 
@@ -660,6 +671,8 @@ def _specs_from_key(arg, key, name: str):
         return TensorSpec(None if key[1] is None else list(key[1]), dt, name)
     if isinstance(arg, TensorSpec):
         return TensorSpec(arg.shape, arg.dtype, arg.name or name)
+    if isinstance(arg, (CompositeTensor, TypeSpec)):
+        return arg if isinstance(arg, TypeSpec) else arg._type_spec
     if isinstance(arg, dict):
         kk = dict(key[1])
         return type(arg)((k, _specs_from_key(v, kk[k], f"{name}_{k}")) for k, v in arg.items())

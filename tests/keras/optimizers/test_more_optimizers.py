@@ -42,7 +42,7 @@ def test_apply_build_and_names():
     opt.build([v])
     opt.apply([tw.constant([1.0, -1.0])])
     np.testing.assert_allclose(v.numpy(), [0.9, 2.1])
-    for name in ("adadelta", "adamax", "nadam", "ftrl", "lion"):
+    for name in ("adadelta", "adamax", "nadam", "ftrl", "lion", "adafactor"):
         assert keras.optimizers.get(name).__class__.__name__.lower() == name
     cfg = keras.optimizers.Nadam(use_ema=True).get_config()
     assert keras.optimizers.Nadam.from_config(cfg).get_config() == cfg
@@ -67,3 +67,21 @@ def test_fit_with_ema_and_accumulation():
 def test_top_level_aliases():
     assert tw.optimizers is keras.optimizers and tw.losses is keras.losses
     assert tw.metrics is keras.metrics and tw.initializers is keras.initializers
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_adafactor_factored_matrix_matches_keras_3(graph):
+    entry = FIX["adafactor_matrix"]
+    v = tw.Variable(np.array(entry["start"], np.float32))
+    opt = keras.optimizers.Adafactor(learning_rate=0.1)
+
+    def step(g):
+        opt.apply([g], [v])
+    run = tw.function(step) if graph else step
+    got = []
+    for g in entry["grads"]:
+        run(tw.constant(g, tw.float32))
+        got.append(v.numpy().copy())
+    np.testing.assert_allclose(got, entry["steps"], rtol=2e-5, atol=2e-6)
+    assert opt.get_slot(v, "r").shape.as_list() == [3]
+    assert opt.get_slot(v, "c").shape.as_list() == [2]

@@ -1,10 +1,11 @@
 """``tw.keras.optimizers``."""
 from . import schedules
-from .more import Adadelta, Adamax, Ftrl, Lion, Nadam
+from .more import Adadelta, Adafactor, Adamax, Ftrl, Lion, Nadam
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
-            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl, "lion": Lion}
+            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl, "lion": Lion,
+            "adafactor": Adafactor}
 
 
 def get(identifier) -> Optimizer:
@@ -29,4 +30,4 @@ def get(identifier) -> Optimizer:
 
 
 __all__ = ["schedules", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get",
-           "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion"]
+           "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor"]

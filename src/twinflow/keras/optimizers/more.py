@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.context import eager_mode
-from ...ops import math_ops
+from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
 from .optimizer import Optimizer
 
@@ -244,4 +244,75 @@ class Lion(Optimizer):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(beta_1=self.beta_1, beta_2=self.beta_2)
+        return cfg
+
+
+class Adafactor(Optimizer):
+    """Adafactor: Adam-like steps whose second moments of matrices are kept factored (a row
+    and a column average), with step sizes relative to the weights' scale.
+
+    Args:
+        learning_rate: the step size (capped at ``1/sqrt(step)`` when ``relative_step``).
+        beta_2_decay: the second moment's decay exponent (``1 - step**beta_2_decay``).
+        epsilon_1: added to squared gradients.
+        epsilon_2: the smallest weight scale.
+        clip_threshold: the update's RMS cap.
+        relative_step: cap the learning rate at ``1/sqrt(step)``.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments.
+    """
+
+    def __init__(self, learning_rate=0.001, beta_2_decay: float = -0.8,
+                 epsilon_1: float = 1e-30, epsilon_2: float = 1e-3, clip_threshold: float = 1.0,
+                 relative_step: bool = True, name: str = "adafactor", **kwargs) -> None:
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.beta_2_decay, self.epsilon_1 = float(beta_2_decay), float(epsilon_1)
+        self.epsilon_2, self.clip_threshold = float(epsilon_2), float(clip_threshold)
+        self.relative_step = bool(relative_step)
+
+    def _slot_names(self) -> tuple:
+        return ("r", "c", "velocity")
+
+    def add_variable_from_reference(self, model_variable, variable_name,
+                                    initial_value=None) -> Variable:
+        dims = model_variable.shape.as_list()
+        if variable_name in ("r", "c"):
+            # Factored second moments of a matrix: row and column means (scalars otherwise).
+            shape = () if len(dims) < 2 else (dims[:-1] if variable_name == "r"
+                                              else dims[:-2] + dims[-1:])
+            initial_value = np.zeros(shape, model_variable.dtype.np)
+        return super().add_variable_from_reference(model_variable, variable_name, initial_value)
+
+    @staticmethod
+    def _rms(x):
+        return math_ops.sqrt(reduction_ops.reduce_mean(math_ops.square(x)))
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        dt = variable.dtype
+        step = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), dt)
+        lr = learning_rate
+        if self.relative_step and isinstance(self._tw_lr, Variable):
+            lr = math_ops.minimum(lr, 1.0 / math_ops.sqrt(step))
+        r, c, v = (self.get_slot(variable, n) for n in ("r", "c", "velocity"))
+        rho = math_ops.minimum(lr, 1.0 / math_ops.sqrt(step))
+        alpha = math_ops.maximum(math_ops.cast(self.epsilon_2, dt), self._rms(variable)) * rho
+        g2 = math_ops.square(gradient) + self.epsilon_1
+        beta = 1.0 - math_ops.pow(step, math_ops.cast(self.beta_2_decay, dt))
+        if variable.shape.rank >= 2:
+            r.assign(beta * r + (1.0 - beta) * reduction_ops.reduce_mean(g2, axis=-1))
+            c.assign(beta * c + (1.0 - beta) * reduction_ops.reduce_mean(g2, axis=-2))
+            v.assign(array_ops.expand_dims(
+                r / reduction_ops.reduce_mean(r, axis=-1, keepdims=True), -1) *
+                array_ops.expand_dims(c, -2))
+        else:
+            v.assign(beta * v + (1.0 - beta) * g2)
+        u = gradient / math_ops.sqrt(v)
+        u_hat = u / math_ops.maximum(1.0, self._rms(u) / self.clip_threshold)
+        variable.assign_sub(alpha * u_hat)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(beta_2_decay=self.beta_2_decay, epsilon_1=self.epsilon_1,
+                   epsilon_2=self.epsilon_2, clip_threshold=self.clip_threshold,
+                   relative_step=self.relative_step)
         return cfg

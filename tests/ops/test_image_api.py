@@ -14,7 +14,7 @@ def _grad(fn, x):
     with tw.GradientTape() as tape:
         tape.watch(x)
         y = fn(x)
-    return tape.gradient(y, x).numpy()
+    return tw.convert_to_tensor(tape.gradient(y, x)).numpy()  # may be IndexedSlices
 
 
 def _linear_grad(fn, x, w):

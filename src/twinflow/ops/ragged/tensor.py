@@ -141,15 +141,7 @@ class RaggedTensorSpec(BatchableTypeSpec):
         else:
             parts = [(np.asarray(v.flat_values), [np.asarray(s) for s in v.nested_row_splits])
                      for v in values]
-        lengths = [len(s[0]) - 1 if s else len(f) for f, s in parts]
-        levels = [np.concatenate([[0], np.cumsum(lengths)]).astype(sd)]
-        for k in range(self._ragged_rank):
-            offset, pieces = 0, [np.zeros(1, sd)]
-            for _, s in parts:
-                pieces.append(s[k][1:] + offset)
-                offset += s[k][-1]
-            levels.append(np.concatenate(pieces).astype(sd))
-        flat = np.concatenate([f for f, _ in parts])
+        flat, levels = stack_components(parts, self._ragged_rank, sd)
         return RaggedTensor._from_nested_splits(EagerTensor(flat),
                                                 [EagerTensor(s) for s in levels])
 
@@ -688,6 +680,21 @@ def _infer_shape(values, splits) -> TensorShape:
         return TensorShape(None)
     return TensorShape([nrows, None] + inner.as_list()[1:]
                        if inner.rank else [nrows, None])
+
+
+def stack_components(parts: list, ragged_rank: int, splits_dtype) -> tuple:
+    """NumPy components of the batch of ragged values given as ``(flat_values, [splits...])``
+    pairs (``ragged_rank`` splits each; none for dense rows): ``(flat, [splits...])`` with one
+    more, outer, level of splits."""
+    lengths = [len(s[0]) - 1 if s else len(f) for f, s in parts]
+    levels = [np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype)]
+    for k in range(ragged_rank):
+        offset, pieces = 0, [np.zeros(1, splits_dtype)]
+        for _, s in parts:
+            pieces.append(s[k][1:] + offset)
+            offset += s[k][-1]
+        levels.append(np.concatenate(pieces).astype(splits_dtype))
+    return np.concatenate([f for f, _ in parts]), levels
 
 
 def is_ragged(x) -> bool:

@@ -266,12 +266,16 @@ def _unary_function(opdef):
     return fn
 
 
-def _binary_function(opdef, fast: bool):
+def _binary_function(opdef, fast: bool = False):
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         if fast and type(x) is _ET and type(y) is _ET and name is None:
             return bind_binary(opdef, x, y)  # as ``x + y`` does
-        x, y = convert_pair(x, y)
-        return bind(opdef, (x, y), name=name)
+        try:
+            cx, cy = convert_pair(x, y)
+        except CompositeArgument as e:
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
+        return bind(opdef, (cx, cy), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 

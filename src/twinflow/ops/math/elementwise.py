@@ -273,7 +273,7 @@ def _binary_function(opdef, fast: bool = False):
         try:
             cx, cy = convert_pair(x, y)
         except CompositeArgument as e:
-            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef, False))
         return bind(opdef, (cx, cy), name=name)
     fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn

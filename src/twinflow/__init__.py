@@ -76,6 +76,7 @@ _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
+    "signal": (".signal", None),
 }
 
 

@@ -23,7 +23,7 @@ from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.variables import Variable, VariableAggregation, VariableSynchronization
 from .autodiff.tape import GradientTape, UnconnectedGradients
-from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
+from . import bitwise, config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
 
@@ -77,6 +77,9 @@ _LAZY = {
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None),
+    # tf.optimizers = tf.keras.optimizers, and likewise
+    "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
+    "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),
 }
 
 

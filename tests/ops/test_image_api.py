@@ -14,7 +14,7 @@ def _grad(fn, x):
     with tw.GradientTape() as tape:
         tape.watch(x)
         y = fn(x)
-    return tape.gradient(y, x).numpy()
+    return tw.convert_to_tensor(tape.gradient(y, x)).numpy()  # may be IndexedSlices
 
 
 def _linear_grad(fn, x, w):
@@ -51,7 +51,7 @@ def test_crop_and_resize_gradients_in_image_and_boxes():
     with tw.GradientTape() as tape:
         tape.watch(b)
         y = tw.reduce_sum(I.crop_and_resize(X, b, [0, 0], [3, 2]) * w)
-    gb = tape.gradient(y, b).numpy()
+    gb = tw.convert_to_tensor(tape.gradient(y, b)).numpy()  # gathered rows: IndexedSlices
     eps = 1e-3
     for i in np.ndindex(boxes.shape):
         hi, lo = boxes.copy(), boxes.copy()

@@ -67,8 +67,9 @@ from . import experimental, ragged, sparse
 from . import version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
-from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
-                         init_scope, inside_function, is_symbolic_tensor, no_op, tuple)
+from .ops.scopes import (get_current_name_scope, get_logger, get_static_value, group,  # noqa
+                         identity_n, init_scope, inside_function, is_symbolic_tensor, no_op,
+                         tuple)
 
 # Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
 # name -> (module, attribute or None for the module itself)

@@ -9,7 +9,6 @@ from .ops.math.sequence import (  # noqa: F401,E402
     is_non_decreasing,
     is_strictly_increasing,
     lbeta,
-    zero_fraction,
 )
 from .ops.math.special import (  # noqa: F401,E402
     bessel_i0,
@@ -29,7 +28,7 @@ from .ops.math.special import (  # noqa: F401,E402
     zeta,
 )
 from .ops.math_ops import *  # noqa: F401,F403
-from .ops.nn.normalization import in_top_k  # noqa: F401,E402
+from .ops.nn.normalization import in_top_k, zero_fraction  # noqa: F401,E402
 from .ops.nn_ops import (  # noqa: F401  (TensorFlow lists these under tf.math too)
     l2_normalize,
     log_softmax,

@@ -1,4 +1,4 @@
-"""``tw.math`` odds and ends: lbeta, angle, zero_fraction, cumulative_logsumexp,
+"""``tw.math`` odds and ends: lbeta, angle, cumulative_logsumexp,
 is_non_decreasing, is_strictly_increasing (compositions: their gradients come from the ops used),
 invert_permutation and confusion_matrix (ops)."""
 from __future__ import annotations
@@ -60,20 +60,6 @@ def angle(input: TensorLike, name: str | None = None) -> Tensor:
                                                f"{x.dtype.name}")
     # pi for negative reals (-inf too; -0.0 gives 0), 0 otherwise, as TensorFlow
     return cast(less(x, cast(0, x.dtype)), x.dtype) * cast(np.pi, x.dtype)
-
-
-def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
-    """The fraction of zeros in ``value`` (``tw.math.zero_fraction``).
-
-    Args:
-        value: a numeric tensor.
-        name: op name (unused: the result is a composition).
-
-    Returns:
-        A float32 scalar.
-    """
-    v = convert(value)
-    return _reduce.reduce_mean(cast(equal(v, cast(0, v.dtype)), dtypes.float32))
 
 
 def cumulative_logsumexp(x: TensorLike, axis=0, exclusive: bool = False, reverse: bool = False,

@@ -64,7 +64,7 @@ from .ops.composite_ops import type_spec_from_value
 from .ops.indexed_slices import IndexedSlicesSpec
 from . import experimental, ragged, sparse
 # [exports: surface (issue 16)]
-from . import version
+from . import image, version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
 from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
@@ -76,6 +76,9 @@ _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"),
+    # tf.optimizers = tf.keras.optimizers, and likewise
+    "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
+    "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),
 }
 
 

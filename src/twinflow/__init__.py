@@ -50,6 +50,8 @@ from . import data, keras, summary, train
 from .train.module import Module
 # [exports: data and io]
 from . import io
+# [exports: deploy]
+from . import graph_util
 from .ops import script_ops as _script_ops
 from .ops.script_ops import numpy_function, py_function
 from .ops.ensure_shape import ensure_shape

@@ -97,11 +97,10 @@ def _file_proto(name: str, messages: dict, enums: dict, deps: list):
         for value_name, number in values:
             e.value.add(name=value_name, number=number)
     protos: dict = {}
-    for full in messages:  # outer messages first, so nested ones find their parent
-        outer, _, inner = full.partition(".")
-        if outer not in protos:
-            protos[outer] = f.message_type.add(name=outer)
-        protos[full] = protos[outer].nested_type.add(name=inner) if inner else protos[outer]
+    for full in sorted(messages, key=lambda n: n.count(".")):  # parents before nested ones
+        parent, _, inner = full.rpartition(".")
+        protos[full] = protos[parent].nested_type.add(name=inner) if parent else \
+            f.message_type.add(name=inner)
     for full, fields in messages.items():
         m = protos[full]
         for name, number, label, typ, type_name, *oneof in fields:

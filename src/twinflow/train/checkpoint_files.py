@@ -324,7 +324,9 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
     if not state or not state.get("model_checkpoint_path"):
         return None
     path = _inside(directory, state["model_checkpoint_path"])
-    return path if os.path.exists(path + ".index.json") else None
+    # twinflow's format (P.index.json) or TensorFlow's tensor bundle (P.index)
+    return path if os.path.exists(path + ".index.json") or os.path.exists(path + ".index") \
+        else None
 
 
 def _delete_checkpoint(prefix: str) -> None:

@@ -12,6 +12,7 @@ DOC = PKG.parents[1] / "docs" / "architecture.md"
 # Bottom to top. Packages in one tuple are one layer and may not import each other.
 LAYERS = [
     ("core",),
+    ("framework",),
     ("graph",),
     ("eager",),
     ("compiler",),

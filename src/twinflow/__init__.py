@@ -3,6 +3,8 @@
 Ops run eagerly by default; ``tw.function`` traces Python into an optimized, compiled graph.
 This module only re-exports; each op module lists its public names in ``__all__``.
 """
+import importlib as _importlib
+
 from .core import dtypes as _dtypes
 from .core.context import device, executing_eagerly
 from .core.dtypes import (DType, as_dtype, bool_ as bool,
@@ -24,7 +26,6 @@ from .autodiff.tape import GradientTape, UnconnectedGradients
 from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
-__version__ = "0.1.0"
 
 # Each section below belongs to one area; extend only your own (keeps parallel edits apart).
 # [exports: autodiff, debugging, config]
@@ -45,13 +46,8 @@ from .control.map_fn import foldl, foldr, map_fn, scan
 from .control.tensor_array import TensorArray
 from .control.while_loop import while_loop
 from . import autograph
-# [exports: training]
-from . import data, keras, summary, train
-from .train.module import Module
+# [exports: training] (loaded on first use: see _LAZY below)
 # [exports: data and io]
-from . import io
-# [exports: deploy]
-from . import graph_util
 from .ops import script_ops as _script_ops
 from .ops.script_ops import numpy_function, py_function
 from .ops.ensure_shape import ensure_shape
@@ -60,7 +56,41 @@ _script_ops.register_tape_class(GradientTape)
 from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatter_nd_min,
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
-from . import strings
+# [exports: composite tensors]
+from .framework.type_spec import BatchableTypeSpec, TypeSpec
+from .ops.ragged.tensor import RaggedTensor, RaggedTensorSpec
+from .ops.sparse.tensor import SparseTensor, SparseTensorSpec
+from .ops.composite_ops import type_spec_from_value
+from .ops.indexed_slices import IndexedSlicesSpec
+from . import experimental, ragged, sparse
+# [exports: surface (issue 16)]
+from . import version
+from .version import VERSION as __version__
+from .control.vectorize import vectorized_map
+from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
+                         init_scope, inside_function, is_symbolic_tensor, no_op, tuple)
+
+# Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
+# name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
+    "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
+    "Module": (".train.module", "Module"), "graph_util": (".graph_util", None),
+}
+
+
+def __getattr__(name: str):
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'twinflow' has no attribute {name!r}")
+    mod = _importlib.import_module(entry[0], __name__)
+    value = mod if entry[1] is None else getattr(mod, entry[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
 
 # tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
 import sys as _sys  # noqa: E402

@@ -1,6 +1,14 @@
 """``tw.nn``: neural-network ops (re-exports)."""
 from .ops.array_ops import top_k
 from .ops.math_ops import sigmoid, tanh
+from .ops.nn.conv_nd import (
+    avg_pool3d,
+    conv3d,
+    conv3d_transpose,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    max_pool3d,
+)
 from .ops.nn_ops import (
     atrous_conv2d,
     avg_pool,
@@ -46,10 +54,14 @@ from .ops.nn_ops import (
     weighted_cross_entropy_with_logits,
     zero_fraction,
 )
+from .ops.sparse.math import embedding_lookup_sparse
 
-__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization",
+__all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "conv3d",
+           "conv3d_transpose", "depthwise_conv2d_backprop_filter",
+           "depthwise_conv2d_backprop_input", "max_pool3d", "batch_normalization",
            "bias_add", "compute_average_loss", "conv1d", "conv2d", "conv2d_transpose",
            "convolution", "crelu", "depthwise_conv2d", "dropout", "elu", "embedding_lookup",
+           "embedding_lookup_sparse",
            "gelu", "in_top_k", "l2_loss", "l2_normalize", "leaky_relu", "log_poisson_loss",
            "log_softmax",
            "max_pool", "max_pool1d", "max_pool2d", "moments", "normalize_moments", "relu",

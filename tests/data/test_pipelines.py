@@ -388,3 +388,34 @@ def test_truncated_shard_is_a_clear_error(tmp_path):
     shard.write_bytes(shard.read_bytes()[:50])
     with pytest.raises(tw.errors.DataLossError, match="elements-00000.npz"):
         list(Dataset.load(str(tmp_path / "s")))
+
+
+def test_dict_elements_keep_their_keys_apart_whatever_their_order():
+    ds = Dataset.range(3).map(lambda x: {"z": x * 10, "a": (tw.cast(x, tw.float32), "s")})
+    assert _np(ds)[1] == {"z": 10, "a": (1.0, b"s")}
+    sig = {"y": tw.TensorSpec([], tw.int64), "b": tw.TensorSpec([2], tw.float32)}
+    gen = Dataset.from_generator(lambda: iter([{"b": [1.0, 2.0], "y": 7}]),
+                                 output_signature=sig)
+    assert _np(gen) == [{"y": 7, "b": [1.0, 2.0]}]
+    mapped = gen.map(lambda d: {"sum": tw.reduce_sum(d["b"]), "y": d["y"] + 1})
+    assert _np(mapped) == [{"sum": 3.0, "y": 8}]
+
+    @tw.function
+    def total(d):
+        s = tw.constant(0.0)
+        for e in d:
+            s += e["sum"] + tw.cast(e["y"], tw.float32)
+        return s
+    assert float(total(mapped)) == 11.0
+
+
+def test_joined_datasets_with_dicts_in_another_key_order():
+    a = Dataset.from_tensors({"x": np.int64(1), "y": np.float32(2.0)})
+    b = Dataset.from_tensors({"y": np.float32(4.0), "x": np.int64(3)})
+    joined = a.concatenate(b).batch(2)
+    assert _np(joined) == [{"x": [1, 3], "y": [2.0, 4.0]}]
+    mixed = Dataset.choose_from_datasets([a, b], Dataset.from_tensor_slices(
+        np.array([1, 0], np.int64))).batch(2)
+    assert _np(mixed) == [{"x": [3, 1], "y": [4.0, 2.0]}]
+    sampled = Dataset.sample_from_datasets([a, b], seed=2).batch(2)
+    assert sorted(_np(sampled)[0]["x"]) == [1, 3]

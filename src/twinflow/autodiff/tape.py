@@ -22,11 +22,15 @@ from ..eager.tensor import EagerTensor
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops, math_ops
 from ..ops.core import OnesLike, Pack, ZerosLike, convert
+from ..ops.indexed_slices import IndexedSlices
 from ..ops.variables import Variable, variable_of
 
 _RESOURCE = dtypes.resource
 # Control flow's Histories and TensorLists: their gradients are variants too (None = zeros).
 _VARIANT = dtypes.variant
+# Ops whose gradient rule passes the output gradient on unchanged: an IndexedSlices gradient
+# (gather's) stays sparse through them; every other rule gets it densified.
+_PASSES_SLICES = frozenset({"ReadVariableOp", "Identity"})
 
 
 class UnconnectedGradients(enum.Enum):
@@ -337,7 +341,7 @@ def _assemble(target, source, grads: list, tshape: tuple, batch: tuple,
         if unconnected is UnconnectedGradients.NONE or sshape is None:
             return None
         return constant(np.zeros(batch + tshape + sshape[len(batch):], src.dtype.np))
-    filled = [g if g is not None else bind(ZerosLike, [src]) for g in grads]
+    filled = [_dense(g) if g is not None else bind(ZerosLike, [src]) for g in grads]
     stacked = bind(Pack, filled, {"axis": len(batch)})
     if sshape is None:
         raise ValueError(f"jacobian needs a source of statically known shape, got {src.shape}")
@@ -427,7 +431,7 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
                     break
             else:
                 continue
-            dys = [_sum(partials.get(id(t))) for t in outs]
+            dys = [_dense(_sum(partials.get(id(t)))) for t in outs]
         grad_fn = opdef.grad
         if grad_fn is None:
             raise LookupError(f"No gradient defined for operation {op.type!r} "
@@ -437,7 +441,13 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
         # skip them (TensorFlow's skip_input_indices), e.g. MatMul's dx for the input batch.
         needs = tuple([id(t) in reachable for t in inputs])
         op.needs_grad = needs
-        result = grad_fn(op, _sum(dy)) if dys is None else grad_fn(op, *dys)
+        if dys is None:
+            g = _sum(dy)
+            if type(g) is IndexedSlices and op.type not in _PASSES_SLICES:
+                g = g._as_tensor()
+            result = grad_fn(op, g)
+        else:
+            result = grad_fn(op, *dys)
         in_grads = result if isinstance(result, (list, tuple)) else [result]
         if len(in_grads) != len(inputs):
             raise InvalidArgumentError(
@@ -467,8 +477,21 @@ def _has_gradient(t) -> bool:
 
 
 def _sum(gs):
+    """The sum of the gradients reaching one tensor: IndexedSlices alone stay sparse (rows and
+    indices concatenated, as TensorFlow's aggregation), mixed with dense ones they densify."""
     if not gs:
         return None
     if len(gs) == 1:
         return gs[0]
-    return math_ops.add_n(gs)
+    slices = [g for g in gs if type(g) is IndexedSlices]
+    if not slices:
+        return math_ops.add_n(gs)
+    if len(slices) == len(gs):
+        return IndexedSlices(array_ops.concat([g.values for g in gs], 0),
+                             array_ops.concat([math_ops.cast(g.indices, gs[0].indices.dtype)
+                                               for g in gs], 0), gs[0].dense_shape)
+    return math_ops.add_n([_dense(g) for g in gs])
+
+
+def _dense(g):
+    return g._as_tensor() if type(g) is IndexedSlices else g

@@ -18,6 +18,19 @@ import numpy as np
 import twinflow as tw
 
 from .graph_workloads import chain_setup, chain_tw, while_np, while_setup, while_tw
+from .nn_workloads import (
+    convnet_np,
+    convnet_setup,
+    convnet_tf,
+    convnet_torch,
+    convnet_tw,
+    xent_jax,
+    xent_np,
+    xent_setup,
+    xent_tf,
+    xent_torch,
+    xent_tw,
+)
 
 Step = Callable[[], object]
 
@@ -221,12 +234,22 @@ def _gelu_setup() -> dict:
 
 
 def _gelu_np(inp: dict) -> Step:
+    """The best plain NumPy: one temporary, every op in place (``out=``)."""
     x = inp["x"]
     c, k = np.float32(_C), np.float32(0.044715)
     half, one = np.float32(0.5), np.float32(1.0)
 
     def step():
-        return half * x * (one + np.tanh(c * (x + k * x * x * x)))
+        t = np.multiply(x, x)
+        np.multiply(t, x, out=t)
+        np.multiply(t, k, out=t)
+        np.add(t, x, out=t)
+        np.multiply(t, c, out=t)
+        np.tanh(t, out=t)
+        np.add(t, one, out=t)
+        np.multiply(t, x, out=t)
+        np.multiply(t, half, out=t)
+        return t
     return step
 
 
@@ -242,6 +265,21 @@ def _gelu_tw(inp: dict, mode: str) -> Step:
 def _gelu_torch(torch, inp: dict) -> Step:
     x = torch.from_numpy(inp["x"])
     return lambda: 0.5 * x * (1.0 + torch.tanh(_C * (x + 0.044715 * x * x * x)))
+
+
+def _gelu_tf(tf, inp: dict) -> Step:
+    x = tf.constant(inp["x"])
+
+    @tf.function(jit_compile=True)
+    def gelu(x):
+        return 0.5 * x * (1.0 + tf.tanh(_C * (x + 0.044715 * x * x * x)))
+    return lambda: gelu(x).numpy()
+
+
+def _gelu_jax(jax, inp: dict) -> Step:
+    x = jax.numpy.asarray(inp["x"])
+    f = jax.jit(lambda x: 0.5 * x * (1.0 + jax.numpy.tanh(_C * (x + 0.044715 * x * x * x))))
+    return lambda: f(x).block_until_ready()
 
 
 # ----- MLP 784-256-128-10 training step, batch 64 ---------------------------------------------
@@ -359,8 +397,8 @@ WORKLOADS: list = [
     Workload("matmul512", "512x512 float32 matmul", _matmul_setup, _matmul_np, _matmul_tw,
              target=1.05, others={"torch": _matmul_torch, "tensorflow": _matmul_tf,
                                   "jax": _matmul_jax}),
-    Workload("gelu1m", "GELU (tanh form) on 1M float32", _gelu_setup, _gelu_np, _gelu_tw,
-             others={"torch": _gelu_torch}),
+    Workload("gelu1m", "GELU (tanh form) on 1M float32 (vs in-place NumPy)", _gelu_setup,
+             _gelu_np, _gelu_tw, others={"torch": _gelu_torch}),
     Workload("mlp_step", "MLP 784-256-128-10 training step, batch 64 (vs hand-written NumPy)",
              _mlp_setup, _mlp_np, _mlp_tw),
     Workload("linreg_step", "seed 004: linear regression SGD step on 2000 points",
@@ -369,8 +407,10 @@ WORKLOADS: list = [
     # removed by one line.
     Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
     Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
-    Workload("gelu1m", "GELU on 1M float32 as a tw.function", _gelu_setup, _gelu_np, _gelu_tw, mode="function"),  # noqa: E501
-    Workload("mlp_step", "issue 5: MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function", target=1.1),  # noqa: E501
+    Workload("gelu1m", "issue 10: GELU on 1M float32 as a tw.function (fused)", _gelu_setup, _gelu_np, _gelu_tw, mode="function", target=0.5, others={"tensorflow": _gelu_tf, "jax": _gelu_jax, "torch": _gelu_torch}),  # noqa: E501
+    Workload("mlp_step", "issue 10: MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function", target=0.85),  # noqa: E501
+    Workload("convnet_step", "issue 10: seed 004 convnet training step (batch 32, 28x28) as a tw.function", convnet_setup, convnet_np, convnet_tw, mode="function", others={"tensorflow": convnet_tf, "torch": convnet_torch}),  # noqa: E501
+    Workload("xent", "issue 10: softmax cross-entropy loss+gradient, 512x1000, as a tw.function", xent_setup, xent_np, xent_tw, mode="function", others={"tensorflow": xent_tf, "torch": xent_torch, "jax": xent_jax}),  # noqa: E501
     Workload("linreg_step", "linear regression step as a tw.function", _linreg_setup, _linreg_np, _linreg_tw, mode="function"),  # noqa: E501
     Workload("while1000", "issue 4: tw.while_loop of 1000 scalar updates vs a Python loop on NumPy scalars", while_setup, while_np, while_tw, mode="function", target=1.5),  # noqa: E501
     Workload("trace1000", "trace+optimize+compile a 1000-op function (absolute time)", chain_setup, None, chain_tw, mode="function", target_us=500000.0),  # noqa: E501

@@ -430,7 +430,14 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     run = ns["__make__"](*closure.values())
     # The source stays in linecache (for tracebacks) while the function can run, not longer.
     weakref.finalize(run, linecache.cache.pop, filename, None)
-    return CompiledProgram(prog, run, source, filename, line_ops)
+    return CompiledProgram(prog, run, source + _helper_sources(closure), filename, line_ops)
+
+
+def _helper_sources(closure: dict) -> str:
+    """The source of generated kernels the program calls (fused blocks), shown after it."""
+    parts = [f"\n# {cell} (compiled separately):\n{k.__source__}"
+             for cell, k in closure.items() if hasattr(k, "__source__")]
+    return "".join(parts)
 
 
 def _as_scalar(value):

@@ -4,18 +4,44 @@ from __future__ import annotations
 from .arithmetic import simplify_arithmetic
 from .constant_folding import fold_constants
 from .cse import eliminate_common_subexpressions
+from .fusion import AGGRESSIVE, fuse_elementwise
 from .program import Program
 from .prune import prune
 
 # Folding first exposes constants to simplification; simplification and CSE leave dead ops
-# behind, which the final prune removes.
+# behind, which the final prune removes. Fusion runs last: it sees the simplified graph and
+# its groups hide the ops the other passes would otherwise match.
 DEFAULT_PASSES = (
     ("prune", prune),
     ("constant_folding", fold_constants),
     ("arithmetic", simplify_arithmetic),
     ("cse", eliminate_common_subexpressions),
     ("prune_final", prune),
+    ("fusion", fuse_elementwise),
+    ("prune_final", prune),   # again: constants folded into fused groups (counts add up)
 )
+
+# ``tw.function(jit_compile=True)``: the same passes, fusion with lower size thresholds,
+# larger blocks and parallel blocks from smaller sizes (``fusion.AGGRESSIVE``).
+JIT_PASSES = DEFAULT_PASSES[:-2] + (
+    ("fusion", lambda prog: fuse_elementwise(prog, AGGRESSIVE)),
+    ("prune_final", prune),
+)
+
+# Without fusion (the tests compare fused programs with these).
+UNFUSED_PASSES = DEFAULT_PASSES[:-2]
+
+
+def passes_for(jit_compile) -> tuple:
+    """The pass list for a function's ``jit_compile`` setting.
+
+    Args:
+        jit_compile: True for the aggressive pipeline; None/False for the default.
+
+    Returns:
+        (name, pass) pairs.
+    """
+    return JIT_PASSES if jit_compile else DEFAULT_PASSES
 
 
 def optimize(prog: Program, passes=DEFAULT_PASSES) -> tuple:

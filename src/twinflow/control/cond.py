@@ -166,10 +166,10 @@ def unify_inputs(graphs: list) -> list:
 
 def _match_outputs(results: list, names: list | None, what: str) -> tuple:
     """Flattens each branch's result; Python numbers take the dtype of the other branches."""
-    flats = [nest.flatten(r) for r in results]
+    flats = [nest.flatten(r, expand_composites=True) for r in results]
     for r in results[1:]:
         try:
-            nest.assert_same_structure(results[0], r, check_types=False)
+            nest.assert_same_structure(results[0], r, check_types=False, expand_composites=True)
         except (ValueError, TypeError) as e:
             raise ValueError(f"{what}: all branches must return the same structure: {e}") \
                 from None
@@ -272,7 +272,7 @@ def build_branches(selector, fns: list, what: str, names=None,
     outs = bind(opdef, [selector] + ext, attrs, name=op_name or what.split(".")[-1])
     it = iter(outs)
     flat = [python_values[i] if i in python_values else next(it) for i in range(n)]
-    return nest.pack_sequence_as(results[0], flat)
+    return nest.pack_sequence_as(results[0], flat, expand_composites=True)
 
 
 def _branch_grads(op, branches: list, dys) -> list:

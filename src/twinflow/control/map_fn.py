@@ -14,8 +14,9 @@ from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
+from ..framework.type_spec import TypeSpec
 from ..graph.tensor import DTypeLike, Tensor
-from ..ops import array_ops
+from ..ops import array_ops, math_ops
 from ..ops.core import convert
 from .tensor_array import TensorArray
 from .while_loop import check_parallel_iterations, while_loop
@@ -29,16 +30,20 @@ def _rows(flat: list):
     """
     static = None
     for t in flat:
-        if t.shape.rank == 0:
+        if not nest.expands(t) and t.shape.rank == 0:  # (a composite: its rows)
             raise ValueError(f"elements must have rank >= 1 to be unstacked, got shape "
                              f"{t.shape}")
-        if t.shape.rank is not None and t.shape[0] is not None:
-            if static is not None and t.shape[0] != static:
+        d = t.shape[0] if t.shape.rank is not None else None
+        if d is not None:
+            if static is not None and d != static:
                 raise ValueError(f"all elements must have the same first dimension, got "
-                                 f"{static} and {t.shape[0]}")
-            static = t.shape[0]
-    n = static if static is not None else array_ops.shape(flat[0])[0]
-    return static, n
+                                 f"{static} and {d}")
+            static = d
+    if static is not None:
+        return static, static
+    first = flat[0]
+    return None, first.nrows(out_type=dtypes.int32) if nest.expands(first) else \
+        array_ops.shape(first)[0]
 
 
 def _map_outputs(y, out_leaves: list) -> list:
@@ -49,7 +54,10 @@ def _map_outputs(y, out_leaves: list) -> list:
             f"tw.map_fn: fn returned {len(ys)} tensors but {len(out_leaves)} were expected "
             "from the structure of elems; pass fn_output_signature describing fn's output.")
     out = []
-    for v, (dt, _) in zip(ys, out_leaves):
+    for v, (dt, spec) in zip(ys, out_leaves):
+        if isinstance(spec, TypeSpec):  # a ragged row: _RowParts checks it
+            out.append(v)
+            continue
         v = convert(v) if isinstance(v, Tensor) else convert(v, dtype=dt)
         if v.dtype is not dt:
             raise TypeError(f"tw.map_fn: fn returned {v.dtype.name} where {dt.name} was "
@@ -74,16 +82,86 @@ def _signature_leaves(sig, like_structure) -> list:
     """(dtype, TensorShape or None) for each leaf of an output signature."""
     out = []
     for s in nest.flatten(sig):
-        if isinstance(s, TensorSpec):
+        if isinstance(s, TypeSpec) and not isinstance(s, TensorSpec):
+            out.append((s.dtype, s))  # a composite row (RaggedTensorSpec): see _RowParts
+        elif isinstance(s, TensorSpec):
             out.append((s.dtype, s.shape))
         else:
             out.append((dtypes.as_dtype(s), None))
     return out
 
 
-def _stack_eager(results: list, structure):
+def _stack_eager(results: list, structure, leaves=None):
     flat = [nest.flatten(r) for r in results]
-    return nest.pack_sequence_as(structure, [array_ops.stack(list(col)) for col in zip(*flat)])
+    cols = []
+    for k, col in enumerate(zip(*flat)):
+        spec = leaves[k][1] if leaves is not None else None
+        if isinstance(spec, TypeSpec):
+            cols.append(_RowParts(spec, None).assemble_eager(list(col)))
+        else:
+            cols.append(array_ops.stack(list(col)))
+    return nest.pack_sequence_as(structure, cols)
+
+
+class _RowParts:
+    """Rows of a ragged result (``fn_output_signature=tw.RaggedTensorSpec(...)``), collected
+    as TensorArrays of their flat values and of the row lengths of each level, then joined
+    into one RaggedTensor whose first ragged dimension is the row."""
+
+    def __init__(self, spec, n) -> None:
+        if not hasattr(spec, "ragged_rank"):
+            raise TypeError(f"tw.map_fn: fn_output_signature {spec!r} is not supported; use "
+                            "tensor specs/dtypes or tw.RaggedTensorSpec")
+        self.spec = spec
+        self.levels = spec.ragged_rank
+        if n is not None:
+            self.flat = TensorArray(spec.dtype, size=n, infer_shape=False)
+            self.nrows = TensorArray(spec.row_splits_dtype, size=n)
+            self.lens = [TensorArray(spec.row_splits_dtype, size=n, infer_shape=False)
+                         for _ in range(self.levels)]
+
+    def split(self, row) -> tuple:
+        """(flat values, number of rows, [row lengths per ragged level]) of one row."""
+        d = self.spec.row_splits_dtype
+        if nest.expands(row):
+            if row.ragged_rank != self.levels:
+                raise ValueError(f"tw.map_fn: fn returned a RaggedTensor of ragged_rank "
+                                 f"{row.ragged_rank}, the signature {self.spec!r} says "
+                                 f"{self.levels}")
+            return (row.flat_values, row.nrows(out_type=d),
+                    [math_ops.cast(x, d) for x in row.nested_row_lengths()])
+        if self.levels:
+            raise ValueError(f"tw.map_fn: fn returned a dense tensor, the signature "
+                             f"{self.spec!r} wants a RaggedTensor")
+        row = convert(row, dtype=self.spec.dtype)
+        return row, array_ops.shape(row, out_type=d)[0], []
+
+    def write(self, i, row) -> list:
+        flat, n0, lens = self.split(row)
+        self.flat = self.flat.write(i, flat)
+        self.nrows = self.nrows.write(i, n0)
+        self.lens = [ta.write(i, x) for ta, x in zip(self.lens, lens)]
+        return [self.flat, self.nrows] + self.lens
+
+    def read_back(self, tas: list) -> None:
+        self.flat, self.nrows, self.lens = tas[0], tas[1], list(tas[2:])
+
+    def assemble(self):
+        return self._build(self.flat.concat(), self.nrows.stack(),
+                           [ta.concat() for ta in self.lens])
+
+    def assemble_eager(self, rows: list):
+        parts = [self.split(r) for r in rows]
+        return self._build(array_ops.concat([p[0] for p in parts], 0),
+                           array_ops.stack([p[1] for p in parts]),
+                           [array_ops.concat([p[2][j] for p in parts], 0)
+                            for j in range(self.levels)])
+
+    def _build(self, flat, nrows, lens):
+        # The result's spec has one more ragged dimension (the rows): its value_type builds it.
+        outer = type(self.spec)(None, self.spec.dtype, self.levels + 1,
+                                self.spec.row_splits_dtype)
+        return outer.value_type.from_nested_row_lengths(flat, [nrows] + lens, validate=False)
 
 
 def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_iterations=None,
@@ -109,7 +187,8 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     if parallel_iterations is not None:
         check_parallel_iterations(parallel_iterations)
     sig = fn_output_signature if fn_output_signature is not None else dtype
-    flat_elems = [convert(e) for e in nest.flatten(elems)]
+    # Composite elems (RaggedTensor...) are indexed row by row; dense ones become TensorArrays.
+    flat_elems = [e if nest.expands(e) else convert(e) for e in nest.flatten(elems)]
     packed_elems = nest.pack_sequence_as(elems, flat_elems)
     static_n, n = _rows(flat_elems)
     # Without a signature TensorFlow assumes fn keeps the dtypes of elems (not the shapes).
@@ -127,22 +206,40 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
                                                              s.rank is not None else [])],
                                       dt.np)) for dt, s in leaves]
             return nest.pack_sequence_as(out_struct, zeros)
+        if sig is not None:
+            leaves = _signature_leaves(sig, None)
+            return _stack_eager(results, sig if nest.is_nested(sig) else results[0], leaves)
         return _stack_eager(results, results[0])
     out_struct = sig if sig is not None else elems
-    in_tas = [TensorArray(t.dtype, size=n).unstack(t) for t in flat_elems]
-    out_tas = [TensorArray(dt, size=n, element_shape=s) for dt, s in out_leaves]
+    in_tas = [None if nest.expands(t) else TensorArray(t.dtype, size=n).unstack(t)
+              for t in flat_elems]
+    parts = [_RowParts(s, n) if isinstance(s, TypeSpec) else None for _, s in out_leaves]
+    out_tas = [[TensorArray(dt, size=n, element_shape=s)] if p is None else
+               [p.flat, p.nrows] + p.lens for (dt, s), p in zip(out_leaves, parts)]
 
     def body(i, tas):
-        row = nest.pack_sequence_as(elems, [ta.read(i) for ta in in_tas])
+        row = nest.pack_sequence_as(elems, [e[i] if ta is None else ta.read(i)
+                                            for e, ta in zip(flat_elems, in_tas)])
         ys = _map_outputs(fn(row), out_leaves)
-        return i + 1, [ta.write(i, v) for ta, v in zip(tas, ys)]
+        new = []
+        for ta, v, p in zip(tas, ys, parts):
+            if p is not None:  # a ragged row: its parts
+                p.read_back(ta)
+                new.append(p.write(i, v))
+            else:
+                new.append([ta[0].write(i, v)])
+        return i + 1, new
 
     _, tas = while_loop(lambda i, _: i < n, body, (convert(0), out_tas),
                         parallel_iterations=parallel_iterations or 10,
                         maximum_iterations=n, name=name or "map")
     outs = []
-    for ta in tas:
-        o = ta.stack()
+    for ta, p in zip(tas, parts):
+        if p is not None:
+            p.read_back(ta)
+            outs.append(p.assemble())
+            continue
+        o = ta[0].stack()
         if static_n is not None and o.shape.rank is not None:
             o.set_shape(TensorShape([static_n]).concatenate(o.shape[1:]))
         outs.append(o)

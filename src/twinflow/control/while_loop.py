@@ -27,6 +27,7 @@ from ..core import dtypes, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
+from ..eager.func_graph import TensorSpec
 from ..graph.graph import user_source_location
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
@@ -393,11 +394,12 @@ def check_body_result(loop_vars, result, names: list | None = None,
         TypeError: a tensor loop variable changed dtype.
     """
     try:
-        nest.assert_same_structure(loop_vars, result, check_types=False)
+        nest.assert_same_structure(loop_vars, result, check_types=False, expand_composites=True)
     except (ValueError, TypeError) as e:
         raise ValueError(f"the body of tw.while_loop must return the structure of "
                          f"loop_vars: {e}") from None
-    for i, (a, b) in enumerate(zip(nest.flatten(loop_vars), nest.flatten(result))):
+    for i, (a, b) in enumerate(zip(nest.flatten(loop_vars, expand_composites=True),
+                                   nest.flatten(result, expand_composites=True))):
         if convert and isinstance(a, Tensor) and not isinstance(b, Tensor) and \
                 not hasattr(b, "_loop_tensor"):
             convert_to_tensor(b, dtype=a.dtype)
@@ -439,6 +441,19 @@ def shape_invariants_for(flat: list, shape_invariants, names: list | None = None
                              f"shape invariant {s}")
         invariants.append(s)
     return invariants
+
+
+def _expanded_invariants(loop_vars, shape_invariants):
+    """Shape invariants per component tensor: a composite loop variable (RaggedTensor...) keeps
+    the shapes its TypeSpec allows (a ragged row's length may change) unless given; a given
+    TypeSpec invariant gives its components' shapes."""
+    if shape_invariants is None:
+        if not any(nest.expands(x) for x in nest.flatten(loop_vars)):
+            return None
+        shape_invariants = nest.map_structure(
+            lambda x: x._type_spec if nest.expands(x) else getattr(x, "shape", None), loop_vars)
+    return [s.shape if isinstance(s, TensorSpec) else (TensorShape(None) if s is None else s)
+            for s in nest.flatten(shape_invariants, expand_composites=True)]
 
 
 def _dtype_change(names, i: int, before, after, where: str) -> str:
@@ -515,7 +530,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                 x, (bool, int, float, complex, np.ndarray, np.generic)) else x, loop_vars)
         # (Checked as in a graph; the loop's shapes may then vary freely, as TensorFlow's.)
         if shape_invariants is not None:
-            shape_invariants_for(nest.flatten(vars_), shape_invariants, _names)
+            shape_invariants_for(nest.flatten(vars_, expand_composites=True),
+                                 _expanded_invariants(vars_, shape_invariants), _names)
         n = 0
         limit = None if max_iter is None else iteration_limit(max_iter.numpy())
         while limit is None or n < limit:
@@ -530,12 +546,16 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             vars_ = res
             n += 1
         return vars_
-    leaves = nest.flatten(loop_vars)
+    # Composites (RaggedTensor...) loop as their component tensors, which may change shape
+    # where their TypeSpec leaves dims unknown (a ragged row's length).
+    leaves = nest.flatten(loop_vars, expand_composites=True)
     flat = [_to_tensors(x) for x in leaves]
-    invariants = shape_invariants_for(flat, shape_invariants, _names)
+    invariants = shape_invariants_for(flat, _expanded_invariants(loop_vars, shape_invariants),
+                                      _names)
 
     def pack(ts):
-        return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)])
+        return nest.pack_sequence_as(loop_vars, [_from_tensors(x, t) for x, t in zip(leaves, ts)],
+                                     expand_composites=True)
 
     def cond_fn(*ts):
         return _call(cond, pack(ts), is_seq)
@@ -544,7 +564,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         packed = pack(ts)
         res = _normalize_body_result(_call(body, packed, is_seq), loop_vars, is_seq)
         check_body_result(packed, res, _names)
-        return [_to_tensors(x) for x in nest.flatten(res)]
+        return [_to_tensors(x) for x in nest.flatten(res, expand_composites=True)]
 
     outs = build_while(cond_fn, body_fn, flat, invariants, max_iter, name or "while",
                        parallel_iterations, _names)

@@ -4,10 +4,14 @@ twinflow runs every op on the host CPU, so the device lists always hold exactly 
 """
 from __future__ import annotations
 
+import logging
 import os
 import types
 from typing import NamedTuple
 
+import numpy as np
+
+from . import blas
 from .context import ctx
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
@@ -175,11 +179,36 @@ experimental = types.SimpleNamespace(
 
 _threads = {"intra": 0, "inter": 0}
 
+
+def _thread_count(n, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"{what} must be a non-negative int (0: one per core), got {n!r}")
+    return int(n)
+
+
+def _set_intra(n) -> None:
+    """Threads one kernel may use: twinflow's pool (fused blocks, conv batch blocks) and the
+    BLAS library's own threads (``core.blas``). 0 means one per core / BLAS's default."""
+    _threads["intra"] = _thread_count(n, "intra_op_parallelism_threads")
+    blas.set_threads(_threads["intra"])
+
+
+def _set_inter(n) -> None:
+    """Recorded for ``get_inter_op_parallelism_threads``; twinflow runs a graph's ops one at a
+    time (docs/tf_differences.md), so only 0 and 1 describe what happens."""
+    _threads["inter"] = _thread_count(n, "inter_op_parallelism_threads")
+    if _threads["inter"] > 1:
+        logging.getLogger("twinflow").warning(
+            "set_inter_op_parallelism_threads(%d): twinflow runs the ops of a graph one at a "
+            "time; only intra-op parallelism (set_intra_op_parallelism_threads) is used",
+            _threads["inter"])
+
+
 threading = types.SimpleNamespace(
     get_intra_op_parallelism_threads=lambda: _threads["intra"],
-    set_intra_op_parallelism_threads=lambda n: _threads.__setitem__("intra", int(n)),
+    set_intra_op_parallelism_threads=_set_intra,
     get_inter_op_parallelism_threads=lambda: _threads["inter"],
-    set_inter_op_parallelism_threads=lambda n: _threads.__setitem__("inter", int(n)),
+    set_inter_op_parallelism_threads=_set_inter,
 )
 
 optimizer = types.SimpleNamespace(

@@ -27,20 +27,48 @@ def _children(x) -> list:
     return list(x)
 
 
+def expands(x) -> bool:
+    """True for composite values and TypeSpecs that ``expand_composites`` opens up."""
+    return getattr(type(x), "_tw_expands", False)
+
+
+def _spec_of(x):
+    """The TypeSpec describing composite ``x`` (``x`` itself for a TypeSpec)."""
+    spec = getattr(x, "_type_spec", None)
+    return x if spec is None else spec
+
+
+def _components(x):
+    """The nested components of a composite value (or the component specs of a spec)."""
+    spec = _spec_of(x)
+    return spec._component_specs if spec is x else spec._to_components(x)
+
+
 def flatten(structure, expand_composites: bool = False) -> list:
-    """Returns the leaves of ``structure`` in a flat list (a leaf alone gives ``[leaf]``)."""
+    """Returns the leaves of ``structure`` in a flat list (a leaf alone gives ``[leaf]``).
+
+    Args:
+        structure: a nested structure.
+        expand_composites: open composite values up into their component tensors (and
+            TypeSpecs into their component specs).
+
+    Returns:
+        The leaves, in order.
+    """
     out: list = []
-    _flatten_into(structure, out)
+    _flatten_into(structure, out, expand_composites)
     return out
 
 
-def _flatten_into(x, out: list) -> None:
+def _flatten_into(x, out: list, expand: bool) -> None:
     if isinstance(x, dict):
         for k in _sorted_keys(x):
-            _flatten_into(x[k], out)
+            _flatten_into(x[k], out, expand)
     elif isinstance(x, (list, tuple)):
         for c in x:
-            _flatten_into(c, out)
+            _flatten_into(c, out, expand)
+    elif expand and expands(x):
+        _flatten_into(_components(x), out, expand)
     else:
         out.append(x)
 
@@ -58,20 +86,34 @@ def _rebuild(template, children: list):
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False):
-    """Packs the leaves of ``flat_sequence`` into the shape of ``structure``."""
+    """Packs the leaves of ``flat_sequence`` into the shape of ``structure``.
+
+    Args:
+        structure: the nested structure to follow.
+        flat_sequence: its new leaves, in ``flatten`` order.
+        expand_composites: composites (and TypeSpecs) of ``structure`` take their components
+            from ``flat_sequence`` and are rebuilt through their spec.
+
+    Returns:
+        The packed structure.
+    """
     flat_sequence = list(flat_sequence)
-    if not is_nested(structure):
+    expand = expand_composites
+    if not is_nested(structure) and not (expand and expands(structure)):
         if len(flat_sequence) != 1:
             raise ValueError(
                 f"Structure is a scalar but flat_sequence has {len(flat_sequence)} elements")
         return flat_sequence[0]
-    n_leaves = len(flatten(structure))
+    n_leaves = len(flatten(structure, expand))
     if n_leaves != len(flat_sequence):
         raise ValueError(f"Could not pack sequence: structure has {n_leaves} leaves, "
                          f"flat_sequence has {len(flat_sequence)}")
     it = iter(flat_sequence)
 
     def build(t):
+        if expand and expands(t):
+            spec = _spec_of(t)
+            return spec._from_components(build(_components(t)))
         if not is_nested(t):
             return next(it)
         return _rebuild(t, [build(c) for c in _children(t)])
@@ -79,9 +121,23 @@ def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False):
     return build(structure)
 
 
-def assert_same_structure(a, b, check_types: bool = True) -> None:
-    """Raises ValueError (TypeError for type mismatches) if a and b nest differently."""
+def assert_same_structure(a, b, check_types: bool = True,
+                          expand_composites: bool = False) -> None:
+    """Raises ValueError (TypeError for type mismatches) if a and b nest differently.
+
+    Args:
+        a: a nested structure.
+        b: another.
+        check_types: also require the same sequence types (list vs tuple...).
+        expand_composites: composites (and specs) must have the same TypeSpec class.
+    """
     def check(x, y, path):
+        if expand_composites and (expands(x) or expands(y)):
+            sx, sy = _spec_of(x) if expands(x) else None, _spec_of(y) if expands(y) else None
+            if sx is None or sy is None or type(sx) is not type(sy):
+                raise TypeError(f"The two structures don't have the same type at "
+                                f"{path or 'the top'}: {_short(x)} vs {_short(y)}")
+            return
         nx, ny = is_nested(x), is_nested(y)
         if nx != ny:
             raise ValueError(f"The two structures don't have the same nested structure at "
@@ -121,10 +177,12 @@ def map_structure(func: Callable, *structures, **kwargs) -> Any:
     """Applies ``func`` leafwise to structures of the same nesting; returns the same nesting."""
     if not structures:
         raise ValueError("map_structure needs at least one structure")
+    expand = kwargs.get("expand_composites", False)
     for s in structures[1:]:
-        assert_same_structure(structures[0], s, check_types=kwargs.get("check_types", True))
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+        assert_same_structure(structures[0], s, check_types=kwargs.get("check_types", True),
+                              expand_composites=expand)
+    flats = [flatten(s, expand) for s in structures]
+    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)], expand)
 
 
 def map_structure_up_to(shallow, func: Callable, *structures):

@@ -26,6 +26,8 @@ from .methods import TransformMethods
 from .registry import node
 from .structure import (
     check_int_arg,
+    conform,
+    has_dict,
     is_struct,
     map_struct,
     most_specific_compatible,
@@ -235,6 +237,8 @@ class Dataset(TransformMethods):
         spec = spec_of(items[0])
         for e in items[1:]:
             spec = most_specific_compatible(spec, spec_of(e), "from_list")
+        if has_dict(spec):
+            items = [conform(e, spec) for e in items]
         return node("FromList")(items, spec)
 
     @staticmethod

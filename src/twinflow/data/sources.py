@@ -12,6 +12,8 @@ from ..ops.random_ops import get_seed, stateless_generator
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .registry import register_node
 from .structure import (
+    conform,
+    has_dict,
     is_struct,
     leaves,
     map_struct,
@@ -177,8 +179,9 @@ class Generator(Dataset):
                 raise errors.InvalidArgumentError(
                     None, None, f"TypeError: `generator` yielded an element of structure "
                     f"{_describe(value)} where an element of structure {spec} was expected.")
-            yield map_struct2(_check_leaf, value, spec) if is_struct(spec) \
-                else _check_leaf(value, spec)
+            # (keys in the signature's order, whatever order the generator used)
+            yield map_struct2(lambda s, v: _check_leaf(v, s), spec, value) \
+                if is_struct(spec) else _check_leaf(value, spec)
 
     def _spec(self):
         return self._spec_value
@@ -233,6 +236,7 @@ class Sample(Dataset):
         self._stop = stop
         self._epoch = 0
         self._spec_value = _common_spec(datasets, "sample_from_datasets")
+        self._dicts = has_dict(self._spec_value)
 
     def _gen(self):
         rng = seeded_rng(self._seeds, self._epoch)
@@ -243,11 +247,13 @@ class Sample(Dataset):
             p = self._p[live] / self._p[live].sum()
             k = live[int(rng.choice(len(live), p=p))]
             try:
-                yield next(its[k])
+                e = next(its[k])
             except StopIteration:
                 if self._stop:
                     return
                 live.remove(k)
+                continue
+            yield conform(e, self._spec_value) if self._dicts else e
 
     def _spec(self):
         return self._spec_value
@@ -280,6 +286,7 @@ class Choose(Dataset):
                             f"scalar of `tf.int64` dtype, but got {cs}.")
         self._datasets, self._choice, self._stop = datasets, choice, stop
         self._spec_value = _common_spec(datasets, "choose_from_datasets")
+        self._dicts = has_dict(self._spec_value)
 
     def _gen(self):
         its = [d._gen() for d in self._datasets]
@@ -293,11 +300,13 @@ class Choose(Dataset):
             if done[k]:
                 continue
             try:
-                yield next(its[k])
+                e = next(its[k])
             except StopIteration:
                 if self._stop:
                     return
                 done[k] = True
+                continue
+            yield conform(e, self._spec_value) if self._dicts else e
 
     def _spec(self):
         return self._spec_value

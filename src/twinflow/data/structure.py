@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core import dtypes, errors
+from ..core import dtypes, errors, nest
 from ..core.context import ctx
 from ..core.shapes import TensorShape
 from ..eager.execute import constant_array, convert_to_tensor
@@ -114,6 +114,19 @@ def same_structure(a, b) -> bool:
         return isinstance(b, tuple) and len(a) == len(b) and all(
             same_structure(x, y) for x, y in zip(a, b))
     return not is_struct(b)
+
+
+def has_dict(spec) -> bool:
+    """True if a structure holds a dict anywhere (then key order needs care)."""
+    if isinstance(spec, dict):
+        return True
+    return isinstance(spec, tuple) and any(has_dict(v) for v in spec)
+
+
+def conform(element, spec):
+    """``element`` with its dicts' keys in ``spec``'s order (elements of datasets joined by
+    concatenate/sample/choose may list the same keys in another order)."""
+    return map_struct2(lambda _, v: v, spec, element)
 
 
 def to_array(x):
@@ -257,8 +270,14 @@ class StructuredFunction:
             lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, SymbolicTensor)
             else leaf_spec(t), outs)
         flat = leaves(outs)
-        self._slots = [isinstance(t, SymbolicTensor) for t in flat]
-        self._constants = flat
+        # The compiled function returns its symbolic outputs in ``nest.flatten`` order (dict
+        # keys sorted); elements keep the function's own key order (``leaves``): map one to
+        # the other by position.
+        mine = nest.flatten(pack(outs, list(range(len(flat)))))
+        nested = nest.flatten(outs)
+        self._positions = [mine[p] for p, t in enumerate(nested)
+                           if isinstance(t, SymbolicTensor)]
+        self._constants = [None if isinstance(t, SymbolicTensor) else t for t in flat]
         self._template = outs
         self._n_in = len(arg_specs)
 
@@ -282,8 +301,9 @@ class StructuredFunction:
             raise
         except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
             raise cf._callable.compiled.error(e) from e
-        it = iter(vals)
-        flat = [_as_array(next(it)) if s else c for s, c in zip(self._slots, self._constants)]
+        flat = list(self._constants)
+        for k, v in zip(self._positions, vals):
+            flat[k] = _as_array(v)
         return pack(self._template, flat)
 
 

@@ -16,6 +16,8 @@ from .registry import register_node
 from .sources import Slices, seeded_rng
 from .structure import (
     StructuredFunction,
+    conform,
+    has_dict,
     is_struct,
     leaves,
     map_struct,
@@ -505,7 +507,11 @@ class Concat(Dataset):
 
     def _gen(self):
         yield from self._a._gen()
-        yield from self._b._gen()
+        if has_dict(self._spec_value):
+            for e in self._b._gen():
+                yield conform(e, self._spec_value)
+        else:
+            yield from self._b._gen()
 
     def _cardinality(self) -> int:
         x, y = self._a._cardinality(), self._b._cardinality()

@@ -29,6 +29,7 @@ import numpy as np
 from ..core import dtypes, nest
 from ..core.context import ctx, graph_mode
 from ..core.shapes import TensorShape
+from ..framework.type_spec import TypeSpec
 from ..graph.core_ops import Placeholder
 from ..graph.graph import Graph
 from ..graph.tensor import SymbolicTensor, Tensor
@@ -36,7 +37,7 @@ from .execute import convert_to_tensor
 from .tensor import EagerTensor
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """Describes a tensor: shape (dims may be None), dtype and an optional name.
 
     Args:
@@ -46,6 +47,24 @@ class TensorSpec:
     """
 
     __slots__ = ("shape", "dtype", "name")
+    _tw_expands = False  # a tensor is its own single component: a leaf for tw.nest
+
+    @property
+    def value_type(self) -> type:
+        return Tensor
+
+    def _serialize(self) -> tuple:
+        return (self.shape, self.dtype, self.name)
+
+    @property
+    def _component_specs(self) -> TensorSpec:
+        return self
+
+    def _to_components(self, value):
+        return value
+
+    def _from_components(self, components):
+        return components
 
     def __init__(self, shape, dtype=dtypes.float32, name: str | None = None) -> None:
         self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
@@ -182,6 +201,8 @@ class FuncGraph(Graph):
 def _spec_of(x):
     if isinstance(x, SymbolicTensor):
         return TensorSpec(x.shape, x.dtype, None)
+    if getattr(type(x), "_tw_expands", False):
+        return x._type_spec
     return x
 
 
@@ -254,26 +275,30 @@ def trace_func_graph(fn: Callable, args: tuple = (), kwargs: dict | None = None,
         new_args = []
         for i, a in enumerate(args):
             pname = names[i] if i < len(names) else f"arg{i}"
-            leaves = nest.flatten(a)
+            leaves = nest.flatten(a, expand_composites=True)
             conv = [placeholder_for(x, pname if j == 0 else f"{pname}_{j}")
                     for j, x in enumerate(leaves)]
-            new_args.append(nest.pack_sequence_as(a, conv))
+            new_args.append(nest.pack_sequence_as(a, conv, expand_composites=True))
         new_kwargs = {}
         for k in sorted(kwargs):
-            leaves = nest.flatten(kwargs[k])
+            leaves = nest.flatten(kwargs[k], expand_composites=True)
             conv = [placeholder_for(x, k if j == 0 else f"{k}_{j}") for j, x in enumerate(leaves)]
-            new_kwargs[k] = nest.pack_sequence_as(kwargs[k], conv)
+            new_kwargs[k] = nest.pack_sequence_as(kwargs[k], conv, expand_composites=True)
         fg.structured_input_signature = (
             tuple(nest.map_structure(_input_spec, a) for a in new_args),
             {k: nest.map_structure(_input_spec, v) for k, v in new_kwargs.items()})
         result = fn(*new_args, **new_kwargs)
-        structured = nest.map_structure(lambda x: _output_tensor(fg, x), result)
+        structured = nest.map_structure(lambda x: _output_tensor(fg, x), result,
+                                        expand_composites=True)
     fg.structured_outputs = structured
-    fg.outputs = [t for t in nest.flatten(structured) if isinstance(t, SymbolicTensor)]
+    fg.outputs = [t for t in nest.flatten(structured, expand_composites=True)
+                  if isinstance(t, SymbolicTensor)]
     return fg
 
 
 def _input_spec(x):
+    if getattr(type(x), "_tw_expands", False):
+        return x._type_spec  # a composite argument: its spec
     if isinstance(x, SymbolicTensor) and x.op.type == "Placeholder":
         return TensorSpec(x.shape, x.dtype, x.op.attrs.get("_user_specified_name"))
     return x

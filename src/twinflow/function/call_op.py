@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..autodiff.tape import backprop
 from ..compiler.codegen import compile_program
-from ..compiler.pipeline import optimize
+from ..compiler.pipeline import optimize, passes_for
 from ..compiler.program import Program, Rewriter, copy_program
 from ..core import dtypes
 from ..core.context import ctx, graph_mode
@@ -35,10 +35,11 @@ class GraphCallable:
         name: a name for the generated code and error messages.
     """
 
-    def __init__(self, program: Program, name: str) -> None:
+    def __init__(self, program: Program, name: str, jit_compile: bool = False) -> None:
         self.program = program
         self.name = name
-        self.optimized, self.pass_stats = optimize(program)
+        self.jit_compile = bool(jit_compile)
+        self.optimized, self.pass_stats = optimize(program, passes_for(jit_compile))
         self.compiled = compile_program(self.optimized, name)
         self.run = self.compiled.run
         self._tape_forward: GraphCallable | None = None
@@ -56,7 +57,7 @@ class GraphCallable:
     def tape_forward(self) -> GraphCallable:
         """The variant to run under a tape: also returns what the backward pass needs."""
         if self._tape_forward is None:
-            self._tape_forward = _build_pair(self.program, self.name)
+            self._tape_forward = _build_pair(self.program, self.name, self.jit_compile)
         return self._tape_forward
 
 
@@ -74,7 +75,7 @@ def _extract(ops: list, feeds: list, fetches: list) -> Program:
     return rw.finish()
 
 
-def _build_pair(program: Program, name: str) -> GraphCallable:
+def _build_pair(program: Program, name: str, jit_compile: bool = False) -> GraphCallable:
     """Traces the backward pass of ``program``; returns the forward GraphCallable.
 
     The forward variant also outputs the intermediates X the backward pass reads. For
@@ -93,9 +94,10 @@ def _build_pair(program: Program, name: str) -> GraphCallable:
             break
         extra += more
     forward = GraphCallable(_extract(fwd, prog.inputs, prog.outputs + x_tensors),
-                            f"{name}_forward")
+                            f"{name}_forward", jit_compile)
     dys = [t for t in feeds if id(t) not in pos]
-    backward = GraphCallable(_extract(bwd, x_tensors + dys, grads), f"{name}_backward")
+    backward = GraphCallable(_extract(bwd, x_tensors + dys, grads), f"{name}_backward",
+                             jit_compile)
     forward.backward = backward
     forward.n_user = len(prog.outputs)
     forward.dy_index = dy_index

@@ -26,12 +26,14 @@ from typing import Any
 import numpy as np
 
 from ..autograph import convert_for_function
+from ..compiler.memory import memory_stats
 from ..compiler.program import Program, bind_captures
 from ..core import nest
 from ..core.context import ctx, process
 from ..eager.execute import convert_to_tensor
 from ..eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
 from ..eager.tensor import EagerTensor, ResourceHandle
+from ..framework.type_spec import CompositeTensor, TypeSpec
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops.variables import Variable
 from . import retracing
@@ -53,13 +55,13 @@ def _make_packer(structure):
     """A function turning the compiled program's output arrays into the user's structure."""
     if isinstance(structure, SymbolicTensor):
         return lambda outs: EagerTensor(_array(outs[0]))
-    flat = nest.flatten(structure)
+    flat = nest.flatten(structure, expand_composites=True)
     slots = [isinstance(x, SymbolicTensor) for x in flat]
 
     def pack(outs):
         it = iter(outs)
         vals = [EagerTensor(_array(next(it))) if s else x for x, s in zip(flat, slots)]
-        return nest.pack_sequence_as(structure, vals)
+        return nest.pack_sequence_as(structure, vals, expand_composites=True)
     return pack
 
 
@@ -85,7 +87,8 @@ class ConcreteFunction:
         function_name: the Python function's name.
     """
 
-    def __init__(self, func_graph: FuncGraph, function_name: str) -> None:
+    def __init__(self, func_graph: FuncGraph, function_name: str,
+                 jit_compile: bool = False) -> None:
         self.graph = func_graph
         self.name = function_name
         self._recently_used = False   # for the Function's cache eviction
@@ -94,11 +97,11 @@ class ConcreteFunction:
         n_args = len(fg.inputs) - len(fg.captures)
         self._arg_inputs = fg.inputs[:n_args]
         program = bind_captures(fg, self._arg_inputs, fg.captures, fg.outputs)
-        self._callable = GraphCallable(program, function_name)
+        self._callable = GraphCallable(program, function_name, jit_compile)
         self._run = self._callable.run
         self._pack = _make_packer(fg.structured_outputs)
         args, kwargs = fg.structured_input_signature
-        flat_sig = nest.flatten(list(args)) + nest.flatten(kwargs)
+        flat_sig = nest.flatten(list(args), True) + nest.flatten(kwargs, True)
         self._tensor_positions = [i for i, s in enumerate(flat_sig) if isinstance(s, TensorSpec)]
         self._taped: GraphCallable | None = None
 
@@ -148,6 +151,12 @@ class ConcreteFunction:
     def pass_stats(self) -> dict:
         """How many changes each compiler pass made: ``{'constant_folding': 2, ...}``."""
         return dict(self._callable.pass_stats)
+
+    @property
+    def memory_stats(self) -> dict:
+        """Intermediate memory before and after planning (``compiler/memory.py``):
+        ``{'unplanned_bytes', 'peak_bytes', 'bytes_saved', 'buffers_reused', ...}``."""
+        return memory_stats(self._callable.optimized)
 
     @property
     def generated_source(self) -> str:
@@ -208,7 +217,7 @@ class ConcreteFunction:
         Raises:
             TypeError: the tensor arguments do not match the signature.
         """
-        flat = nest.flatten(list(args)) + nest.flatten(kwargs)
+        flat = nest.flatten(list(args), True) + nest.flatten(kwargs, True)
         if len(flat) == len(self._arg_inputs):
             leaves = flat
         else:
@@ -267,21 +276,23 @@ class ConcreteFunction:
                     tape._watch_key(id(outer), outer, var)
         outs = call(self._taped, tensors + captured)
         it = iter(outs)
-        flat = nest.flatten(fg.structured_outputs)
+        flat = nest.flatten(fg.structured_outputs, expand_composites=True)
         vals = [next(it) if isinstance(x, SymbolicTensor) else x for x in flat]
         if isinstance(fg.structured_outputs, SymbolicTensor):
             return vals[0]
-        return nest.pack_sequence_as(fg.structured_outputs, vals)
+        return nest.pack_sequence_as(fg.structured_outputs, vals, expand_composites=True)
 
 
 def _spec(x):
     if isinstance(x, SymbolicTensor):
         return TensorSpec(x.shape, x.dtype, None)
+    if isinstance(x, CompositeTensor):
+        return x._type_spec
     return x
 
 
 def _type_text(x) -> str:
-    if isinstance(x, TensorSpec):
+    if isinstance(x, TypeSpec):
         return repr(x)
     if isinstance(x, (list, tuple, dict)):
         return repr(nest.map_structure(lambda v: v, x))
@@ -296,7 +307,8 @@ class Function:
         name: its name (default: ``__name__``).
         input_signature: a list of TensorSpecs (nested allowed): trace once, for these.
         autograph: convert Python control flow on tensors (applied when AutoGraph is loaded).
-        jit_compile: accepted for compatibility (every graph is compiled).
+        jit_compile: True selects the most aggressive pipeline (``compiler.pipeline.
+            JIT_PASSES``: fusion from smaller sizes, larger blocks, parallel sooner).
         reduce_retracing: on a shape change, retrace once with the differing dims unknown.
     """
 
@@ -472,7 +484,7 @@ class Function:
         else:
             cf._recently_used = True
             self._counter.called_without_tracing()
-        flat = nest.flatten(list(cargs)) + nest.flatten(ckwargs)
+        flat = nest.flatten(list(cargs), True) + nest.flatten(ckwargs, True)
         leaves = [flat[i] for i in cf._tensor_positions]
         return cf._call_leaves(leaves)
 
@@ -507,7 +519,7 @@ class Function:
                              f"{len(sig)} entries: {sig}")
         out = []
         for i, (a, spec) in enumerate(zip(cargs, sig)):
-            if isinstance(spec, TensorSpec):
+            if isinstance(spec, TypeSpec):
                 flat_a, flat_s = [a], [spec]
             else:
                 try:
@@ -518,6 +530,14 @@ class Function:
                 flat_a, flat_s = nest.flatten(a), nest.flatten(spec)
             conv = []
             for x, s in zip(flat_a, flat_s):
+                if isinstance(s, TypeSpec) and not isinstance(s, TensorSpec):
+                    # A composite's spec (RaggedTensorSpec...): the value must fit it.
+                    if not s.is_compatible_with(x):
+                        raise ValueError(
+                            f"Python inputs incompatible with input_signature:\n  inputs: "
+                            f"({x!r})\n  input_signature: ({s!r}).")
+                    conv.append(x)
+                    continue
                 if isinstance(x, TensorSpec):
                     # get_concrete_function(spec): a spec as specific as the signature's.
                     if not key_accepts(leaf_key(s), leaf_key(x)):
@@ -540,7 +560,7 @@ class Function:
                         f"Python inputs incompatible with input_signature:\n  inputs: "
                         f"({x!r})\n  input_signature: ({s!r}).")
                 conv.append(t)
-            out.append(conv[0] if isinstance(spec, TensorSpec) else
+            out.append(conv[0] if isinstance(spec, TypeSpec) else
                        nest.pack_sequence_as(spec, conv))
         return tuple(out), {}
 
@@ -581,7 +601,7 @@ class Function:
         if fg.variables and self._tracing_count > 0:
             raise ValueError(_VARIABLE_ERROR)
         self._tracing_count += 1
-        cf = ConcreteFunction(fg, self._name)
+        cf = ConcreteFunction(fg, self._name, bool(self._jit_compile))
         # The key of the traced specs (generalized by reduce_retracing); an input_signature
         # without reduce_retracing keeps the call's key.
         gkey = key if self._input_signature is not None and not self._reduce_retracing \
@@ -651,6 +671,8 @@ def _specs_from_key(arg, key, name: str):
         return TensorSpec(None if key[1] is None else list(key[1]), dt, name)
     if isinstance(arg, TensorSpec):
         return TensorSpec(arg.shape, arg.dtype, arg.name or name)
+    if isinstance(arg, (CompositeTensor, TypeSpec)):
+        return arg if isinstance(arg, TypeSpec) else arg._type_spec
     if isinstance(arg, dict):
         kk = dict(key[1])
         return type(arg)((k, _specs_from_key(v, kk[k], f"{name}_{k}")) for k, v in arg.items())
@@ -676,7 +698,8 @@ def function(func=None, input_signature=None, autograph: bool = True, jit_compil
         func: the function or method.
         input_signature: TensorSpecs fixing the traced input types (None dims allowed).
         autograph: convert Python control flow on tensors.
-        jit_compile: accepted (twinflow always compiles).
+        jit_compile: True selects the most aggressive compiler pipeline (see
+            docs/performance.md); every graph is compiled either way.
         reduce_retracing: generalize shapes instead of retracing per shape.
         experimental_relax_shapes: old name of reduce_retracing.
         experimental_compile: old name of jit_compile.

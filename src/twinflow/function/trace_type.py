@@ -5,6 +5,8 @@ strings and None by type and value, lists/tuples/dicts/namedtuples structurally,
 other objects by identity. A tensor leaf's key is ``(numpy dtype, shape tuple)`` so that the
 call fast path can build it straight from ``tensor._value``; a TensorSpec's shape may hold
 ``None`` dims, and such a key *accepts* every tensor whose shape fits (``key_accepts``).
+A composite value (RaggedTensor, SparseTensor...) or a TypeSpec is keyed by its spec, so a
+RaggedTensor argument traces once for every row length its spec allows.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
+from ..framework.type_spec import CompositeTensor, TypeSpec
 from ..graph.tensor import SymbolicTensor
 from ..ops.variables import Variable
 
@@ -71,6 +74,8 @@ def leaf_key(x, refs: list | None = None):
         return (t.__name__, tuple(leaf_key(c, refs) for c in x))
     if _tensor_subclass(x):
         return (np_dtype(x.dtype), x.shape.as_tuple())
+    if isinstance(x, (CompositeTensor, TypeSpec)):
+        return ("spec", (x if isinstance(x, TypeSpec) else x._type_spec)._trace_key())
     if refs is not None:
         refs.append(x)
     kind = "variable" if isinstance(x, Variable) else "object"

@@ -13,7 +13,6 @@ import weakref
 import numpy as np
 
 from ..core.context import ctx
-from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor
 from ..graph.registry import register_op
@@ -36,8 +35,8 @@ from .array_ops import (
 )
 from .core import convert
 from .core import invalid_argument as _err
+from .indexed_slices import IndexedSlices
 from .math_ops import cast, divide, equal, multiply, negative
-from .segment_ops import unsorted_segment_sum
 from .variables import Variable, _convert_initial
 
 __all__ = ["tensor_scatter_nd_sub", "tensor_scatter_nd_max", "tensor_scatter_nd_min",
@@ -101,52 +100,6 @@ tensor_scatter_nd_max = tensor_scatter_function(
 tensor_scatter_nd_min = tensor_scatter_function(
     "tensor_scatter_nd_min", TensorScatterMin,
     "The elementwise minimum of ``tensor``'s slices at ``indices`` and ``updates``.", __name__)
-
-
-# ----- IndexedSlices ----------------------------------------------------------------------------
-
-class IndexedSlices:
-    """Rows ``values`` of a tensor of ``dense_shape`` at row ``indices`` (``tw.IndexedSlices``).
-
-    twinflow's gradients are dense; this container exists for the variable updates that take
-    one (``v.scatter_add(tw.IndexedSlices(values, indices))``) and converts to a dense tensor
-    (rows at duplicate indices summed) when ``dense_shape`` is given.
-
-    Args:
-        values: the rows, ``[N] + row_shape``.
-        indices: an int tensor ``[N]``: the row index of each value.
-        dense_shape: the dense tensor's shape, or None.
-    """
-
-    def __init__(self, values: TensorLike, indices: TensorLike, dense_shape=None) -> None:
-        self.values = convert(values)
-        self.indices = _int_input(indices, "indices")
-        self.dense_shape = None if dense_shape is None else _int_input(dense_shape,
-                                                                        "dense_shape")
-
-    @property
-    def dtype(self):
-        return self.values.dtype
-
-    @property
-    def shape(self) -> TensorShape:
-        if self.dense_shape is None:
-            return TensorShape(None)
-        return TensorShape([int(d) for d in np.asarray(self.dense_shape)]) \
-            if isinstance(self.dense_shape, EagerTensor) else TensorShape(None)
-
-    def _as_tensor(self, dtype=None) -> Tensor:
-        if self.dense_shape is None:
-            raise ValueError("An IndexedSlices without dense_shape cannot be made dense")
-        dense = unsorted_segment_sum(self.values, self.indices, self.dense_shape[0])
-        if dtype is not None and dense.dtype is not dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for "
-                             f"IndexedSlices of dtype {dense.dtype.name}")
-        return dense
-
-    def __repr__(self) -> str:
-        return (f"IndexedSlices(indices={self.indices!r}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape!r})")
 
 
 # ----- variable updates -------------------------------------------------------------------------

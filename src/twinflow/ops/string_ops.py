@@ -371,23 +371,22 @@ def _split_one(v: bytes, sep, maxsplit: int) -> list:
 class StringSplitV2:
     """The tokens of a scalar string split at ``sep`` (whitespace runs when None), 1-D.
 
-    TensorFlow's op returns a sparse form for any rank; twinflow has no RaggedTensor, so this one
-    takes only scalars.
+    Scalars only: ``tw.strings.split`` of a tensor uses ``StringSplitRagged`` (ops/ragged).
     """
 
     def infer(x, *, sep, maxsplit):
         _check_string(x, "tw.strings.split")
         if x.shape.rank not in (None, 0):
-            raise _err("tw.strings.split of a non-scalar returns a RaggedTensor, which twinflow "
-                       "does not have; split scalars (e.g. in tw.map_fn) instead")
+            raise _err("StringSplitV2 splits scalars; tw.strings.split of a tensor returns a "
+                       "RaggedTensor")
         v = constant_value(x)
         n = None if v is None else len(_split_one(np.asarray(v)[()], sep, maxsplit))
         return dtypes.string, TensorShape([n])
 
     def kernel(x, *, sep, maxsplit):
         if np.ndim(x):
-            raise _err("tw.strings.split of a non-scalar returns a RaggedTensor, which "
-                       "twinflow does not have; split scalars (e.g. in tw.map_fn) instead")
+            raise _err("StringSplitV2 splits scalars; tw.strings.split of a tensor returns a "
+                       "RaggedTensor")
         toks = _split_one(np.asarray(x)[()], sep, maxsplit)
         out = np.empty(len(toks), dtype=object)
         out[:] = toks
@@ -592,8 +591,8 @@ def format(template, inputs, placeholder="{}", summarize=3, name: str | None = N
 def split(input: TensorLike, sep=None, maxsplit=-1, name: str | None = None) -> Tensor:
     """Splits a scalar string into its tokens (``tw.strings.split``).
 
-    TensorFlow returns a RaggedTensor for inputs of rank >= 1; twinflow has no RaggedTensor
-    and raises InvalidArgumentError for them.
+    The scalar case; ``tw.strings.split`` (``ops.ragged.strings.split``) also takes tensors
+    and returns RaggedTensors for them.
 
     Args:
         input: a scalar string tensor.

@@ -10,7 +10,10 @@ from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..core import ZerosLike, _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
-from .shape import _int_input, _norm_axis, _static_int, shape
+from ..dispatch import CompositeArgument, dispatch
+from ..indexed_slices import IndexedSlices
+from .join import concat
+from .shape import _int_input, _norm_axis, _static_int, reshape, shape
 
 
 def _check_indices(indices, n: int) -> None:
@@ -75,6 +78,11 @@ class GatherV2:
 
     def grad(op, dy):
         params, indices = op.inputs
+        if op.attrs["axis"] == 0 and op.attrs["batch_dims"] == 0:
+            # As TensorFlow: the gathered rows' gradients, sparse (tw.IndexedSlices).
+            pshape = shape(params)
+            values = reshape(dy, concat([[-1], pshape[1:]], 0))
+            return IndexedSlices(values, reshape(indices, [-1]), pshape), None
         return bind(GatherGrad, [shape(params), indices, dy], op.attrs), None
 
 
@@ -119,8 +127,12 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
     Returns:
         ``params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]``.
     """
-    p = convert(params)
-    ind = _int_input(indices, "indices")
+    try:
+        p = convert(params)
+        ind = _int_input(indices, "indices")
+    except CompositeArgument as e:  # ragged params or indices
+        return dispatch("gather", e, (params, indices), {"axis": axis or 0,
+                                                          "batch_dims": batch_dims})
     batch_dims = _static_int(batch_dims, "gather: batch_dims")
     axis = batch_dims if axis is None else _static_int(axis, "gather: axis")
     if axis < 0 and p.shape.rank is not None:

@@ -10,6 +10,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import OnesLike, Pack, Unpack, ZerosLike, _fmt, convert, convert_n
 from ..core import invalid_argument as _err
+from ..dispatch import CompositeArgument, dispatch
 from .shape import SumToShape, _elems, _int_input, _norm_axis, _static_int, identity, reshape, shape
 from .slicing import Slice
 
@@ -95,7 +96,10 @@ def concat(values: TensorLike, axis: TensorLike, name: str = "concat") -> Tensor
     Returns:
         The joined tensor.
     """
-    xs = convert_n(values if isinstance(values, (list, tuple)) else [values])
+    try:
+        xs = convert_n(values if isinstance(values, (list, tuple)) else [values])
+    except CompositeArgument as e:  # ragged inputs
+        return dispatch("concat", e, (values, axis), {})
     if not xs:
         raise ValueError("tw.concat needs at least one tensor")
     axis = _static_int(axis, "concat: axis")
@@ -263,7 +267,11 @@ def tile(input: TensorLike, multiples: TensorLike, name: str | None = None) -> T
     Returns:
         The tiled tensor.
     """
-    return bind(Tile, [convert(input), _int_input(multiples, "multiples")], name=name)
+    try:
+        x = convert(input)
+    except CompositeArgument as e:
+        return dispatch("tile", e, (input, multiples), {})
+    return bind(Tile, [x, _int_input(multiples, "multiples")], name=name)
 
 
 def _pad_infer_dims(x, paddings, limit=None):

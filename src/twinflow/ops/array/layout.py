@@ -9,6 +9,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import Pack, Unpack, _fmt, convert, convert_n, static_int, unary_infer
 from ..core import invalid_argument as _err
+from ..dispatch import CompositeArgument, dispatch
 from .shape import _norm_axis, _static_int, _static_ints, reshape, shape
 
 
@@ -29,7 +30,10 @@ def stack(values: TensorLike, axis: int = 0, name: str = "stack") -> Tensor:
             dtype = convert(list(values)).dtype
         except (TypeError, ValueError):
             pass
-    xs = convert_n(values, dtype)
+    try:
+        xs = convert_n(values, dtype)
+    except CompositeArgument as e:  # ragged inputs
+        return dispatch("stack", e, (values, axis), {})
     if not xs:
         raise ValueError("tw.stack needs at least one tensor")
     return bind(Pack, xs, {"axis": static_int(axis, "stack: axis")}, name=name)
@@ -145,7 +149,11 @@ def expand_dims(input: TensorLike, axis: TensorLike, name: str | None = None) ->
     Returns:
         The tensor with one more dimension.
     """
-    return bind(ExpandDims, [convert(input)], {"axis": _static_int(axis, "expand_dims: axis")},
+    try:
+        x = convert(input)
+    except CompositeArgument as e:
+        return dispatch("expand_dims", e, (input, axis), {})
+    return bind(ExpandDims, [x], {"axis": _static_int(axis, "expand_dims: axis")},
                 name=name)
 
 

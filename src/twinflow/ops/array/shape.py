@@ -24,6 +24,7 @@ from ..core import (
     static_ints,
     unary_infer,
 )
+from ..dispatch import CompositeArgument, dispatch
 
 
 @register_op("Identity")
@@ -364,7 +365,11 @@ def size(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | None
     Returns:
         A scalar integer tensor.
     """
-    return bind(Size, [convert(input)], {"out_type": dtypes.as_dtype(out_type)}, name=name)
+    try:
+        x = convert(input)
+    except CompositeArgument as e:  # a RaggedTensor: its number of values
+        return dispatch("size", e, (input, out_type), {})
+    return bind(Size, [x], {"out_type": dtypes.as_dtype(out_type)}, name=name)
 
 
 @register_op("Rank")
@@ -395,4 +400,8 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         A scalar int32 tensor.
     """
-    return bind(Rank, [convert(input)], name=name)
+    try:
+        x = convert(input)
+    except CompositeArgument as e:  # a composite: its static rank
+        return dispatch("rank", e, (input,), {})
+    return bind(Rank, [x], name=name)

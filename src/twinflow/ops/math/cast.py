@@ -9,6 +9,7 @@ from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..core import convert
+from ..dispatch import CompositeArgument, dispatch
 
 
 @register_op("Cast")
@@ -57,7 +58,10 @@ def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     Returns:
         The cast tensor (``x`` itself if it already has that dtype).
     """
-    x = convert(x)
+    try:
+        x = convert(x)
+    except CompositeArgument as e:  # RaggedTensor, SparseTensor: their values
+        return dispatch("cast", e, (x, dtype), {}, dense=cast)
     dtype = dtypes.as_dtype(dtype)
     if x.dtype is dtype:
         return x

@@ -11,6 +11,7 @@ from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
 from ..core import _fmt as _fmt_shape
 from ..core import convert, convert_pair
+from ..indexed_slices import IndexedSlices
 from .binary import add_n, maximum, minimum, multiply, realdiv
 from .cast import cast
 from .comparison import _broadcast3, greater, greater_equal, less_equal, where
@@ -104,13 +105,15 @@ def global_norm(t_list, name: str | None = None) -> Tensor:
     """sqrt(sum of the squared L2 norms of the tensors in ``t_list``) (``tw.linalg.global_norm``).
 
     Args:
-        t_list: tensors (None entries are skipped).
+        t_list: tensors or IndexedSlices (their ``values`` count, as TensorFlow's); None
+            entries are skipped.
         name: op name in graph mode.
 
     Returns:
         A scalar of the first tensor's dtype.
     """
-    ts = [convert(t) for t in t_list if t is not None]
+    ts = [t.values if isinstance(t, IndexedSlices) else convert(t)
+          for t in t_list if t is not None]
     if not ts:
         raise ValueError("global_norm needs at least one tensor")
     dtype = ts[0].dtype
@@ -123,7 +126,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
     """Scales tensors so that their global norm is at most ``clip_norm`` (TensorFlow's rule).
 
     Args:
-        t_list: tensors (None entries stay None).
+        t_list: tensors or IndexedSlices (kept sparse); None entries stay None.
         clip_norm: a positive scalar.
         use_norm: the global norm to use (computed from t_list if None).
         name: unused; for TensorFlow compatibility.
@@ -141,6 +144,10 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
     for t in t_list:
         if t is None:
             out.append(None)
+            continue
+        if isinstance(t, IndexedSlices):
+            out.append(IndexedSlices(multiply(t.values, cast(scale, t.dtype)), t.indices,
+                                     t.dense_shape))
             continue
         t = convert(t)
         out.append(multiply(t, cast(scale, t.dtype)))

@@ -16,6 +16,7 @@ from ..array.create import zeros_like
 from ..array.shape import sum_to
 from ..core import _fmt as _fmt_shape
 from ..core import convert, convert_pair
+from ..dispatch import CompositeArgument, dispatch
 from .elementwise import (
     BOOL,
     FLOAT,
@@ -204,12 +205,16 @@ def where(condition: TensorLike, x: TensorLike | None = None, y: TensorLike | No
         With x and y, the selected values; without, an int64 tensor [num_true, rank] of the
         coordinates of the true elements.
     """
-    c = convert(condition)
+    try:
+        c = convert(condition)
+        if x is not None and y is not None:
+            cx, cy = convert_pair(x, y)
+    except CompositeArgument as e:  # ragged arguments
+        return dispatch("where", e, (condition, x, y), {})
     if x is None and y is None:
         return bind(Where, (c,), name=name)
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    x, y = convert_pair(x, y)
-    return bind(SelectV2, (c, x, y), name=name)
+    return bind(SelectV2, (c, cx, cy), name=name)
 
 

@@ -11,6 +11,7 @@ from ...graph.tensor import Tensor, TensorLike
 from ..array.create import zeros_like
 from ..array.shape import sum_to
 from ..core import binary_infer, convert, convert_pair
+from ..dispatch import CompositeArgument, dispatch
 from .binary import div_no_nan, multiply
 from .elementwise import COMPLEX, FLOAT, Unary, bind_unless, check_kind, declare
 from .unary import Abs
@@ -94,7 +95,10 @@ def abs(x: TensorLike, name: str | None = None) -> Tensor:
     Returns:
         The absolute value (float32/float64 for complex64/complex128).
     """
-    x = convert(x)
+    try:
+        x = convert(x)
+    except CompositeArgument as e:  # RaggedTensor...: over its values
+        return dispatch("abs", e, (x,), {})
     if x.dtype.is_complex:
         return bind(ComplexAbs, (x,), name=name)
     return bind(Abs, (x,), name=name)

@@ -42,6 +42,7 @@ from ...eager.tensor import EagerTensor as _ET
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import binary_infer, convert, convert_pair, quietly
+from ..dispatch import CompositeArgument, dispatch
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -251,16 +252,28 @@ def _docstring(row) -> str:
             f"    Returns:\n        {returns}\n    ")
 
 
+# A composite argument (RaggedTensor...) makes ``convert`` raise CompositeArgument: the function
+# then runs through ``dispatch`` (for a RaggedTensor: the op over its flat values).
+
 def _unary_function(opdef):
     def fn(x: TensorLike, name: str | None = None) -> Tensor:
-        return bind(opdef, (convert(x),), name=name)
+        try:
+            cx = convert(x)
+        except CompositeArgument as e:
+            return dispatch("elementwise", e, (x,), {}, dense=_unary_function(opdef))
+        return bind(opdef, (cx,), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 
 def _binary_function(opdef):
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-        x, y = convert_pair(x, y)
-        return bind(opdef, (x, y), name=name)
+        try:
+            cx, cy = convert_pair(x, y)
+        except CompositeArgument as e:
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
+        return bind(opdef, (cx, cy), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 
@@ -268,8 +281,12 @@ def _fast_binary_function(opdef):
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         if type(x) is _ET and type(y) is _ET and name is None:
             return bind_binary(opdef, x, y)  # as ``x + y`` does
-        x, y = convert_pair(x, y)
-        return bind(opdef, (x, y), name=name)
+        try:
+            cx, cy = convert_pair(x, y)
+        except CompositeArgument as e:
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
+        return bind(opdef, (cx, cy), name=name)
+    fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
 
 

@@ -14,6 +14,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from ..core import convert, known_shape, normalize_axis, quietly
+from ..dispatch import CompositeArgument, dispatch
 from .binary import Mul, divide, multiply, subtract
 
 # ----- shape rules and helpers ------------------------------------------------------------------
@@ -126,7 +127,10 @@ _ALL_AXES = [tuple(range(r)) for r in range(9)]
 
 
 def _reduce(opdef, fn_name: str, input_tensor, axis, keepdims, name):
-    x = convert(input_tensor)
+    try:
+        x = convert(input_tensor)
+    except CompositeArgument as e:  # a RaggedTensor...: its registered reduction
+        return dispatch(fn_name, e, (input_tensor,), {"axis": axis, "keepdims": keepdims})
     _check_dtype(x, opdef, fn_name)
     axes = _axes(x, axis, opdef, fn_name)
     return bind(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)

@@ -9,23 +9,23 @@ from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
-from ..array.create import eye as eye_op
-from ..array.join import concat
-from ..array.layout import expand_dims, squeeze
-from ..array.shape import reshape, shape
+from ..array.gather import gather
+from ..array.layout import expand_dims, squeeze, transpose
+from ..array.shape import shape
 from ..core import ZerosLike, convert, convert_pair
-from ..math.binary import multiply
+from . import conv_kernels as ck
+from .conv_nd import depthwise_conv2d_native
 from .geometry import (
     _conv_attrs,
     _conv_shape,
     _fmt_shape,
     _geometry,
-    _pad,
-    _scatter_windows,
     _static_dims,
     _width_arg,
-    _windows,
+    channels_first,
 )
+
+_TO_NHWC, _TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
 
 
 def _channel_axis(rank, data_format):
@@ -121,15 +121,10 @@ class Conv2D:
 
     def kernel(x, w, **attrs):
         kh, kw, c, o = w.shape
-        n = x.shape[0]
-        out_hw, pads = _geometry("Conv2D", x.shape, kh, kw, attrs)
+        _, pads = _geometry("Conv2D", x.shape, kh, kw, attrs)
         if x.shape[3] != c:
             raise ValueError("channel mismatch")  # bind re-runs infer for the message
-        if kh == kw == 1 and attrs["strides"] == (1, 1) and out_hw == x.shape[1:3]:
-            return (x.reshape(-1, c) @ w.reshape(c, o)).reshape(n, *out_hw, o)
-        win = _windows(_pad(x, pads), kh, kw, attrs, out_hw)
-        cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(-1, kh * kw * c)
-        return (cols @ w.reshape(-1, o)).reshape(n, *out_hw, o)
+        return ck.conv(x, w, attrs["strides"], attrs.get("dilations", (1, 1)), pads)
 
     def grad(op, dy):
         x, w = op.inputs
@@ -165,9 +160,9 @@ class Conv2DBackpropInput:
         kh, kw, c, o = w.shape
         out_hw, pads = _geometry("Conv2DBackpropInput", in_shape, kh, kw, attrs)
         _check_out_backprop("Conv2DBackpropInput", dy, (in_shape[0], *out_hw, o))
-        cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(
-            in_shape[0], *out_hw, kh, kw, c)
-        return _scatter_windows(cols, in_shape, kh, kw, attrs, out_hw, pads)
+        return ck.conv_backprop_input(in_shape, w, dy, attrs["strides"],
+                                      attrs.get("dilations", (1, 1)), pads).astype(
+                                          w.dtype, copy=False)
 
     def grad(op, ddx):
         _, w, dy = op.inputs
@@ -191,9 +186,9 @@ class Conv2DBackpropFilter:
         kh, kw, c, o = (int(v) for v in filter_sizes)
         out_hw, pads = _geometry("Conv2DBackpropFilter", x.shape, kh, kw, attrs)
         _check_out_backprop("Conv2DBackpropFilter", dy, (x.shape[0], *out_hw, o))
-        win = _windows(_pad(x, pads), kh, kw, attrs, out_hw)
-        cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(-1, kh * kw * c)
-        return (cols.T @ dy.reshape(-1, o)).reshape(kh, kw, c, o)
+        return ck.conv_backprop_filter(x, (kh, kw, c, o), dy, attrs["strides"],
+                                       attrs.get("dilations", (1, 1)), pads).astype(
+                                           x.dtype, copy=False)
 
     def grad(op, ddw):
         x, _, dy = op.inputs
@@ -211,7 +206,7 @@ def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_f
         filters: a tensor [filter_height, filter_width, in_channels, out_channels].
         strides: an int or a list of 1, 2 or 4 ints (batch and channel strides must be 1).
         padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]].
-        data_format: "NHWC" (the only layout supported).
+        data_format: "NHWC" (default) or "NCHW".
         dilations: an int or a list of 1, 2 or 4 ints (default 1).
         name: op name.
 
@@ -220,6 +215,8 @@ def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_f
     """
     x, w = convert_pair(input, filters)
     attrs = _conv_attrs(strides, padding, dilations, data_format)
+    if channels_first(data_format, "conv2d"):
+        return transpose(bind(Conv2D, [transpose(x, _TO_NHWC), w], attrs), _TO_NCHW)
     return bind(Conv2D, [x, w], attrs, name=name)
 
 
@@ -234,7 +231,7 @@ def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Shape
         output_shape: the 4-element output shape.
         strides: as for conv2d.
         padding: as for conv2d.
-        data_format: "NHWC" (the only layout supported).
+        data_format: "NHWC" (default) or "NCHW".
         dilations: as for conv2d.
         name: op name.
 
@@ -243,7 +240,15 @@ def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Shape
     """
     x, w = convert_pair(input, filters)
     attrs = _conv_attrs(strides, padding, dilations, data_format)
+    first = channels_first(data_format, "conv2d_transpose")
+    if first and isinstance(output_shape, (list, tuple)):
+        output_shape = [output_shape[i] for i in _TO_NHWC]
     sizes = convert(output_shape, dtype_hint=dtypes.int32)
+    if first:
+        if not isinstance(output_shape, list):
+            sizes = gather(sizes, _TO_NHWC)
+        return transpose(bind(Conv2DBackpropInput, [sizes, w, transpose(x, _TO_NHWC)], attrs),
+                         _TO_NCHW)
     return bind(Conv2DBackpropInput, [sizes, w, x], attrs, name=name)
 
 
@@ -279,15 +284,15 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
                      name: str | None = None) -> Tensor:
     """Depthwise 2-D convolution: each input channel gets its own filters.
 
-    Runs as one conv2d with a block-diagonal filter (channel c feeds only outputs
-    c * multiplier ... c * multiplier + multiplier - 1), which keeps every gradient rule.
+    One ``DepthwiseConv2dNative`` op (output channel ``c * multiplier + m`` is input channel
+    c convolved with filter m).
 
     Args:
         input: a float tensor [batch, height, width, in_channels].
         filter: a tensor [filter_height, filter_width, in_channels, channel_multiplier].
         strides: as for conv2d.
         padding: as for conv2d.
-        data_format: "NHWC" (the only layout supported).
+        data_format: "NHWC" (default) or "NCHW".
         dilations: as for conv2d.
         name: unused (kept for TensorFlow's signature).
 
@@ -297,11 +302,7 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
     x, f = convert_pair(input, filter)
     if f.shape.rank not in (None, 4):
         raise ValueError(f"depthwise_conv2d needs a rank-4 filter, got shape {f.shape}")
-    fs = shape(f)
-    eye = expand_dims(eye_op(fs[2], dtype=f.dtype), -1)
-    full = reshape(multiply(expand_dims(f, 3), eye),
-                             concat([fs[:3], [-1]], 0))
-    return conv2d(x, full, strides, padding, data_format or "NHWC", dilations)
+    return depthwise_conv2d_native(x, f, strides, padding, data_format or "NHWC", dilations)
 
 
 def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_filter: TensorLike,

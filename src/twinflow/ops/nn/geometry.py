@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
@@ -28,8 +27,16 @@ def _hw_list(v, name: str, default: int = 1) -> tuple:
     raise ValueError(f"{name} must be an int or a list of 1, 2 or 4 ints, got {v}")
 
 
-def _padding_attrs(padding) -> tuple:
-    """(padding string, explicit paddings as ((top, bottom), (left, right)) or None)."""
+def padding_attrs(padding, rank: int) -> tuple:
+    """(``"SAME"``/``"VALID"``/``"EXPLICIT"``, explicit pairs or None) from TF's padding.
+
+    Args:
+        padding: a string, or ``rank + 2`` (or ``rank``) ``[before, after]`` pairs.
+        rank: the number of spatial dimensions.
+
+    Returns:
+        The pair.
+    """
     if isinstance(padding, str):
         p = padding.upper()
         if p not in ("SAME", "VALID"):
@@ -37,15 +44,20 @@ def _padding_attrs(padding) -> tuple:
                              f"{padding!r}")
         return p, None
     pairs = [tuple(int(i) for i in p) for p in padding]
-    if len(pairs) == 4:
-        if pairs[0] != (0, 0) or pairs[3] != (0, 0):
+    if len(pairs) == rank + 2:
+        if pairs[0] != (0, 0) or pairs[-1] != (0, 0):
             raise ValueError(f"explicit padding of the batch and channel dimensions must be 0, "
                              f"got {padding}")
-        pairs = pairs[1:3]
-    if len(pairs) != 2 or any(len(p) != 2 or min(p) < 0 for p in pairs):
-        raise ValueError(f"explicit padding must be [[0, 0], [top, bottom], [left, right], "
-                         f"[0, 0]] with non-negative values, got {padding}")
+        pairs = pairs[1:-1]
+    if len(pairs) != rank or any(len(p) != 2 or min(p) < 0 for p in pairs):
+        raise ValueError(f"explicit padding needs {rank} non-negative [before, after] pairs "
+                         f"for the spatial dimensions, got {padding}")
     return "EXPLICIT", tuple(pairs)
+
+
+def _padding_attrs(padding) -> tuple:
+    """(padding string, explicit paddings as ((top, bottom), (left, right)) or None)."""
+    return padding_attrs(padding, 2)
 
 
 def _out_dim(size, k, stride, dilation, padding, explicit, which: int, op_name: str):
@@ -77,61 +89,35 @@ def _geometry(op_name, in_shape, kh, kw, attrs):
     return (oh, ow), ((pt, pb), (pl, pr))
 
 
-def _pad(x, pads, value=0):
-    (pt, pb), (pl, pr) = pads
-    if pt == pb == pl == pr == 0:
-        return x
-    return np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=value)
+def channels_first(data_format, what: str) -> bool:
+    """True for "NCHW" (run as NHWC between two transposes), False for "NHWC" or None.
 
+    Args:
+        data_format: the argument.
+        what: the function's name, for the error.
 
-def _windows(xp, kh, kw, attrs, out_hw):
-    """[N, OH, OW, C, kh, kw] strided view of the windows of padded ``xp``."""
-    sh, sw = attrs["strides"]
-    dh, dw = attrs.get("dilations", (1, 1))
-    oh, ow = out_hw
-    eh, ew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    v = sliding_window_view(xp, (eh, ew), axis=(1, 2))
-    return v[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
-
-
-def _offsets(kh, kw, attrs, out_hw):
-    """For each window offset (i, j): the index selecting it from every window of a padded input.
-
-    Pools and scatters loop over these kh * kw strided slices: each is one vectorized NumPy
-    operation on [N, OH, OW, C], much faster than reducing small trailing window axes.
+    Returns:
+        Whether the layout is channels-first.
     """
-    sh, sw = attrs["strides"]
-    dh, dw = attrs.get("dilations", (1, 1))
-    oh, ow = out_hw
-    for i in range(kh):
-        for j in range(kw):
-            yield (slice(None), slice(i * dh, i * dh + (oh - 1) * sh + 1, sh),
-                   slice(j * dw, j * dw + (ow - 1) * sw + 1, sw))
+    if data_format in (None, "NHWC"):
+        return False
+    if data_format == "NCHW":
+        return True
+    raise ValueError(f"{what}: data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
 
 
-def _padded_zeros(in_shape, pads, dtype):
-    n, h, w, c = in_shape
-    (pt, pb), (pl, pr) = pads
-    return np.zeros((n, h + pt + pb, w + pl + pr, c), dtype=dtype)
-
-
-def _crop(xp, in_shape, pads):
-    (pt, _), (pl, _) = pads
-    return xp[:, pt:pt + in_shape[1], pl:pl + in_shape[2], :]
-
-
-def _scatter_windows(cols, in_shape, kh, kw, attrs, out_hw, pads):
-    """Adds cols [N, OH, OW, kh, kw, C] back onto the input positions they were read from."""
-    out = _padded_zeros(in_shape, pads, cols.dtype)
-    for k, sl in enumerate(_offsets(kh, kw, attrs, out_hw)):
-        out[sl] += cols[:, :, :, k // kw, k % kw, :]
-    return _crop(out, in_shape, pads)
+def _nhwc_order(v, first: bool):
+    """A 4-element NCHW stride/ksize/dilation/padding list reordered to NHWC."""
+    if first and isinstance(v, (list, tuple)) and len(v) == 4:
+        return [v[0], v[2], v[3], v[1]]
+    return v
 
 
 def _conv_attrs(strides, padding, dilations, data_format) -> dict:
-    if data_format not in (None, "NHWC"):
-        raise ValueError(f"twinflow's conv2d supports data_format='NHWC' only, got "
-                         f"{data_format!r}")
+    first = channels_first(data_format, "conv2d")
+    strides, dilations = _nhwc_order(strides, first), _nhwc_order(dilations, first)
+    if not isinstance(padding, str):
+        padding = _nhwc_order(padding, first)
     pad, explicit = _padding_attrs(padding)
     return {"strides": _hw_list(strides, "strides"), "padding": pad,
             "explicit_paddings": explicit, "dilations": _hw_list(dilations, "dilations")}
@@ -171,9 +157,8 @@ def _static_dims_shape(t) -> TensorShape:
 
 
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
-    if data_format not in (None, "NHWC"):
-        raise ValueError(f"twinflow's pooling supports data_format='NHWC' only, got "
-                         f"{data_format!r}")
+    first = channels_first(data_format, "pooling")
+    ksize, strides = _nhwc_order(ksize, first), _nhwc_order(strides, first)
     pad, explicit = _padding_attrs(padding)
     if pad == "EXPLICIT":
         raise ValueError("pooling supports padding 'SAME' or 'VALID' only")

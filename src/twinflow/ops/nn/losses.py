@@ -243,16 +243,22 @@ def _sparse_xent_2d(logits, labels):
                                              >= n).any():
         return _sparse_xent_nd(logits, labels)  # raises
     z = quietly(np.subtract, logits, np.maximum.reduce(logits, axis=-1, keepdims=True))
-    e = np.exp(z)
-    s = np.add.reduce(e, axis=-1, keepdims=True)
     rows = np.arange(logits.shape[0])
-    loss = -(z[rows, labels] - np.log(s)[:, 0])
-    backprop = e / s
-    backprop[rows, labels] -= 1
-    return loss, backprop
+    picked = z[rows, labels]
+    # one [batch, classes] array becomes exp(z), then the softmax, then the gradient: fresh
+    # arrays of this size cost page faults on every call
+    e = np.exp(z, out=z)
+    s = np.add.reduce(e, axis=-1, keepdims=True)
+    loss = -(picked - np.log(s)[:, 0])
+    np.divide(e, s, out=e)
+    e[rows, labels] -= 1
+    return loss, e
 
 
 _UNSIGNED = {4: np.uint32, 8: np.uint64}
+# Both results are new arrays no one else holds: generated code may overwrite them in place
+# (the gradient's scaling by 1/batch writes into the backprop array).
+_sparse_xent_2d.fresh_result = True
 
 
 def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,

@@ -1,28 +1,24 @@
 """Pooling: max and average pools (1-D and 2-D) and their gradients."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
-from ..array.layout import expand_dims, squeeze
+from ..array.layout import expand_dims, squeeze, transpose
 from ..array.shape import shape
 from ..core import convert
+from . import conv_kernels as ck
 from .activations import _float_arg
 from .conv import _check_out_backprop
 from .geometry import (
-    _crop,
     _fmt_shape,
     _geometry,
-    _offsets,
-    _pad,
-    _padded_zeros,
     _pool_attrs,
     _static_dims_shape,
     _width_arg,
+    channels_first,
 )
 
 
@@ -43,22 +39,9 @@ def _pool_infer(name):
     return infer
 
 
-def _max_pool_argmax(x, attrs):
-    """Offset number (row-major in the window) of each window's first maximum, and geometry."""
+def _pads(op_name, in_shape, attrs) -> tuple:
     kh, kw = attrs["ksize"]
-    out_hw, pads = _geometry("MaxPool", x.shape, kh, kw, attrs)
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = _pad(x, pads, fill)
-    best = idx = None
-    for k, sl in enumerate(_offsets(kh, kw, attrs, out_hw)):
-        v = xp[sl]
-        if best is None:
-            best, idx = v.copy(), np.zeros(v.shape, dtype=np.int8 if kh * kw < 128 else np.int32)
-        else:
-            better = v > best  # strict: ties keep the first position
-            np.copyto(idx, k, where=better)
-            np.maximum(best, v, out=best)
-    return idx, out_hw, pads
+    return _geometry(op_name, in_shape, kh, kw, attrs)[1]
 
 
 @register_op("MaxPool")
@@ -68,14 +51,7 @@ class MaxPool:
     infer = _pool_infer("MaxPool")
 
     def kernel(x, **attrs):
-        kh, kw = attrs["ksize"]
-        out_hw, pads = _geometry("MaxPool", x.shape, kh, kw, attrs)
-        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-        xp = _pad(x, pads, fill)
-        out = None
-        for sl in _offsets(kh, kw, attrs, out_hw):
-            out = xp[sl].copy() if out is None else np.maximum(out, xp[sl], out=out)
-        return out
+        return ck.max_pool(x, attrs["ksize"], attrs["strides"], _pads("MaxPool", x.shape, attrs))
 
     def grad(op, dy):
         return bind(MaxPoolGrad, [op.inputs[0], op.outputs[0], dy], op.attrs)
@@ -89,13 +65,8 @@ class MaxPoolGrad:
         return dy.dtype, x.shape
 
     def kernel(x, y, dy, **attrs):
-        kh, kw = attrs["ksize"]
-        idx, out_hw, pads = _max_pool_argmax(x, attrs)
-        dxp = _padded_zeros(x.shape, pads, dy.dtype)
-        for k, sl in enumerate(_offsets(kh, kw, attrs, out_hw)):
-            target = dxp[sl]
-            np.add(target, dy, out=target, where=idx == k)
-        return _crop(dxp, x.shape, pads)
+        return ck.max_pool_grad(x, dy, attrs["ksize"], attrs["strides"],
+                                _pads("MaxPoolGrad", x.shape, attrs))
 
     def grad(op, ddx):
         x, y, _ = op.inputs
@@ -110,27 +81,12 @@ class MaxPoolGradGrad:
         return g.dtype, _pool_shape("MaxPoolGradGrad", x.shape, attrs)
 
     def kernel(x, y, g, **attrs):
-        kh, kw = attrs["ksize"]
-        idx, out_hw, pads = _max_pool_argmax(x, attrs)
-        gp = _pad(g, pads)
-        out = np.zeros(idx.shape, dtype=g.dtype)
-        for k, sl in enumerate(_offsets(kh, kw, attrs, out_hw)):
-            np.copyto(out, gp[sl], where=idx == k)
-        return out
+        return ck.max_pool_grad_grad(x, g, attrs["ksize"], attrs["strides"],
+                                     _pads("MaxPoolGradGrad", x.shape, attrs))
 
     def grad(op, dd):
         x, y, _ = op.inputs
         return None, None, bind(MaxPoolGrad, [x, y, dd], op.attrs)
-
-
-def _avg_counts(in_hw, attrs, out_hw, pads, dtype):
-    """How many real (unpadded) inputs each output window covers, shaped [OH, OW, 1]."""
-    counts = []
-    for size, k, s, n, (before, _) in zip(in_hw, attrs["ksize"], attrs["strides"], out_hw,
-                                          pads):
-        start = np.arange(n) * s - before
-        counts.append(np.minimum(start + k, size) - np.maximum(start, 0))
-    return (counts[0][:, None] * counts[1][None, :]).astype(dtype)[:, :, None]
 
 
 @register_op("AvgPool")
@@ -140,13 +96,7 @@ class AvgPool:
     infer = _pool_infer("AvgPool")
 
     def kernel(x, **attrs):
-        kh, kw = attrs["ksize"]
-        out_hw, pads = _geometry("AvgPool", x.shape, kh, kw, attrs)
-        xp = _pad(x, pads)
-        sums = None
-        for sl in _offsets(kh, kw, attrs, out_hw):
-            sums = xp[sl].copy() if sums is None else np.add(sums, xp[sl], out=sums)
-        return sums / _avg_counts(x.shape[1:3], attrs, out_hw, pads, x.dtype)
+        return ck.avg_pool(x, attrs["ksize"], attrs["strides"], _pads("AvgPool", x.shape, attrs))
 
     def grad(op, dy):
         return bind(AvgPoolGrad, [shape(op.inputs[0]), dy], op.attrs)
@@ -164,14 +114,17 @@ class AvgPoolGrad:
         kh, kw = attrs["ksize"]
         out_hw, pads = _geometry("AvgPoolGrad", in_shape, kh, kw, attrs)
         _check_out_backprop("AvgPoolGrad", dy, (in_shape[0], *out_hw, in_shape[3]))
-        g = dy / _avg_counts(in_shape[1:3], attrs, out_hw, pads, dy.dtype)
-        dxp = _padded_zeros(in_shape, pads, dy.dtype)
-        for sl in _offsets(kh, kw, attrs, out_hw):
-            dxp[sl] += g
-        return _crop(dxp, in_shape, pads)
+        return ck.avg_pool_grad(in_shape, dy, attrs["ksize"], attrs["strides"], pads)
 
     def grad(op, ddx):
         return None, bind(AvgPool, [ddx], op.attrs)
+
+
+def _pool2d(opdef, x, ksize, strides, padding, data_format, name) -> Tensor:
+    attrs = _pool_attrs(ksize, strides, padding, data_format)
+    if channels_first(data_format, "pooling"):
+        return transpose(bind(opdef, [transpose(x, [0, 2, 3, 1])], attrs), [0, 3, 1, 2])
+    return bind(opdef, [x], attrs, name=name)
 
 
 def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
@@ -183,14 +136,13 @@ def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
         ksize: window size, an int or a list of 1, 2 or 4 ints.
         strides: window stride, an int or a list of 1, 2 or 4 ints.
         padding: "SAME" or "VALID".
-        data_format: "NHWC" (the only layout supported).
+        data_format: "NHWC" (default) or "NCHW".
         name: op name.
 
     Returns:
         The pooled tensor [batch, out_height, out_width, channels].
     """
-    return bind(MaxPool, [convert(input)], _pool_attrs(ksize, strides, padding, data_format),
-                name=name)
+    return _pool2d(MaxPool, convert(input), ksize, strides, padding, data_format, name)
 
 
 def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
@@ -202,14 +154,14 @@ def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
         ksize: window size, an int or a list of 1, 2 or 4 ints.
         strides: window stride, an int or a list of 1, 2 or 4 ints.
         padding: "SAME" or "VALID" (padding is not counted in the average).
-        data_format: "NHWC" (the only layout supported).
+        data_format: "NHWC" (default) or "NCHW".
         name: op name.
 
     Returns:
         The pooled tensor [batch, out_height, out_width, channels].
     """
     x = _float_arg(input, "AvgPool")
-    return bind(AvgPool, [x], _pool_attrs(ksize, strides, padding, data_format), name=name)
+    return _pool2d(AvgPool, x, ksize, strides, padding, data_format, name)
 
 
 def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,

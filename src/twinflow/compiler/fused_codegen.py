@@ -1,0 +1,260 @@
+"""Generates the blocked loop of a ``FusedElementwise`` op, e.g. for GELU::
+
+    def fused_mul_8(x0):
+        # 9 elementwise ops fused into one blocked loop (16384 elements per block):
+        #   gelu.py:5 in gelu: return 0.5 * x * (1.0 + tw.tanh(...))
+        out = empty((1000000,), float32)
+        o = out.reshape(-1)
+        v0 = x0.reshape(-1)
+        def block(s, e, b):
+            n = e - s
+            t0 = b[0][:n]
+            t1 = b[1][:n]
+            u0 = v0[s:e]
+            multiply(c0, u0, out=t0)      # Mul mul
+            ...
+            multiply(t0, t1, out=o[s:e])  # Mul mul_8
+        run_blocks(block, 1000000, 16384, SPECS, True)
+        return out
+
+Each block's intermediates live in a few scratch buffers (per thread, allocated once) sized to
+stay in the L2 cache, instead of one fresh full-size array per op. A scratch buffer is reused
+as soon as the value in it is dead (liveness within the group). Blocks run on the intra-op
+thread pool (``core.parallel``) when the result is large.
+
+Blocking: when every non-scalar input has the result's full shape, the arrays are flattened and
+cut into runs of elements; otherwise (a bias broadcast along the last axis...) the blocks are
+runs of rows of the leading axis, and inputs without that axis are used whole.
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+import weakref
+
+import numpy as np
+
+from ..core.parallel import run_blocks
+
+_counter = itertools.count()
+# names the generated code uses
+_HELPERS = {"empty": np.empty, "copyto": np.copyto, "maximum": np.maximum, "negative": np.negative,
+            "exp": np.exp, "add": np.add, "reciprocal": np.reciprocal,
+            "true_divide": np.true_divide,
+            "run_blocks": run_blocks}
+
+
+def _ident(name: str) -> str:
+    s = "".join(c if c.isalnum() else "_" for c in name)
+    return s if s and not s[0].isdigit() else "f_" + s
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.ns: dict = dict(_HELPERS)
+        self.counts: dict = {}
+
+    def value(self, v, prefix: str) -> str:
+        n = self.counts[prefix] = self.counts.get(prefix, -1) + 1
+        name = f"{prefix}{n}"
+        self.ns[name] = v
+        return name
+
+    def fn(self, f) -> str:
+        name = getattr(f, "__name__", None)
+        if name and (self.ns.get(name) is f or name not in self.ns):
+            self.ns[name] = f
+            return name
+        return self.value(f, "f")
+
+
+def _plan_buffers(steps: tuple) -> tuple:
+    """(buffer index of each step's result, None for the last; buffer dtypes)."""
+    last: dict = {}
+    for j, s in enumerate(steps):
+        for kind, i in s.args:
+            if kind == "t":
+                last[i] = j
+    free: dict = {}   # dtype -> [buffer indices]
+    dtypes: list = []
+    where: list = []
+    for j, s in enumerate(steps):
+        # values dead after this step give their buffers back first, so ufuncs run in place;
+        # copy-based steps must not overwrite an argument they still read after writing
+        keep = s.kind in ("relu_grad", "select")
+        released = [where[i] for kind, i in s.args if kind == "t" and last[i] == j
+                    and where[i] is not None]
+        if not keep:
+            for b in released:
+                free.setdefault(dtypes[b], []).append(b)
+        if j == len(steps) - 1:
+            where.append(None)
+        else:
+            pool = free.get(np.dtype(s.dtype), [])
+            if pool:
+                b = pool.pop()
+            else:
+                b = len(dtypes)
+                dtypes.append(np.dtype(s.dtype))
+            where.append(b)
+        if keep:
+            for b in released:
+                free.setdefault(dtypes[b], []).append(b)
+    return where, dtypes
+
+
+def _step_lines(w: _Writer, s, args: list, out: str) -> list:
+    k = s.kind
+    if k == "ufunc":
+        return [f"{w.fn(s.fn)}({', '.join(args)}, out={out})"]
+    zero = w.value(s.dtype.type(0), "c")
+    if k == "cast":
+        return [f"copyto({out}, {args[0]}, casting='unsafe')"]
+    if k == "relu":
+        return [f"maximum({args[0]}, {zero}, out={out})"]
+    if k == "relu_grad":
+        return [f"copyto({out}, {zero})", f"copyto({out}, {args[0]}, where={args[1]} > {zero})"]
+    if k == "sigmoid":
+        one = w.value(s.dtype.type(1), "c")
+        return [f"negative({args[0]}, out={out})", f"exp({out}, out={out})",
+                f"add({out}, {one}, out={out})", f"reciprocal({out}, out={out})"]
+    if k == "select":
+        return [f"copyto({out}, {args[2]})", f"copyto({out}, {args[1]}, where={args[0]})"]
+    if k.startswith("reduce"):
+        keepdims, count = s.extra
+        dt = w.value(np.dtype(s.dtype), "dt")
+        lines = [f"add.reduce({args[0]}, axis=-1, dtype={dt}, keepdims={keepdims}, out={out})"]
+        if k == "reduce_mean":
+            lines.append(f"true_divide({out}, {w.value(count, 'n')}, out={out}, "
+                         f"casting='unsafe')")
+        return lines
+    raise AssertionError(k)  # pragma: no cover
+
+
+def block_geometry(op) -> tuple:
+    """How a FusedElementwise op's loop is blocked.
+
+    Args:
+        op: the Operation.
+
+    Returns:
+        (result size, input sizes, flat?, loop length, block length): flat loops run over
+        elements, others over rows of the leading axis.
+    """
+    a = op.attrs
+    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
+    total = int(np.prod(shape))
+    sizes = [int(np.prod(s)) for s in in_shapes]
+    # a trailing reduction over the last axis needs whole rows in every block
+    flat = all(z in (1, total) for z in sizes) and not steps[-1].kind.startswith("reduce")
+    itemsize = max(np.dtype(s.dtype).itemsize for s in steps)
+    row = 1 if flat or not shape else int(np.prod(shape[1:]))
+    rows = max(1, opts.block_bytes // (itemsize * max(row, 1)))
+    n = total if flat else (shape[0] if shape else 1)
+    return total, sizes, flat, n, min(rows, max(n, 1))
+
+
+def scratch_bytes(op) -> int:
+    """Bytes of one thread's scratch buffers for a FusedElementwise op.
+
+    Args:
+        op: the Operation.
+
+    Returns:
+        The size.
+    """
+    total, _, flat, n, rows = block_geometry(op)
+    row = total // max(n, 1)
+    _, dts = _plan_buffers(op.attrs["steps"])
+    return sum(rows * row * dt.itemsize for dt in dts)
+
+
+def _what(steps) -> str:
+    if steps[-1].kind.startswith("reduce"):
+        return f"{len(steps) - 1} elementwise ops and a trailing {steps[-1].op_type}"
+    return f"{len(steps)} elementwise ops"
+
+
+def fused_source(op) -> tuple:
+    """The blocked function's source and namespace for a FusedElementwise op.
+
+    Args:
+        op: the FusedElementwise Operation.
+
+    Returns:
+        (source text, namespace dict, function name).
+    """
+    a = op.attrs
+    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
+    total, sizes, flat, n, rows = block_geometry(op)
+    w = _Writer()
+    name = _ident(f"fused_{op.name}")
+    params = [f"x{i}" for i in range(len(in_shapes))]
+    where, bufdt = _plan_buffers(steps)
+    tail = () if flat or not shape else tuple(shape[1:])
+    specs = w.value(tuple((tail, dt) for dt in bufdt), "scratch")
+    out_dt = np.dtype(steps[-1].dtype).name
+    w.ns[out_dt] = np.dtype(out_dt)
+    lines = [f"def {name}({', '.join(params)}):",
+             f"    # {_what(steps)} fused into one blocked loop ({rows} "
+             f"{'elements' if flat else 'rows'} per block):"]
+    seen = []
+    for s in steps:
+        if s.source and s.source not in seen:
+            seen.append(s.source)
+            lines.append(f"    #   {s.source}".replace("\n", " "))
+    lines.append(f"    out = empty({a['shape']!r}, {out_dt})")
+    lines.append("    o = out.reshape(-1)" if flat else "    o = out")
+    sliced = []
+    for i, s in enumerate(in_shapes):
+        if flat:
+            lines.append(f"    v{i} = x{i}.reshape(-1)")
+            sliced.append(sizes[i] == total)
+        else:
+            lines.append(f"    v{i} = x{i}")
+            sliced.append(len(s) == len(shape) and s[0] == shape[0] and shape[0] != 1)
+    lines.append("    def block(s, e, b):")
+    body = ["n = e - s"]
+    body += [f"t{b} = b[{b}][:n]" for b in range(len(bufdt))]
+    for i, sl in enumerate(sliced):
+        body.append(f"u{i} = v{i}[s:e]" if sl else f"u{i} = v{i}")
+    for j, s in enumerate(steps):
+        args, consts = [], []
+        for kind, v in s.args:
+            if kind == "x":
+                args.append(f"u{v}")
+            elif kind == "t":
+                args.append(f"t{where[v]}")
+            else:
+                args.append(w.value(v, "c"))
+                consts.append(f"{args[-1]}={v!r}")
+        out = "o[s:e]" if where[j] is None else f"t{where[j]}"
+        text = _step_lines(w, s, args, out)
+        text[-1] += f"  # {s.op_type} {s.op_name}" + (f" ({', '.join(consts)})" if consts else "")
+        body += text
+    lines += [f"        {b}" for b in body]
+    lines.append(f"    run_blocks(block, {n}, {rows}, {specs}, {total >= opts.parallel_min})")
+    lines.append("    return out")
+    return "\n".join(lines) + "\n", w.ns, name
+
+
+def build_fused_function(op):
+    """Compiles the blocked function of a FusedElementwise op.
+
+    Args:
+        op: the Operation.
+
+    Returns:
+        The function of the group's input arrays; it carries its ``__source__`` and promises
+        a fresh result (``fresh_result``) so codegen may overwrite it in place.
+    """
+    source, ns, name = fused_source(op)
+    filename = f"<twinflow-fused-{next(_counter)}:{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    ns["__name__"] = "twinflow.codegen_program"
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102  (the generated block)
+    fn = ns[name]
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    fn.__source__ = source
+    fn.fresh_result = True
+    return fn

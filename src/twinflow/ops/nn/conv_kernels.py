@@ -1,0 +1,536 @@
+"""Convolution and pooling kernels: plain NumPy functions of arrays, channels-last, any number
+of spatial dimensions (1, 2 or 3).
+
+Shapes: ``x`` is ``[N, *spatial, C]``; a filter is ``[*k, C_in / groups, O]``; ``strides``,
+``dilations`` are tuples with one entry per spatial dimension; ``pads`` is one
+``(before, after)`` pair per spatial dimension (``geometry`` computes them from TensorFlow's
+``"SAME"``/``"VALID"``/explicit padding).
+
+How they are fast without a Python loop over output positions or windows:
+
+* A convolution is an **im2col** product: a strided view (``sliding_window_view``) of the
+  padded input gives every window without copying; one reshape copies them into a
+  ``[positions, k * C]`` matrix and one BLAS product with the ``[k * C, O]`` filter does the
+  rest. Batches are processed in blocks (``BLOCK_BYTES`` of columns), which keeps the column
+  matrix in cache and bounds the memory a convolution allocates.
+* The filter gradient is the same column matrix transposed times ``dy``.
+* The input gradient multiplies ``dy`` by the filter first (``[positions, O] @ [O, k * C]``,
+  the fast orientation for OpenBLAS when O is small) and then adds the ``prod(k)`` column
+  slices back onto the input: one vectorized add per *filter offset* (9 for a 3x3 filter), each
+  over the whole batch.
+* Pools reduce over the same per-offset strided slices (``np.maximum``/``np.add`` in place);
+  the max-pool gradient finds each window's first maximum once and scatters ``dy`` to it with
+  one ``np.bincount`` (windows may overlap).
+* Depthwise convolutions are grouped convolutions with one input channel per group: one
+  multiply-add per filter offset over all channels at once.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ...core import blas
+from ...core.parallel import intra_threads, run_parallel
+from . import conv_shift
+
+# Column matrices up to about this size are made per block of the batch.
+BLOCK_BYTES = 1 << 22
+# Stride-1 convolutions with at least this many input channels use the shifted products of
+# ``conv_shift`` (no column matrix); with fewer, each product would be too thin.
+SHIFT_MIN_CHANNELS = 8
+# Column matrices of at least this many bytes in all are shared over the thread pool.
+PARALLEL_MIN_BYTES = 1 << 26
+
+
+def out_size(size: int, k: int, stride: int, dilation: int, padding: str,
+             explicit: tuple | None = None) -> tuple:
+    """(output size, pad before, pad after) of one spatial dimension.
+
+    Args:
+        size: input size.
+        k: filter/window size.
+        stride: the stride.
+        dilation: the dilation.
+        padding: ``"SAME"``, ``"VALID"`` or ``"EXPLICIT"``.
+        explicit: ``(before, after)`` for ``"EXPLICIT"``.
+
+    Returns:
+        The triple; the output size is negative when the window does not fit.
+    """
+    eff = (k - 1) * dilation + 1
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + eff - size, 0)
+        return out, total // 2, total - total // 2
+    before, after = explicit if padding == "EXPLICIT" else (0, 0)
+    span = size + before + after - eff
+    return (span // stride + 1 if span >= 0 else -1), before, after
+
+
+def geometry(in_spatial, ksize, strides, dilations, padding: str, explicit=None) -> tuple:
+    """Output spatial shape and pads of a convolution or pool.
+
+    Args:
+        in_spatial: the input's spatial sizes.
+        ksize: filter/window sizes.
+        strides: strides.
+        dilations: dilations.
+        padding: ``"SAME"``, ``"VALID"`` or ``"EXPLICIT"``.
+        explicit: one ``(before, after)`` pair per spatial dimension for ``"EXPLICIT"``.
+
+    Returns:
+        (output spatial sizes, pads).
+    """
+    out, pads = [], []
+    for d, (s, k, st, dl) in enumerate(zip(in_spatial, ksize, strides, dilations)):
+        o, b, a = out_size(s, k, st, dl, padding, explicit[d] if explicit else None)
+        out.append(o)
+        pads.append((b, a))
+    return tuple(out), tuple(pads)
+
+
+def _pad(x, pads, value=0):
+    if not any(b or a for b, a in pads):
+        return x
+    return np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=value)
+
+
+def _offset_slices(ksize, strides, dilations, out_sp):
+    """For each filter offset (row-major): the index of its input element in every window."""
+    for offs in itertools.product(*(range(k) for k in ksize)):
+        yield (slice(None),) + tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offs, dilations, strides, out_sp))
+
+
+def _windows(xp, ksize, strides, dilations, out_sp):
+    """``[N, *out, C, *k]`` strided view of the windows of the padded input ``xp``."""
+    r = len(ksize)
+    eff = tuple((k - 1) * d + 1 for k, d in zip(ksize, dilations))
+    v = sliding_window_view(xp, eff, axis=tuple(range(1, r + 1)))
+    idx = (slice(None),) + tuple(slice(None, (n - 1) * s + 1, s) for n, s in zip(out_sp, strides))
+    idx += (slice(None),) + tuple(slice(None, None, d) for d in dilations)
+    return v[idx]
+
+
+def _columns(win):
+    """The ``[N * prod(out), prod(k) * C]`` column matrix of a window view (one copy)."""
+    r = (win.ndim - 2) // 2
+    perm = (0, *range(1, r + 1), *range(r + 2, 2 * r + 2), r + 1)
+    t = win.transpose(perm)
+    return t.reshape(-1, int(np.prod(t.shape[r + 1:])))
+
+
+def _batch_blocks(n: int, per_item_bytes: int):
+    step = max(1, BLOCK_BYTES // max(per_item_bytes, 1))
+    return [(i, min(i + step, n)) for i in range(0, n, step)]
+
+
+def conv(x, w, strides, dilations, pads):
+    """N-d convolution (cross-correlation, as TensorFlow's ``Conv2D``/``Conv3D``).
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        w: ``[*k, C, O]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *out, O]`` of ``x``'s dtype.
+    """
+    ksize, (c, o) = w.shape[:-2], w.shape[-2:]
+    n = x.shape[0]
+    out_sp, _ = _out_from_pads(x.shape[1:-1], ksize, strides, dilations, pads)
+    w2 = w.reshape(-1, o)
+    if all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
+            b or a for b, a in pads):
+        return (x.reshape(-1, c) @ w2).reshape(n, *out_sp, o)
+    if all(s == 1 for s in strides) and c >= SHIFT_MIN_CHANNELS:
+        return conv_shift.conv(_pad(x, pads), w, dilations)
+    win = _windows(_pad(x, pads), ksize, strides, dilations, out_sp)
+    out = np.empty((n, *out_sp, o), dtype=np.result_type(x.dtype, w.dtype))
+    per_item = int(np.prod(out_sp)) * w2.shape[0] * x.itemsize
+
+    def block(ab):
+        a, b = ab
+        np.matmul(_columns(win[a:b]), w2, out=out[a:b].reshape(-1, o))
+
+    _blocks(block, n, per_item)
+    return out
+
+
+def _blocks(fn, n: int, per_item_bytes: int) -> list:
+    """``fn`` on each batch block, BLAS on one thread; the blocks of a large batch are shared
+    over the thread pool."""
+    blocks = _batch_blocks(n, per_item_bytes)
+    with blas.single_threaded():
+        if n * per_item_bytes >= PARALLEL_MIN_BYTES and intra_threads() > 1 and len(blocks) > 1:
+            return run_parallel(fn, blocks)
+        return [fn(b) for b in blocks]
+
+
+def _out_from_pads(in_sp, ksize, strides, dilations, pads):
+    out = tuple((s + b + a - ((k - 1) * d + 1)) // st + 1
+                for s, k, st, d, (b, a) in zip(in_sp, ksize, strides, dilations, pads))
+    return out, pads
+
+
+def conv_backprop_filter(x, w_shape, dy, strides, dilations, pads):
+    """Gradient of ``conv`` with respect to its filter.
+
+    Args:
+        x: the convolution's input ``[N, *spatial, C]``.
+        w_shape: the filter's shape ``[*k, C, O]``.
+        dy: the gradient of the output ``[N, *out, O]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[*k, C, O]``.
+    """
+    ksize, o = tuple(w_shape[:-2]), w_shape[-1]
+    n = x.shape[0]
+    out_sp = dy.shape[1:-1]
+    if all(s == 1 for s in strides):
+        return conv_shift.backprop_filter(_pad(x, pads), w_shape, dy, dilations)
+    win = _windows(_pad(x, pads), ksize, strides, dilations, out_sp)
+    kc = int(np.prod(w_shape[:-1]))
+
+    def block(ab):
+        a, b = ab
+        return _columns(win[a:b]).T @ dy[a:b].reshape(-1, o)
+
+    parts = _blocks(block, n, int(np.prod(out_sp)) * kc * x.itemsize)
+    acc = parts[0]
+    for part in parts[1:]:
+        acc += part
+    return acc.reshape(w_shape)
+
+
+def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
+    """Gradient of ``conv`` with respect to its input (also the transposed convolution).
+
+    Args:
+        in_shape: the input's shape ``[N, *spatial, C]``.
+        w: the filter ``[*k, C, O]``.
+        dy: ``[N, *out, O]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *spatial, C]``.
+    """
+    ksize = w.shape[:-2]
+    out_sp = dy.shape[1:-1]
+    in_sp = tuple(in_shape[1:-1])
+    # The input gradient is a "full" correlation of dy (zeros inserted between its elements
+    # for strides > 1) with the flipped filter, its channel axes swapped: one im2col product.
+    lp, rp = [], []
+    for n, k, s, d, m, (b, a) in zip(in_sp, ksize, strides, dilations, out_sp, pads):
+        eff = (k - 1) * d + 1
+        rem = n + b + a - ((m - 1) * s + eff)
+        lp.append(eff - 1 - b)
+        rp.append(eff - 1 - a + rem)
+    # With few input channels the scatter is cheaper (its product is [positions, O] @ [O, k*C]).
+    if min(lp + rp) < 0 or 4 * w.shape[-2] < w.shape[-1] or w.shape[-2] < SHIFT_MIN_CHANNELS:
+        return _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads)
+    if all(s == 1 for s in strides):
+        padded = (in_shape[0], *(n + b + a for n, (b, a) in zip(in_sp, pads)), in_shape[-1])
+        dxp = conv_shift.backprop_input(padded, w, dy, dilations)
+        crop = (slice(None),) + tuple(slice(b, b + n) for n, (b, _) in zip(in_sp, pads))
+        return dxp[crop]
+    if any(s > 1 for s in strides):
+        dil = np.zeros((dy.shape[0], *((m - 1) * s + 1 for m, s in zip(out_sp, strides)),
+                        dy.shape[-1]), dy.dtype)
+        dil[(slice(None),) + tuple(slice(None, None, s) for s in strides)] = dy
+        dy = dil
+    wf = w[tuple(slice(None, None, -1) for _ in ksize)].swapaxes(-1, -2)
+    return conv(dy, wf, (1,) * len(ksize), dilations, tuple(zip(lp, rp)))
+
+
+def _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads):
+    """``conv_backprop_input`` by adding window columns back, one add per filter offset (for
+    explicit paddings larger than the filter)."""
+    ksize, (c, o) = w.shape[:-2], w.shape[-2:]
+    out_sp = dy.shape[1:-1]
+    dt = np.result_type(w.dtype, dy.dtype)
+    # dy @ w^T gives, per output position, the contribution to each (offset, channel) of its
+    # window: [N, *out, prod(k), C].
+    with blas.single_threaded():
+        cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(dy.shape[0], *out_sp, -1, c)
+    padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
+    acc = np.zeros((in_shape[0], *padded, c), dtype=dt)
+    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
+        target = acc[sl]
+        np.add(target, cols[..., k, :], out=target)
+    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
+    return acc[crop]
+
+
+# ----- depthwise (one group per input channel) -----------------------------------------------
+
+def depthwise_conv(x, w, strides, dilations, pads):
+    """Depthwise convolution (TensorFlow's ``DepthwiseConv2dNative``), any spatial rank.
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        w: ``[*k, C, M]`` (M = channel multiplier).
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *out, C * M]``; output channel ``c * M + m`` is input channel c with filter m.
+    """
+    ksize, (c, m) = w.shape[:-2], w.shape[-2:]
+    out_sp, _ = _out_from_pads(x.shape[1:-1], ksize, strides, dilations, pads)
+    xp = _pad(x, pads)
+    dt = np.result_type(x.dtype, w.dtype)
+    acc = np.zeros((x.shape[0], *out_sp, c, m), dtype=dt)
+    tmp = np.empty_like(acc)
+    wk = w.reshape(-1, c, m)
+    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
+        np.multiply(xp[sl][..., None], wk[k], out=tmp)
+        acc += tmp
+    return acc.reshape(*acc.shape[:-2], c * m)
+
+
+def depthwise_backprop_input(in_shape, w, dy, strides, dilations, pads):
+    """Gradient of ``depthwise_conv`` with respect to its input.
+
+    Args:
+        in_shape: ``[N, *spatial, C]``.
+        w: ``[*k, C, M]``.
+        dy: ``[N, *out, C * M]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *spatial, C]``.
+    """
+    ksize, (c, m) = w.shape[:-2], w.shape[-2:]
+    out_sp = dy.shape[1:-1]
+    dy4 = dy.reshape(*dy.shape[:-1], c, m)
+    padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
+    dt = np.result_type(w.dtype, dy.dtype)
+    acc = np.zeros((in_shape[0], *padded, c), dtype=dt)
+    wk = w.reshape(-1, c, m)
+    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
+        target = acc[sl]
+        target += (dy4 * wk[k]).sum(axis=-1) if m > 1 else dy4[..., 0] * wk[k, :, 0]
+    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
+    return acc[crop]
+
+
+def depthwise_backprop_filter(x, w_shape, dy, strides, dilations, pads):
+    """Gradient of ``depthwise_conv`` with respect to its filter.
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        w_shape: ``[*k, C, M]``.
+        dy: ``[N, *out, C * M]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[*k, C, M]``.
+    """
+    ksize, (c, m) = tuple(w_shape[:-2]), tuple(w_shape[-2:])
+    out_sp = dy.shape[1:-1]
+    dy4 = dy.reshape(-1, c, m)
+    xp = _pad(x, pads)
+    out = np.empty((int(np.prod(ksize)), c, m), dtype=np.result_type(x.dtype, dy.dtype))
+    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
+        xs = xp[sl].reshape(-1, c)
+        # sum over positions of x[pos, c] * dy[pos, c, m]: one batched product over channels
+        out[k] = np.einsum("pc,pcm->cm", xs, dy4)
+    return out.reshape(w_shape)
+
+
+# ----- pooling ----------------------------------------------------------------------------------
+
+def _pool_fill(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def max_pool(x, ksize, strides, pads):
+    """Maximum over windows.
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim (padding never wins).
+
+    Returns:
+        ``[N, *out, C]``.
+    """
+    ones = (1,) * len(ksize)
+    out_sp, _ = _out_from_pads(x.shape[1:-1], ksize, strides, ones, pads)
+    xp = _pad(x, pads, _pool_fill(x.dtype))
+    out = None
+    for sl in _offset_slices(ksize, strides, ones, out_sp):
+        out = xp[sl].copy() if out is None else np.maximum(out, xp[sl], out=out)
+    return out
+
+
+def max_pool_argmax(x, ksize, strides, pads):
+    """Flat index (into the padded input) of each window's first maximum.
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        (int64 indices ``[N, *out, C]`` into the padded input, the padded input's shape).
+    """
+    ones = (1,) * len(ksize)
+    out_sp, _ = _out_from_pads(x.shape[1:-1], ksize, strides, ones, pads)
+    xp = _pad(x, pads, _pool_fill(x.dtype))
+    best = idx = None
+    for k, sl in enumerate(_offset_slices(ksize, strides, ones, out_sp)):
+        v = xp[sl]
+        if best is None:
+            best = v.copy()
+            idx = np.zeros(v.shape, np.int16 if len(ksize) and np.prod(ksize) < 32000
+                           else np.int32)
+        else:
+            np.copyto(idx, k, where=v > best)   # strict: ties keep the first position
+            np.maximum(best, v, out=best)
+    # window offset number -> flat position in the padded input: window start + offset
+    shape = xp.shape
+    el = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        el[i] = el[i + 1] * shape[i + 1]
+    r = len(ksize)
+    base = np.zeros((1,) * (r + 2), np.int64)
+    axes = [np.arange(shape[0]) * el[0]]
+    axes += [np.arange(n) * (s * e) for n, s, e in zip(out_sp, strides, el[1:-1])]
+    axes.append(np.arange(shape[-1]))
+    for d, a in enumerate(axes):
+        base = base + a.reshape((1,) * d + (-1,) + (1,) * (r + 1 - d))
+    koff = np.array([sum(o * e for o, e in zip(offs, el[1:-1]))
+                     for offs in itertools.product(*(range(q) for q in ksize))], np.int64)
+    return base + koff[idx], shape
+
+
+def max_pool_grad(x, dy, ksize, strides, pads):
+    """Routes each window's gradient to its first maximum (gradients of overlapping windows add).
+
+    Args:
+        x: the pool's input ``[N, *spatial, C]``.
+        dy: ``[N, *out, C]``.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *spatial, C]`` of ``dy``'s dtype.
+    """
+    flat, pshape = max_pool_argmax(x, ksize, strides, pads)
+    size = int(np.prod(pshape))
+    if all(k <= s for k, s in zip(ksize, strides)):
+        # windows do not overlap: every input position receives at most one gradient
+        acc = np.zeros(size, dy.dtype)
+        acc[flat.ravel()] = dy.ravel()
+    else:
+        acc = np.bincount(flat.ravel(), weights=dy.ravel(), minlength=size).astype(
+            dy.dtype, copy=False)
+    acc = acc.reshape(pshape)
+    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(x.shape[1:-1], pads))
+    return acc[crop]
+
+
+def max_pool_grad_grad(x, g, ksize, strides, pads):
+    """Picks, for each window, the input-shaped ``g`` at the window's first maximum.
+
+    Args:
+        x: the pool's input.
+        g: input-shaped gradient.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *out, C]``.
+    """
+    flat, _ = max_pool_argmax(x, ksize, strides, pads)
+    return _pad(g, pads).ravel()[flat]
+
+
+def avg_counts(in_sp, ksize, strides, out_sp, pads, dtype):
+    """How many real (unpadded) inputs each window covers, shaped ``[*out, 1]``."""
+    total = np.ones((), dtype=np.int64)
+    for size, k, s, n, (before, _) in zip(in_sp, ksize, strides, out_sp, pads):
+        start = np.arange(n) * s - before
+        cnt = np.minimum(start + k, size) - np.maximum(start, 0)
+        total = np.multiply.outer(total, cnt)
+    return total.astype(dtype)[..., None]
+
+
+def avg_pool(x, ksize, strides, pads):
+    """Mean over windows (padding not counted).
+
+    Args:
+        x: ``[N, *spatial, C]``.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *out, C]``.
+    """
+    ones = (1,) * len(ksize)
+    out_sp, _ = _out_from_pads(x.shape[1:-1], ksize, strides, ones, pads)
+    xp = _pad(x, pads)
+    sums = None
+    for sl in _offset_slices(ksize, strides, ones, out_sp):
+        sums = xp[sl].copy() if sums is None else np.add(sums, xp[sl], out=sums)
+    sums /= avg_counts(x.shape[1:-1], ksize, strides, out_sp, pads, x.dtype)
+    return sums
+
+
+def avg_pool_grad(in_shape, dy, ksize, strides, pads):
+    """Spreads each window's gradient evenly over the inputs it averaged.
+
+    Args:
+        in_shape: the pool's input shape.
+        dy: ``[N, *out, C]``.
+        ksize: window sizes.
+        strides: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+
+    Returns:
+        ``[N, *spatial, C]``.
+    """
+    ones = (1,) * len(ksize)
+    out_sp = dy.shape[1:-1]
+    g = dy / avg_counts(in_shape[1:-1], ksize, strides, out_sp, pads, dy.dtype)
+    padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
+    acc = np.zeros((in_shape[0], *padded, in_shape[-1]), dtype=dy.dtype)
+    for sl in _offset_slices(ksize, strides, ones, out_sp):
+        target = acc[sl]
+        np.add(target, g, out=target)
+    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
+    return acc[crop]
+
+
+# ----- layouts ---------------------------------------------------------------------------------
+
+def to_channels_last(x):
+    """``[N, C, *spatial]`` -> ``[N, *spatial, C]`` (a view)."""
+    return np.moveaxis(x, 1, -1)
+
+
+def to_channels_first(x):
+    """``[N, *spatial, C]`` -> ``[N, C, *spatial]`` (contiguous)."""
+    return np.ascontiguousarray(np.moveaxis(x, -1, 1))

@@ -1,0 +1,2 @@
+"""SparseTensor (``tensor``), its conversions and restructuring (``ops``) and arithmetic
+(``math``)."""

@@ -1,0 +1,125 @@
+"""The strided-view convolution/pooling kernels (``ops/nn/conv_kernels.py``) against reference
+loops over output positions (``cases_conv_nd``, ``cases_nn``)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from twinflow.ops.nn import conv_kernels as ck
+
+from .cases_conv_nd import np_conv, np_conv_input_grad, np_pool
+from .cases_nn import np_avg_pool_grad, np_max_pool_grad, np_max_pool_grad_grad
+
+rng = np.random.default_rng(3)
+
+GEOMS = [  # (input shape, filter spatial, strides, padding)
+    ((2, 9), (3,), (2,), "SAME"),
+    ((2, 7, 6), (3, 2), (1, 1), "VALID"),
+    ((1, 8, 7), (3, 3), (2, 3), "SAME"),
+    ((2, 5, 4, 6), (2, 3, 2), (2, 1, 2), "SAME"),
+]
+
+
+@pytest.mark.parametrize("spatial,k,strides,padding", GEOMS)
+def test_conv_and_gradients_match_loops(spatial, k, strides, padding):
+    x = rng.normal(size=(*spatial, 3))
+    w = rng.normal(size=(*k, 3, 4))
+    r = len(k)
+    out_sp, pads = ck.geometry(x.shape[1:-1], k, strides, (1,) * r, padding)
+    y = ck.conv(x, w, strides, (1,) * r, pads)
+    np.testing.assert_allclose(y, np_conv(x, w, strides, padding), rtol=1e-10, atol=1e-12)
+    dy = rng.normal(size=y.shape)
+    np.testing.assert_allclose(ck.conv_backprop_input(x.shape, w, dy, strides, (1,) * r, pads),
+                               np_conv_input_grad(dy, w, x.shape, strides, padding),
+                               rtol=1e-10, atol=1e-12)
+    # the filter gradient is the adjoint of the convolution in w: <dy, conv(x, w')> = <dw, w'>
+    dw = ck.conv_backprop_filter(x, w.shape, dy, strides, (1,) * r, pads)
+    w2 = rng.normal(size=w.shape)
+    np.testing.assert_allclose(np.sum(dw * w2), np.sum(dy * ck.conv(x, w2, strides, (1,) * r,
+                                                                    pads)), rtol=1e-10)
+
+
+def test_backprop_input_paths_agree():
+    # few input channels take the scatter path; many the full-correlation path
+    for c, o in ((1, 8), (8, 8)):
+        x = rng.normal(size=(2, 7, 7, c))
+        w = rng.normal(size=(3, 3, c, o))
+        _, pads = ck.geometry((7, 7), (3, 3), (2, 2), (1, 1), "SAME")
+        dy = rng.normal(size=(2, 4, 4, o))
+        a = ck.conv_backprop_input(x.shape, w, dy, (2, 2), (1, 1), pads)
+        b = ck._backprop_input_scatter(x.shape, w, dy, (2, 2), (1, 1), pads)
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("k,s,padding", [((2, 2), (2, 2), "SAME"), ((3, 3), (1, 2), "SAME"),
+                                         ((3, 2), (2, 1), "VALID")])
+def test_pools_match_loops(k, s, padding):
+    x = rng.permutation(2 * 7 * 6 * 3).reshape(2, 7, 6, 3) / 3.0
+    _, pads = ck.geometry((7, 6), k, s, (1, 1), padding)
+    y = ck.max_pool(x, k, s, pads)
+    np.testing.assert_array_equal(y, np_pool(x, k, s, padding, np.max))
+    dy = rng.normal(size=y.shape)
+    np.testing.assert_allclose(ck.max_pool_grad(x, dy, k, s, pads),
+                               np_max_pool_grad(x, dy, k, s, padding), rtol=1e-12)
+    g = rng.normal(size=x.shape)
+    np.testing.assert_array_equal(ck.max_pool_grad_grad(x, g, k, s, pads),
+                                  np_max_pool_grad_grad(x, g, k, s, padding))
+    a = ck.avg_pool(x, k, s, pads)
+    np.testing.assert_allclose(a, np_pool(x, k, s, padding, np.mean), rtol=1e-12)
+    np.testing.assert_allclose(ck.avg_pool_grad(x.shape, a, k, s, pads),
+                               np_avg_pool_grad(x.shape, a, k, s, padding), rtol=1e-12)
+
+
+def test_conv_float32_stays_float32():
+    x = rng.normal(size=(4, 10, 9, 5)).astype(np.float32)
+    w = rng.normal(size=(3, 3, 5, 6)).astype(np.float32)
+    _, pads = ck.geometry((10, 9), (3, 3), (2, 2), (1, 1), "SAME")
+    y = ck.conv(x, w, (2, 2), (1, 1), pads)
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y, np_conv(x, w, (2, 2), "SAME"), rtol=1e-4, atol=1e-4)
+
+
+def test_blocks_cover_the_batch(monkeypatch):
+    # a tiny block size forces one column matrix per batch item; results must not change
+    x = rng.normal(size=(5, 6, 6, 2))
+    w = rng.normal(size=(3, 3, 2, 3))
+    _, pads = ck.geometry((6, 6), (3, 3), (1, 1), (1, 1), "SAME")
+    whole = ck.conv(x, w, (1, 1), (1, 1), pads)
+    dw = ck.conv_backprop_filter(x, w.shape, whole, (1, 1), (1, 1), pads)
+    monkeypatch.setattr(ck, "BLOCK_BYTES", 1)
+    np.testing.assert_allclose(ck.conv(x, w, (1, 1), (1, 1), pads), whole, rtol=1e-12)
+    np.testing.assert_allclose(ck.conv_backprop_filter(x, w.shape, whole, (1, 1), (1, 1), pads),
+                               dw, rtol=1e-10)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("spatial,k,dil,padding", [
+    ((3, 7, 6), (3, 3), (1, 1), "VALID"), ((2, 6, 7), (3, 2), (2, 1), "SAME"),
+    ((2, 9), (4,), (1,), "SAME"), ((2, 4, 5, 4), (2, 3, 2), (1, 1, 1), "SAME")])
+def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads, monkeypatch):
+    # >= SHIFT_MIN_CHANNELS input channels: conv_shift's path, batch split over the pool
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    old = tw.config.threading.get_intra_op_parallelism_threads()
+    tw.config.threading.set_intra_op_parallelism_threads(threads)
+    try:
+        x = rng.normal(size=(*spatial, 8))
+        w = rng.normal(size=(*k, 8, 5))
+        r = len(k)
+        _, pads = ck.geometry(x.shape[1:-1], k, (1,) * r, dil, padding)
+        y = ck.conv(x, w, (1,) * r, dil, pads)
+        np.testing.assert_allclose(y, np_conv(x, w, (1,) * r, padding, dil), rtol=1e-10,
+                                   atol=1e-12)
+        dy = rng.normal(size=y.shape)
+        dw = ck.conv_backprop_filter(x, w.shape, dy, (1,) * r, dil, pads)
+        w2 = rng.normal(size=w.shape)
+        np.testing.assert_allclose(np.sum(dw * w2),
+                                   np.sum(dy * ck.conv(x, w2, (1,) * r, dil, pads)), rtol=1e-10)
+        dx = ck.conv_backprop_input(x.shape, w, dy, (1,) * r, dil, pads)
+        x2 = rng.normal(size=x.shape)
+        np.testing.assert_allclose(np.sum(dx * x2),
+                                   np.sum(dy * ck.conv(x2, w, (1,) * r, dil, pads)), rtol=1e-10)
+    finally:
+        tw.config.threading.set_intra_op_parallelism_threads(old)

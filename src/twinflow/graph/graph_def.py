@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.shapes import TensorShape
-from .protos import message_class
+from .protos import lazy_message, message_class
 
 GRAPH_DEF_VERSION = 1645
 
@@ -21,28 +21,9 @@ _PRINTED_PRIVATE = ("_user_specified_name", "_output_shapes")
 TF_IMPLIED = {("Softmax", "axis"): -1, ("LogSoftmax", "axis"): -1}
 
 
-class _LazyMessage(type):
-    """A stand-in class: calling it (or isinstance) uses the real protobuf class."""
-
-    def __call__(cls, *args, **kwargs):
-        return message_class(cls._proto_name)(*args, **kwargs)
-
-    def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, message_class(cls._proto_name))
-
-    def __getattr__(cls, name: str):
-        return getattr(message_class(cls._proto_name), name)
-
-
-def _lazy(name: str) -> type:
-    return _LazyMessage(name.replace(".", ""), (), {
-        "_proto_name": name, "__doc__": f"TensorFlow's ``{name}`` protobuf message (built on "
-        "first use)."})
-
-
-GraphDef = _lazy("GraphDef")
-NodeDef = _lazy("NodeDef")
-AttrValue = _lazy("AttrValue")
+GraphDef = lazy_message("GraphDef")
+NodeDef = lazy_message("NodeDef")
+AttrValue = lazy_message("AttrValue")
 
 
 def dt_name(dtype) -> str:

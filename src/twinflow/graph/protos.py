@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["message_class", "add_file", "GRAPH_MESSAGES"]
+__all__ = ["message_class", "add_file", "lazy_message", "GRAPH_MESSAGES"]
 
 _LOCK = threading.RLock()
 _STATE: dict = {}
@@ -178,3 +178,33 @@ def message_class(name: str) -> type:
                 get_class = message_factory.MessageFactory(_pool()).GetPrototype
             _STATE[key] = get_class(desc)
     return _STATE[key]
+
+
+class _LazyMessage(type):
+    """A stand-in class: calling it (or isinstance) uses the real protobuf class, built on
+    first use."""
+
+    def __call__(cls, *args, **kwargs):
+        return cls._get_class(cls._proto_name)(*args, **kwargs)
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls._get_class(cls._proto_name))
+
+    def __getattr__(cls, name: str):
+        return getattr(cls._get_class(cls._proto_name), name)
+
+
+def lazy_message(name: str, get_class=message_class) -> type:
+    """A stand-in for protobuf message ``name`` that does not import protobuf until used.
+
+    Args:
+        name: the message name (``GraphDef``).
+        get_class: the function giving the real class from the name (this module's
+            ``message_class`` by default).
+
+    Returns:
+        A class whose calls, isinstance checks and attributes go to the real class.
+    """
+    return _LazyMessage(name.replace(".", ""), (), {
+        "_proto_name": name, "_get_class": staticmethod(get_class),
+        "__doc__": f"TensorFlow's ``{name}`` protobuf message (built on first use)."})

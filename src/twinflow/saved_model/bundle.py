@@ -22,6 +22,7 @@ from ..core.shapes import TensorShape
 from ..graph.graph_def import fill_shape, shape_of_proto
 from ..graph.protos import add_file, message_class
 from ..io.crc32c import crc32c, masked_crc32c
+from ..io.varint import read_varint, varint
 
 __all__ = ["BundleReader", "write_bundle", "is_bundle", "data_path", "index_path"]
 
@@ -92,28 +93,10 @@ def is_bundle(prefix: str) -> bool:
 # The SSTable
 
 def _varint(data: bytes, pos: int, what: str) -> tuple:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise DataLossError(None, None, f"{what}: truncated or corrupt varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-
-
-def _put_varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+    try:
+        return read_varint(data, pos)
+    except ValueError:
+        raise DataLossError(None, None, f"{what}: truncated or corrupt varint") from None
 
 
 def _read_block(data: bytes, handle: tuple, what: str) -> bytes:
@@ -191,7 +174,7 @@ def _block(entries: list, restart_interval: int) -> bytes:
         else:
             while shared < min(len(key), len(last)) and key[shared] == last[shared]:
                 shared += 1
-        out += _put_varint(shared) + _put_varint(len(key) - shared) + _put_varint(len(value))
+        out += varint(shared) + varint(len(key) - shared) + varint(len(value))
         out += key[shared:] + value
         last = key
     restarts = restarts or [0]
@@ -211,7 +194,7 @@ def write_table(entries: list) -> bytes:
     out = bytearray()
 
     def put(contents: bytes) -> bytes:
-        handle = _put_varint(len(out)) + _put_varint(len(contents))
+        handle = varint(len(out)) + varint(len(contents))
         out.extend(contents + b"\0" + struct.pack("<I", masked_crc32c(contents + b"\0")))
         return handle
 
@@ -237,7 +220,7 @@ def _encode(arr: np.ndarray) -> tuple:
     """(bytes in the data shard, their CRC32C) of one tensor."""
     if arr.dtype.kind in "OSU":
         items = [x if isinstance(x, bytes) else str(x).encode() for x in arr.reshape(-1)]
-        lengths = b"".join(_put_varint(len(x)) for x in items)
+        lengths = b"".join(varint(len(x)) for x in items)
         crc = 0
         for x in items:
             crc = crc32c(struct.pack("<I", len(x)), crc)  # each length as 4 bytes

@@ -78,6 +78,9 @@ def _imports(path: pathlib.Path, deferred: bool):
 
     def walk(node, in_function: bool):
         for child in ast.iter_child_nodes(node):
+            if (isinstance(child, ast.If) and isinstance(child.test, ast.Name)
+                    and child.test.id == "TYPE_CHECKING"):
+                continue  # imports for annotations only: never executed
             inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                        ast.Lambda))
             if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function == deferred:

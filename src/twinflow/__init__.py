@@ -23,7 +23,7 @@ from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
 from .ops.variables import Variable, VariableAggregation, VariableSynchronization
 from .autodiff.tape import GradientTape, UnconnectedGradients
-from . import config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
+from . import bitwise, config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
 newaxis = None
 
@@ -64,7 +64,7 @@ from .ops.composite_ops import type_spec_from_value
 from .ops.indexed_slices import IndexedSlicesSpec
 from . import experimental, ragged, sparse
 # [exports: surface (issue 16)]
-from . import version
+from . import image, version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
 from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
@@ -76,6 +76,9 @@ _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "graph_util": (".graph_util", None),
+    # tf.optimizers = tf.keras.optimizers, and likewise
+    "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
+    "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),
 }
 
 

@@ -1,5 +1,27 @@
 """``tw.linalg``: linear algebra (re-exports)."""
 from .ops.array_ops import eye  # noqa: F401
+from .ops.linalg_compose import (  # noqa: F401
+    cholesky_solve,
+    cross,
+    diag,
+    logdet,
+    lstsq,
+    matrix_rank,
+    normalize,
+    pinv,
+    set_diag,
+    tensor_diag,
+    tensor_diag_part,
+)
+from .ops.linalg_decomp import (  # noqa: F401
+    eigh,
+    eigvalsh,
+    expm,
+    qr,
+    slogdet,
+    svd,
+    triangular_solve,
+)
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import (  # noqa: F401
     adjoint,

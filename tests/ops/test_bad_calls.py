@@ -72,8 +72,9 @@ bad("avg_pool_ksize0", lambda: tf.nn.avg_pool2d(img(), 0, strides=1, padding="VA
 bad("conv2d_strides0", lambda: tf.nn.conv2d(img(), filt(), strides=0, padding="VALID"), IAE)
 bad("conv1d_stride0", lambda: tf.nn.conv1d(seq(), tf.zeros([2, 1, 1]), 0, "VALID"), IAE)
 bad("max_pool1d_strides0", lambda: tf.nn.max_pool1d(seq(), 2, 0, "VALID"), IAE)
+# Keras 3 checks a Conv2D's strides when the layer is made (ValueError), its pools' in the op.
 bad("keras_conv2d_strides0",
-    lambda: tf.keras.layers.Conv2D(1, 2, strides=0)(tf.zeros([1, 4, 4, 1])), IAE)
+    lambda: tf.keras.layers.Conv2D(1, 2, strides=0)(tf.zeros([1, 4, 4, 1])), ValueError)
 bad("keras_max_pool_strides0",
     lambda: tf.keras.layers.MaxPooling2D(2, strides=0)(tf.zeros([1, 4, 4, 1])), IAE)
 bad("unstack_scalar", lambda: tf.unstack(tf.constant(1.)), ValueError)

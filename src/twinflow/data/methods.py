@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..core import errors
 from .options import Options
 from .registry import node
 from .structure import DEBUG_MODE, check_int_arg
+
+if TYPE_CHECKING:
+    from .dataset import Dataset
 
 AUTOTUNE = -1
 
@@ -41,7 +45,7 @@ class TransformMethods:
     """``Dataset.map``, ``batch``, ``window``... each returns a new dataset node."""
 
     def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
-            name=None):
+            name=None) -> Dataset:
         """Applies ``map_func`` to each element (tuples are unpacked into arguments).
 
         ``map_func`` is traced once with ``tw.function`` for the element_spec; its graph runs
@@ -61,7 +65,7 @@ class TransformMethods:
             return node("Map")(self, map_func)
         return node("ParallelMap")(self, map_func, n, deterministic is not False)
 
-    def filter(self, predicate: Callable, name=None):
+    def filter(self, predicate: Callable, name=None) -> Dataset:
         """Keeps the elements for which ``predicate`` returns True (a boolean scalar).
 
         Args:
@@ -74,7 +78,7 @@ class TransformMethods:
         return node("Filter")(self, predicate)
 
     def batch(self, batch_size, drop_remainder: bool = False, num_parallel_calls=None,
-              deterministic=None, name=None):
+              deterministic=None, name=None) -> Dataset:
         """Stacks consecutive elements into batches.
 
         Args:
@@ -92,7 +96,7 @@ class TransformMethods:
         return node("Batch")(self, size, bool(drop_remainder))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
-                     drop_remainder: bool = False, name=None):
+                     drop_remainder: bool = False, name=None) -> Dataset:
         """Batches elements, padding each component to ``padded_shapes``.
 
         Args:
@@ -110,7 +114,7 @@ class TransformMethods:
         return node("PaddedBatch")(self, size, padded_shapes, padding_values,
                                           bool(drop_remainder))
 
-    def unbatch(self, name=None):
+    def unbatch(self, name=None) -> Dataset:
         """Splits each element's first dimension into separate elements.
 
         Args:
@@ -121,7 +125,7 @@ class TransformMethods:
         """
         return node("Unbatch")(self)
 
-    def rebatch(self, batch_size, drop_remainder: bool = False, name=None):
+    def rebatch(self, batch_size, drop_remainder: bool = False, name=None) -> Dataset:
         """Re-slices batches into batches of ``batch_size`` (elements keep their order).
 
         Args:
@@ -137,7 +141,7 @@ class TransformMethods:
         return self.unbatch().batch(batch_size, drop_remainder)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration: bool = True,
-                name=None):
+                name=None) -> Dataset:
         """Shuffles with a buffer of ``buffer_size`` elements (as ``tf.data``).
 
         Args:
@@ -152,7 +156,7 @@ class TransformMethods:
         size = _positive(buffer_size, "buffer_size", "Dataset.shuffle")
         return node("Shuffle")(self, size, seed, reshuffle_each_iteration)
 
-    def repeat(self, count=None, name=None):
+    def repeat(self, count=None, name=None) -> Dataset:
         """Repeats the dataset ``count`` times (forever when None or -1).
 
         Args:
@@ -165,7 +169,7 @@ class TransformMethods:
         n = None if count is None else check_int_arg(count, "count", "Dataset.repeat")
         return node("Repeat")(self, None if n is None or n < 0 else n)
 
-    def take(self, count, name=None):
+    def take(self, count, name=None) -> Dataset:
         """The first ``count`` elements (all when -1).
 
         Args:
@@ -177,7 +181,7 @@ class TransformMethods:
         """
         return node("Take")(self, check_int_arg(count, "count", "Dataset.take"))
 
-    def skip(self, count, name=None):
+    def skip(self, count, name=None) -> Dataset:
         """All but the first ``count`` elements.
 
         Args:
@@ -189,7 +193,7 @@ class TransformMethods:
         """
         return node("Skip")(self, check_int_arg(count, "count", "Dataset.skip"))
 
-    def prefetch(self, buffer_size, name=None):
+    def prefetch(self, buffer_size, name=None) -> Dataset:
         """Fills a buffer of ``buffer_size`` elements from a background thread.
 
         Args:
@@ -206,7 +210,7 @@ class TransformMethods:
                 f"to be -1 for auto-tuning, got {n}")
         return self if n == 0 else node("Prefetch")(self, 2 if n == AUTOTUNE else n)
 
-    def cache(self, filename: str = "", name=None):
+    def cache(self, filename: str = "", name=None) -> Dataset:
         """Remembers the elements of the first complete iteration and replays them.
 
         Args:
@@ -220,7 +224,7 @@ class TransformMethods:
             raise NotImplementedError("twinflow caches in memory only (filename='')")
         return node("Cache")(self)
 
-    def enumerate(self, start=0, name=None):
+    def enumerate(self, start=0, name=None) -> Dataset:
         """Pairs each element with its int64 index: ``(i, element)``.
 
         Args:
@@ -233,7 +237,7 @@ class TransformMethods:
         first = check_int_arg(start, "start", "enumerate")
         return self.zip((self.counter(first), self))
 
-    def concatenate(self, dataset, name=None):
+    def concatenate(self, dataset, name=None) -> Dataset:
         """This dataset's elements followed by ``dataset``'s (same structure and dtypes).
 
         Args:
@@ -245,7 +249,7 @@ class TransformMethods:
         """
         return node("Concat")(self, dataset)
 
-    def shard(self, num_shards, index, name=None):
+    def shard(self, num_shards, index, name=None) -> Dataset:
         """Every ``num_shards``-th element, starting at ``index``.
 
         Args:
@@ -263,7 +267,7 @@ class TransformMethods:
                 None, None, f"Index must be between 0 and {n - 1} (currently index = {i}).")
         return node("Shard")(self, n, i)
 
-    def apply(self, transformation_func: Callable):
+    def apply(self, transformation_func: Callable) -> Dataset:
         """``transformation_func(self)``.
 
         Args:
@@ -277,7 +281,7 @@ class TransformMethods:
             raise TypeError(f"apply: the transformation must return a Dataset, got {out!r}")
         return out
 
-    def with_options(self, options, name=None):
+    def with_options(self, options, name=None) -> Dataset:
         """This dataset with ``options`` (a ``tw.data.Options``) attached.
 
         Args:
@@ -290,7 +294,7 @@ class TransformMethods:
         """
         return node("WithOptions")(self, options)
 
-    def options(self):
+    def options(self) -> Options:
         """The ``tw.data.Options`` set on this pipeline (defaults when none were).
 
         Returns:
@@ -305,7 +309,8 @@ class TransformMethods:
         return Options()
 
     # ----- windows, nesting and grouping (grouping.py) -----
-    def window(self, size, shift=None, stride=1, drop_remainder: bool = False, name=None):
+    def window(self, size, shift=None, stride=1, drop_remainder: bool = False,
+               name=None) -> Dataset:
         """Elements are datasets of ``size`` consecutive elements, ``shift`` apart.
 
         Args:
@@ -323,7 +328,7 @@ class TransformMethods:
         stride = _positive(stride, "stride", "Dataset.window")
         return node("Window")(self, size, shift, stride, bool(drop_remainder))
 
-    def flat_map(self, map_func: Callable, name=None):
+    def flat_map(self, map_func: Callable, name=None) -> Dataset:
         """Maps each element to a dataset and chains those datasets.
 
         Args:
@@ -336,7 +341,7 @@ class TransformMethods:
         return node("Interleave")(self, map_func, 1, 1, None, True)
 
     def interleave(self, map_func: Callable, cycle_length=None, block_length=None,
-                   num_parallel_calls=None, deterministic=None, name=None):
+                   num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
         """Maps elements to datasets and interleaves ``cycle_length`` of them, taking
         ``block_length`` elements from each in turn.
 
@@ -359,7 +364,7 @@ class TransformMethods:
         return node("Interleave")(self, map_func, cycle, block, par,
                                        deterministic is not False)
 
-    def scan(self, initial_state, scan_func: Callable, name=None):
+    def scan(self, initial_state, scan_func: Callable, name=None) -> Dataset:
         """Carries a state through the elements: ``state, out = scan_func(state, element)``.
 
         Args:
@@ -373,7 +378,7 @@ class TransformMethods:
         return node("Scan")(self, initial_state, scan_func)
 
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
-                        window_size_func: Callable | None = None, name=None):
+                        window_size_func: Callable | None = None, name=None) -> Dataset:
         """Groups elements by ``key_func`` into windows of ``window_size`` and maps each
         window (a dataset) with ``reduce_func(key, window)``.
 
@@ -401,7 +406,7 @@ class TransformMethods:
                                   bucket_batch_sizes, padded_shapes=None,
                                   padding_values=None, pad_to_bucket_boundary: bool = False,
                                   no_padding: bool = False, drop_remainder: bool = False,
-                                  name=None):
+                                  name=None) -> Dataset:
         """Batches elements of similar length together (padded to the longest in the batch).
 
         Args:
@@ -423,7 +428,7 @@ class TransformMethods:
             padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
     # ----- more -----
-    def ignore_errors(self, log_warning: bool = False, name=None):
+    def ignore_errors(self, log_warning: bool = False, name=None) -> Dataset:
         """Drops the elements whose computation raised an error.
 
         Args:
@@ -435,7 +440,7 @@ class TransformMethods:
         """
         return node("IgnoreErrors")(self, log_warning)
 
-    def take_while(self, predicate: Callable, name=None):
+    def take_while(self, predicate: Callable, name=None) -> Dataset:
         """Elements until the first for which ``predicate`` is False.
 
         Args:
@@ -447,7 +452,7 @@ class TransformMethods:
         """
         return node("TakeWhile")(self, predicate)
 
-    def unique(self, name=None):
+    def unique(self, name=None) -> Dataset:
         """The elements (int or string scalars) without repeats, in first-seen order.
 
         Args:
@@ -459,7 +464,7 @@ class TransformMethods:
         return node("Unique")(self)
 
     def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
-                 name=None):
+                 name=None) -> Dataset:
         """Saves the elements under ``path`` on the first full pass and reads them from there
         afterwards (also in later programs with the same path).
 
@@ -478,7 +483,7 @@ class TransformMethods:
         return node("Snapshot")(self, path, compression)
 
     def rejection_resample(self, class_func: Callable, target_dist, initial_dist=None,
-                           seed=None, name=None):
+                           seed=None, name=None) -> Dataset:
         """Resamples by rejection so classes follow ``target_dist``; elements become
         ``(class, element)`` pairs (see ``tw.data.experimental.rejection_resample``).
 
@@ -495,7 +500,7 @@ class TransformMethods:
         return node("rejection_resample")(class_func, target_dist, initial_dist, seed)(self)
 
     def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
-                     name=None):
+                     name=None) -> Dataset:
         """Not supported yet: batches of RaggedTensors need composite tensors (issue 13).
 
         Args:
@@ -510,7 +515,7 @@ class TransformMethods:
         raise NotImplementedError("ragged_batch needs tw.RaggedTensor, which twinflow does not "
                                   "have yet (composite tensors, issue 13); use padded_batch")
 
-    def sparse_batch(self, batch_size, row_shape, name=None):
+    def sparse_batch(self, batch_size, row_shape, name=None) -> Dataset:
         """Not supported yet: batches of SparseTensors need composite tensors (issue 13).
 
         Args:
@@ -524,7 +529,7 @@ class TransformMethods:
         raise NotImplementedError("sparse_batch needs tw.SparseTensor, which twinflow does not "
                                   "have yet (composite tensors, issue 13); use padded_batch")
 
-    def assert_cardinality(self, expected_cardinality):
+    def assert_cardinality(self, expected_cardinality) -> Dataset:
         """This dataset, raising FailedPreconditionError if its size is not as expected.
 
         Args:

@@ -33,6 +33,16 @@ class EagerTensor(Tensor):
     def shape(self) -> TensorShape:
         return TensorShape._from_tuple(self._value.shape)
 
+    def set_shape(self, shape) -> None:
+        """Checks that ``shape`` is compatible with this tensor's (known) shape.
+
+        Args:
+            shape: a shape, possibly with unknown dimensions.
+        """
+        if not self.shape.is_compatible_with(TensorShape(shape)):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied "
+                             f"shape {TensorShape(shape)}.")
+
     @property
     def name(self) -> str:
         raise AttributeError("Tensor.name is undefined when eager execution is enabled.")

@@ -3,6 +3,7 @@ from . import (
     activations,
     backend,
     callbacks,
+    constraints,
     datasets,
     initializers,
     layers,
@@ -15,9 +16,17 @@ from . import (
     saving,
     utils,
 )
-from .layers import Input
+from .constraints import Constraint
+from .initializers import Initializer
+from .layers import Input, InputLayer, KerasTensor, Layer
+from .losses import Loss
+from .metrics import Metric
 from .models import Model, Sequential
+from .optimizers import Optimizer
+from .regularizers import Regularizer
 
-__all__ = ["activations", "backend", "callbacks", "datasets", "initializers", "layers", "losses",
+__all__ = ["activations", "backend", "callbacks", "constraints", "datasets", "initializers",
+           "layers", "losses",
            "metrics", "mixed_precision", "models", "optimizers", "regularizers", "saving", "utils",
-           "Input", "Model", "Sequential"]
+           "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
+           "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

@@ -7,7 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..core.context import eager_mode
+from ..ops.variables import Variable
 from ..summary import writer as _summary
+from ..train.checkpoint import Checkpoint, CheckpointManager
 
 
 class Callback:
@@ -400,7 +403,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch, logs=None) -> None:
         if logs is not None:
-            logs["lr"] = float(np.asarray(self.model.optimizer.learning_rate))
+            logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
 class ReduceLROnPlateau(Callback):
@@ -440,7 +443,7 @@ class ReduceLROnPlateau(Callback):
     def on_epoch_end(self, epoch, logs=None) -> None:
         logs = logs if logs is not None else {}
         opt = self.model.optimizer
-        logs["lr"] = float(np.asarray(opt.learning_rate))
+        logs["learning_rate"] = float(np.asarray(opt.learning_rate))
         current = logs.get(self.monitor)
         if current is None:
             return
@@ -463,6 +466,67 @@ class ReduceLROnPlateau(Callback):
                               f"rate to {new}.")
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
+
+
+class BackupAndRestore(Callback):
+    """Backs the model and optimizer up after every epoch; a ``fit`` that starts with a backup
+    in ``backup_dir`` (one that was interrupted) restores it and resumes at the next epoch.
+
+    Args:
+        backup_dir: the folder of the backup (twinflow checkpoint files).
+        save_freq: ``'epoch'`` (batch-level backups are not supported).
+        double_checkpoint: accepted; the backup is written atomically anyway, so an
+            interrupted save leaves the previous backup readable.
+        delete_checkpoint: delete the backup files when training finishes.
+    """
+
+    def __init__(self, backup_dir: str, save_freq="epoch", double_checkpoint: bool = False,
+                 delete_checkpoint: bool = True) -> None:
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("Empty `backup_dir` argument passed")
+        if save_freq != "epoch":
+            raise NotImplementedError("BackupAndRestore(save_freq=<batches>) is not supported; "
+                                      "use save_freq='epoch'")
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq = save_freq
+        self.double_checkpoint = double_checkpoint
+        self.delete_checkpoint = delete_checkpoint
+        self._tw_manager = None
+
+    def _manager(self):
+        if self._tw_manager is None:
+            with eager_mode():
+                self._tw_epoch = Variable(np.int64(-1), trainable=False, name="epoch")
+            self._tw_ckpt = Checkpoint(model=self.model, optimizer=self.model.optimizer,
+                                       epoch=self._tw_epoch)
+            self._tw_manager = CheckpointManager(self._tw_ckpt, self.backup_dir, max_to_keep=1,
+                                                 checkpoint_name="backup")
+        return self._tw_manager
+
+    def on_train_begin(self, logs=None) -> None:
+        manager = self._manager()
+        path = manager.latest_checkpoint
+        if path is not None:
+            self._tw_ckpt.restore(path)
+            self.model._tw_resume_epoch = int(self._tw_epoch.numpy()) + 1
+
+    def on_epoch_end(self, epoch, logs=None) -> None:
+        self._tw_epoch.assign(np.int64(epoch))
+        self._manager().save()
+
+    def on_train_end(self, logs=None) -> None:
+        if not self.delete_checkpoint or self._tw_manager is None:
+            return
+        # Only the files this callback wrote: backup_dir may hold other things.
+        for prefix in list(self._tw_manager.checkpoints):
+            for suffix in (".npz", ".index.json"):
+                if os.path.exists(prefix + suffix):
+                    os.remove(prefix + suffix)
+        state = os.path.join(self.backup_dir, "checkpoint")
+        if os.path.exists(state):
+            os.remove(state)
+        self._tw_manager = None
 
 
 class CSVLogger(Callback):

@@ -46,6 +46,16 @@ class Initializer:
     """Base class: ``initializer(shape, dtype=None)`` returns a tensor of that shape."""
 
     def __call__(self, shape, dtype=None, **kwargs) -> EagerTensor:
+        """A new tensor of ``shape`` filled by this initializer.
+
+        Args:
+            shape: the shape.
+            dtype: the dtype (float32 by default).
+            **kwargs: ignored Keras arguments.
+
+        Returns:
+            The tensor.
+        """
         arr = self._generate(tuple(int(d) for d in shape), _np_dtype(dtype))
         return EagerTensor(np.asarray(arr, dtype=_np_dtype(dtype)))
 
@@ -226,6 +236,56 @@ class LecunNormal(VarianceScaling):
         return {"seed": self.seed}
 
 
+class LecunUniform(VarianceScaling):
+    """Uniform with variance ``1 / fan_in``."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1.0, "fan_in", "uniform", seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain`` (RNN recurrent kernels): the QR factor of a
+    normal matrix over the last dimension and the product of the others."""
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        self.gain, self.seed = gain, seed
+
+    def _generate(self, shape, dtype):
+        if len(shape) < 2:
+            raise ValueError(f"The tensor to initialize must be at least two-dimensional. "
+                             f"Received: shape={shape} of rank {len(shape)}.")
+        rows = int(np.prod(shape[:-1]))
+        cols = shape[-1]
+        flat = _rng(self.seed).normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(flat)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return self.gain * q.reshape(shape)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed}
+
+
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D shapes only)."""
+
+    def __init__(self, gain: float = 1.0) -> None:
+        self.gain = gain
+
+    def _generate(self, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError(f"Identity matrix initializer can only be used for 2D matrices. "
+                             f"Received: shape={shape} of rank {len(shape)}.")
+        return self.gain * np.eye(*shape)
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain}
+
+
 zeros = Zeros
 ones = Ones
 constant = Constant
@@ -237,12 +297,16 @@ glorot_normal = GlorotNormal
 he_normal = HeNormal
 he_uniform = HeUniform
 lecun_normal = LecunNormal
+lecun_uniform = LecunUniform
+orthogonal = Orthogonal
+identity = Identity
 
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
     "he_uniform": HeUniform, "lecun_normal": LecunNormal, "variance_scaling": VarianceScaling,
+    "lecun_uniform": LecunUniform, "orthogonal": Orthogonal, "identity": Identity,
 }
 
 

@@ -13,6 +13,7 @@ from ..eager.execute import convert_to_tensor
 from ..graph.tensor import Tensor, TensorLike
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from ..ops.variables import Variable
+from .masks import get_keras_mask
 
 _EPS = 1e-7
 
@@ -24,6 +25,33 @@ class Reduction:
     NONE = "none"
     SUM = "sum"
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    MEAN = "mean"
+    MEAN_WITH_SAMPLE_WEIGHT = "mean_with_sample_weight"
+
+    @classmethod
+    def all(cls) -> tuple:
+        """The valid values (None means ``'none'``, as in Keras 3).
+
+        Returns:
+            A tuple of names.
+        """
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE, cls.MEAN,
+                cls.MEAN_WITH_SAMPLE_WEIGHT, None)
+
+    @classmethod
+    def validate(cls, reduction) -> str:
+        """Checks a reduction name.
+
+        Args:
+            reduction: the name.
+
+        Returns:
+            The name (``'none'`` for None).
+        """
+        if not isinstance(reduction, (str, type(None))) or reduction not in cls.all():
+            raise ValueError(f"Invalid value for argument `reduction`. Expected one of "
+                             f"{list(cls.all())}. Received: reduction={reduction}")
+        return cls.NONE if reduction is None else reduction
 
 
 def _tensor(x, dtype=None):
@@ -210,6 +238,147 @@ mae = MAE = mean_absolute_error
 kld = KLD = kl_divergence
 
 
+# ----- more per-sample losses (Keras 3's formulas) ------------------------------------------
+
+def _hinge_labels(y_true):
+    """Labels in {0, 1} become {-1, 1} (Keras converts binary labels for hinge losses)."""
+    binary = reduction_ops.reduce_all(math_ops.logical_or(math_ops.equal(y_true, 0.0),
+                                                          math_ops.equal(y_true, 1.0)))
+    return math_ops.where(binary, 2.0 * y_true - 1.0, y_true)
+
+
+def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(max(1 - y_true * y_pred, 0), axis=-1)`` (labels -1/1, or 0/1 converted).
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    return reduction_ops.reduce_mean(nn_ops.relu(1.0 - y_true * y_pred), axis=-1)
+
+
+def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    return reduction_ops.reduce_mean(math_ops.square(nn_ops.relu(1.0 - y_true * y_pred)),
+                                     axis=-1)
+
+
+def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` (one-hot labels).
+
+    Args:
+        y_true: one-hot targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    pos = reduction_ops.reduce_sum(y_true * y_pred, axis=-1)
+    neg = reduction_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return nn_ops.relu(neg - pos + 1.0)
+
+
+def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - 0.6931471805599453,
+                                     axis=-1)
+
+
+def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean(y_pred - y_true * log(y_pred + epsilon), axis=-1)``.
+
+    Args:
+        y_true: targets (counts).
+        y_pred: predicted rates.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + 1e-7), axis=-1)
+
+
+def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
+    """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)`` (-1 means aligned).
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+        axis: the vector axis.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    return -reduction_ops.reduce_sum(nn_ops.l2_normalize(y_true, axis=axis) *
+                                     nn_ops.l2_normalize(y_pred, axis=axis), axis=axis)
+
+
+def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    diff = math_ops.abs((y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), 1e-7))
+    return 100.0 * reduction_ops.reduce_mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _match_rank(y_true, y_pred)
+    a = math_ops.log(math_ops.maximum(y_pred, 1e-7) + 1.0)
+    b = math_ops.log(math_ops.maximum(y_true, 1e-7) + 1.0)
+    return reduction_ops.reduce_mean(math_ops.squared_difference(a, b), axis=-1)
+
+
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+logcosh = log_cosh
+
+
 class Loss:
     """Base class: ``loss(y_true, y_pred, sample_weight=None)`` returns a reduced loss.
 
@@ -219,7 +388,7 @@ class Loss:
     """
 
     def __init__(self, reduction: str = Reduction.AUTO, name: str | None = None) -> None:
-        self.reduction = reduction
+        self.reduction = Reduction.validate(reduction)
         self.name = name
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Tensor:
@@ -244,9 +413,13 @@ class Loss:
             sample_weight: optional per-sample weights.
 
         Returns:
-            The loss, reduced as ``reduction`` says.
+            The loss, reduced as ``reduction`` says. Steps that the predictions' Keras mask
+            marks as padding weigh nothing (a mean is over the unmasked steps), as in Keras 3.
         """
+        mask = get_keras_mask(y_pred)
         losses = self.call(y_true, y_pred)
+        if mask is not None:
+            sample_weight = _masked_weight(mask, losses, sample_weight, self.reduction)
         return reduce_weighted(losses, sample_weight, self.reduction)
 
     def get_config(self) -> dict:
@@ -256,6 +429,27 @@ class Loss:
             A dict.
         """
         return {"reduction": self.reduction, "name": self.name}
+
+
+def _masked_weight(mask, losses, sample_weight, reduction):
+    """The sample weights with the predictions' mask folded in (Keras 3's ``apply_mask``): for
+    mean reductions kept steps weigh ``total / kept`` so the mean is over kept steps."""
+    if mask.shape.rank is not None and losses.shape.rank is not None and \
+            mask.shape.rank != losses.shape.rank:
+        return sample_weight  # the mask is not per loss value (e.g. a per-step mask, one loss)
+    keep = math_ops.cast(mask, losses.dtype)
+    if Reduction.validate(reduction) in (Reduction.AUTO, Reduction.MEAN,
+                                          Reduction.SUM_OVER_BATCH_SIZE):
+        total = math_ops.cast(array_ops.size(keep), losses.dtype)
+        keep = keep * math_ops.div_no_nan(total, reduction_ops.reduce_sum(keep))
+    if sample_weight is None:
+        return keep
+    sw = _tensor(sample_weight, losses.dtype)
+    if sw.shape.rank is not None and sw.shape.rank < keep.shape.rank:
+        sw = array_ops.reshape(sw, array_ops.concat(
+            [array_ops.shape(sw), array_ops.ones([keep.shape.rank - sw.shape.rank],
+                                                 "int32")], 0))
+    return keep * sw
 
 
 def reduce_weighted(losses, sample_weight: TensorLike | None = None,
@@ -270,6 +464,8 @@ def reduce_weighted(losses, sample_weight: TensorLike | None = None,
     Returns:
         The reduced loss (float32 scalar unless reduction is NONE).
     """
+    reduction = Reduction.validate(reduction)
+    sw = None
     if sample_weight is not None:
         sw = _tensor(sample_weight, losses.dtype)
         if sw.shape.rank is not None and losses.shape.rank is not None and \
@@ -283,6 +479,9 @@ def reduce_weighted(losses, sample_weight: TensorLike | None = None,
         return losses
     if reduction == Reduction.SUM:
         return reduction_ops.reduce_sum(losses)
+    if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sw is not None:
+        weights = reduction_ops.reduce_sum(sw * array_ops.ones_like(losses))
+        return math_ops.div_no_nan(reduction_ops.reduce_sum(losses), weights)
     return reduction_ops.reduce_mean(losses)
 
 
@@ -414,6 +613,44 @@ class KLDivergence(LossFunctionWrapper):
         super().__init__(kl_divergence, reduction=reduction, name=name)
 
 
+def _loss_class(name: str, fn: Callable, default_name: str, doc: str) -> type:
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = default_name,
+                 **kwargs) -> None:
+        """Creates the loss.
+
+        Args:
+            reduction: one of ``Reduction``'s values.
+            name: the loss name.
+            **kwargs: passed to the loss function.
+        """
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kwargs)
+    cls = type(name, (LossFunctionWrapper,), {
+        "__init__": __init__, "__module__": __name__,
+        "__doc__": doc + "\n\n    Args:\n        reduction: one of ``Reduction``'s values.\n"
+                         "        name: the loss name.\n        **kwargs: passed to the "
+                         "loss function.\n"})
+    return cls
+
+
+Hinge = _loss_class("Hinge", hinge, "hinge", "The hinge loss (labels -1/1 or 0/1).")
+SquaredHinge = _loss_class("SquaredHinge", squared_hinge, "squared_hinge",
+                           "The squared hinge loss.")
+CategoricalHinge = _loss_class("CategoricalHinge", categorical_hinge, "categorical_hinge",
+                               "The categorical hinge loss (one-hot labels).")
+LogCosh = _loss_class("LogCosh", log_cosh, "log_cosh", "``log(cosh(error))``.")
+Poisson = _loss_class("Poisson", poisson, "poisson", "The Poisson loss.")
+CosineSimilarity = _loss_class("CosineSimilarity", cosine_similarity, "cosine_similarity",
+                               "Minus the cosine similarity (``axis`` keyword: the vectors).")
+MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
+                                          mean_absolute_percentage_error,
+                                          "mean_absolute_percentage_error",
+                                          "Mean absolute percentage error.")
+MeanSquaredLogarithmicError = _loss_class("MeanSquaredLogarithmicError",
+                                          mean_squared_logarithmic_error,
+                                          "mean_squared_logarithmic_error",
+                                          "Mean squared logarithmic error.")
+
+
 _BY_NAME = {
     "mean_squared_error": mean_squared_error, "mse": mean_squared_error,
     "mean_absolute_error": mean_absolute_error, "mae": mean_absolute_error,
@@ -421,6 +658,11 @@ _BY_NAME = {
     "categorical_crossentropy": categorical_crossentropy,
     "sparse_categorical_crossentropy": sparse_categorical_crossentropy,
     "kl_divergence": kl_divergence, "kld": kl_divergence,
+    "hinge": hinge, "squared_hinge": squared_hinge, "categorical_hinge": categorical_hinge,
+    "log_cosh": log_cosh, "logcosh": log_cosh, "poisson": poisson,
+    "cosine_similarity": cosine_similarity,
+    "mean_absolute_percentage_error": mean_absolute_percentage_error, "mape": mape,
+    "mean_squared_logarithmic_error": mean_squared_logarithmic_error, "msle": msle,
 }
 
 

@@ -9,7 +9,15 @@ from ..ops import math_ops, reduction_ops
 class Regularizer:
     """Base class: ``regularizer(weight)`` returns a scalar penalty."""
 
-    def __call__(self, x):
+    def __call__(self, x) -> float:
+        """The penalty of the weight ``x`` (none for the base class).
+
+        Args:
+            x: the weight.
+
+        Returns:
+            The penalty.
+        """
         return 0.0
 
     def get_config(self) -> dict:

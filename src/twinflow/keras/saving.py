@@ -41,8 +41,11 @@ from . import losses as _losses
 from . import metrics as _metrics
 from . import optimizers as _optimizers
 from .layers import base as _layers_base
-from .layers.base import InputLayer, KerasTensor, Layer
+from .layers.base import Layer
+from .layers.input_layer import InputLayer
+from .layers.keras_tensor import KerasTensor
 from .optimizers import schedules as _schedules
+from .registry import REGISTERED as _REGISTERED
 
 FORMAT = "twinflow-keras"
 FORMAT_VERSION = 1
@@ -77,7 +80,7 @@ def _custom(name: str):
     for table in reversed(_CUSTOM):
         if name in table:
             return table[name]
-    return None
+    return _REGISTERED.get(name)
 
 
 def _subclasses(cls: type) -> Iterator[type]:
@@ -117,7 +120,7 @@ def layer_class(class_name: str) -> type:
 
 def _resolve_custom_strings(config: dict) -> dict:
     """Config values naming a custom object (an activation function...) become the object."""
-    if not _CUSTOM:
+    if not _CUSTOM and not _REGISTERED:
         return config
     out = {}
     for k, v in config.items():

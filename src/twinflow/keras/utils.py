@@ -1,14 +1,21 @@
-"""``tw.keras.utils``: the progress bar, ``to_categorical``, ``set_random_seed``."""
+"""``tw.keras.utils``: the progress bar, ``to_categorical``, ``pad_sequences``, the registry of
+custom objects, ``timeseries_dataset_from_array``, ``set_random_seed``."""
 from __future__ import annotations
 
 import os
 import random
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from ..ops import random_ops
+from ..data import Dataset
+from ..ops import nn_ops, random_ops
+from . import registry as _registry
+from . import saving as _saving
+from .models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
 
 
 def _interactive(stream) -> bool:
@@ -158,3 +165,205 @@ def set_random_seed(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     random_ops.set_seed(int(seed))
+
+
+def pad_sequences(sequences, maxlen: int | None = None, dtype="int32", padding: str = "pre",
+                  truncating: str = "pre", value=0.0) -> np.ndarray:
+    """Pads (or truncates) sequences to one length.
+
+    Args:
+        sequences: a list of sequences (lists or arrays; their items may be arrays).
+        maxlen: the length (default: the longest sequence).
+        dtype: the result dtype.
+        padding: ``'pre'`` or ``'post'``: where to pad.
+        truncating: ``'pre'`` or ``'post'``: which end to cut from longer sequences.
+        value: the padding value.
+
+    Returns:
+        An array ``(len(sequences), maxlen, *item_shape)``.
+    """
+    for arg, v in (("padding", padding), ("truncating", truncating)):
+        if v not in ("pre", "post"):
+            raise ValueError(f'{arg} type "{v}" not understood')
+    seqs = [np.asarray(s) for s in sequences]
+    lengths = [len(s) for s in seqs]
+    n = max(lengths, default=0) if maxlen is None else int(maxlen)
+    item = next((s.shape[1:] for s in seqs if len(s)), ())
+    is_text = np.issubdtype(np.dtype(dtype), np.str_) or np.dtype(dtype) == object
+    if isinstance(value, str) and not is_text:
+        raise ValueError(f"`dtype` {dtype} is not compatible with `value`'s type: "
+                         f"{type(value)}\nYou should set `dtype=object` for variable length "
+                         "strings.")
+    out = np.full((len(seqs), n) + tuple(item), value, dtype=dtype)
+    for i, s in enumerate(seqs):
+        if not len(s) or n == 0:
+            continue
+        s = s[-n:] if truncating == "pre" else s[:n]
+        if s.shape[1:] != tuple(item):
+            raise ValueError(f"Shape of sample {s.shape[1:]} of sequence at position {i} is "
+                             f"different from expected shape {tuple(item)}")
+        if padding == "post":
+            out[i, :len(s)] = s
+        else:
+            out[i, -len(s):] = s
+    return out
+
+
+def normalize(x, axis: int = -1, order: int = 2) -> Any:
+    """Scales ``x`` to unit ``order``-norm along ``axis`` (NumPy arrays in, out; tensors too).
+
+    Args:
+        x: an array or tensor.
+        axis: the axis.
+        order: the norm order (2: Euclidean).
+
+    Returns:
+        The normalized values.
+    """
+    if isinstance(x, np.ndarray):
+        norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+        norm[norm == 0] = 1
+        return x / np.expand_dims(norm, axis)
+    if order != 2:
+        raise NotImplementedError("normalize: tensors support order=2 only")
+    return nn_ops.l2_normalize(x, axis=axis)
+
+
+def register_keras_serializable(package: str = "Custom", name: str | None = None) -> Callable:
+    """A class decorator that makes a custom layer/model/loss loadable by name.
+
+    Args:
+        package: the package prefix of the registered name.
+        name: the name (default: the class or function name).
+
+    Returns:
+        The decorator (it returns the object unchanged).
+    """
+    def decorator(obj):
+        key = name or obj.__name__
+        full = f"{package}>{key}"
+        if full in _registry.REGISTERED and _registry.REGISTERED[full] is not obj:
+            raise ValueError(f"{full} has already been registered to "
+                             f"{_registry.REGISTERED[full]}")
+        if hasattr(obj, "get_config") is False and isinstance(obj, type):
+            raise ValueError("Cannot register a class that does not have a get_config() "
+                             "method.")
+        _registry.register_object(full, obj)
+        _registry.register_object(key, obj)
+        obj._tw_registered_name = full
+        return obj
+    return decorator
+
+
+def get_custom_objects() -> dict:
+    """The global registry of custom objects (``register_keras_serializable`` adds to it;
+    entries added here are found when loading too).
+
+    Returns:
+        The (mutable) dict.
+    """
+    return _registry.REGISTERED
+
+
+def get_registered_name(obj) -> str:
+    """The name ``obj`` was registered under (``'package>name'``), else its own name.
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        The name.
+    """
+    return getattr(obj, "_tw_registered_name", None) or obj.__name__
+
+
+def get_registered_object(name: str, custom_objects: dict | None = None,
+                          module_objects: dict | None = None) -> Any:
+    """The object registered (or given) under ``name``, or None.
+
+    Args:
+        name: the registered name.
+        custom_objects: a dict to look in first.
+        module_objects: a dict to look in last.
+
+    Returns:
+        The object or None.
+    """
+    for table in (custom_objects, _registry.REGISTERED, module_objects):
+        if table and name in table:
+            return table[name]
+    return None
+
+
+custom_object_scope = _saving.custom_object_scope
+CustomObjectScope = _saving.custom_object_scope
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None) -> Any:
+    """Packs the parts of a batch as Keras does: ``x``, ``(x, y)`` or ``(x, y, w)``.
+
+    Args:
+        x: the inputs.
+        y: the targets.
+        sample_weight: the weights.
+
+    Returns:
+        ``(x,)`` (a 1-tuple when x alone is a tuple/list), ``(x, y)`` or ``(x, y, w)``.
+    """
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+def timeseries_dataset_from_array(data, targets, sequence_length: int, sequence_stride: int = 1,
+                                  sampling_rate: int = 1, batch_size: int | None = 128,
+                                  shuffle: bool = False, seed: int | None = None,
+                                  start_index: int | None = None,
+                                  end_index: int | None = None) -> Any:
+    """A ``tw.data.Dataset`` of sliding windows over ``data`` (and the target at each
+    window's start).
+
+    Args:
+        data: an array ``(time, ...)``.
+        targets: an array aligned with ``data`` (``targets[i]`` for the window starting at
+            ``i``), or None.
+        sequence_length: the window length.
+        sequence_stride: the step between window starts.
+        sampling_rate: the step between samples inside a window.
+        batch_size: windows per batch (None: unbatched).
+        shuffle: shuffle the windows.
+        seed: the shuffle seed.
+        start_index: the first usable index of ``data``.
+        end_index: one past the last usable index.
+
+    Returns:
+        The dataset.
+    """
+    for arg, v in (("sequence_length", sequence_length), ("sequence_stride", sequence_stride),
+                   ("sampling_rate", sampling_rate)):
+        if not isinstance(v, (int, np.integer)) or v <= 0:
+            raise ValueError(f"`{arg}` must be a positive integer. Received: {arg}={v}")
+    if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or
+                                   batch_size <= 0):
+        raise ValueError(f"`batch_size` must be a positive integer or None. Received: "
+                         f"batch_size={batch_size}")
+    data = np.asarray(data)
+    start = 0 if start_index is None else int(start_index)
+    end = len(data) if end_index is None else int(end_index)
+    if not 0 <= start < end <= len(data):
+        raise ValueError(f"start_index/end_index {start}/{end} are out of range for data of "
+                         f"length {len(data)}")
+    count = end - start - (sequence_length - 1) * sampling_rate
+    if targets is not None:
+        targets = np.asarray(targets)
+        count = min(count, len(targets))
+    starts = np.arange(0, max(count, 0), sequence_stride) + start
+    if shuffle:
+        np.random.default_rng(seed).shuffle(starts)
+    idx = starts[:, None] + np.arange(sequence_length) * sampling_rate
+    windows = data[idx] if len(starts) else np.zeros((0, sequence_length) + data.shape[1:],
+                                                     data.dtype)
+    if windows.dtype == np.float64:
+        windows = windows.astype(np.float32)
+    ds = Dataset.from_tensor_slices(windows if targets is None else (windows, targets[starts]))
+    return ds if batch_size is None else ds.batch(int(batch_size))

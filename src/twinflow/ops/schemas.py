@@ -55,7 +55,7 @@ SCHEMAS = {
     **{op: f"x:T, y:T -> z:bool | T:type in [{REAL}]" for op in (
         "Less", "LessEqual", "Greater", "GreaterEqual")},
     **{op: f"x:T, y:T -> z:T | T:type in [{INT}]" for op in (
-        "BitwiseAnd", "BitwiseOr", "BitwiseXor")},
+        "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift")},
     **{op: "x:bool, y:bool -> z:bool" for op in ("LogicalAnd", "LogicalOr")},
     "Complex": "real:T, imag:T -> out:any | T:type in [float,double]",
     "ClipByValue": f"t:T, lo@clip_value_min:T, hi@clip_value_max:T -> output:T | "

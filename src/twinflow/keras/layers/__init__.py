@@ -1,42 +1,116 @@
 """``tw.keras.layers``."""
-from .base import Input, InputLayer, KerasTensor, Layer
-from .conv import (
-    AveragePooling2D,
-    AvgPool2D,
+# ruff: noqa: F401  (a re-export module: every import is public)
+from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .base import Layer
+from .convolutional import (
+    Conv1D,
+    Conv1DTranspose,
     Conv2D,
+    Conv2DTranspose,
+    Convolution1D,
+    Convolution1DTranspose,
     Convolution2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
-    MaxPool2D,
-    MaxPooling2D,
+    Convolution2DTranspose,
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+    SeparableConvolution1D,
+    SeparableConvolution2D,
 )
 from .core import (
     Activation,
-    Add,
-    Average,
-    Concatenate,
     Dense,
     Dropout,
     Embedding,
     Flatten,
+    Identity,
     Lambda,
-    Maximum,
-    Multiply,
+    Masking,
     Reshape,
-    Subtract,
 )
-from .normalization import BatchNormalization, LayerNormalization
+from .input_layer import Input, InputLayer
+from .keras_tensor import KerasTensor
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
+from .normalization import (
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    AvgPool1D,
+    AvgPool2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPooling1D,
+    MaxPooling2D,
+)
+from .regularization import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from .reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    Permute,
+    RepeatVector,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
+from .rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    StackedRNNCells,
+    TimeDistributed,
+)
 
-__all__ = ["Input", "InputLayer", "KerasTensor", "Layer", "AveragePooling2D", "AvgPool2D",
-           "Conv2D", "Convolution2D", "GlobalAveragePooling2D", "GlobalAvgPool2D",
-           "GlobalMaxPool2D", "GlobalMaxPooling2D", "MaxPool2D", "MaxPooling2D", "Activation",
-           "Add", "Average", "Concatenate", "Dense", "Dropout", "Embedding", "Flatten", "Lambda",
-           "Maximum", "Multiply", "Reshape", "Subtract", "BatchNormalization",
-           "LayerNormalization", "GlobalAveragePooling1D", "GlobalAvgPool1D",
-           "GlobalMaxPool1D", "GlobalMaxPooling1D"]
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -11,25 +11,34 @@ from __future__ import annotations
 import contextlib
 import inspect
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from ...core import dtypes, nest
-from ...core.context import ctx, eager_mode, graph_mode
+from ...core.context import ctx, eager_mode
 from ...core.shapes import TensorShape
 from ...eager.execute import convert_to_tensor
-from ...graph.core_ops import Placeholder
-from ...graph.graph import Graph
 from ...graph.graph import name_scope as _name_scope
 from ...graph.tensor import Tensor
 from ...ops import math_ops
 from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module, camel_to_snake
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from .keras_tensor import (
+    _MASKS,
+    KerasTensor,
+    Node,
+    _has_keras_tensor,
+    _map_pairs,
+    get_keras_mask,
+    set_keras_mask,
+    symbolic_call,
+)
 
 _NAME_COUNTS: dict = {}
 _NAME_LOCK = threading.Lock()
@@ -96,87 +105,30 @@ def _call_accepts(cls: type, arg: str) -> bool:
     return hit
 
 
+def _call_takes_mask(cls: type) -> bool:
+    key = (cls, "mask!")
+    hit = _ACCEPTS.get(key)
+    if hit is None:
+        hit = "mask" in inspect.signature(cls.call).parameters
+        _ACCEPTS[key] = hit
+    return hit
+
+
+def _input_mask(inputs):
+    """The masks attached to ``inputs`` (same structure), or None when there are none."""
+    if isinstance(inputs, Tensor):
+        return get_keras_mask(inputs)
+    masks = nest.map_structure(
+        lambda t: get_keras_mask(t) if isinstance(t, Tensor) else None, inputs)
+    return masks if any(m is not None for m in nest.flatten(masks)) else None
+
+
 def _shape_tuple(shape) -> tuple | None:
     if shape is None:
         return None
     s = shape if isinstance(shape, TensorShape) else TensorShape(shape)
     return None if s.rank is None else tuple(s.as_list())
 
-
-# ---------------------------------------------------------------------------------------------
-# Symbolic tensors
-
-class KerasTensor:
-    """A symbolic value in a functional model: a shape, a dtype and the layer that makes it.
-
-    Args:
-        shape: the shape, including the batch dimension.
-        dtype: the element dtype.
-        layer: the layer whose output this is, or None for an Input.
-        node: the call of ``layer`` that made it.
-        index: which output of that call it is.
-        name: its name; the layer's name when None.
-    """
-
-    def __init__(self, shape, dtype=dtypes.float32, layer=None, node=None, index: int = 0,
-                 name: str | None = None) -> None:
-        self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
-        self.dtype = dtypes.as_dtype(dtype)
-        self._layer = layer
-        self._node = node
-        self._index = index
-        self.name = name or (layer.name if layer is not None else "keras_tensor")
-
-    @property
-    def ndim(self) -> int | None:
-        return self.shape.rank
-
-    def __repr__(self) -> str:
-        return (f"<KerasTensor: shape={self.shape} dtype={self.dtype.name} "
-                f"(created by layer '{self._layer.name if self._layer else None}')>")
-
-    def __len__(self) -> int:
-        raise TypeError("KerasTensors have no len(): they stand for values not yet computed")
-
-
-class Node:
-    """One call of a layer on KerasTensors: which inputs, which keyword arguments, which outputs.
-    """
-
-    def __init__(self, layer: Layer, args: tuple, kwargs: dict, outputs) -> None:
-        self.layer = layer
-        self.args = args
-        self.kwargs = kwargs
-        self.outputs = outputs
-        self.parents = [t for t in nest.flatten((args, kwargs)) if isinstance(t, KerasTensor)]
-
-
-def _placeholder(g: Graph, spec: KerasTensor | TensorShape, dtype, name: str):
-    shape = spec if isinstance(spec, TensorShape) else TensorShape(spec)
-    op = g.create_op(Placeholder, [], {"dtype": dtype, "shape": shape}, [(dtype, shape)], name)
-    return op.outputs[0]
-
-
-def symbolic_call(fn: Callable, args: tuple, kwargs: dict):
-    """Runs ``fn`` on placeholders standing for the KerasTensors in ``args``/``kwargs``.
-
-    Args:
-        fn: the callable (usually a layer's ``__call__``).
-        args: positional arguments, with KerasTensors.
-        kwargs: keyword arguments, with KerasTensors.
-
-    Returns:
-        The outputs as a structure of ``(TensorShape, DType)`` pairs.
-    """
-    g = Graph()
-    with graph_mode(g):
-        def to_ph(x):
-            if isinstance(x, KerasTensor):
-                return _placeholder(g, x.shape, x.dtype, "input")
-            return x
-        a, k = nest.map_structure(to_ph, (args, kwargs))
-        out = fn(*a, **k)
-    return nest.map_structure(lambda t: (t.shape, t.dtype) if isinstance(t, Tensor) else t, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,6 +217,45 @@ class Layer(Module):
                                  "no defined output shape.")
         return self._tw_output_shape
 
+    def __getattr__(self, attr: str):
+        # Python retries a property that raised AttributeError here: keep its message.
+        if attr in ("input", "output"):
+            self._first_node(attr)
+        if attr in ("input_shape", "output_shape"):
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 f"no defined {attr.replace('_', ' ')}.")
+        return super().__getattr__(attr)
+
+    def _first_node(self, what: str):
+        if not self._tw_nodes:
+            raise AttributeError(f"Layer {self.name!r} has never been called and thus has no "
+                                 f"defined {what}.")
+        return self._tw_nodes[0]
+
+    @property
+    def input(self) -> Any:
+        """The KerasTensor(s) this layer was first called on in a functional model."""
+        if "_user_input" in self.__dict__:
+            return self.__dict__["_user_input"]
+        node = self._first_node("input")
+        return node.args[0] if len(node.args) == 1 else list(node.args)
+
+    @input.setter
+    def input(self, value) -> None:
+        # Subclasses may use the name for their own attribute (tf.keras 2 allowed it).
+        self.__dict__["_user_input"] = value
+
+    @property
+    def output(self) -> Any:
+        """The KerasTensor(s) of this layer's first call in a functional model."""
+        if "_user_output" in self.__dict__:
+            return self.__dict__["_user_output"]
+        return self._first_node("output").outputs
+
+    @output.setter
+    def output(self, value) -> None:
+        self.__dict__["_user_output"] = value
+
     # ----- weights -----
     def add_weight(self, name: str | None = None, shape=None, dtype=None, initializer=None,
                    regularizer=None, trainable: bool | None = None, constraint=None,
@@ -279,7 +270,8 @@ class Layer(Module):
             initializer: an initializer, name or callable (glorot_uniform for floats).
             regularizer: a penalty on the weight, added to ``losses`` (name or callable).
             trainable: whether it is trained (default True).
-            constraint: stored on the variable.
+            constraint: a projection applied after each optimizer update (a name such as
+                ``'non_neg'``, a ``tw.keras.constraints`` object or a callable).
             use_resource: ignored.
             synchronization: passed to the variable.
             aggregation: passed to the variable.
@@ -303,7 +295,8 @@ class Layer(Module):
             value = init(shape, dtype=dt)
             var = Variable(value, trainable=True if trainable is None else trainable,
                            name=f"{self.name}/{name or 'Variable'}", dtype=dt,
-                           constraint=constraint, synchronization=synchronization,
+                           constraint=_constraints.get(constraint),
+                           synchronization=synchronization,
                            aggregation=aggregation)
         var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
         self._tw_weights.append(var)
@@ -550,6 +543,13 @@ class Layer(Module):
             training = outer
             if training is not None and _call_accepts(cls, "training"):
                 kwargs["training"] = training
+        mask = None
+        if _MASKS:
+            mask = kwargs.get("mask")
+            if mask is None:
+                mask = _input_mask(inputs)
+                if mask is not None and _call_takes_mask(cls):
+                    kwargs["mask"] = mask
         first = not self.built
         if first:
             with _BUILD_LOCK:  # two threads calling an unbuilt layer build it once
@@ -566,10 +566,33 @@ class Layer(Module):
                     outputs = self.call(inputs, *args, **kwargs)
         finally:
             _CALL.training = outer
+        if mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            self._attach_mask(inputs, outputs, mask)
         if first:
             self._tw_output_shape = _as_shape_tuples(nest.map_structure(
                 lambda t: t.shape if hasattr(t, "shape") else None, outputs))
         return outputs
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        """The mask of this layer's output: the input mask for layers that support masking
+        (``supports_masking``), else None (override for layers that make or change masks).
+
+        Args:
+            inputs: the layer's inputs.
+            mask: their mask (or a structure of masks).
+
+        Returns:
+            The output mask or None.
+        """
+        return mask if self.supports_masking else None
+
+    def _attach_mask(self, inputs, outputs, mask) -> None:
+        out_mask = self.compute_mask(inputs, mask)
+        flat = nest.flatten(outputs)
+        masks = nest.flatten(out_mask) if isinstance(out_mask, (list, tuple)) else \
+            [out_mask] * len(flat)
+        for t, m in zip(flat, masks):
+            set_keras_mask(t, m)
 
     def _functional_call(self, inputs, args: tuple, kwargs: dict):
         specs = symbolic_call(self.__call__, (inputs,) + tuple(args), kwargs)
@@ -684,99 +707,3 @@ def _as_shape_tuples(shapes):
     return shapes
 
 
-def _map_pairs(structure, fn: Callable):
-    """Maps ``fn`` over the ``(shape, dtype)`` pairs of ``structure`` (pairs are leaves)."""
-    if isinstance(structure, tuple) and len(structure) == 2 and \
-            isinstance(structure[0], TensorShape):
-        return fn(structure)
-    if isinstance(structure, dict):
-        return {k: _map_pairs(v, fn) for k, v in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_map_pairs(v, fn) for v in structure)
-    return structure
-
-
-def _has_keras_tensor(inputs, args, kwargs) -> bool:
-    if isinstance(inputs, KerasTensor):
-        return True
-    if isinstance(inputs, Tensor):
-        return False
-    return any(isinstance(t, KerasTensor) for t in nest.flatten((inputs, args, kwargs)))
-
-
-# ---------------------------------------------------------------------------------------------
-# Inputs
-
-class InputLayer(Layer):
-    """The layer behind ``Input``: it has no weights and passes its input through.
-
-    Args:
-        input_shape: the shape of one sample.
-        batch_size: the batch dimension (None: any).
-        dtype: the input dtype.
-        name: the layer name.
-        batch_input_shape: the full shape, instead of ``input_shape`` and ``batch_size``.
-        shape: alias of ``input_shape`` (Keras 3).
-    """
-
-    def __init__(self, input_shape=None, batch_size=None, dtype=None,
-                 input_tensor=None, sparse=None, name: str | None = None,
-                 ragged=None, batch_input_shape=None, shape=None, batch_shape=None,
-                 **kwargs) -> None:
-        if shape is not None and input_shape is None:
-            input_shape = shape
-        if batch_shape is not None:
-            batch_input_shape = batch_shape
-        if batch_input_shape is None:
-            if input_shape is None:
-                raise ValueError("InputLayer needs `input_shape` (or `batch_input_shape`)")
-            batch_input_shape = (batch_size,) + tuple(input_shape)
-        super().__init__(name=name or unique_layer_name("input"), dtype=dtype,
-                         batch_input_shape=batch_input_shape)
-        self.built = True
-        self._tw_output_shape = tuple(batch_input_shape)
-        self._tw_keras_tensor = KerasTensor(TensorShape(list(batch_input_shape)),
-                                            dtypes.as_dtype(dtype or "float32"), layer=self,
-                                            node=None, name=self.name)
-
-    @property
-    def output(self) -> KerasTensor:
-        return self._tw_keras_tensor
-
-    @output.setter
-    def output(self, value) -> None:
-        self._tw_keras_tensor = value
-
-    def get_config(self) -> dict:
-        return {"batch_input_shape": self._tw_batch_input_shape, "dtype": self.dtype,
-                "name": self.name}
-
-
-def Input(shape=None, batch_size=None, name: str | None = None, dtype=None, sparse=None,
-          tensor=None, ragged=None, type_spec=None, batch_shape=None,
-          **kwargs) -> KerasTensor:
-    """A symbolic input of a functional model (``tw.keras.Input``).
-
-    Args:
-        shape: the shape of one sample (without the batch dimension).
-        batch_size: a fixed batch size (None: any).
-        name: the input's name.
-        dtype: the input's dtype (float32 by default).
-        sparse: unsupported; must be falsy.
-        tensor: unsupported.
-        ragged: unsupported; must be falsy.
-        type_spec: unsupported.
-        batch_shape: the full shape including the batch dimension.
-        **kwargs: ``batch_input_shape`` alias.
-
-    Returns:
-        A KerasTensor.
-    """
-    if sparse or ragged:
-        raise NotImplementedError("twinflow has no sparse or ragged Keras inputs")
-    batch_shape = batch_shape or kwargs.get("batch_input_shape")
-    if shape is None and batch_shape is None:
-        raise ValueError("Please provide to Input a `shape` or a `batch_shape` argument.")
-    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
-                       batch_input_shape=batch_shape)
-    return layer.output

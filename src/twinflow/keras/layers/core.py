@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ...core import dtypes
+from ...core import dtypes, nest
 from ...core.shapes import TensorShape
 from ...graph.tensor import ShapeLike, Tensor
-from ...ops import array_ops, linalg_ops, math_ops, nn_ops
+from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -43,10 +43,11 @@ class Dense(Layer):
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.units = int(units)
-        if self.units <= 0:
+        self.supports_masking = True
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
+        self.units = int(units)
         self.activation = _activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
@@ -105,6 +106,7 @@ class Activation(Layer):
 
     def __init__(self, activation, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = _activations.get(activation)
 
     def call(self, inputs) -> Tensor:
@@ -184,6 +186,7 @@ class Dropout(Layer):
     def __init__(self, rate: float, noise_shape: ShapeLike | None = None, seed: int | None = None,
                  **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         if not 0 <= rate <= 1:
             raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
                              f"value between 0 and 1. Received: rate={rate}")
@@ -210,7 +213,8 @@ class Embedding(Layer):
         input_dim: the vocabulary size.
         output_dim: the vector size.
         embeddings_initializer: initializer of the table.
-        mask_zero: accepted (masks are not propagated in twinflow).
+        mask_zero: treat id 0 as padding: the output carries a mask that is False there
+            (RNN and attention layers skip those steps).
         input_length: accepted for compatibility.
         **kwargs: Layer arguments.
     """
@@ -244,6 +248,11 @@ class Embedding(Layer):
     def call(self, inputs) -> Tensor:
         return array_ops.gather(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None) -> Any:
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, array_ops.zeros_like(inputs))
+
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(input_dim=self.input_dim, output_dim=self.output_dim,
@@ -259,7 +268,10 @@ class Lambda(Layer):
 
     Args:
         function: the function, called as ``function(inputs, **arguments)``.
-        output_shape: accepted for compatibility.
+        output_shape: accepted for compatibility (twinflow infers the output shape by
+            tracing ``function``).
+        mask: the output mask: a callable ``mask(inputs, input_mask)`` or a fixed mask
+            (None: the input mask is passed on).
         arguments: extra keyword arguments for ``function``.
         **kwargs: Layer arguments.
     """
@@ -269,9 +281,16 @@ class Lambda(Layer):
         super().__init__(**kwargs)
         self.function = function
         self.arguments = arguments or {}
+        self.mask = mask
+        self.supports_masking = True
 
     def call(self, inputs) -> Any:
         return self.function(inputs, **self.arguments)
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return mask if self.mask is None else self.mask
 
     def get_config(self) -> dict:
         """The config, with the function saved by name only (never as code).
@@ -309,64 +328,46 @@ class Lambda(Layer):
         return cls(**config)
 
 
-class Add(Layer):
-    """Sums a list of inputs element-wise."""
-
-    def call(self, inputs) -> Tensor:
-        return math_ops.add_n(list(inputs))
-
-
-class Subtract(Layer):
-    """``inputs[0] - inputs[1]``."""
-
-    def call(self, inputs) -> Tensor:
-        a, b = inputs
-        return math_ops.subtract(a, b)
-
-
-class Multiply(Layer):
-    """Multiplies a list of inputs element-wise."""
-
-    def call(self, inputs) -> Tensor:
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = math_ops.multiply(out, x)
-        return out
-
-
-class Average(Layer):
-    """The element-wise mean of a list of inputs."""
-
-    def call(self, inputs) -> Tensor:
-        return math_ops.add_n(list(inputs)) * (1.0 / len(inputs))
-
-
-class Maximum(Layer):
-    """The element-wise maximum of a list of inputs."""
-
-    def call(self, inputs) -> Tensor:
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = math_ops.maximum(out, x)
-        return out
-
-
-class Concatenate(Layer):
-    """Concatenates a list of inputs along ``axis``.
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder in a model).
 
     Args:
-        axis: the axis.
         **kwargs: Layer arguments.
     """
 
-    def __init__(self, axis: int = -1, **kwargs) -> None:
+    def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.axis = axis
+        self.supports_masking = True
+
+    def call(self, inputs) -> Any:
+        return nest.map_structure(array_ops.identity, inputs)
+
+
+class Masking(Layer):
+    """Masks the time steps whose features all equal ``mask_value`` (zeroing them), so that
+    later layers (RNNs, attention) skip them.
+
+    Args:
+        mask_value: the padding value.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, mask_value: float = 0.0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = float(mask_value)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        return reduction_ops.reduce_any(
+            math_ops.not_equal(inputs, math_ops.cast(self.mask_value, inputs.dtype)), axis=-1)
 
     def call(self, inputs) -> Tensor:
-        return array_ops.concat(list(inputs), axis=self.axis)
+        keep = reduction_ops.reduce_any(
+            math_ops.not_equal(inputs, math_ops.cast(self.mask_value, inputs.dtype)),
+            axis=-1, keepdims=True)
+        return inputs * math_ops.cast(keep, inputs.dtype)
 
     def get_config(self) -> dict:
         cfg = super().get_config()
-        cfg["axis"] = self.axis
+        cfg["mask_value"] = self.mask_value
         return cfg

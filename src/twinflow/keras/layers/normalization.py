@@ -1,12 +1,24 @@
 """BatchNormalization: batch statistics while training, moving averages at inference."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
-from ...ops import array_ops, nn_ops
+from ...ops import array_ops, math_ops, nn_ops
 from .. import initializers as _initializers
+from .. import regularizers as _regularizers
 from .base import Layer
 
+
+def _axes(layer: Layer, rank: int, dims: list) -> list:
+    """``layer.axis`` as non-negative axes, checked against the input rank."""
+    axes = [layer.axis] if isinstance(layer.axis, int) else list(layer.axis)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not -rank <= a < rank:
+            raise ValueError(f"{type(layer).__name__}: invalid axis {a!r} for inputs of rank "
+                             f"{rank} (shape {tuple(dims)}).")
+    return [int(a) % rank for a in axes]
 
 class BatchNormalization(Layer):
     """Normalizes each feature of ``axis`` to zero mean and unit variance.
@@ -25,7 +37,12 @@ class BatchNormalization(Layer):
         gamma_initializer: initializer of gamma.
         moving_mean_initializer: initializer of the moving mean.
         moving_variance_initializer: initializer of the moving variance.
-        **kwargs: Layer arguments and ignored regularizers/constraints.
+        beta_regularizer: a penalty on beta.
+        gamma_regularizer: a penalty on gamma.
+        beta_constraint: stored on beta.
+        gamma_constraint: stored on gamma.
+        synchronized: must be False (one device).
+        **kwargs: Layer arguments.
     """
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
@@ -35,8 +52,16 @@ class BatchNormalization(Layer):
                  beta_constraint=None, gamma_constraint=None, synchronized: bool = False,
                  **kwargs) -> None:
         super().__init__(**kwargs)
+        if synchronized:
+            raise NotImplementedError("BatchNormalization(synchronized=True) needs several "
+                                      "devices; twinflow runs on one")
+        self.supports_masking = True
         self.axis = axis
         self.momentum = float(momentum)
+        self.beta_regularizer = _regularizers.get(beta_regularizer)
+        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
         self.epsilon = float(epsilon)
         self.center = center
         self.scale = scale
@@ -48,8 +73,7 @@ class BatchNormalization(Layer):
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
         rank = len(dims)
-        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
-        axes = [a % rank for a in axes]
+        axes = _axes(self, rank, dims)
         for a in axes:
             if dims[a] is None:
                 raise ValueError(f"BatchNormalization: axis {a} of input shape {input_shape} "
@@ -59,10 +83,12 @@ class BatchNormalization(Layer):
         param_shape = tuple(dims[a] for a in axes)
         # Parameters broadcast against inputs of the full rank.
         self._tw_bshape = [dims[i] if i in axes else 1 for i in range(rank)]
-        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer) \
-            if self.scale else None
-        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer) \
-            if self.center else None
+        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.moving_mean = self.add_weight("moving_mean", param_shape, trainable=False,
                                            initializer=self.moving_mean_initializer)
         self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
@@ -100,7 +126,40 @@ class BatchNormalization(Layer):
         return cfg
 
 
-class LayerNormalization(Layer):
+class _Affine(Layer):
+    """The learned scale ``gamma`` and offset ``beta`` of LayerNormalization and
+    GroupNormalization: their arguments, weights and config."""
+
+    def _init_affine(self, center, scale, beta_initializer, gamma_initializer,
+                     beta_regularizer, gamma_regularizer, beta_constraint,
+                     gamma_constraint) -> None:
+        self.supports_masking = True
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+        self.beta_regularizer = _regularizers.get(beta_regularizer)
+        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
+        self.beta_constraint = beta_constraint
+        self.gamma_constraint = gamma_constraint
+
+    def _affine_weights(self, shape: tuple) -> None:
+        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
+
+    def _affine_config(self) -> dict:
+        return dict(center=self.center, scale=self.scale,
+                    beta_initializer=_initializers.serialize(self.beta_initializer),
+                    gamma_initializer=_initializers.serialize(self.gamma_initializer),
+                    beta_regularizer=_regularizers.serialize(self.beta_regularizer),
+                    gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
+
+
+class LayerNormalization(_Affine):
     """Normalizes each sample over ``axis`` (the features), then scales and shifts.
 
     Args:
@@ -110,7 +169,11 @@ class LayerNormalization(Layer):
         scale: learn a scale ``gamma``.
         beta_initializer: initializer of beta.
         gamma_initializer: initializer of gamma.
-        **kwargs: Layer arguments and ignored regularizers/constraints.
+        beta_regularizer: a penalty on beta.
+        gamma_regularizer: a penalty on gamma.
+        beta_constraint: stored on beta.
+        gamma_constraint: stored on gamma.
+        **kwargs: Layer arguments.
     """
 
     def __init__(self, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
@@ -120,22 +183,16 @@ class LayerNormalization(Layer):
         super().__init__(**kwargs)
         self.axis = axis
         self.epsilon = float(epsilon)
-        self.center = center
-        self.scale = scale
-        self.beta_initializer = _initializers.get(beta_initializer)
-        self.gamma_initializer = _initializers.get(gamma_initializer)
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
         rank = len(dims)
-        axes = [self.axis] if isinstance(self.axis, int) else list(self.axis)
-        self._tw_axes = sorted(a % rank for a in axes)
+        self._tw_axes = sorted(_axes(self, rank, dims))
         shape = tuple(dims[a] for a in self._tw_axes)
         self._tw_bshape = [dims[i] if i in self._tw_axes else 1 for i in range(rank)]
-        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) \
-            if self.scale else None
-        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) \
-            if self.center else None
+        self._affine_weights(shape)
         self.built = True
 
     def _b(self, t):
@@ -150,7 +207,107 @@ class LayerNormalization(Layer):
 
     def get_config(self) -> dict:
         cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
-                   beta_initializer=_initializers.serialize(self.beta_initializer),
-                   gamma_initializer=_initializers.serialize(self.gamma_initializer))
+        cfg.update(axis=self.axis, epsilon=self.epsilon, **self._affine_config())
+        return cfg
+
+
+class GroupNormalization(_Affine):
+    """Normalizes each sample over groups of channels (and all other non-batch axes), then
+    scales and shifts each channel. ``groups=1`` is layer normalization over everything;
+    ``groups=channels`` is instance normalization.
+
+    Args:
+        groups: the number of groups (must divide the channels).
+        axis: the channel axis.
+        epsilon: added to the variance.
+        center: learn an offset ``beta``.
+        scale: learn a scale ``gamma``.
+        beta_initializer: initializer of beta.
+        gamma_initializer: initializer of gamma.
+        beta_regularizer: a penalty on beta.
+        gamma_regularizer: a penalty on gamma.
+        beta_constraint: stored on beta.
+        gamma_constraint: stored on gamma.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+            raise ValueError(f"GroupNormalization: `groups` must be a positive integer; got "
+                             f"{groups!r}")
+        self.groups = groups
+        self.axis = axis
+        self.epsilon = float(epsilon)
+        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
+                          gamma_regularizer, beta_constraint, gamma_constraint)
+
+    def build(self, input_shape) -> None:
+        dims = TensorShape(input_shape).as_list()
+        (axis,) = _axes(self, len(dims), dims)
+        channels = dims[axis]
+        if channels is None:
+            raise ValueError(f"Axis {self.axis} of input tensor should have a defined "
+                             f"dimension but the layer received an input with shape "
+                             f"{input_shape}.")
+        if channels < self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) cannot be more than the number "
+                             f"of channels ({channels}).")
+        if channels % self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) must be a multiple of the "
+                             f"number of channels ({channels}).")
+        self._tw_axis = axis
+        self._affine_weights((channels,))
+        self.built = True
+
+    def call(self, inputs) -> Tensor:
+        rank = inputs.shape.rank
+        axis = self._tw_axis
+        shape = array_ops.shape(inputs)
+        c = inputs.shape.as_list()[axis]
+        # (..., C, ...) -> (..., G, C/G, ...): statistics over everything but batch and group.
+        split = array_ops.concat([shape[:axis], [self.groups, c // self.groups],
+                                  shape[axis + 1:]], axis=0)
+        x = array_ops.reshape(inputs, split)
+        reduce_axes = [i for i in range(1, rank + 1) if i != axis]
+        mean, var = nn_ops.moments(x, reduce_axes, keepdims=True)
+        x = (x - mean) * math_ops.rsqrt(var + self.epsilon)
+        x = array_ops.reshape(x, shape)
+        bshape = [1] * rank
+        bshape[axis] = c
+        if self.gamma is not None:
+            x = x * array_ops.reshape(self.gamma, bshape)
+        if self.beta is not None:
+            x = x + array_ops.reshape(self.beta, bshape)
+        return x
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(groups=self.groups, axis=self.axis, epsilon=self.epsilon,
+                   **self._affine_config())
+        return cfg
+
+
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm over ``axis``.
+
+    Args:
+        axis: the axis or axes.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, axis=-1, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+
+    def call(self, inputs) -> Tensor:
+        return nn_ops.l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg["axis"] = self.axis
         return cfg

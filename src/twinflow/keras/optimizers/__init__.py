@@ -1,8 +1,11 @@
 """``tw.keras.optimizers``."""
 from . import schedules
+from .more import Adadelta, Adafactor, Adamax, Ftrl, Lion, Nadam
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad,
+            "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl, "lion": Lion,
+            "adafactor": Adafactor}
 
 
 def get(identifier) -> Optimizer:
@@ -26,4 +29,5 @@ def get(identifier) -> Optimizer:
     raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}")
 
 
-__all__ = ["schedules", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get"]
+__all__ = ["schedules", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get",
+           "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor"]

@@ -36,22 +36,41 @@ class Optimizer(Module):
         clipnorm: clip each gradient to this norm.
         clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
         global_clipnorm: clip all gradients together to this global norm.
-        use_ema: unsupported (must be False).
-        **kwargs: ``lr`` (old alias of learning_rate) and ignored Keras arguments.
+        use_ema: keep an exponential moving average of each variable (``ema`` slots);
+            ``finalize_variable_values`` (called at the end of ``fit``) copies it in.
+        ema_momentum: the average's momentum.
+        ema_overwrite_frequency: every this many steps, copy the averages into the variables.
+        jit_compile: accepted for compatibility (twinflow compiles ``tw.function`` graphs).
+        gradient_accumulation_steps: apply the mean gradient of this many steps once, every
+            this many steps (``iterations`` still counts every step).
+        **kwargs: ``lr`` (old alias of learning_rate), ``decay`` and
+            ``is_legacy_optimizer`` (tf.keras 2 arguments, which must be unset).
     """
 
     def __init__(self, name: str, learning_rate=0.001, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema: bool = False,
                  ema_momentum: float = 0.99, ema_overwrite_frequency=None, jit_compile=None,
-                 **kwargs) -> None:
+                 gradient_accumulation_steps=None, **kwargs) -> None:
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")
-        kwargs.pop("decay", None)
+        if kwargs.pop("decay", None):
+            raise ValueError("`decay` is deprecated in Keras 3; use a learning rate schedule")
         kwargs.pop("is_legacy_optimizer", None)
         if kwargs:
             raise TypeError(f"{name}: unexpected keyword arguments {sorted(kwargs)}")
-        if use_ema:
-            raise NotImplementedError("use_ema is not supported by twinflow's optimizers")
+        if gradient_accumulation_steps is not None and (
+                isinstance(gradient_accumulation_steps, bool) or
+                not isinstance(gradient_accumulation_steps, int) or
+                gradient_accumulation_steps < 2):
+            raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 2. "
+                             f"Received: {gradient_accumulation_steps}")
+        if not 0 <= ema_momentum <= 1:
+            raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: "
+                             f"ema_momentum={ema_momentum}")
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = float(ema_momentum)
+        self.ema_overwrite_frequency = ema_overwrite_frequency
+        self.gradient_accumulation_steps = gradient_accumulation_steps
         if sum(x is not None for x in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can "
                              "be set.")
@@ -84,13 +103,22 @@ class Optimizer(Module):
 
     @property
     def learning_rate(self):
-        """The learning rate: a float32 variable, or the schedule."""
-        return self._tw_lr
+        """The current learning rate: the float32 variable, or a schedule's value now (Keras 3;
+        the schedule itself is ``_learning_rate``)."""
+        if isinstance(self._tw_lr, Variable):
+            return self._tw_lr
+        return self._current_lr()
 
     @learning_rate.setter
     def learning_rate(self, value) -> None:
         if isinstance(value, LearningRateSchedule) or callable(value):
             self._tw_lr = value
+        elif not isinstance(self._tw_lr, Variable):
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as "
+                            "its `learning_rate` constructor argument, hence its learning rate "
+                            "is not settable. If you need the learning rate to be settable, "
+                            "you should instantiate the optimizer with a float "
+                            "`learning_rate` argument.")
         elif isinstance(self._tw_lr, Variable):
             self._tw_lr.assign(np.float32(float(value)))
         else:
@@ -99,6 +127,11 @@ class Optimizer(Module):
                                        name="learning_rate")
 
     lr = learning_rate
+
+    @property
+    def _learning_rate(self):
+        """The learning rate as given: the variable or the schedule."""
+        return self._tw_lr
 
     def _current_lr(self):
         lr = self._tw_lr
@@ -130,6 +163,11 @@ class Optimizer(Module):
     def _slot_names(self) -> tuple:
         return ()
 
+    def _all_slot_names(self) -> tuple:
+        extra = (("ema",) if self.use_ema else ()) + \
+            (("accumulated_grad",) if self.gradient_accumulation_steps else ())
+        return self._slot_names() + extra
+
     def build(self, var_list: list) -> None:
         """Creates the slots of any variable in ``var_list`` not seen before.
 
@@ -142,8 +180,14 @@ class Optimizer(Module):
                 continue
             self._tw_index[id(var)] = len(self._tw_tracked)
             self._tw_tracked.append(var)
-            self._tw_slots.append({n: self.add_variable_from_reference(var, n)
-                                   for n in self._slot_names()})
+            slots = {n: self.add_variable_from_reference(var, n) for n in self._slot_names()}
+            if self.use_ema:
+                # zeros: the first update sets it to the variable (momentum 0 at step 0)
+                slots["ema"] = Optimizer.add_variable_from_reference(self, var, "ema")
+            if self.gradient_accumulation_steps:
+                slots["accumulated_grad"] = Optimizer.add_variable_from_reference(
+                    self, var, "accumulated_grad")
+            self._tw_slots.append(slots)
             new = True
         if new:
             apply_deferred(self)
@@ -223,22 +267,100 @@ class Optimizer(Module):
             raise ValueError(f"No gradients provided for any variable: {names}. Check that "
                              "the loss depends on the variables and is computed inside the "
                              "GradientTape.")
-        grads = self._clip([g for g, _ in kept])
         var_list = [v for _, v in kept]
+        for var in var_list:
+            if not isinstance(var, Variable):
+                raise TypeError(f"apply_gradients needs tw.Variables, got {var!r}")
         self.build(var_list)
+        grads = [g if g.dtype is v.dtype else math_ops.cast(g, v.dtype)
+                 for g, v in ((g, v) for g, v in kept)]
+        n = self.gradient_accumulation_steps
+        if n:
+            self._accumulated_update(grads, var_list, n)
+        else:
+            self._update(self._clip(grads), var_list)
+        if self.use_ema:
+            self._update_ema(var_list)
+        self._tw_iterations.assign_add(np.int64(1))
+        return self._tw_iterations
+
+    def apply(self, grads, trainable_variables=None) -> Variable:
+        """Applies ``grads`` to ``trainable_variables`` (Keras 3's form of apply_gradients).
+
+        Args:
+            grads: the gradients, one per variable.
+            trainable_variables: the variables (default: those of an earlier ``build``).
+
+        Returns:
+            The ``iterations`` variable.
+        """
+        if trainable_variables is None:
+            if not self._tw_tracked:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must "
+                                 "already be built on a list of variables. Call "
+                                 "`optimizer.build(trainable_variables)` first.")
+            trainable_variables = self._tw_tracked
+        grads, variables = list(grads), list(trainable_variables)
+        if len(grads) != len(variables):
+            raise ValueError(f"apply: {len(grads)} gradients for {len(variables)} variables")
+        return self.apply_gradients(zip(grads, variables))
+
+    def _update(self, grads: list, var_list: list) -> None:
         lr = self._current_lr()
         self._prepare(lr)
         for g, var in zip(grads, var_list):
-            if not isinstance(var, Variable):
-                raise TypeError(f"apply_gradients needs tw.Variables, got {var!r}")
             lr_v = lr if lr.dtype is var.dtype else math_ops.cast(lr, var.dtype)
-            if g.dtype is not var.dtype:
-                g = math_ops.cast(g, var.dtype)
             if self.weight_decay:
                 var.assign_sub(var * (lr_v * float(self.weight_decay)))
             self.update_step(g, var, lr_v)
-        self._tw_iterations.assign_add(np.int64(1))
-        return self._tw_iterations
+            if var.constraint is not None:  # Keras: constraints project after each update
+                var.assign(var.constraint(var.read_value()))
+
+    def _accumulated_update(self, grads: list, var_list: list, n: int) -> None:
+        """Adds the gradients to the accumulators; every ``n``-th step applies their mean.
+
+        The update runs every step and is blended away (``keep`` 0) on the steps that only
+        accumulate, so the same ops run eagerly and in a graph, without a conditional."""
+        it = self._tw_iterations.read_value()
+        step = math_ops.cast(math_ops.equal(math_ops.floormod(it + np.int64(1), np.int64(n)),
+                                            np.int64(0)), "float32")
+        accs = [self.get_slot(v, "accumulated_grad") for v in var_list]
+        means = [(a + g) * (1.0 / n) for a, g in zip(accs, grads)]
+        state = [v for v in self.variables if v is not self._tw_iterations] + list(var_list)
+        state = [v for v in state if not any(v is a for a in accs)]
+        before = [v.read_value() for v in state]
+        self._update(self._clip(means), var_list)
+        for v, old in zip(state, before):
+            keep = math_ops.cast(step, v.dtype)
+            v.assign(old + (v.read_value() - old) * keep)
+        for a, g in zip(accs, grads):
+            keep = math_ops.cast(step, a.dtype)
+            a.assign((a + g) * (1.0 - keep))
+
+    def _update_ema(self, var_list: list) -> None:
+        it = self._tw_iterations.read_value()
+        first = math_ops.cast(math_ops.equal(it, np.int64(0)), "float32")
+        freq = self.ema_overwrite_frequency
+        for var in var_list:
+            ema = self.get_slot(var, "ema")
+            momentum = math_ops.cast(self.ema_momentum * (1.0 - first), var.dtype)
+            ema.assign(momentum * ema + (1.0 - momentum) * var)
+            if freq:
+                now = math_ops.cast(math_ops.equal(math_ops.floormod(
+                    it + np.int64(1), np.int64(int(freq))), np.int64(0)), var.dtype)
+                var.assign(var + (ema - var) * now)
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With ``use_ema``, sets each variable to its moving average (end of training).
+
+        Args:
+            var_list: the trained variables.
+        """
+        if not self.use_ema:
+            return
+        for var in var_list:
+            if id(var) in self._tw_index:
+                var.assign(self.get_slot(var, "ema"))
 
     def _prepare(self, lr) -> None:
         """Per-step values shared by every variable's update (override)."""
@@ -288,7 +410,10 @@ class Optimizer(Module):
         return {"name": self.name,
                 "learning_rate": float(lr.numpy()) if isinstance(lr, Variable) else lr,
                 "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
-                "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+                "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm,
+                "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
+                "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                "gradient_accumulation_steps": self.gradient_accumulation_steps}
 
     @classmethod
     def from_config(cls, config: dict) -> Optimizer:

@@ -30,6 +30,12 @@ from .elementwise import (
 )
 
 
+def _shift_amount(x, y):
+    """Shift counts clamped to [0, bits - 1]: NumPy (and C) leave larger or negative counts
+    undefined; TensorFlow's kernel clamps them, so twinflow does too."""
+    return np.clip(y, 0, x.dtype.itemsize * 8 - 1).astype(y.dtype, copy=False)
+
+
 def _equal_kernel(x, y):
     out = np.equal(x, y)
     return out if out.dtype == np.bool_ else out.astype(np.bool_)
@@ -116,13 +122,26 @@ COMPARISON = [
           doc="~x (flips every bit) for integer tensors.",
           api=("Flips every bit (``tw.bitwise.invert``, ``~`` on integer tensors).",
                "an integer tensor.", "~x.")),
+    Binary("LeftShift", "left_shift", lambda x, y: np.left_shift(x, _shift_amount(x, y)), INT,
+          doc="x << y, y clamped to [0, bits - 1] (TensorFlow's kernel does the same).",
+          api=("x << y for integer tensors (``tw.bitwise.left_shift``); shift counts outside "
+               "[0, bits) are clamped into it, as TensorFlow's kernel does.",
+               "an integer tensor or value.", "a tensor or value of the same dtype.",
+               "An integer tensor; bits shifted out are lost.")),
+    Binary("RightShift", "right_shift",
+          lambda x, y: np.right_shift(x, _shift_amount(x, y)), INT,
+          doc="x >> y (arithmetic for signed x), y clamped to [0, bits - 1].",
+          api=("x >> y for integer tensors (``tw.bitwise.right_shift``): arithmetic (sign "
+               "filling) for signed dtypes; shift counts are clamped into [0, bits).",
+               "an integer tensor or value.", "a tensor or value of the same dtype.",
+               "An integer tensor.")),
 ]
 _OPS = declare(COMPARISON)
 (Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual, IsNan, IsInf, IsFinite, LogicalAnd,
- LogicalOr, LogicalNot, BitwiseAnd, BitwiseOr, BitwiseXor, Invert) = _OPS
+ LogicalOr, LogicalNot, BitwiseAnd, BitwiseOr, BitwiseXor, Invert, LeftShift, RightShift) = _OPS
 (equal, not_equal, less, less_equal, greater, greater_equal, is_nan, is_inf, is_finite,
  logical_and, logical_or, logical_not, bitwise_and, bitwise_or, bitwise_xor,
- invert) = public_functions(COMPARISON, _OPS, __name__)
+ invert, left_shift, right_shift) = public_functions(COMPARISON, _OPS, __name__)
 
 
 # ----- selection --------------------------------------------------------------------------------

@@ -266,25 +266,14 @@ def _unary_function(opdef):
     return fn
 
 
-def _binary_function(opdef):
+def _binary_function(opdef, fast: bool):
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-        try:
-            cx, cy = convert_pair(x, y)
-        except CompositeArgument as e:
-            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
-        return bind(opdef, (cx, cy), name=name)
-    fn.op_name = opdef.name  # what composite dispatch reports and looks at
-    return fn
-
-
-def _fast_binary_function(opdef):
-    def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
-        if type(x) is _ET and type(y) is _ET and name is None:
+        if fast and type(x) is _ET and type(y) is _ET and name is None:
             return bind_binary(opdef, x, y)  # as ``x + y`` does
         try:
             cx, cy = convert_pair(x, y)
         except CompositeArgument as e:
-            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef))
+            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef, False))
         return bind(opdef, (cx, cy), name=name)
     fn.op_name = opdef.name  # what composite dispatch reports and looks at
     return fn
@@ -307,10 +296,9 @@ def public_functions(rows: list, opdefs: tuple, module: str) -> tuple:
         if row.fn is None:
             continue
         if isinstance(row, Binary):
-            make = _fast_binary_function if row.fast else _binary_function
+            fn = _binary_function(opdef, row.fast)
         else:
-            make = _unary_function
-        fn = make(opdef)
+            fn = _unary_function(opdef)
         fn.__name__ = fn.__qualname__ = row.fn
         fn.__module__ = module
         fn.__doc__ = _docstring(row)

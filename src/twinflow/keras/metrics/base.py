@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes
-from ..graph.tensor import DTypeLike, Tensor, TensorLike
-from ..ops import array_ops, math_ops, reduction_ops
-from ..ops.variables import Variable
-from . import losses as _losses
-from .layers.base import Layer
+from ...core import dtypes
+from ...graph.tensor import DTypeLike, Tensor, TensorLike
+from ...ops import array_ops, math_ops, reduction_ops
+from ...ops.variables import Variable
+from .. import losses as _losses
+from ..layers.base import Layer
 
 
 def _to_float(x, dtype=dtypes.float32):
@@ -344,7 +344,13 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
 
 
 class _Confusion(Metric):
-    """Counts true/false positives/negatives of ``y_pred > threshold`` at each threshold."""
+    """Counts true/false positives/negatives of ``y_pred > threshold`` at each threshold.
+
+    Args:
+        thresholds: the thresholds.
+        name: the metric name.
+        dtype: the metric dtype.
+    """
 
     def __init__(self, thresholds, name: str | None = None, dtype=None) -> None:
         super().__init__(name=name, dtype=dtype)
@@ -355,7 +361,7 @@ class _Confusion(Metric):
         self.true_negatives = self.add_weight("true_negatives", (n,))
         self.false_negatives = self.add_weight("false_negatives", (n,))
 
-    def update_state(self, y_true, y_pred, sample_weight=None):
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         pred = array_ops.reshape(_to_float(y_pred), [-1, 1])
         truth = array_ops.reshape(_to_float(y_true), [-1, 1])
         above = math_ops.cast(math_ops.greater(pred, self._tw_thresholds), dtypes.float32)

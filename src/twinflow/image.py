@@ -1,0 +1,62 @@
+"""``tw.image``: image ops (re-exports of ``twinflow.ops.image``)."""
+from .ops.image.boxes import (  # noqa: F401
+                               crop_and_resize,
+                               draw_bounding_boxes,
+                               non_max_suppression,
+                               non_max_suppression_padded,
+                               non_max_suppression_with_scores,
+)
+from .ops.image.color import (  # noqa: F401
+                               adjust_brightness,
+                               adjust_contrast,
+                               adjust_gamma,
+                               adjust_hue,
+                               adjust_saturation,
+                               convert_image_dtype,
+                               grayscale_to_rgb,
+                               hsv_to_rgb,
+                               per_image_standardization,
+                               rgb_to_grayscale,
+                               rgb_to_hsv,
+                               rgb_to_yiq,
+                               rgb_to_yuv,
+                               yiq_to_rgb,
+                               yuv_to_rgb,
+)
+from .ops.image.geometry import (  # noqa: F401
+                               flip_left_right,
+                               flip_up_down,
+                               random_brightness,
+                               random_contrast,
+                               random_crop,
+                               random_flip_left_right,
+                               random_flip_up_down,
+                               random_hue,
+                               random_saturation,
+                               rot90,
+                               stateless_random_brightness,
+                               stateless_random_contrast,
+                               stateless_random_crop,
+                               stateless_random_flip_left_right,
+                               stateless_random_flip_up_down,
+                               stateless_random_hue,
+                               stateless_random_saturation,
+                               transpose,
+)
+from .ops.image.quality import (  # noqa: F401
+                               extract_patches,
+                               image_gradients,
+                               psnr,
+                               sobel_edges,
+                               ssim,
+                               total_variation,
+)
+from .ops.image.resize import (  # noqa: F401
+                               ResizeMethod,
+                               central_crop,
+                               crop_to_bounding_box,
+                               pad_to_bounding_box,
+                               resize,
+                               resize_with_crop_or_pad,
+                               resize_with_pad,
+)

@@ -1,0 +1,88 @@
+"""``Input`` and ``InputLayer``: the entry points of functional models."""
+from __future__ import annotations
+
+from ...core import dtypes
+from ...core.shapes import TensorShape
+from .base import Layer, unique_layer_name
+from .keras_tensor import KerasTensor
+
+
+class InputLayer(Layer):
+    """The layer behind ``Input``: it has no weights and passes its input through.
+
+    Args:
+        input_shape: the shape of one sample.
+        batch_size: the batch dimension (None: any).
+        dtype: the input dtype.
+        name: the layer name.
+        batch_input_shape: the full shape, instead of ``input_shape`` and ``batch_size``.
+        shape: alias of ``input_shape`` (Keras 3).
+    """
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None,
+                 input_tensor=None, sparse=None, name: str | None = None,
+                 ragged=None, batch_input_shape=None, shape=None, batch_shape=None,
+                 **kwargs) -> None:
+        if shape is not None and input_shape is None:
+            input_shape = shape
+        if batch_shape is not None:
+            batch_input_shape = batch_shape
+        if batch_input_shape is None:
+            if input_shape is None:
+                raise ValueError("InputLayer needs `input_shape` (or `batch_input_shape`)")
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        super().__init__(name=name or unique_layer_name("input"), dtype=dtype,
+                         batch_input_shape=batch_input_shape)
+        self.built = True
+        self._tw_output_shape = tuple(batch_input_shape)
+        self._tw_keras_tensor = KerasTensor(TensorShape(list(batch_input_shape)),
+                                            dtypes.as_dtype(dtype or "float32"), layer=self,
+                                            node=None, name=self.name)
+
+    @property
+    def output(self) -> KerasTensor:
+        """The KerasTensor this layer stands for."""
+        return self._tw_keras_tensor
+
+    @output.setter
+    def output(self, value) -> None:
+        self._tw_keras_tensor = value
+
+    @property
+    def input(self) -> KerasTensor:
+        """The KerasTensor this layer stands for (as ``output``)."""
+        return self._tw_keras_tensor
+
+    def get_config(self) -> dict:
+        return {"batch_input_shape": self._tw_batch_input_shape, "dtype": self.dtype,
+                "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name: str | None = None, dtype=None, sparse=None,
+          tensor=None, ragged=None, type_spec=None, batch_shape=None,
+          **kwargs) -> KerasTensor:
+    """A symbolic input of a functional model (``tw.keras.Input``).
+
+    Args:
+        shape: the shape of one sample (without the batch dimension).
+        batch_size: a fixed batch size (None: any).
+        name: the input's name.
+        dtype: the input's dtype (float32 by default).
+        sparse: unsupported; must be falsy.
+        tensor: unsupported.
+        ragged: unsupported; must be falsy.
+        type_spec: unsupported.
+        batch_shape: the full shape including the batch dimension.
+        **kwargs: ``batch_input_shape`` alias.
+
+    Returns:
+        A KerasTensor.
+    """
+    if sparse or ragged:
+        raise NotImplementedError("twinflow has no sparse or ragged Keras inputs")
+    batch_shape = batch_shape or kwargs.get("batch_input_shape")
+    if shape is None and batch_shape is None:
+        raise ValueError("Please provide to Input a `shape` or a `batch_shape` argument.")
+    layer = InputLayer(input_shape=shape, batch_size=batch_size, dtype=dtype, name=name,
+                       batch_input_shape=batch_shape)
+    return layer.output

@@ -1,0 +1,241 @@
+"""Pooling layers: Max/AveragePooling1D/2D and the Global pools over 1-3 spatial dimensions.
+``channels_first`` inputs are transposed to channels-last for the window pools. A masked
+GlobalAveragePooling1D averages the unmasked steps only, as in Keras."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...graph.tensor import Tensor
+from ...ops import array_ops, math_ops, nn_ops, reduction_ops
+from .base import Layer
+from .reshaping import _data_format, _tuple
+
+
+def _pool_padding(padding: str) -> str:
+    p = str(padding).lower()
+    if p not in ("valid", "same"):
+        raise ValueError(f"The `padding` argument must be 'valid' or 'same'. Received: "
+                         f"padding={padding!r}")
+    return p
+
+
+class _Pooling(Layer):
+    _rank = 2
+    _max = True
+
+    def __init__(self, pool_size=2, strides=None, padding: str = "valid", data_format=None,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        n = self._rank
+        self.pool_size = _tuple(pool_size, n, "pool_size")
+        self.strides = _tuple(strides, n, "strides") if strides is not None else self.pool_size
+        # Zero or negative windows and strides are refused by the pool op when called
+        # (InvalidArgumentError), as in Keras 3.
+        self.padding = _pool_padding(padding)
+        self.data_format = _data_format(data_format)
+
+    def call(self, inputs) -> Tensor:
+        n = self._rank
+        x = inputs
+        if self.data_format == "channels_first":
+            x = array_ops.transpose(x, [0] + list(range(2, n + 2)) + [1])
+        ksize, strides = list(self.pool_size), list(self.strides)
+        if n == 1:
+            x = array_ops.expand_dims(x, 1)
+            ksize, strides = [1] + ksize, [1] + strides
+        pool = nn_ops.max_pool2d if self._max else nn_ops.avg_pool2d
+        y = pool(x, ksize, strides, self.padding.upper())
+        if n == 1:
+            y = array_ops.squeeze(y, axis=[1])
+        if self.data_format == "channels_first":
+            y = array_ops.transpose(y, [0, n + 1] + list(range(1, n + 1)))
+        return y
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(pool_size=self.pool_size, strides=self.strides, padding=self.padding,
+                   data_format=self.data_format)
+        return cfg
+
+
+class MaxPooling1D(_Pooling):
+    """Maximum over windows of steps.
+
+    Args:
+        pool_size: the window length.
+        strides: the stride (default: ``pool_size``).
+        padding: ``'valid'`` or ``'same'``.
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 1, True
+
+
+class AveragePooling1D(_Pooling):
+    """Mean over windows of steps.
+
+    Args:
+        pool_size: the window length.
+        strides: the stride (default: ``pool_size``).
+        padding: ``'valid'`` or ``'same'``.
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 1, False
+
+
+class MaxPooling2D(_Pooling):
+    """Maximum over ``pool_size`` windows.
+
+    Args:
+        pool_size: an int or a pair.
+        strides: an int or a pair (default: ``pool_size``).
+        padding: ``'valid'`` or ``'same'``.
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 2, True
+
+
+class AveragePooling2D(_Pooling):
+    """Mean over ``pool_size`` windows.
+
+    Args:
+        pool_size: an int or a pair.
+        strides: an int or a pair (default: ``pool_size``).
+        padding: ``'valid'`` or ``'same'``.
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 2, False
+
+
+class _GlobalPooling(Layer):
+    _rank = 1
+    _max = False
+
+    def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.data_format = _data_format(data_format)
+        self.keepdims = bool(keepdims)
+
+    def _axes(self, inputs) -> list:
+        if inputs.shape.rank is not None and inputs.shape.rank != self._rank + 2:
+            raise ValueError(f"{type(self).__name__} expects inputs of rank {self._rank + 2}; "
+                             f"got shape {inputs.shape}")
+        start = 1 if self.data_format == "channels_last" else 2
+        return list(range(start, start + self._rank))
+
+    def call(self, inputs) -> Tensor:
+        reduce = reduction_ops.reduce_max if self._max else reduction_ops.reduce_mean
+        return reduce(inputs, axis=self._axes(inputs), keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        return None
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(data_format=self.data_format, keepdims=self.keepdims)
+        return cfg
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """Mean over the steps axis: ``(N, steps, C) -> (N, C)`` (masked steps left out).
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the steps axis with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 1, False
+
+    def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
+        super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs, mask=None) -> Tensor:
+        axis = self._axes(inputs)
+        if mask is None:
+            return reduction_ops.reduce_mean(inputs, axis=axis, keepdims=self.keepdims)
+        m = math_ops.cast(mask, inputs.dtype)
+        m = array_ops.expand_dims(m, 2 if self.data_format == "channels_last" else 1)
+        total = reduction_ops.reduce_sum(inputs * m, axis=axis, keepdims=self.keepdims)
+        count = reduction_ops.reduce_sum(m, axis=axis, keepdims=self.keepdims)
+        return math_ops.div_no_nan(total, count)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the steps axis with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 1, True
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """Mean over height and width: ``(N, H, W, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the spatial dimensions with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 2, False
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """Maximum over height and width: ``(N, H, W, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the spatial dimensions with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 2, True
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    """Mean over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the spatial dimensions with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 3, False
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """Maximum over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``.
+
+    Args:
+        data_format: ``'channels_last'`` or ``'channels_first'``.
+        keepdims: keep the spatial dimensions with length 1.
+        **kwargs: Layer arguments.
+    """
+
+    _rank, _max = 3, True
+
+
+MaxPool1D = MaxPooling1D
+AvgPool1D = AveragePooling1D
+MaxPool2D = MaxPooling2D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D

@@ -1,0 +1,74 @@
+"""``tw.keras.metrics``: stateful metrics (``update_state``/``result``/``reset_state``).
+
+``base.py``: the Metric classes, accuracies, MSE/MAE, Precision/Recall/AUC, ``get``;
+``more.py``: the loss-style means, RMSE, top-k accuracies, confusion counts, F-scores, IoU.
+"""
+# ruff: noqa: F401  (a re-export module)
+from ..losses import (
+    binary_crossentropy,
+    categorical_crossentropy,
+    categorical_hinge,
+    hinge,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
+from .base import *  # noqa: F403
+from .base import _BY_NAME
+from .base import __all__ as _base_all
+from .more import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    CategoricalHinge,
+    CosineSimilarity,
+    F1Score,
+    FalseNegatives,
+    FalsePositives,
+    FBetaScore,
+    Hinge,
+    IoU,
+    KLDivergence,
+    LogCoshError,
+    MeanAbsolutePercentageError,
+    MeanIoU,
+    MeanSquaredLogarithmicError,
+    Poisson,
+    RootMeanSquaredError,
+    SparseTopKCategoricalAccuracy,
+    SquaredHinge,
+    TopKCategoricalAccuracy,
+    TrueNegatives,
+    TruePositives,
+    sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
+
+_BY_NAME.update({
+    "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+    "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+    "root_mean_squared_error": RootMeanSquaredError, "hinge": Hinge,
+    "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge,
+    "logcosh": LogCoshError, "poisson": Poisson, "kl_divergence": KLDivergence,
+    "kld": KLDivergence, "cosine_similarity": CosineSimilarity,
+    "mape": MeanAbsolutePercentageError,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "msle": MeanSquaredLogarithmicError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+})
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+
+__all__ = [n for n in dir() if not n.startswith("_")]

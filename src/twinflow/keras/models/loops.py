@@ -1,0 +1,261 @@
+"""The loops over data: ``fit``, ``evaluate``, ``predict`` and the ``*_on_batch`` forms."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from ...core import nest
+from .. import callbacks as _callbacks
+from ..utils import Progbar
+from .data import (
+    DataHandler,
+    _batch_tuple,
+    _class_weights,
+    _is_dataset,
+    _split,
+    _to_floats,
+    unpack_x_y_sample_weight,
+)
+
+
+class LoopsMixin:
+    """Model's loops over the data, calling the per-batch step functions and callbacks."""
+
+    def fit(self, x=None, y=None, batch_size=None, epochs: int = 1, verbose="auto", callbacks=None,
+            validation_split: float = 0.0, validation_data=None, shuffle: bool = True,
+            class_weight=None, sample_weight=None, initial_epoch: int = 0, steps_per_epoch=None,
+            validation_steps=None, validation_batch_size=None, validation_freq: int = 1,
+            **kwargs) -> _callbacks.History:
+        """Trains the model for ``epochs`` passes over the data.
+
+        Args:
+            x: input arrays/tensors (or a structure of them), or a ``tw.data.Dataset`` of
+                ``(x, y)`` batches.
+            y: target arrays (None with a Dataset).
+            batch_size: samples per step (32 by default; not with a Dataset).
+            epochs: the last epoch (counting from ``initial_epoch``).
+            verbose: 0 silent, 1 progress bar, 2 one line per epoch ('auto': 1).
+            callbacks: Callback objects.
+            validation_split: the fraction of the arrays held out for validation.
+            validation_data: ``(x_val, y_val)`` or a Dataset, evaluated after each epoch.
+            shuffle: shuffle the arrays every epoch.
+            class_weight: class id -> weight, multiplied into the samples' weights.
+            sample_weight: per-sample weights for the arrays.
+            initial_epoch: the epoch to start at.
+            steps_per_epoch: steps per epoch (default: one pass over the data).
+            validation_steps: steps of validation.
+            validation_batch_size: the validation batch size.
+            validation_freq: validate every this many epochs.
+            **kwargs: ignored (``_epoch_header=False`` hides the "Epoch i/n" line).
+
+        Returns:
+            The History callback (``history.history`` maps names to per-epoch values).
+        """
+        self._check_compiled()
+        if class_weight is not None:
+            if _is_dataset(x):
+                raise NotImplementedError("class_weight with a Dataset is not supported; "
+                                          "yield (x, y, sample_weight) instead")
+            sample_weight = _class_weights(y, class_weight, sample_weight)
+        verbose = 1 if verbose == "auto" else int(verbose)
+        if validation_split and validation_data is None:
+            if _is_dataset(x):
+                raise ValueError("validation_split is not supported for Dataset inputs")
+            (x, y, sample_weight), validation_data = _split(x, y, sample_weight,
+                                                           validation_split)
+        data = DataHandler(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
+        val = None
+        if validation_data is not None:
+            vx, vy, vsw = unpack_x_y_sample_weight(validation_data) \
+                if not _is_dataset(validation_data) else (validation_data, None, None)
+            val = DataHandler(vx, vy, vsw, validation_batch_size or batch_size, False,
+                              validation_steps)
+        history = _callbacks.History()
+        cbs = _callbacks.CallbackList(list(callbacks or []) + [history], model=self,
+                                      params={"epochs": epochs, "steps": data.steps,
+                                              "verbose": verbose})
+        train_fn = self.make_train_function()
+        self._tw_stop = False
+        self._tw_history = history
+        cbs.on_train_begin()
+        # BackupAndRestore found an interrupted run: resume after its last finished epoch.
+        initial_epoch = max(initial_epoch, self.__dict__.pop("_tw_resume_epoch", 0))
+        logs: dict = {}
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            cbs.on_epoch_begin(epoch)
+            if verbose and kwargs.get("_epoch_header", True):
+                print(f"Epoch {epoch + 1}/{epochs}")
+                sys.stdout.flush()
+            bar = Progbar(data.steps, verbose=verbose)
+            step = 0
+            for step, batch in enumerate(data.epoch(), start=1):
+                cbs.on_train_batch_begin(step - 1)
+                logs = _to_floats(train_fn(batch))
+                cbs.on_train_batch_end(step - 1, logs)
+                bar.update(step, logs, finalize=False)
+                if self._tw_stop:
+                    break
+            epoch_logs = dict(logs)
+            if val is not None and (epoch + 1) % validation_freq == 0:
+                val_logs = self._evaluate_handler(val)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            bar.target = step if data.steps is None else data.steps
+            bar.update(step, epoch_logs, finalize=True)
+            cbs.on_epoch_end(epoch, epoch_logs)
+            logs = epoch_logs
+            if self._tw_stop:
+                break
+        finalize = getattr(self._tw_optimizer, "finalize_variable_values", None)
+        if finalize is not None:
+            finalize(self.trainable_variables)
+        cbs.on_train_end(logs)
+        return history
+
+    def _evaluate_handler(self, data: DataHandler, callbacks=None, verbose: int = 0) -> dict:
+        test_fn = self.make_test_function()
+        self.reset_metrics()
+        bar = Progbar(data.steps, verbose=verbose)
+        logs: dict = {}
+        step = 0
+        for step, batch in enumerate(data.epoch(), start=1):
+            if callbacks is not None:
+                callbacks.on_test_batch_begin(step - 1)
+            logs = _to_floats(test_fn(batch))
+            if callbacks is not None:
+                callbacks.on_test_batch_end(step - 1, logs)
+            bar.update(step, logs, finalize=False)
+        bar.target = step
+        bar.update(step, logs, finalize=True)
+        return logs
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict: bool = False, **kwargs) -> Any:
+        """Computes the loss and metrics over the data.
+
+        Args:
+            x: inputs or a Dataset.
+            y: targets.
+            batch_size: samples per step.
+            verbose: 0 or 1.
+            sample_weight: per-sample weights.
+            steps: how many batches.
+            callbacks: Callback objects.
+            return_dict: return ``{name: value}`` instead of a list.
+            **kwargs: ignored.
+
+        Returns:
+            The loss (a float) when there are no metrics, else ``[loss, metric...]``, or the
+            dict.
+        """
+        self._check_compiled()
+        verbose = 1 if verbose == "auto" else int(verbose)
+        data = DataHandler(x, y, sample_weight, batch_size, False, steps)
+        cbs = _callbacks.CallbackList(callbacks, model=self, params={"steps": data.steps})
+        cbs.on_test_begin()
+        logs = self._evaluate_handler(data, cbs, verbose)
+        cbs.on_test_end(logs)
+        if return_dict:
+            return logs
+        values = [logs[m.name] for m in self.metrics if m.name in logs]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
+                **kwargs) -> Any:
+        """The model's outputs for every sample, as NumPy arrays.
+
+        Args:
+            x: inputs or a Dataset.
+            batch_size: samples per step.
+            verbose: 0 or 1.
+            steps: how many batches.
+            callbacks: Callback objects.
+            **kwargs: ignored.
+
+        Returns:
+            The predictions (arrays in the structure of the model's outputs).
+        """
+        verbose = 0 if verbose == "auto" else int(verbose)
+        data = DataHandler(x, None, None, batch_size, False, steps)
+        predict_fn = self.make_predict_function()
+        cbs = _callbacks.CallbackList(callbacks, model=self, params={"steps": data.steps})
+        cbs.on_predict_begin()
+        outs: list = []
+        bar = Progbar(data.steps, verbose=verbose)
+        step = 0
+        for step, batch in enumerate(data.epoch(), start=1):
+            cbs.on_predict_batch_begin(step - 1)
+            out = predict_fn(batch)
+            outs.append(nest.map_structure(lambda t: np.asarray(t), out))
+            cbs.on_predict_batch_end(step - 1, {"outputs": out})
+            bar.update(step, finalize=False)
+        bar.target = step
+        bar.update(step, finalize=True)
+        cbs.on_predict_end()
+        if not outs:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). "
+                             "Please use `Model.compile(..., run_eagerly=True)`, or "
+                             "`tw.config.run_functions_eagerly(True)` for more information.")
+        return nest.map_structure(lambda *xs: np.concatenate(xs, axis=0), *outs)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
+        """One training step on one batch.
+
+        Args:
+            x: the inputs.
+            y: the targets.
+            sample_weight: per-sample weights.
+            class_weight: unsupported.
+            reset_metrics: reset metrics first (results cover this batch only).
+            return_dict: return a dict.
+
+        Returns:
+            The loss, ``[loss, metric...]``, or a dict.
+        """
+        self._check_compiled()
+        if reset_metrics:
+            self.reset_metrics()
+        batch = _batch_tuple(x, y, sample_weight)
+        logs = _to_floats(self.make_train_function()(batch))
+        return self._format_logs(logs, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics: bool = True,
+                      return_dict: bool = False) -> Any:
+        """Evaluates one batch.
+
+        Args:
+            x: the inputs.
+            y: the targets.
+            sample_weight: per-sample weights.
+            reset_metrics: reset metrics first.
+            return_dict: return a dict.
+
+        Returns:
+            The loss, ``[loss, metric...]``, or a dict.
+        """
+        self._check_compiled()
+        if reset_metrics:
+            self.reset_metrics()
+        logs = _to_floats(self.make_test_function()(_batch_tuple(x, y, sample_weight)))
+        return self._format_logs(logs, return_dict)
+
+    def predict_on_batch(self, x) -> Any:
+        """The model's outputs on one batch, as NumPy arrays.
+
+        Args:
+            x: the inputs.
+
+        Returns:
+            The predictions.
+        """
+        out = self.make_predict_function()(_batch_tuple(x, None, None))
+        return nest.map_structure(lambda t: np.asarray(t), out)
+
+    def _format_logs(self, logs: dict, return_dict: bool):
+        if return_dict:
+            return logs
+        values = [logs[m.name] for m in self.metrics if m.name in logs]
+        return values[0] if len(values) == 1 else values

@@ -1,0 +1,269 @@
+"""The ``Model`` class: a Layer with layers, training (mixins) and weights I/O."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ...core import nest
+from ...core.shapes import TensorShape
+from ...train import checkpoint as _ckpt
+from .. import h5_weights as _h5_weights
+from .. import metrics as _metrics
+from .. import saving as _saving
+from ..layers.base import Layer
+from ..layers.keras_tensor import KerasTensor, symbolic_call
+from .functional import FunctionalMixin
+from .loops import LoopsMixin
+from .summary import SummaryMixin
+from .trainer import TrainerMixin
+
+
+class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
+    """A layer with training: ``compile``, ``fit``, ``evaluate``, ``predict``, weights I/O.
+
+    ``Model(inputs, outputs)`` builds a functional model from KerasTensors; subclasses define
+    layers in ``__init__`` and the forward pass in ``call(inputs, training=None)``.
+
+    Args:
+        inputs: the functional model's Input(s).
+        outputs: the KerasTensor(s) computed from them.
+        name: the model name.
+        **kwargs: Layer arguments.
+    """
+
+    _tw_sequential = False  # Sequential models list output shapes in summary()
+
+    def __init__(self, *args, **kwargs) -> None:
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        super().__init__(name=kwargs.pop("name", None), trainable=kwargs.pop("trainable", True),
+                         **{k: v for k, v in kwargs.items() if k in ("dtype",)})
+        self._tw_functional = inputs is not None and outputs is not None
+        self._tw_layer_list: list = []
+        self._tw_compiled = False
+        self._tw_optimizer = None
+        self._tw_loss = None
+        self._tw_loss_fn = None
+        self._tw_compiled_metrics: list = []
+        self._tw_loss_tracker = None
+        self._tw_run_eagerly = False
+        self._tw_train_fn = None
+        self._tw_test_fn = None
+        self._tw_predict_fn = None
+        self._tw_history = None
+        self._tw_stop = False
+        if self._tw_functional:
+            self._init_functional(inputs, outputs)
+
+    # ----- functional -----
+    def call(self, inputs, training=None, mask=None) -> Any:
+        """The forward pass (functional models run their layer graph; subclasses override).
+
+        Args:
+            inputs: the input tensor(s).
+            training: whether the model is training (Dropout, BatchNormalization).
+            mask: ignored.
+
+        Returns:
+            The output tensor(s).
+        """
+        if self._tw_functional:
+            return self._run_functional(inputs, training)
+        raise NotImplementedError(f"Model {type(self).__name__} must implement call() (or be "
+                                  "built as Model(inputs, outputs)).")
+
+    def _maybe_build(self, inputs) -> None:
+        if type(self).build is Model.build:
+            shapes = nest.map_structure(lambda t: getattr(t, "shape", None), inputs)
+            self._tw_input_shape = shapes
+            self.built = True
+            _ckpt.apply_deferred(self)
+            return
+        super()._maybe_build(inputs)
+
+    def build(self, input_shape) -> None:
+        """Builds a subclassed model by calling it on symbolic inputs of ``input_shape``.
+
+        Args:
+            input_shape: the input shape including the batch dimension.
+        """
+        if self._tw_functional or input_shape is None:
+            self.built = True
+            return
+        spec = KerasTensor(TensorShape(input_shape))
+        symbolic_call(lambda x: self(x), (spec,), {})
+        self.built = True
+
+    # ----- layers -----
+    @property
+    def layers(self) -> list:
+        """The model's layers (functional: including InputLayers)."""
+        if self._tw_functional:
+            return list(self._tw_layer_list)
+        return [x for x in self._tracked_layers() if isinstance(x, Layer)
+                and not isinstance(x, _metrics.Metric)]
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """A layer by name or index.
+
+        Args:
+            name: the layer name.
+            index: the layer index.
+
+        Returns:
+            The layer.
+        """
+        if index is not None:
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: "
+                         f"{[x.name for x in self.layers]}.")
+
+    def _tracked_layers(self) -> list:
+        base = super()._tracked_layers()
+        listed = [x for x in self._tw_layer_list if not any(x is b for b in base)]
+        return listed + base
+
+    def _trackable_children(self) -> dict:
+        out: dict = {}
+        for i, layer in enumerate(self._tw_layer_list):
+            out[f"layer-{i}"] = layer
+        out.update(super()._trackable_children())
+        return out
+
+    @property
+    def input(self) -> Any:
+        """A functional model's input(s), as given to ``Model(inputs, outputs)``."""
+        if self._tw_functional and "_user_input" not in self.__dict__:
+            return self._tw_inputs
+        return Layer.input.fget(self)
+
+    @input.setter
+    def input(self, value) -> None:
+        self.__dict__["_user_input"] = value
+
+    @property
+    def output(self) -> Any:
+        """A functional model's output(s), as given to ``Model(inputs, outputs)``."""
+        if self._tw_functional and "_user_output" not in self.__dict__:
+            return self._tw_outputs
+        return Layer.output.fget(self)
+
+    @output.setter
+    def output(self, value) -> None:
+        self.__dict__["_user_output"] = value
+
+    @property
+    def inputs(self):
+        return self._tw_inputs if self._tw_functional else None
+
+    @property
+    def outputs(self):
+        return self._tw_outputs if self._tw_functional else None
+
+    # ----- weights I/O -----
+    def save_weights(self, filepath: str, overwrite: bool = True, save_format=None,
+                     options=None) -> None:
+        """Writes the model's variables: a path ending in ``.weights.h5`` gets Keras 3's HDF5
+        file (needs h5py); any other path a twinflow checkpoint (``filepath.npz`` + index).
+
+        Args:
+            filepath: the ``.weights.h5`` file or the checkpoint prefix.
+            overwrite: accepted (always overwrites).
+            save_format: accepted for compatibility.
+            options: ignored.
+        """
+        path = os.fspath(filepath)
+        if path.endswith(".h5"):
+            if not path.endswith(".weights.h5"):
+                raise ValueError("The filename must end in `.weights.h5`. Received: "
+                                 f"filepath={path}")
+            _h5_weights.save_weights(self, path)
+            return
+        arrays = {p: v.numpy() for p, v in _ckpt.collect_variables(self).items()}
+        prefix = _ckpt.write_arrays(path, arrays)
+        directory = os.path.dirname(prefix) or "."
+        _ckpt.update_checkpoint_state(directory, prefix)
+
+    def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False,
+                     options=None) -> _ckpt.LoadStatus | None:
+        """Restores variables saved by ``save_weights`` (deferred for unbuilt layers), or
+        from a Keras 3 ``.weights.h5`` file (the model must be built; returns None).
+
+        Args:
+            filepath: the checkpoint prefix (or a directory with a ``checkpoint`` file), or
+                a ``.weights.h5`` file.
+            skip_mismatch: unsupported (mismatches raise).
+            by_name: unsupported.
+            options: ignored.
+
+        Returns:
+            A load status (None for ``.weights.h5`` files).
+        """
+        path = os.fspath(filepath)
+        if path.endswith(".weights.h5"):
+            _h5_weights.load_weights(self, path)
+            return None
+        if os.path.isdir(path):
+            path = _ckpt.latest_checkpoint(path) or path
+        values = _ckpt.read_arrays(path)
+        return _ckpt.restore_into(self, values)
+
+    def save(self, filepath: str, overwrite: bool = True, save_format=None, **kwargs) -> None:
+        """Saves the whole model: architecture, weights, compile config and optimizer state.
+
+        A path ending in ``.keras`` gets one zip file (Keras 3's format: ``config.json``,
+        ``model.weights.npz``, ``metadata.json``), any other path a directory of those files.
+        Both are written atomically and hold no pickled or executable data. Reload with
+        ``tw.keras.models.load_model``.
+
+        Args:
+            filepath: the ``.keras`` file or the directory.
+            overwrite: replace an existing file (False raises if it exists).
+            save_format: accepted for compatibility.
+            **kwargs: ignored.
+        """
+        _saving.save_model(self, filepath, overwrite=overwrite)
+
+    def to_json(self, **kwargs) -> str:
+        """The architecture as JSON (``tw.keras.models.model_from_json`` rebuilds it).
+
+        Args:
+            **kwargs: passed to ``json.dumps``.
+
+        Returns:
+            The JSON text.
+        """
+        return _saving.model_to_json(self, **kwargs)
+
+    def get_config(self) -> dict:
+        """The model's config: layers and their connections for functional models.
+
+        Returns:
+            A JSON-serializable dict.
+        """
+        if self._tw_functional:
+            return _saving.functional_config(self)
+        return {"name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Model:
+        """Rebuilds a model from ``get_config()``'s output (functional: layers and graph).
+
+        Args:
+            config: the config.
+            custom_objects: name -> class or function for custom objects.
+
+        Returns:
+            The model.
+        """
+        with _saving.custom_object_scope(custom_objects):
+            if "input_layers" in config and "layers" in config:
+                return _saving.functional_from_config(cls, config)
+            return cls(**config)
+
+    def __deepcopy__(self, memo):
+        raise TypeError("Keras models cannot be deep-copied; use "
+                        "tw.keras.models.clone_model")

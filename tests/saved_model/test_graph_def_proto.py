@@ -124,3 +124,28 @@ def test_graph_def_written_by_tensorflow_imports_and_computes_the_same():
             out = s.run(y, {g.get_tensor_by_name("import/x:0"): io["x"]})
     np.testing.assert_allclose(out, io["y"], rtol=1e-5, atol=1e-7)
     assert {op.type for op in g.get_operations()} >= {"BiasAdd", "Tanh", "MatMul", "Softmax"}
+
+
+def test_attrs_that_are_tensorflow_inputs_become_const_nodes_and_come_back():
+    g = tw.Graph()
+    with g.as_default():
+        x = v1.placeholder(tw.float32, [None, 3], name="x")
+        tw.reduce_mean(x, name="m")
+        tw.reduce_sum(x, 1, keepdims=True, name="s")
+        tw.concat([x, x], 1, name="c")
+        tw.transpose(x, name="t")
+    gd = g.as_graph_def()
+    node = {n.name: n for n in gd.node}
+    assert list(node["s"].input) == ["x", "s/reduction_indices"]
+    assert sorted(node["s"].attr) == ["T", "Tidx", "keep_dims"]
+    assert list(node["c"].input) == ["x", "x", "c/axis"] and node["c"].attr["N"].i == 2
+    assert "conjugate" not in node["t"].attr
+    g2 = tw.Graph()
+    with g2.as_default():
+        outs = tw.graph_util.import_graph_def(gd, return_elements=["m:0", "s:0", "c:0", "t:0"],
+                                              name="")
+        xv = np.arange(6, dtype=np.float32).reshape(2, 3)
+        with v1.Session(graph=g2) as s:
+            m, sm, c, t = s.run(outs, {g2.get_tensor_by_name("x:0"): xv})
+    assert m == 2.5 and sm.tolist() == [[3.0], [12.0]]
+    assert c.tolist() == np.concatenate([xv, xv], 1).tolist() and t.tolist() == xv.T.tolist()

@@ -18,7 +18,19 @@ GRAPH_DEF_VERSION = 1645
 # Private attrs TensorFlow itself writes.
 _PRINTED_PRIVATE = ("_user_specified_name", "_output_shapes")
 # twinflow-only attrs that TensorFlow's op implies: omitted when they have that value.
-TF_IMPLIED = {("Softmax", "axis"): -1, ("LogSoftmax", "axis"): -1}
+TF_IMPLIED = {("Softmax", "axis"): -1, ("LogSoftmax", "axis"): -1,
+              ("Transpose", "conjugate"): False}
+# Attrs of twinflow ops that are input tensors of TensorFlow's: op -> (twinflow attr,
+# TensorFlow's type attr of that input or None for int32, its position among TensorFlow's
+# inputs; -1: after all the others). Written as a Const input node ``<op>/<tf name>``.
+TF_INPUT_ATTRS = {
+    **{op: ("axis", "Tidx", 1) for op in ("All", "Any", "Max", "Mean", "Min", "Prod", "Sum",
+                                          "ArgMax", "ArgMin", "Cumprod", "Cumsum",
+                                          "ReverseV2")},
+    "ReduceJoin": ("axis", None, 1), "ConcatV2": ("axis", "Tidx", -1),
+    "ExpandDims": ("axis", "Tdim", 1), "GatherV2": ("axis", "Taxis", 2),
+    "Split": ("axis", None, 0), "SplitV": ("axis", None, 2), "Transpose": ("perm", "Tperm", 1),
+}
 
 
 GraphDef = lazy_message("GraphDef")
@@ -212,19 +224,48 @@ def tf_attrs(op) -> dict:
     return attrs
 
 
-def fill_node(proto, op, add_shapes: bool = False) -> None:
-    """Writes the NodeDef of an Operation: name, op type, inputs (``^name`` for control
-    inputs), attrs with TensorFlow's names.
+def _input_attr_const(nodes, op, attrs: dict) -> str | None:
+    """For an op whose attr is an input in TensorFlow (``TF_INPUT_ATTRS``): adds the Const
+    node holding it to ``nodes``, removes the attr, returns the Const's name."""
+    entry = TF_INPUT_ATTRS.get(op.type)
+    if entry is None or op.opdef.schema is None or entry[0] not in op.opdef.schema.attrs:
+        return None
+    spec = op.opdef.schema.attrs[entry[0]]
+    value = attrs.pop(spec.tf_name, None)
+    if value is None:  # all axes (a reduction over everything), a reversing transpose
+        rank = op.inputs[0].shape.rank if op.inputs else None
+        if rank is None:
+            return None  # stays an attr: TensorFlow cannot import it, twinflow can
+        value = list(range(rank))[::-1] if op.type == "Transpose" else list(range(rank))
+    const = nodes.add()
+    const.name, const.op = f"{op.name}/{spec.tf_name}", "Const"
+    arr = np.asarray(value, np.int32)
+    fill_attr(const.attr["dtype"], dtypes.int32)
+    fill_tensor(const.attr["value"].tensor, arr)
+    if entry[1]:
+        attrs[entry[1]] = dtypes.int32
+    return const.name
+
+
+def add_node(nodes, op, add_shapes: bool = False) -> None:
+    """Adds the NodeDef of an Operation to ``nodes`` (a GraphDef's ``node`` or a
+    FunctionDef's ``node_def``): name, op type, inputs (``^name`` for control inputs), attrs
+    with TensorFlow's names; an attr that is an input in TensorFlow becomes a Const node.
 
     Args:
-        proto: the ``NodeDef`` to fill.
+        nodes: the repeated NodeDef field.
         op: the Operation.
         add_shapes: also write ``_output_shapes``.
     """
-    proto.name, proto.op = op.name, op.type
-    proto.input.extend([_tensor_input_name(t) for t in op.inputs] +
-                       ["^" + c.name for c in op.control_inputs])
     attrs = tf_attrs(op)
+    const = _input_attr_const(nodes, op, attrs)
+    proto = nodes.add()
+    proto.name, proto.op = op.name, op.type
+    inputs = [_tensor_input_name(t) for t in op.inputs]
+    if const is not None:
+        pos = TF_INPUT_ATTRS[op.type][2]
+        inputs.insert(len(inputs) if pos < 0 else pos, const)
+    proto.input.extend(inputs + ["^" + c.name for c in op.control_inputs])
     if add_shapes:
         attrs["_output_shapes"] = [t.shape for t in op.outputs]
     for k in sorted(attrs):  # sorted, as TensorFlow's C++ text printer writes maps
@@ -241,9 +282,9 @@ def node_def_of(op, add_shapes: bool = False):
     Returns:
         A ``NodeDef``.
     """
-    node = message_class("NodeDef")()
-    fill_node(node, op, add_shapes)
-    return node
+    gd = message_class("GraphDef")()
+    add_node(gd.node, op, add_shapes)
+    return gd.node[-1]
 
 
 def _is_object(v) -> bool:
@@ -285,7 +326,7 @@ def fill_function(proto, g, add_shapes: bool = False) -> None:
     arg_ops = {id(t.op) for t in inputs}
     for op in g.get_operations():
         if id(op) not in arg_ops:
-            fill_node(proto.node_def.add(), op, add_shapes)
+            add_node(proto.node_def, op, add_shapes)
     sig = proto.signature
     sig.name = str(g.name)
     for t in inputs:
@@ -310,7 +351,7 @@ def graph_def_of(graph, add_shapes: bool = False):
     gd = message_class("GraphDef")()
     ops = graph.get_operations()
     for op in ops:
-        fill_node(gd.node.add(), op, add_shapes)
+        add_node(gd.node, op, add_shapes)
     found: dict = {}
     _functions_of(ops, found)
     for f in found.values():

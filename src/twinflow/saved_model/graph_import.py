@@ -8,7 +8,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import Graph, get_default_graph
-from ..graph.graph_def import TF_IMPLIED, fill_tensor, shape_of_proto
+from ..graph.graph_def import TF_IMPLIED, TF_INPUT_ATTRS, fill_tensor, shape_of_proto
 from ..graph.protos import message_class
 from ..graph.registry import REGISTRY
 from ..graph.schema import AttrSpec
@@ -130,6 +130,8 @@ def _op_attrs(node, opdef) -> dict:
     if schema is not None:
         by_tf = {s.tf_name: s for s in schema.attrs.values()}
         type_attrs = {s.type_attr for s in schema.inputs if s.type_attr} | {"N"}
+        if node.op in TF_INPUT_ATTRS:
+            type_attrs.add(TF_INPUT_ATTRS[node.op][1])
     attrs = {}
     for key in node.attr:
         if key.startswith("_"):
@@ -161,6 +163,18 @@ def _op_attrs(node, opdef) -> dict:
             elif spec.kind == "shape":
                 attrs[spec.name] = TensorShape(None)
     return attrs
+
+
+def _constant_input(by_name: dict, name: str, node, attr: str, kind: str):
+    """The value of a Const input that twinflow takes as the attr ``attr``."""
+    src = by_name.get(_split(name)[0])
+    if src is None or src.op != "Const":
+        raise errors.UnimplementedError(
+            None, None, f"node {node.name!r} ({node.op}): its {attr} must be a Const to "
+                        f"import (twinflow takes it as an attr), got {name!r}")
+    value = tensor_of_proto(src.attr["value"].tensor)
+    return int(value) if kind == "int" else tuple(value.reshape(-1).tolist()) if value.ndim else \
+        int(value)
 
 
 def _split(name: str) -> tuple:
@@ -226,10 +240,25 @@ def import_graph_def(graph_def, input_map: dict | None = None,
         raise errors.NotFoundError(None, None, f"Op type not registered '{missing[0]}': the "
                                                f"GraphDef uses ops twinflow lacks: {missing}")
     ops: dict = {}
+    by_name = {n.name: n for n in gd.node}
     with g.as_default():
         for node in _ordered(list(gd.node)):
             inputs, controls = [], []
-            for i in node.input:
+            attrs = _op_attrs(node, REGISTRY[node.op])
+            data_inputs = [i for i in node.input if not i.startswith("^")]
+            if node.op in TF_INPUT_ATTRS and REGISTRY[node.op].schema is not None and \
+                    len(data_inputs) > len(REGISTRY[node.op].schema.inputs) - \
+                    any(s.variadic for s in REGISTRY[node.op].schema.inputs):
+                attr, _, pos = TF_INPUT_ATTRS[node.op]
+                taken = data_inputs[pos]
+                attrs[attr] = _constant_input(by_name, taken, node, attr,
+                                              REGISTRY[node.op].schema.attrs[attr].kind)
+                node_inputs = data_inputs[:pos % len(data_inputs)] + \
+                    data_inputs[pos % len(data_inputs) + 1:] + \
+                    [i for i in node.input if i.startswith("^")]
+            else:
+                node_inputs = list(node.input)
+            for i in node_inputs:
                 src, idx = _split(i)
                 if idx is None:
                     controls.append(ops[src])
@@ -240,7 +269,7 @@ def import_graph_def(graph_def, input_map: dict | None = None,
             full = f"{prefix}/{node.name}" if prefix else node.name
             try:
                 with g.control_dependencies(controls):
-                    out = bind(opdef, inputs, _op_attrs(node, opdef), name=full)
+                    out = bind(opdef, inputs, attrs, name=full)
             except errors.OpError as e:
                 raise type(e)(None, None, f"importing node {node.name!r} ({node.op}): "
                                           f"{e.message}") from None

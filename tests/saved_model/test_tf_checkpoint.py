@@ -75,3 +75,19 @@ def test_corrupt_tensorflow_checkpoint_restores_nothing(tmp_path):
     with pytest.raises(tw.errors.DataLossError, match="ckpt.data-00000-of-00001"):
         tw.train.Checkpoint(model=m).read(str(tmp_path / "ckpt"))
     assert m.b.numpy().tolist() == [0.0, 0.0] and int(m.step.numpy()) == 0
+
+
+def test_directory_with_tensorflows_state_file(tmp_path):
+    for suffix in (".index", ".data-00000-of-00001"):
+        shutil.copy(TF_CKPT + suffix, tmp_path / ("ckpt-3" + suffix))
+    (tmp_path / "checkpoint").write_text(
+        'model_checkpoint_path: "ckpt-3"\nall_model_checkpoint_paths: "ckpt-3"\n'
+        "all_model_checkpoint_timestamps: 1795671717.5\nlast_preserved_timestamp: 1.7e9\n")
+    assert tw.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-3")
+    assert tw.train.load_variable(str(tmp_path), KEY.format("step")) == 42
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "../../etc/passwd"\n')
+    with pytest.raises(tw.errors.PermissionDeniedError):
+        tw.train.latest_checkpoint(str(tmp_path))
+    (tmp_path / "checkpoint").write_text("model_checkpoint_path ckpt-3\n")
+    with pytest.raises(tw.errors.DataLossError, match="corrupt"):
+        tw.train.latest_checkpoint(str(tmp_path))

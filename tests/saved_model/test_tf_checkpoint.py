@@ -91,3 +91,21 @@ def test_directory_with_tensorflows_state_file(tmp_path):
     (tmp_path / "checkpoint").write_text("model_checkpoint_path ckpt-3\n")
     with pytest.raises(tw.errors.DataLossError, match="corrupt"):
         tw.train.latest_checkpoint(str(tmp_path))
+
+
+def test_checkpoints_iterator_yields_new_checkpoints_then_times_out(tmp_path):
+    ckpt = tw.train.Checkpoint(model=_module())
+    first = ckpt.save(str(tmp_path / "ck"), format="tensorflow")
+    calls = []
+
+    def timeout_fn():
+        calls.append(1)
+        if len(calls) == 1:
+            ckpt.save(str(tmp_path / "ck"))  # a new one (twinflow's format) while waiting
+            return False
+        return True
+
+    seen = list(tw.train.checkpoints_iterator(str(tmp_path), timeout=0.05,
+                                              timeout_fn=timeout_fn))
+    assert seen == [first, str(tmp_path / "ck-2")] and len(calls) == 2
+    assert list(tw.train.checkpoints_iterator(str(tmp_path / "none"), timeout=0.01)) == []

@@ -10,6 +10,8 @@ matches objects with.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from ..saved_model.bundle import BundleReader, is_bundle, write_bundle
 from .checkpoint_files import latest_checkpoint, read_arrays
 
 __all__ = ["CheckpointReader", "list_variables", "load_variable", "load_checkpoint",
+           "checkpoints_iterator",
            "write_tf_checkpoint", "read_tf_values", "VALUE_SUFFIX", "OBJECT_GRAPH_KEY"]
 
 VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -227,3 +230,39 @@ def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     if name.endswith(":0"):
         name = name[:-2]
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def checkpoints_iterator(checkpoint_dir: str, min_interval_secs: float = 0,
+                         timeout: float | None = None,
+                         timeout_fn: Callable[[], bool] | None = None) -> Iterator[str]:
+    """Yields each new latest checkpoint of ``checkpoint_dir`` as it appears (polling).
+
+    Args:
+        checkpoint_dir: the directory whose ``checkpoint`` state file is watched.
+        min_interval_secs: the least time between two yields.
+        timeout: the most seconds to wait for a new checkpoint (None: forever).
+        timeout_fn: called when ``timeout`` passes; the iterator ends if it returns True
+            (without it, the iterator ends at the first timeout).
+
+    Returns:
+        An iterator of checkpoint prefixes.
+    """
+    last = None
+    while True:
+        start = time.monotonic()
+        while True:
+            path = latest_checkpoint(checkpoint_dir)
+            if path is not None and path != last:
+                break
+            if timeout is not None and time.monotonic() - start >= timeout:
+                path = None
+                break
+            time.sleep(min(1.0, timeout or 1.0))
+        if path is None:
+            if timeout_fn is None or timeout_fn():
+                return
+            continue
+        last = path
+        yielded = time.monotonic()
+        yield path
+        time.sleep(max(0.0, min_interval_secs - (time.monotonic() - yielded)))

@@ -141,6 +141,79 @@ def background(start: Callable[[], Iterator], buffer_size: int,
         thread.join(_JOIN_TIMEOUT_S)
 
 
+def completion_order(starts: Iterator[Callable[[], Iterator]], cycle: int, buffer_size: int,
+                     name: str = "twinflow-data-interleave") -> Iterator:
+    """Runs up to ``cycle`` passes at once, each on its own thread, and yields their elements
+    in the order they are produced (``interleave(deterministic=False)``): a slow input does not
+    hold back the others. When a pass ends the next one from ``starts`` is started.
+
+    Args:
+        starts: functions that each start one pass (a generator), taken as slots free up.
+        cycle: how many passes run at once.
+        buffer_size: how many elements may wait in all.
+        name: the threads' name.
+
+    Yields:
+        The passes' elements, in completion order.
+    """
+    q: queue.Queue = queue.Queue(maxsize=max(buffer_size, 1))
+    stop = threading.Event()
+    threads: list = []
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce(start: Callable[[], Iterator]) -> None:
+        it = None
+        try:
+            it = start()
+            for e in it:
+                if not put((_ITEM, e)):
+                    return
+            put((_END, None))
+        except BaseException as ex:  # noqa: BLE001  (handed to the consumer, raised there)
+            put((_ERROR, ex))
+        finally:
+            if it is not None:
+                it.close()
+
+    def launch() -> bool:
+        start = next(starts, None)
+        if start is None:
+            return False
+        t = threading.Thread(target=produce, args=(start,), name=name, daemon=True)
+        threads.append(t)
+        t.start()
+        return True
+
+    running = sum(launch() for _ in range(cycle))
+    try:
+        while running:
+            kind, value = q.get()
+            if kind == _ITEM:
+                yield value
+            elif kind == _END:
+                running -= 1
+                running += launch()
+            else:
+                raise value
+    finally:
+        stop.set()
+        while True:  # unblock producers waiting on a full queue
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                break
+        for t in threads:
+            t.join(_JOIN_TIMEOUT_S)
+
+
 @register_node
 class Prefetch(Unary):
     def __init__(self, input_dataset: Dataset, buffer_size: int) -> None:

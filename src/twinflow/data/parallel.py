@@ -91,54 +91,11 @@ def background(start: Callable[[], Iterator], buffer_size: int,
         buffer_size: how many elements may wait.
         name: the thread's name.
 
-    Yields:
-        The upstream elements.
+    Returns:
+        A generator of the upstream elements.
     """
-    q: queue.Queue = queue.Queue(maxsize=buffer_size)
-    stop = threading.Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                q.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        it = None
-        try:
-            it = start()
-            for e in it:
-                if not put((_ITEM, e)):
-                    return
-            put((_END, None))
-        except BaseException as ex:  # noqa: BLE001  (handed to the consumer, raised there)
-            put((_ERROR, ex))
-        finally:
-            if it is not None:
-                it.close()
-
-    thread = threading.Thread(target=produce, name=name, daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, value = q.get()
-            if kind == _ITEM:
-                yield value
-            elif kind == _END:
-                return
-            else:
-                raise value
-    finally:
-        stop.set()
-        while True:  # unblock a producer waiting on a full queue
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                break
-        thread.join(_JOIN_TIMEOUT_S)
+    # One pass at a time: completion order is the pass's own order.
+    return completion_order(iter([start]), 1, buffer_size, name)
 
 
 def completion_order(starts: Iterator[Callable[[], Iterator]], cycle: int, buffer_size: int,

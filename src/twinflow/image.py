@@ -49,6 +49,7 @@ from .ops.image.quality import (  # noqa: F401
                                psnr,
                                sobel_edges,
                                ssim,
+                               ssim_multiscale,
                                total_variation,
 )
 from .ops.image.resize import (  # noqa: F401

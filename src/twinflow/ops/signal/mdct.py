@@ -12,7 +12,7 @@ from ..array.join import concat, split
 from ..array.layout import reverse
 from ..core import convert, static_int
 from ..math.cast import cast
-from .spectral import _axis_len, _window, dct, frame, overlap_and_add, vorbis_window
+from .spectral import _axis_len, _window, dct, frame, kaiser_values, overlap_and_add, vorbis_window
 
 
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
@@ -31,11 +31,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dt
     """
     n = static_int(window_length, "kaiser_bessel_derived_window: window_length")
     half = n // 2
-    if half + 1 == 1:
-        k = np.ones(1)
-    else:
-        t = 2.0 * np.arange(half + 1) / half - 1.0
-        k = np.i0(beta * np.sqrt(np.clip(1 - t * t, 0, None))) / np.i0(beta)
+    k = kaiser_values(half + 1, beta)
     csum = np.cumsum(k.astype(dtypes.as_dtype(dtype).np))
     halfw = np.sqrt(csum[:-1] / csum[-1])
     return _window(np.concatenate([halfw, halfw[::-1]]), dtype)

@@ -78,6 +78,16 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import (
+    CategoryEncoding,
+    CenterCrop,
+    Discretization,
+    HashedCrossing,
+    Hashing,
+    Normalization,
+    Rescaling,
+    Resizing,
+)
 from .regularization import (
     ActivityRegularization,
     AlphaDropout,

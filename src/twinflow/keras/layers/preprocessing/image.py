@@ -5,19 +5,11 @@ from __future__ import annotations
 from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops
 from ....ops.image.resize import resize as _resize
+from ..reshaping import _data_format as _fmt
 from .base import PreprocessingLayer
 
 _METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian",
             "mitchellcubic")
-
-
-def data_format(value) -> str:
-    """``value`` checked ("channels_last" by default)."""
-    value = value or "channels_last"
-    if value not in ("channels_last", "channels_first"):
-        raise ValueError(f"data_format must be 'channels_last' or 'channels_first', got "
-                         f"{value!r}")
-    return value
 
 
 def to_last(x: Tensor, fmt: str) -> Tensor:
@@ -137,10 +129,6 @@ class Resizing(PreprocessingLayer):
                    pad_to_aspect_ratio=self.pad_to_aspect_ratio, fill_mode=self.fill_mode,
                    fill_value=self.fill_value, antialias=self.antialias)
         return cfg
-
-
-def _fmt(value) -> str:
-    return data_format(value)
 
 
 class CenterCrop(PreprocessingLayer):

@@ -93,23 +93,10 @@ class Normalization(PreprocessingLayer):
             self.mean = np.zeros(self._broadcast, self._tw_dtype.np)
             self.variance = np.ones(self._broadcast, self._tw_dtype.np)
 
-    def adapt(self, data, batch_size: int | None = None, steps: int | None = None) -> None:
-        """Computes the mean and variance of ``data`` over the axes not in ``axis``.
-
-        Args:
-            data: an array, tensor, Dataset or iterable of batches.
-            batch_size: rows per batch for array data.
-            steps: the number of batches to read at most.
-
-        Returns:
-            None.
-        """
+    def reset_state(self) -> None:
         if self.input_mean is not None:
             raise ValueError("Cannot adapt a Normalization layer whose mean and variance "
                              "were passed to the constructor")
-        super().adapt(data, batch_size, steps)
-
-    def reset_state(self) -> None:
         self._stats = None
 
     def update_state(self, data) -> None:
@@ -214,25 +201,12 @@ class Discretization(PreprocessingLayer):
         self.epsilon = epsilon
         self.output_mode = check_mode(output_mode)
         self.sparse = sparse
-        self.summary = np.array([[], []], "float32")
+        self.summary = np.array([[], []], "float32")  # the quantile summary adapt builds
 
-    def adapt(self, data, batch_size: int | None = None, steps: int | None = None) -> None:
-        """Computes ``num_bins`` quantile boundaries of ``data`` (Keras' approximation).
-
-        Args:
-            data: an array, tensor, Dataset or iterable of batches.
-            batch_size: rows per batch for array data.
-            steps: the number of batches to read at most.
-
-        Returns:
-            None.
-        """
+    def reset_state(self) -> None:
         if self.num_bins is None:
             raise ValueError("Cannot adapt a Discretization layer that has been initialized "
                              "with `bin_boundaries`, use `num_bins` instead.")
-        super().adapt(data, batch_size, steps)
-
-    def reset_state(self) -> None:
         self.summary = np.array([[], []], "float32")
 
     def update_state(self, data) -> None:

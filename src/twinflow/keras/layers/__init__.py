@@ -84,9 +84,11 @@ from .preprocessing import (
     Discretization,
     HashedCrossing,
     Hashing,
+    IntegerLookup,
     Normalization,
     Rescaling,
     Resizing,
+    StringLookup,
 )
 from .regularization import (
     ActivityRegularization,

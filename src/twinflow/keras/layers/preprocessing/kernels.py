@@ -178,7 +178,8 @@ class Table:
 
 @register_op("StaticTableLookup")
 class StaticTableLookup:
-    """Looks each element of ``x`` up in ``table``; ``default`` where it is missing."""
+    """Looks each element of ``x`` up in ``table``; ``default`` where it is missing (an
+    InvalidArgumentError when ``default`` is None)."""
 
     def infer(x, *, table, default, out_dtype):
         return out_dtype, x.shape
@@ -186,10 +187,16 @@ class StaticTableLookup:
     def kernel(x, *, table, default, out_dtype):
         x = np.asarray(x)
         get = table.map.get
-        if x.dtype == object:
-            flat = [get(_bytes(v), default) for v in x.reshape(-1)]
+        if x.dtype.kind in "OUS":
+            keys = [_bytes(v) for v in x.reshape(-1)]
         else:
-            flat = [get(int(v), default) for v in x.reshape(-1)]
+            keys = [int(v) for v in x.reshape(-1)]
+        flat = [get(k, default) for k in keys]
+        if default is None and None in flat:
+            missing = sorted({k for k, v in zip(keys, flat) if v is None})[:10]
+            raise InvalidArgumentError(
+                None, None, f"When `num_oov_indices=0` all inputs should be in vocabulary, "
+                f"found OOV values {missing}, consider setting `num_oov_indices=1`.")
         return np.array(flat, dtype=out_dtype.np).reshape(x.shape)
 
     grad = _no_grad
@@ -201,7 +208,7 @@ def table_lookup(x: Tensor, table: Table, default, out_dtype) -> Tensor:
     Args:
         x: a string or integer tensor.
         table: the Table.
-        default: the value of missing keys.
+        default: the value of missing keys (None: missing keys are an error).
         out_dtype: the output dtype.
 
     Returns:

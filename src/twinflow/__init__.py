@@ -64,18 +64,20 @@ from .ops.composite_ops import type_spec_from_value
 from .ops.indexed_slices import IndexedSlicesSpec
 from . import experimental, ragged, sparse
 # [exports: surface (issue 16)]
-from . import image, version
+from . import version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
-from .ops.scopes import (get_current_name_scope, get_static_value, group, identity_n,  # noqa
-                         init_scope, inside_function, is_symbolic_tensor, no_op, tuple)
+from .ops.scopes import (get_current_name_scope, get_logger, get_static_value, group,  # noqa
+                         identity_n, init_scope, inside_function, is_symbolic_tensor, no_op,
+                         tuple)
 
 # Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
     "keras": (".keras", None), "data": (".data", None), "summary": (".summary", None),
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
-    "Module": (".train.module", "Module"),
+    "Module": (".train.module", "Module"), "image": (".image", None),
+    "signal": (".signal", None),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),

@@ -9,6 +9,15 @@ from .ops.nn.conv_nd import (
     depthwise_conv2d_backprop_input,
     max_pool3d,
 )
+from .ops.nn.statistics import (
+    batch_norm_with_global_normalization,
+    depth_to_space,
+    local_response_normalization,
+    lrn,
+    space_to_depth,
+    sufficient_statistics,
+    weighted_moments,
+)
 from .ops.nn_ops import (
     atrous_conv2d,
     avg_pool,
@@ -69,4 +78,7 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "sigmoid_cross_entropy_with_logits", "silu", "softmax",
            "softmax_cross_entropy_with_logits", "softplus", "softsign",
            "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k",
-           "weighted_cross_entropy_with_logits", "zero_fraction"]
+           "weighted_cross_entropy_with_logits", "zero_fraction",
+           "batch_norm_with_global_normalization", "depth_to_space",
+           "local_response_normalization", "lrn", "space_to_depth", "sufficient_statistics",
+           "weighted_moments"]

@@ -1,4 +1,15 @@
 """``tw.random``: random number generation (re-exports)."""
+from . import random_experimental as experimental  # noqa: E402  (tf.random.experimental)
+from .ops.random.stateless_dist import (
+    Algorithm,
+    create_rng_state,
+    fold_in,
+    split,
+    stateless_binomial,
+    stateless_categorical,
+    stateless_gamma,
+    stateless_poisson,
+)
 from .ops.random_ops import (
     Generator,
     categorical,
@@ -17,6 +28,8 @@ from .ops.random_ops import random_uniform as uniform
 from .ops.random_ops import stateless_random_normal as stateless_normal
 from .ops.random_ops import stateless_random_uniform as stateless_uniform
 
-__all__ = ["Generator", "categorical", "gamma", "get_global_generator", "get_seed", "normal",
+__all__ = ["Algorithm", "create_rng_state", "experimental", "fold_in", "split",
+           "stateless_binomial", "stateless_categorical", "stateless_gamma", "stateless_poisson",
+           "Generator", "categorical", "gamma", "get_global_generator", "get_seed", "normal",
            "poisson", "set_global_generator", "set_seed", "shuffle", "stateless_normal",
            "stateless_truncated_normal", "stateless_uniform", "truncated_normal", "uniform"]

@@ -93,6 +93,29 @@ CASES = [
          name="surf_vectorized_map_layout"),
 ]
 
+
+def _np_reverse_sequence(x, n):
+    out = x.copy()
+    for b, k in enumerate(n):
+        out[:k, b] = x[:k, b][::-1]
+    return out
+
+
+CASES += [
+    Case(lambda x, n: tw.reverse_sequence(x, n, seq_axis=0, batch_axis=1),
+         [C[0].T.copy(), np.array([2, 4, 0], np.int64)], _np_reverse_sequence,
+         name="surf_reverse_sequence"),
+    Case(lambda x: tw.saturate_cast(x * 100.0, tw.uint8), [A],
+         lambda x: np.clip(x * 100.0, 0, 255).astype(np.uint8), name="surf_saturate_cast"),
+    Case(lambda a, b: tw.broadcast_dynamic_shape(a, b),
+         [np.array([2, 1, 3], np.int32), np.array([4, 1], np.int32)],
+         lambda a, b: np.array([2, 4, 3], np.int32), name="surf_broadcast_dynamic_shape"),
+    Case(lambda x: tw.timestamp() + x * 0.0, [np.float64(1.0)], None, stateful_random=True,
+         name="surf_timestamp"),
+    Case(lambda x: tw.parallel_stack([x, x * 2.0]), [A], lambda x: np.stack([x, x * 2]),
+         name="surf_parallel_stack"),
+]
+
 # Output lengths depend on values: checked eagerly above, in a graph in test_surface_api.py.
 COVERED_ELSEWHERE = {
     "UniqueWithCounts": "surf_unique_with_counts (eager) and "

@@ -96,7 +96,57 @@ def _keras_paths(d, name):
     return save, load
 
 
+def _h5_paths(d):
+    def save(value):
+        m = _model()
+        _set(m, value)
+        m.save_weights(os.path.join(d, "m.weights.h5"))
+
+    def load():
+        m = _model()
+        m.load_weights(os.path.join(d, "m.weights.h5"))
+        return _value(m.get_weights())
+    return save, load
+
+
+def _dataset_paths(d):
+    def save(value):
+        tw.data.Dataset.from_tensor_slices(np.full((3, 2), value, np.float32)) \
+            .save(os.path.join(d, "ds"))
+
+    def load():
+        ds = tw.data.Dataset.load(os.path.join(d, "ds"))
+        return _value([e.numpy() for e in ds])
+    return save, load
+
+
+def _write_file_paths(d):
+    def save(value):
+        tw.io.write_file(os.path.join(d, "f.txt"), str(value))
+
+    def load():
+        return float(tw.io.read_file(os.path.join(d, "f.txt")).numpy().decode())
+    return save, load
+
+
+def _tfrecord_paths(d):
+    def save(value):
+        with tw.io.TFRecordWriter(os.path.join(d, "r.tfrecord")) as w:
+            for _ in range(3):
+                w.write(str(value).encode())
+
+    def load():
+        records = list(tw.data.TFRecordDataset(os.path.join(d, "r.tfrecord")))
+        assert len(records) == 3
+        return _value([float(r.numpy().decode()) for r in records])
+    return save, load
+
+
 SAVE_PATHS = {
+    "save_weights(.weights.h5)": _h5_paths,
+    "Dataset.save": _dataset_paths,
+    "io.write_file": _write_file_paths,
+    "io.TFRecordWriter": _tfrecord_paths,
     "Checkpoint.write": _ckpt_paths,
     "Checkpoint.save": _numbered_paths,
     "CheckpointManager(max_to_keep=1)": _manager_paths,

@@ -253,12 +253,21 @@ def atomic_write_dir(path: str, files: dict) -> None:
         try:
             fsync_dir(parent)
         finally:
-            # The new version is in place: the old one goes, retried once if removal fails
-            # half-way (what is still left is stale, and the next save removes it).
-            for _ in range(2 if moved else 0):
-                try:
-                    _remove(old)
-                except OSError:
-                    continue
-                if not os.path.lexists(old):
-                    break
+            if moved:
+                remove_replaced(old)
+
+
+def remove_replaced(old: str) -> None:
+    """Deletes the previous version of a directory save once the new one is in place, retried
+    once if removal fails half-way (what is still left is stale; the next save removes it).
+
+    Args:
+        old: the previous version's path (a ``.tw-old-`` sibling).
+    """
+    for _ in range(2):
+        try:
+            _remove(old)
+        except OSError:
+            continue
+        if not os.path.lexists(old):
+            break

@@ -122,9 +122,11 @@ def _write_folder(ds: Dataset, path: str, elements) -> None:
                 os.replace(old, path)
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        files.fsync_dir(parent)
-        if moved:
-            shutil.rmtree(old, ignore_errors=True)
+        try:
+            files.fsync_dir(parent)
+        finally:
+            if moved:
+                files.remove_replaced(old)
 
 
 def _check(compression, *unsupported) -> None:

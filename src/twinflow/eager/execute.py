@@ -262,6 +262,8 @@ def _python_array(value) -> np.ndarray:
     objects, bools or strings mixed with numbers, integers beyond 64 bits, ragged lists."""
     try:
         arr = np.array(value)
+    except UnicodeDecodeError:  # str mixed with non-ASCII bytes: no NumPy 'S' array holds both
+        return _mixed_strings(value)
     except ValueError as e:  # NumPy's "inhomogeneous shape": TensorFlow's message instead
         if "inhomogeneous" not in str(e):
             raise
@@ -279,6 +281,15 @@ def _python_array(value) -> np.ndarray:
             len(_leaf_kinds(value) - {"?"}) > 1:  # (objects with __array__ are fine)
         raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     return arr
+
+
+def _mixed_strings(value) -> np.ndarray:
+    """A bytes array from a nested list of str and bytes (str encoded as UTF-8, as TF does)."""
+    kinds = _leaf_kinds(value)
+    if kinds != {"s"}:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor." if "?" in kinds
+                         else "Can't convert Python sequence with mixed types to Tensor.")
+    return _as_bytes_array(np.array(value, dtype=object))
 
 
 def _leaf_kinds(value) -> set:

@@ -9,13 +9,14 @@ from .array import create as _create
 from .array import gather as _gather
 from .array import join as _join
 from .array import layout as _layout
+from .array import misc as _misc
 from .array import search as _search
 from .array import shape as _shape
 from .array import slicing as _slicing
 from .array import sort as _sort
 from .core import reexport
 
-reexport(globals(), _shape, _layout, _join, _slicing, _gather, _create, _sort, _search)
+reexport(globals(), _shape, _layout, _join, _slicing, _gather, _create, _sort, _search, _misc)
 
 __all__ = ["identity", "shape", "reshape", "broadcast_to", "stack", "unstack", "zeros_like",
            "ones_like", "transpose", "expand_dims", "squeeze", "reverse", "stop_gradient",
@@ -25,4 +26,6 @@ __all__ = ["identity", "shape", "reshape", "broadcast_to", "stack", "unstack", "
            "lin_space", "sort", "argsort", "top_k", "unique", "meshgrid", "repeat",
            "roll", "sequence_mask",
            "searchsorted", "histogram_fixed_width", "histogram_fixed_width_bins",
-           "unique_with_counts", "unravel_index"]
+           "unique_with_counts", "unravel_index", "reverse_sequence", "saturate_cast",
+           "shape_n", "parallel_stack", "broadcast_static_shape",
+           "broadcast_dynamic_shape", "timestamp"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import logging
 from collections.abc import Iterator
 
 import numpy as np
@@ -169,6 +170,15 @@ def get_static_value(tensor: TensorLike, partial: bool = False) -> np.ndarray | 
     return np.asarray(tensor)
 
 
+def get_logger() -> logging.Logger:
+    """twinflow's logger (``tw.get_logger``; TensorFlow's is named "tensorflow").
+
+    Returns:
+        The ``logging.Logger`` named "twinflow".
+    """
+    return logging.getLogger("twinflow")
+
+
 def is_symbolic_tensor(tensor) -> bool:
     """True for a tensor of a graph being built (``tw.is_symbolic_tensor``).
 
@@ -182,4 +192,4 @@ def is_symbolic_tensor(tensor) -> bool:
 
 
 __all__ = ["init_scope", "inside_function", "get_current_name_scope", "no_op", "group",
-           "tuple", "identity_n", "get_static_value", "is_symbolic_tensor"]
+           "tuple", "identity_n", "get_static_value", "is_symbolic_tensor", "get_logger"]

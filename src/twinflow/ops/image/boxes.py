@@ -12,7 +12,7 @@ from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
-from ..array.gather import gather
+from ..array.gather import gather, gather_nd
 from ..array.layout import unstack
 from ..core import _fmt, convert, static_ints
 from ..core import invalid_argument as _err
@@ -83,7 +83,7 @@ def crop_and_resize(image: TensorLike, boxes: TensorLike, box_indices: TensorLik
     outside = logical_or(
         logical_or(less(ys, 0.0), greater(ys, h - 1.0))[:, :, None],
         logical_or(less(xs, 0.0), greater(xs, w - 1.0))[:, None, :])  # [N, ch, cw]
-    img = gather(x, idx)                                              # [N, H, W, C]
+    img = gather_nd(x, idx[:, None])  # [N, H, W, C] (gather_nd: a dense image gradient)
     top, bottom, ly = _axis_taps(ys, h, method)
     left, right, lx = _axis_taps(xs, w, method)
 

@@ -266,7 +266,7 @@ def _unary_function(opdef):
     return fn
 
 
-def _binary_function(opdef, fast: bool):
+def _binary_function(opdef, fast: bool = False):
     def fn(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         if fast and type(x) is _ET and type(y) is _ET and name is None:
             return bind_binary(opdef, x, y)  # as ``x + y`` does

@@ -35,11 +35,16 @@ class Softmax:
     infer = _softmax_infer
 
     def kernel(x, *, axis=-1):
-        e = np.exp(quietly(np.subtract, x, np.max(x, axis=axis, keepdims=True)))
-        s = np.sum(e, axis=axis, keepdims=True)
-        out = quietly(np.divide, e, s)
-        if np.isnan(s).any():  # as TensorFlow: softmax([inf, 1]) is [nan, 0], not [nan, nan]
-            out = np.where(e == 0, np.zeros((), out.dtype), out)
+        z = quietly(np.subtract, x, np.fmax.reduce(x, axis=axis, keepdims=True))
+        e = quietly(np.exp, z)
+        out = quietly(np.divide, e, np.sum(e, axis=axis, keepdims=True))
+        bad = np.isnan(z)  # a NaN logit, or +inf (inf - inf)
+        if bad.any():  # as TensorFlow's CPU kernels: float32 rows keep 0 where z is not NaN
+            rows = bad.any(axis=axis, keepdims=True)
+            nan = np.full((), np.nan, out.dtype)
+            keep = np.where(bad, nan, np.zeros((), out.dtype)) \
+                if out.dtype.name in ("float32", "bfloat16") else nan
+            out = np.where(rows, keep, out)
         return out
 
     def grad(op, dy):

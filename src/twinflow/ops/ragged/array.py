@@ -229,38 +229,39 @@ def reduce(kind: str, dense_fn, rt: RaggedTensor, axis=None, keepdims: bool = Fa
         dense_fn: the dense reduction (for the flat values).
         rt: a RaggedTensor.
         axis: None (everything), an int, or a list of ints.
-        keepdims: keep reduced dimensions (only for uniform inner dimensions).
+        keepdims: keep each reduced dimension with size 1 (reduce, then expand_dims).
 
     Returns:
         A dense tensor or RaggedTensor.
     """
     if axis is None:
-        return dense_fn(rt.flat_values, keepdims=keepdims) if not keepdims else \
-            _keep_all(dense_fn, rt)
+        total = dense_fn(rt.flat_values)
+        if keepdims:  # TF: a dense tensor of shape [1] * rank
+            if rt.shape.rank is None:
+                raise ValueError("keepdims=True with axis=None needs a RaggedTensor of known rank")
+            total = A.reshape(total, [1] * rt.shape.rank)
+        return total
     axes = static_value(axis, "ragged reduction axis")
     axes = [int(a) for a in np.reshape(axes, -1)]
     rank = rt.shape.rank
+    if keepdims and rank is None and any(a < 0 for a in axes):
+        raise ValueError("keepdims=True with a negative axis needs a RaggedTensor of known rank")
     axes = sorted({a + rank if a < 0 and rank is not None else a for a in axes}, reverse=True)
     out = rt
     for a in axes:
-        out = _reduce_one(kind, dense_fn, out, a, keepdims)
+        out = _reduce_one(kind, dense_fn, out, a)
+    if keepdims:  # as TF: reduce, then put each reduced dimension back with size 1
+        for a in reversed(axes):
+            out = expand_dims(out, a) if isinstance(out, RaggedTensor) else A.expand_dims(out, a)
     return out
 
 
-def _keep_all(dense_fn, rt):
-    raise ValueError("keepdims=True with axis=None is not supported for a RaggedTensor; "
-                     "reduce rt.flat_values instead")
-
-
-def _reduce_one(kind: str, dense_fn, rt, axis: int, keepdims: bool):
+def _reduce_one(kind: str, dense_fn, rt, axis: int):
     if not isinstance(rt, RaggedTensor):
-        return dense_fn(rt, axis=axis, keepdims=keepdims)
+        return dense_fn(rt, axis=axis)
     if axis >= 2:
-        inner = _reduce_one(kind, dense_fn, rt.values, axis - 1, keepdims)
+        inner = _reduce_one(kind, dense_fn, rt.values, axis - 1)
         return rt.with_values(inner)
-    if keepdims:
-        raise ValueError("keepdims=True along a ragged or row dimension of a RaggedTensor is "
-                         "not supported")
     values = rt.values
     if axis == 1:
         ids, n = rt.value_rowids(), rt.nrows()

@@ -23,20 +23,17 @@ def ragged_getitem(rt: RaggedTensor, key):
 
     Args:
         rt: a RaggedTensor.
-        key: an int, slice, or tuple of them (Ellipsis only at the end).
+        key: an int, slice, tw.newaxis, Ellipsis or a tuple of them.
 
     Returns:
         A RaggedTensor or dense tensor.
     """
     key = key if isinstance(key, tuple) else (key,)
-    if key and key[-1] is Ellipsis:
-        key = key[:-1]
-    for k in key:
-        if k is None or k is Ellipsis:
-            raise TypeError("RaggedTensor indexing supports ints and slices, with an Ellipsis "
-                            f"only at the end; got {key!r}")
+    key = _expand_ellipsis(rt, key)
     if not key:
         return rt
+    if key[0] is None:  # tw.newaxis: a new outer dimension of size 1
+        return _new_axis(ragged_getitem(rt, key[1:]), 0)
     k0, rest = key[0], key[1:]
     if isinstance(k0, slice):
         rows = A.range(rt.nrows())[k0]
@@ -60,6 +57,26 @@ def ragged_getitem(rt: RaggedTensor, key):
     return row[rest] if isinstance(row, RaggedTensor) else row[rest]
 
 
+def _expand_ellipsis(rt: RaggedTensor, key: tuple) -> tuple:
+    """Replaces an Ellipsis by the full slices it stands for."""
+    dots = [i for i, k in enumerate(key) if k is Ellipsis]
+    if not dots:
+        return key
+    if len(dots) > 1:
+        raise ValueError(f"RaggedTensor indexing allows one Ellipsis, got {key!r}")
+    i = dots[0]
+    if i == len(key) - 1:  # trailing: the remaining dimensions are left as they are
+        return key[:-1]
+    if rt.shape.rank is None:
+        raise ValueError("an Ellipsis before other indices needs a RaggedTensor of known rank")
+    used = sum(1 for k in key if k is not None and k is not Ellipsis)
+    return key[:i] + (slice(None),) * max(rt.shape.rank - used, 0) + key[i + 1:]
+
+
+def _new_axis(x, axis: int):
+    return A.expand_dims(x, axis)  # dispatches a RaggedTensor to the ragged expand_dims
+
+
 def _int(k):
     if isinstance(k, (int, np.integer)):
         return int(k)
@@ -78,6 +95,8 @@ def _range_rows(values, start, stop):
 def _inner(rt: RaggedTensor, rest: tuple):
     """Applies ``rest`` (indices for dimensions 1...) to every row of ``rt``."""
     k1, more = rest[0], rest[1:]
+    if k1 is None:  # tw.newaxis: every row becomes one row of size 1
+        return _new_axis(_inner(rt, more) if more else rt, 1)
     lengths = rt.row_lengths()
     if isinstance(k1, slice):
         if k1.step not in (None, 1):

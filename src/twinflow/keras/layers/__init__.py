@@ -89,6 +89,7 @@ from .preprocessing import (
     Rescaling,
     Resizing,
     StringLookup,
+    TextVectorization,
 )
 from .regularization import (
     ActivityRegularization,

@@ -22,6 +22,7 @@ def test_string_lookup_adapt_and_oov():
     assert s.get_vocabulary() == ["", "[UNK]", "[UNK]", "d", "a"]
     np.testing.assert_array_equal(s(np.array([["a", "q", "", "hello"]])).numpy(),
                                   [[4, 2, 0, 1]])
+    round_trip(s, np.array([["a", "q", "", "hello"]]))  # an adapted vocabulary is in the config
     many = L.StringLookup(vocabulary=["a", "b"], num_oov_indices=3)
     np.testing.assert_array_equal(many(np.array(["q", "r", "s", "t"])).numpy(), [2, 1, 1, 1])
     round_trip(many, np.array(["q", "a"]))

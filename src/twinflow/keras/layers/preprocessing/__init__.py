@@ -10,3 +10,4 @@ from .numeric import (
     Normalization,
     Rescaling,
 )
+from .text import TextVectorization

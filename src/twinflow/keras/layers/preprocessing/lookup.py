@@ -350,6 +350,11 @@ class IndexLookup(PreprocessingLayer):
         idf = self.input_idf_weights
         if idf is not None:
             idf = np.asarray(to_numpy(idf), np.float64).tolist()
+        if vocab is None and self._tokens:  # adapted: the config carries the vocabulary
+            vocab = self.get_vocabulary(include_special_tokens=False)
+            if self._idf is not None:
+                start = self._token_start_index()
+                idf = self._idf[start:start + len(vocab)].astype(np.float64).tolist()
         cfg.update(invert=self.invert, max_tokens=self.max_tokens,
                    num_oov_indices=self.num_oov_indices, oov_token=self.oov_token,
                    mask_token=self.mask_token, output_mode=self.output_mode,

@@ -9,6 +9,7 @@ import math
 
 from ...core import dtypes
 from ...ops import math_ops
+from ..configurable import Configurable
 from ..losses import _tensor
 
 
@@ -16,31 +17,11 @@ def _step(step):
     return _tensor(step, dtypes.float32)
 
 
-class LearningRateSchedule:
+class LearningRateSchedule(Configurable):
     """Base class: ``schedule(step)`` returns the learning rate at ``step``."""
 
     def __call__(self, step):
         raise NotImplementedError
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict) -> LearningRateSchedule:
-        """Builds a schedule from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The schedule.
-        """
-        return cls(**config)
 
 
 class ExponentialDecay(LearningRateSchedule):
@@ -70,10 +51,7 @@ class ExponentialDecay(LearningRateSchedule):
         return float(self.initial_learning_rate) * math_ops.pow(
             _tensor(float(self.decay_rate), dtypes.float32), p)
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase}
+    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
 
 
 class InverseTimeDecay(LearningRateSchedule):
@@ -100,10 +78,7 @@ class InverseTimeDecay(LearningRateSchedule):
             p = math_ops.floor(p)
         return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p)
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase}
+    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -130,8 +105,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
                                  _tensor(float(v), dtypes.float32), out)
         return out
 
-    def get_config(self) -> dict:
-        return {"boundaries": self.boundaries, "values": self.values}
+    _config_keys = ("boundaries", "values")
 
 
 class PolynomialDecay(LearningRateSchedule):
@@ -160,10 +134,7 @@ class PolynomialDecay(LearningRateSchedule):
         return (float(self.initial_learning_rate) - self.end_learning_rate) * math_ops.pow(
             frac, _tensor(float(self.power), dtypes.float32)) + self.end_learning_rate
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
-                "power": self.power}
+    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power")
 
 
 class CosineDecay(LearningRateSchedule):
@@ -187,9 +158,7 @@ class CosineDecay(LearningRateSchedule):
         cos = 0.5 * (1.0 + math_ops.cos(math.pi * s / float(self.decay_steps)))
         return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "alpha": self.alpha}
+    _config_keys = ("initial_learning_rate", "decay_steps", "alpha")
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:

@@ -24,7 +24,29 @@ class LearningRateSchedule(Configurable):
         raise NotImplementedError
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _RateDecay(LearningRateSchedule):
+    """The arguments ExponentialDecay and InverseTimeDecay share, and their progress
+    ``step / decay_steps`` (floored with ``staircase``)."""
+
+    # ExponentialDecay rejects decay_steps <= 0 up front; InverseTimeDecay does not.
+    _positive_steps = False
+    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str | None = None) -> None:
+        if self._positive_steps and decay_steps <= 0:
+            raise ValueError("decay_steps must be positive")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+
+    def _progress(self, step):
+        p = _step(step) / float(self.decay_steps)
+        return math_ops.floor(p) if self.staircase else p
+
+
+class ExponentialDecay(_RateDecay):
     """``initial * decay_rate ** (step / decay_steps)`` (floored exponent with staircase).
 
     Args:
@@ -35,26 +57,14 @@ class ExponentialDecay(LearningRateSchedule):
         name: ignored.
     """
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str | None = None) -> None:
-        if decay_steps <= 0:
-            raise ValueError("decay_steps must be positive")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
+    _positive_steps = True
 
     def __call__(self, step):
-        p = _step(step) / float(self.decay_steps)
-        if self.staircase:
-            p = math_ops.floor(p)
         return float(self.initial_learning_rate) * math_ops.pow(
-            _tensor(float(self.decay_rate), dtypes.float32), p)
-
-    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
+            _tensor(float(self.decay_rate), dtypes.float32), self._progress(step))
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial / (1 + decay_rate * step / decay_steps)``.
 
     Args:
@@ -65,20 +75,9 @@ class InverseTimeDecay(LearningRateSchedule):
         name: ignored.
     """
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str | None = None) -> None:
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
     def __call__(self, step):
-        p = _step(step) / float(self.decay_steps)
-        if self.staircase:
-            p = math_ops.floor(p)
-        return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p)
-
-    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
+        return float(self.initial_learning_rate) / (
+            1.0 + float(self.decay_rate) * self._progress(step))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):

@@ -30,6 +30,7 @@ from ...train.module import Module, camel_to_snake
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from ..configurable import Configurable
 from .keras_tensor import (
     _MASKS,
     KerasTensor,
@@ -135,7 +136,7 @@ def _shape_tuple(shape) -> tuple | None:
 # ---------------------------------------------------------------------------------------------
 # Layer
 
-class Layer(Module):
+class Layer(Module, Configurable):
     """Base class of Keras layers (``tw.keras.layers.Layer``).
 
     Args:
@@ -643,18 +644,6 @@ class Layer(Module):
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
         return cfg
-
-    @classmethod
-    def from_config(cls, config: dict) -> Layer:
-        """Builds a layer from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The layer.
-        """
-        return cls(**config)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

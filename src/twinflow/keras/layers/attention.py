@@ -188,10 +188,7 @@ class _BaseAttention(Layer):
             return None
         return _as_bool(mask[0])
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(use_scale=self.use_scale, dropout=self.dropout, seed=self.seed)
-        return cfg
+    _config_keys = ("use_scale", "dropout", "seed")
 
 
 class Attention(_BaseAttention):

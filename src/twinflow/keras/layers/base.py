@@ -659,6 +659,7 @@ class Layer(Module, Configurable):
         cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
+        cfg.update(Configurable.get_config(self))  # the subclass's _config_keys
         return cfg
 
     def __repr__(self) -> str:

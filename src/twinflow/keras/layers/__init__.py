@@ -78,6 +78,19 @@ from .pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from .preprocessing import (
+    CategoryEncoding,
+    CenterCrop,
+    Discretization,
+    HashedCrossing,
+    Hashing,
+    IntegerLookup,
+    Normalization,
+    Rescaling,
+    Resizing,
+    StringLookup,
+    TextVectorization,
+)
 from .regularization import (
     ActivityRegularization,
     AlphaDropout,

@@ -20,6 +20,7 @@ from ...core import dtypes, nest
 from ...core.context import ctx, eager_mode
 from ...core.shapes import TensorShape
 from ...eager.execute import convert_to_tensor
+from ...framework.type_spec import TypeSpec
 from ...graph.graph import name_scope as _name_scope
 from ...graph.tensor import Tensor
 from ...ops import math_ops
@@ -603,11 +604,13 @@ class Layer(Module, Configurable):
         counter = [0]
 
         def make(spec):
-            shape, dt = spec
+            composite = isinstance(spec, TypeSpec)
+            shape, dt = (spec.shape, spec.dtype) if composite else spec
             i = counter[0]
             counter[0] += 1
             return KerasTensor(shape, dt, layer=self, node=node, index=i,
-                               name=self.name if n_out[0] == 1 else f"{self.name}_{i}")
+                               name=self.name if n_out[0] == 1 else f"{self.name}_{i}",
+                               type_spec=spec if composite else None)
         outputs = _map_pairs(specs, make)
         node.outputs = outputs
         self._tw_nodes.append(node)

@@ -1,0 +1,278 @@
+"""The ops behind the preprocessing layers: bucketizing, string hashing (TensorFlow's FarmHash
+``Fingerprint64`` and SipHash-2-4, so bucket numbers match TensorFlow's), static table lookups
+and category encoding. None of them has a gradient: they map data to indices."""
+from __future__ import annotations
+
+import numpy as np
+
+from ....core import dtypes
+from ....core.errors import InvalidArgumentError
+from ....core.shapes import TensorShape
+from ....eager.execute import bind
+from ....graph.registry import register_op
+from ....graph.tensor import Tensor
+from ....ops.ragged.fingerprint import fingerprint64
+
+_M = (1 << 64) - 1
+
+
+def _no_grad(op, *dys):
+    return (None,) * len(op.inputs) if len(op.inputs) > 1 else None
+
+
+def _bytes(v) -> bytes:
+    return v.encode() if isinstance(v, str) else bytes(v)
+
+
+def _rotl(v: int, k: int) -> int:
+    return ((v << k) | (v >> (64 - k))) & _M
+
+
+def siphash24(key: tuple, data: bytes) -> int:
+    """SipHash-2-4 of ``data`` with the 128-bit ``key`` (two 64-bit halves), as TensorFlow's
+    ``StringToHashBucketStrong``.
+
+    Args:
+        key: two non-negative ints.
+        data: the bytes.
+
+    Returns:
+        The unsigned 64-bit hash.
+    """
+    k0, k1 = key[0] & _M, key[1] & _M
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D,
+         k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
+
+    def rounds(n: int) -> None:
+        for _ in range(n):
+            v[0] = (v[0] + v[1]) & _M
+            v[1] = _rotl(v[1], 13) ^ v[0]
+            v[0] = _rotl(v[0], 32)
+            v[2] = (v[2] + v[3]) & _M
+            v[3] = _rotl(v[3], 16) ^ v[2]
+            v[0] = (v[0] + v[3]) & _M
+            v[3] = _rotl(v[3], 21) ^ v[0]
+            v[2] = (v[2] + v[1]) & _M
+            v[1] = _rotl(v[1], 17) ^ v[2]
+            v[2] = _rotl(v[2], 32)
+
+    n = len(data)
+    end = n - n % 8
+    for i in range(0, end, 8):
+        m = int.from_bytes(data[i:i + 8], "little")
+        v[3] ^= m
+        rounds(2)
+        v[0] ^= m
+    b = ((n & 0xFF) << 56) | int.from_bytes(data[end:] + bytes(8 - n % 8), "little")
+    v[3] ^= b
+    rounds(2)
+    v[0] ^= b
+    v[2] ^= 0xFF
+    rounds(4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def _check_string(x, what: str) -> None:
+    if not x.dtype.is_string:
+        raise InvalidArgumentError(None, None, f"{what} needs a string tensor, got {x.dtype.name}")
+
+
+@register_op("StringToHashBucketFast")
+class StringToHashBucketFast:
+    """``Fingerprint64(s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
+
+    def infer(x, *, num_buckets):
+        _check_string(x, "StringToHashBucketFast")
+        return dtypes.int64, x.shape
+
+    def kernel(x, *, num_buckets):
+        x = np.asarray(x, dtype=object)
+        out = [fingerprint64(_bytes(v)) % num_buckets for v in x.reshape(-1)]
+        return np.array(out, dtype=np.int64).reshape(x.shape)
+
+    grad = _no_grad
+
+
+@register_op("StringToHashBucketStrong")
+class StringToHashBucketStrong:
+    """``SipHash24(key, s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
+
+    def infer(x, *, num_buckets, key):
+        _check_string(x, "StringToHashBucketStrong")
+        return dtypes.int64, x.shape
+
+    def kernel(x, *, num_buckets, key):
+        x = np.asarray(x, dtype=object)
+        out = [siphash24(key, _bytes(v)) % num_buckets for v in x.reshape(-1)]
+        return np.array(out, dtype=np.int64).reshape(x.shape)
+
+    grad = _no_grad
+
+
+def hash_bucket(x: Tensor, num_buckets: int, key=None) -> Tensor:
+    """The hash bucket of each string of ``x``: FarmHash without ``key``, SipHash with it.
+
+    Args:
+        x: a string tensor.
+        num_buckets: the number of buckets (at least 1).
+        key: None, or two ints (the SipHash key).
+
+    Returns:
+        An int64 tensor of ``x``'s shape.
+    """
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets must be at least 1, got {num_buckets}")
+    if key is None:
+        return bind(StringToHashBucketFast, [x], {"num_buckets": int(num_buckets)})
+    return bind(StringToHashBucketStrong, [x],
+                {"num_buckets": int(num_buckets), "key": (int(key[0]), int(key[1]))})
+
+
+@register_op("Bucketize")
+class Bucketize:
+    """The index of the bucket of each value: ``i`` with ``b[i-1] <= x < b[i]`` (int32)."""
+
+    def infer(x, *, boundaries):
+        if not (x.dtype.is_floating or x.dtype.is_integer):
+            raise TypeError(f"Bucketize needs a numeric tensor, got {x.dtype.name}")
+        return dtypes.int32, x.shape
+
+    def kernel(x, *, boundaries):
+        return np.digitize(np.asarray(x), np.asarray(boundaries, np.float64)).astype(np.int32)
+
+    grad = _no_grad
+
+
+def bucketize(x: Tensor, boundaries) -> Tensor:
+    """TensorFlow's ``Bucketize``: the bucket index of each value.
+
+    Args:
+        x: a numeric tensor.
+        boundaries: sorted floats.
+
+    Returns:
+        An int32 tensor of ``x``'s shape.
+    """
+    b = tuple(float(v) for v in boundaries)
+    if list(b) != sorted(b):
+        raise ValueError(f"bin boundaries must be sorted, got {list(b)}")
+    return bind(Bucketize, [x], {"boundaries": b})
+
+
+class Table:
+    """An immutable key→value map, an op attribute compared by identity (one per vocabulary).
+
+    Args:
+        keys: the keys (bytes or ints).
+        values: the values.
+    """
+
+    def __init__(self, keys, values) -> None:
+        self.keys = list(keys)
+        self.values = list(values)
+        self.map = dict(zip(self.keys, self.values))
+
+    def __repr__(self) -> str:
+        return f"Table({len(self.keys)} keys)"
+
+
+@register_op("StaticTableLookup")
+class StaticTableLookup:
+    """Looks each element of ``x`` up in ``table``; ``default`` where it is missing (an
+    InvalidArgumentError when ``default`` is None)."""
+
+    def infer(x, *, table, default, out_dtype):
+        return out_dtype, x.shape
+
+    def kernel(x, *, table, default, out_dtype):
+        x = np.asarray(x)
+        get = table.map.get
+        if x.dtype.kind in "OUS":
+            keys = [_bytes(v) for v in x.reshape(-1)]
+        else:
+            keys = [int(v) for v in x.reshape(-1)]
+        flat = [get(k, default) for k in keys]
+        if default is None and None in flat:
+            missing = sorted({k for k, v in zip(keys, flat) if v is None})[:10]
+            raise InvalidArgumentError(
+                None, None, f"When `num_oov_indices=0` all inputs should be in vocabulary, "
+                f"found OOV values {missing}, consider setting `num_oov_indices=1`.")
+        return np.array(flat, dtype=out_dtype.np).reshape(x.shape)
+
+    grad = _no_grad
+
+
+def table_lookup(x: Tensor, table: Table, default, out_dtype) -> Tensor:
+    """``table[v]`` (``default`` when missing) for each element of ``x``.
+
+    Args:
+        x: a string or integer tensor.
+        table: the Table.
+        default: the value of missing keys (None: missing keys are an error).
+        out_dtype: the output dtype.
+
+    Returns:
+        A tensor of ``x``'s shape.
+    """
+    return bind(StaticTableLookup, [x],
+                {"table": table, "default": default, "out_dtype": dtypes.as_dtype(out_dtype)})
+
+
+@register_op("CategoryEncode")
+class CategoryEncode:
+    """Keras' categorical encoding of integer indices in ``[0, depth)``: ``one_hot`` adds a
+    ``depth`` axis (replacing a trailing axis of 1), ``multi_hot``/``count`` reduce the last
+    axis to ``depth`` presence flags or counts."""
+
+    def infer(x, *, depth, mode, out_dtype):
+        if not x.dtype.is_integer:
+            raise TypeError(f"CategoryEncoding needs integer inputs, got {x.dtype.name}")
+        dims = x.shape.dims
+        if dims is None:
+            return out_dtype, TensorShape(None)
+        if mode == "one_hot":
+            if len(dims) > 1 and dims[-1] is None:  # a trailing 1 would be dropped
+                return out_dtype, TensorShape(None)
+            dims = dims[:-1] if len(dims) > 1 and dims[-1] == 1 else dims
+            return out_dtype, TensorShape(list(dims) + [depth])
+        if not dims:
+            return out_dtype, TensorShape([depth])
+        return out_dtype, TensorShape(list(dims[:-1]) + [depth])
+
+    def kernel(x, *, depth, mode, out_dtype):
+        x = np.asarray(x).astype(np.int64)
+        if x.size and (x.min() < 0 or x.max() >= depth):
+            raise InvalidArgumentError(
+                None, None, f"CategoryEncoding: input values must be in the range "
+                f"0 <= values < num_tokens with num_tokens={depth}; got values from "
+                f"{x.min()} to {x.max()}")
+        if mode == "one_hot":
+            if x.ndim > 1 and x.shape[-1] == 1:
+                x = x[..., 0]
+            return np.eye(depth, dtype=out_dtype.np)[x]
+        rows = x.reshape(-1, x.shape[-1] if x.ndim else 1)
+        out = np.zeros((rows.shape[0], depth), np.float64)
+        for i, r in enumerate(rows):
+            np.add.at(out[i], r, 1)
+        if mode == "multi_hot":
+            out = np.minimum(out, 1)
+        shape = x.shape[:-1] + (depth,) if x.ndim else (depth,)
+        return out.reshape(shape).astype(out_dtype.np)
+
+    grad = _no_grad
+
+
+def category_encode(x: Tensor, depth: int, mode: str, out_dtype) -> Tensor:
+    """Keras' ``encode_categorical_inputs`` (dense).
+
+    Args:
+        x: integer indices.
+        depth: the number of categories.
+        mode: "one_hot", "multi_hot" or "count".
+        out_dtype: the output dtype.
+
+    Returns:
+        The encoded tensor.
+    """
+    return bind(CategoryEncode, [x], {"depth": int(depth), "mode": mode,
+                                      "out_dtype": dtypes.as_dtype(out_dtype)})

@@ -22,7 +22,8 @@ LAYERS = [
     ("autograph",),
     ("function",),
     ("io",),
-    ("keras", "data", "train", "summary", "saved_model", "compat"),
+    ("saved_model",),
+    ("keras", "data", "train", "summary", "compat"),
     ("cli", "bench"),
 ]
 LEVEL = {name: i for i, group in enumerate(LAYERS) for name in group}

@@ -1,4 +1,18 @@
 """``tw.image``: image ops (re-exports of ``twinflow.ops.image``)."""
+# TensorFlow's tf.image decoders and encoders are tf.io's (the same functions).
+from .io import (  # noqa: F401,E402
+                               decode_and_crop_jpeg,
+                               decode_bmp,
+                               decode_gif,
+                               decode_image,
+                               decode_jpeg,
+                               decode_png,
+                               decode_webp,
+                               encode_jpeg,
+                               encode_png,
+                               extract_jpeg_shape,
+                               is_jpeg,
+)
 from .ops.image.boxes import (  # noqa: F401
                                crop_and_resize,
                                draw_bounding_boxes,
@@ -49,6 +63,7 @@ from .ops.image.quality import (  # noqa: F401
                                psnr,
                                sobel_edges,
                                ssim,
+                               ssim_multiscale,
                                total_variation,
 )
 from .ops.image.resize import (  # noqa: F401

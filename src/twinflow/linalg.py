@@ -22,6 +22,14 @@ from .ops.linalg_decomp import (  # noqa: F401
     svd,
     triangular_solve,
 )
+from .ops.linalg_lu import (  # noqa: F401
+    eig,
+    eigvals,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+)
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import (  # noqa: F401
     adjoint,

@@ -9,6 +9,15 @@ from .ops.nn.conv_nd import (
     depthwise_conv2d_backprop_input,
     max_pool3d,
 )
+from .ops.nn.sampled import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    nce_loss,
+    sampled_softmax_loss,
+    uniform_candidate_sampler,
+)
 from .ops.nn.statistics import (
     batch_norm_with_global_normalization,
     depth_to_space,
@@ -81,4 +90,6 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "weighted_cross_entropy_with_logits", "zero_fraction",
            "batch_norm_with_global_normalization", "depth_to_space",
            "local_response_normalization", "lrn", "space_to_depth", "sufficient_statistics",
-           "weighted_moments"]
+           "weighted_moments", "all_candidate_sampler", "compute_accidental_hits",
+           "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "nce_loss",
+           "sampled_softmax_loss", "uniform_candidate_sampler"]

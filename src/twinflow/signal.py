@@ -13,6 +13,7 @@ from .ops.signal.fft import (  # noqa: F401
                              rfft2d,
                              rfft3d,
 )
+from .ops.signal.mdct import inverse_mdct, kaiser_bessel_derived_window, mdct  # noqa: F401
 from .ops.signal.spectral import (  # noqa: F401
                              dct,
                              fftshift,

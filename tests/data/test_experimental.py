@@ -127,7 +127,7 @@ def test_profile_names_the_slow_stage():
     assert "_gen" not in vars(ds)
 
 
-def test_dataset_random_rejection_resample_and_unsupported_batching():
+def test_dataset_random_and_rejection_resample():
     def take2(d):
         return [int(v) for v in d.take(2).as_numpy_iterator()]
     assert take2(Dataset.random(seed=3)) == take2(Dataset.random(seed=3))
@@ -136,7 +136,3 @@ def test_dataset_random_rejection_resample_and_unsupported_batching():
     pairs = list(Dataset.from_tensor_slices(np.array([0, 1, 1], np.int64))
                  .rejection_resample(lambda x: x, [0.5, 0.5], seed=1).as_numpy_iterator())
     assert all(int(c) == int(e) for c, e in pairs)
-    with pytest.raises(NotImplementedError, match="RaggedTensor"):
-        Dataset.range(3).ragged_batch(2)
-    with pytest.raises(NotImplementedError, match="SparseTensor"):
-        Dataset.range(3).sparse_batch(2, [3])

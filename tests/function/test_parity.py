@@ -34,9 +34,9 @@ def test_python_side_effect_is_the_first_difference_with_its_line():
     report = check(f, tw.constant([1., 2.]))
     d = report.first_difference
     assert not report.agree and d.op_type == "Mul" and "float(n[\"calls\"])" in d.source
-    assert d.max_abs_diff == 3.  # eager 1 * (2, 3); the graph traced with 2 * (2, 3)
-    np.testing.assert_array_equal(d.eager, [2., 3.])
-    np.testing.assert_array_equal(d.graph, [4., 6.])
+    assert d.max_abs_diff == 3.  # traced first with 1 * (2, 3); eager then 2 * (2, 3)
+    np.testing.assert_array_equal(d.eager, [4., 6.])
+    np.testing.assert_array_equal(d.graph, [2., 3.])
 
 
 def test_shape_and_dtype_differences():
@@ -96,5 +96,47 @@ def test_nested_tw_functions_run_eagerly_in_the_eager_run_only_in_this_thread():
         return inner(x) + 1.
 
     assert check(outer, tw.constant([1.])).agree
-    assert seen[0] is True and False in seen[1:]  # eager run, then traced
+    assert seen[0] is False and True in seen[1:]  # traced first, then the eager run
     assert not tw.config.functions_run_eagerly()
+
+
+def test_a_variable_update_is_compared_and_the_variables_are_left_as_they_were():
+    v = tw.Variable([1., 2.])
+
+    def f(x):
+        v.assign_add(x)
+        return v * 2.
+
+    report = check(f, tw.constant([1., 1.]))
+    assert report.agree and report.ops_compared >= 2, report
+    np.testing.assert_array_equal(v.numpy(), [1., 2.])
+
+
+def test_a_variable_update_that_differs_by_mode_is_found():
+    v = tw.Variable(0.)
+
+    def f():
+        v.assign_add(1. if tw.executing_eagerly() else 2.)
+        return v + 0.
+
+    report = check(f)
+    assert not report.agree, report
+    assert report.first_difference.op_type in ("AssignAddVariableOp", "ReadVariableOp", "AddV2")
+    assert v.numpy() == 0.
+
+
+def test_random_ops_get_the_eager_draws_and_the_ops_after_them_are_compared():
+    g = tw.random.Generator.from_seed(1)
+
+    def f(x):
+        return x * 2. + tw.random.uniform([2], seed=3) + g.normal([2])
+
+    report = check(f, tw.constant([1., 2.]))
+    assert report.agree and report.random_ops == 2 and report.ops_compared >= 2, report
+    assert "2 random ops given eager's draws" in str(report)
+
+    def bad(x):
+        return tw.random.uniform([2], seed=3) * (1. if tw.executing_eagerly() else 2.) + x
+
+    report = check(bad, tw.constant([1., 2.]))
+    assert not report.agree and report.first_difference.op_type == "Mul", report

@@ -119,7 +119,7 @@ def test_corrupted_and_truncated_records_raise_data_loss(tmp_path):
         list(tw.io.tf_record_iterator(str(tmp_path / "missing.tfrecord")))
 
 
-def test_parse_errors_and_unsupported_features():
+def test_parse_errors():
     rec = next(tw.io.tf_record_iterator(str(FIX / "examples.tfrecord")))
     with pytest.raises(tw.errors.InvalidArgumentError, match="required"):
         tw.io.parse_single_example(rec, {"nope": tw.io.FixedLenFeature([], tw.int64)})
@@ -127,8 +127,6 @@ def test_parse_errors_and_unsupported_features():
         tw.io.parse_single_example(rec, {"xy": tw.io.FixedLenFeature([3], tw.float32)})
     with pytest.raises(tw.errors.InvalidArgumentError, match="Data types"):
         tw.io.parse_single_example(rec, {"xy": tw.io.FixedLenFeature([2], tw.int64)})
-    with pytest.raises(NotImplementedError, match="SparseTensor"):
-        tw.io.parse_single_example(rec, {"tags": tw.io.VarLenFeature(tw.int64)})
     out = tw.io.parse_single_example(rec, {"z": tw.io.FixedLenFeature([2], tw.float32,
                                                                       default_value=7.0)})
     assert out["z"].numpy().tolist() == [7.0, 7.0]

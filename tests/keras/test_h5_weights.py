@@ -78,3 +78,53 @@ def test_model_checkpoint_save_weights_only_writes_the_h5_file(tmp_path):
     again = keras.Sequential([keras.Input((3,)), L.Dense(1)])
     again.load_weights(path)
     np.testing.assert_allclose(again.get_weights()[0], model.get_weights()[0])
+
+
+def _replace(name, make):
+    def change(f):
+        del f[name]
+        make(f, name)
+    return change
+
+
+HOSTILE_H5 = [  # (what, change to the file, words of the error)
+    ("a dataset declaring 2**41 elements", _replace(
+        "layers/dense/vars/0", lambda f, n: f.create_dataset(
+            n, shape=(2 ** 40, 2), dtype="f4", chunks=(1024, 2))), "1099511627776"),
+    ("vars is a dataset", _replace(
+        "layers/dense/vars", lambda f, n: f.create_dataset(n, data=np.zeros(3))),
+     "not a group"),
+    ("layers is a dataset", _replace(
+        "layers", lambda f, n: f.create_dataset(n, data=[1, 2])), "no weights"),
+    ("strings", _replace(
+        "layers/dense/vars/0", lambda f, n: f.create_dataset(
+            n, data=np.array([[b"a", b"b"]] * 3))), "not numbers"),
+    ("compound records", _replace(
+        "layers/dense/vars/0", lambda f, n: f.create_dataset(
+            n, data=np.zeros((3, 2), [("a", "f4"), ("b", "i4")]))), "not numbers"),
+    ("a variable missing", lambda f: f.__delitem__("layers/dense/vars/1"), "1 variables"),
+    ("an external link to another file", _replace(
+        "layers/dense/vars/0", lambda f, n: f.__setitem__(n, h5py.ExternalLink(
+            "/etc/passwd", "/x"))), "missing"),
+    ("a soft link loop", _replace(
+        "layers/dense/vars/0", lambda f, n: f.__setitem__(n, h5py.SoftLink(
+            "/layers/dense/vars"))), "missing"),
+]
+
+
+@pytest.mark.parametrize("what,change,words", HOSTILE_H5, ids=[h[0] for h in HOSTILE_H5])
+def test_hostile_h5_is_a_clear_error_naming_the_file_and_changes_nothing(
+        tmp_path, what, change, words):
+    def model():
+        return keras.Sequential([keras.Input((3,)), L.Dense(2, name="dense")])
+    path = tmp_path / "h.weights.h5"
+    model().save_weights(path)
+    with h5py.File(path, "a") as f:
+        change(f)
+    m = model()
+    before = m.get_weights()
+    with pytest.raises(ValueError, match=words) as info:
+        m.load_weights(path)
+    assert str(path) in str(info.value)
+    for a, b in zip(m.get_weights(), before):
+        np.testing.assert_array_equal(a, b)

@@ -76,6 +76,7 @@ CASES = [
     Case(lambda a: S.idct(S.dct(a, type=2, norm="ortho"), type=2, norm="ortho"), [A],
          lambda a: a, name="sig_dct_round_trip"),
     Case(S.mfccs_from_log_mel_spectrograms, [A3], None, name="sig_mfcc"),
+    Case(lambda a: S.inverse_mdct(S.mdct(a, 4)), [A], None, name="sig_mdct_round_trip"),
 ]
 for _c_ in CASES:
     _c_.unknown_shapes = False  # transform sizes are static (see docs/tf_differences.md)

@@ -117,3 +117,7 @@ def test_unbatched_and_graph_mode():
     boxes = np.array([[0, 0, 1, 1], [0, 0, 1, 0.9], [2, 2, 3, 3]], np.float32)
     np.testing.assert_array_equal(g(boxes, np.array([0.5, 0.9, 0.1], np.float32)).numpy(),
                                   [1, 2])
+
+
+def test_decoders_are_tf_io_ones():
+    assert I.decode_png is tw.io.decode_png and I.encode_jpeg is tw.io.encode_jpeg

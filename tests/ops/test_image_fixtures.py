@@ -50,6 +50,9 @@ def test_measures_and_filters_match_tensorflow():
     _same(I.psnr(IMG, IMG[::-1], max_val=1.0), "psnr")
     a = F["ssim_a"]
     _same(I.ssim(a, a[::-1] * 0.5 + 0.2, max_val=1.0, filter_size=5), "ssim")
+    m = F["msssim_a"]
+    _same(I.ssim_multiscale(m, m[::-1] * 0.6 + 0.3, 1.0, power_factors=(0.3, 0.3, 0.4),
+                            filter_size=3), "msssim", atol=1e-6)
     _same(I.sobel_edges(IMG), "sobel")
     dy, dx = I.image_gradients(IMG)
     _same(dy, "grad_dy")

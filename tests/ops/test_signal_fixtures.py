@@ -48,6 +48,15 @@ def test_windows_match_tensorflow():
     _same(S.vorbis_window(6), "vorbis")
 
 
+def test_mdct_matches_tensorflow():
+    _same(S.kaiser_bessel_derived_window(8, beta=4.0), "kbd")
+    _same(S.mdct(SIG, 8), "mdct")
+    _same(S.mdct(SIG, 8, window_fn=S.kaiser_bessel_derived_window, norm="ortho"),
+          "mdct_ortho_kbd")
+    _same(S.inverse_mdct(F["mdct"]), "imdct")
+    _same(S.inverse_mdct(F["mdct"], window_fn=None), "imdct_none")
+
+
 def test_inverse_stft_reconstructs_in_a_function():
     f = tw.function(lambda x: S.inverse_stft(S.stft(x, 16, 4), 16, 4,
                                              window_fn=S.inverse_stft_window_fn(4)))

@@ -24,10 +24,11 @@ from ..core.shapes import TensorShape
 from ..eager.execute import bind, constant
 from ..graph.core_ops import NoOp, Placeholder
 from ..graph.graph import Graph, Operation, get_default_graph, reset_default_graph
+from ..graph.graph_def import GraphDef
 from ..graph.tensor import SymbolicTensor
 from ..ops.variables import AssignVariableOp, Variable
 
-__all__ = ["placeholder", "placeholder_with_default", "Session", "InteractiveSession",
+__all__ = ["GraphDef", "placeholder", "placeholder_with_default", "Session", "InteractiveSession",
            "global_variables_initializer", "initialize_all_variables", "variables_initializer",
            "global_variables", "trainable_variables", "disable_eager_execution",
            "enable_eager_execution", "executing_eagerly", "get_default_graph",

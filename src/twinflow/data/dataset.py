@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core import dtypes, errors
 from ..core.context import ctx
+from ..framework.type_spec import CompositeTensor
 from .iterator_ops import GraphIterator, graph_for_loop
 from .iterator_ops import Iterator as DatasetIterator
 from .methods import TransformMethods
@@ -101,6 +102,8 @@ class Dataset(TransformMethods):
         def conv(a):
             if getattr(a, "_tw_dataset_iter", False):
                 return a.as_numpy_iterator()
+            if isinstance(a, CompositeTensor):
+                return a  # (TF gives RaggedTensorValue/SparseTensorValue: same attributes)
             a = np.asarray(a)
             # (a string as bytes, b'a', as TensorFlow; not np.bytes_)
             return a.item() if a.ndim == 0 and a.dtype.kind in "OS" else (

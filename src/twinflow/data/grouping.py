@@ -15,7 +15,7 @@ from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
 from ..ops import math_ops, reduction_ops
 from .dataset import UNKNOWN_CARDINALITY, Dataset
-from .parallel import background
+from .parallel import background, completion_order
 from .registry import register_node
 from .sources import FromList
 from .structure import (
@@ -126,6 +126,23 @@ class Interleave(Unary):
         return _check_dataset(call_with_element(self._fn, args), "flat_map/interleave")
 
     def _gen(self):
+        opts = self.options()
+        if self._parallel and (not self._deterministic or opts.deterministic is False
+                               or opts.experimental_deterministic is False):
+            return self._gen_any_order()
+        return self._gen_in_order()
+
+    def _gen_any_order(self):
+        """``deterministic=False``: the open inputs are read on threads, elements come out as
+        they are ready (TF's sloppy interleave)."""
+        src = self._input._gen()
+        starts = (self._open(e)._gen for e in src)
+        try:
+            yield from completion_order(starts, self._cycle, self._cycle * max(2, self._block))
+        finally:
+            src.close()
+
+    def _gen_in_order(self):
         it = self._input._gen()
         slots: list = [None] * self._cycle
         more = True

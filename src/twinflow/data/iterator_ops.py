@@ -22,7 +22,13 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
-from .structure import leaves, map_struct, pack, to_tensor
+from .structure import (
+    component_specs,
+    element_components,
+    map_struct,
+    pack_components,
+    to_tensor,
+)
 
 _DATASETS: dict = {}
 _ITERATORS: dict = {}
@@ -53,7 +59,8 @@ class IteratorGetNext:
             element = next(_ITERATORS[dataset_id])
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
-        return tuple(np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+        return tuple(np.asarray(a, dtype=t.np)
+                     for a, t in zip(element_components(element), output_types))
 
 
 @register_op("IteratorGetNextOrEnd", stateful=True, multi_output=True)
@@ -74,7 +81,7 @@ class IteratorGetNextOrEnd:
                                    dtype=t.np) for t, s in zip(output_types, output_shapes))
             return (np.bool_(False),) + zeros
         return (np.bool_(True),) + tuple(
-            np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+            np.asarray(a, dtype=t.np) for a, t in zip(element_components(element), output_types))
 
 
 @register_op("IteratorClose", stateful=True, multi_output=True)
@@ -111,11 +118,12 @@ class IteratorGetNextFrom:
             element = it._next_element()
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
-        return tuple(np.asarray(a, dtype=t.np) for a, t in zip(leaves(element), output_types))
+        return tuple(np.asarray(a, dtype=t.np)
+                     for a, t in zip(element_components(element), output_types))
 
 
 def _graph_specs(spec) -> tuple:
-    specs = leaves(spec)
+    specs = component_specs(spec)
     if any(not hasattr(s, "shape") or s.dtype is dtypes.variant for s in specs):
         raise NotImplementedError("a loop over a dataset of datasets (window) inside "
                                   "tw.function is not supported; flat_map the windows first")
@@ -147,7 +155,7 @@ def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
         def step(_, *loop_vals):
             flat = bind(IteratorGetNext, [], {"dataset_id": key, "output_types": types,
                                                "output_shapes": shapes})
-            return body(pack(spec, list(flat)), *loop_vals)
+            return body(pack_components(spec, list(flat)), *loop_vals)
         out = _ag_for_stmt(array_ops.range(n), extra_test, step, vals, names)
     # (stateful ops run in program order: the pass is closed once the loop is done)
     bind(IteratorClose, [], {"dataset_id": key})
@@ -177,7 +185,7 @@ def _graph_loop_until_end(key: int, spec, types: tuple, shapes: tuple, extra_tes
         return has if e else math_ops.logical_and(has, False)
 
     def step(*lv):
-        out = tuple(body(pack(spec, list(lv[1:k])), *lv[k:]))
+        out = tuple(body(pack_components(spec, list(lv[1:k])), *lv[k:]))
         return fetch() + out
 
     hidden = ("dataset element present",) + tuple(
@@ -209,7 +217,7 @@ class GraphIterator:
     def __next__(self) -> Any:
         flat = bind(IteratorGetNext, [], {"dataset_id": self._key, "output_types": self._types,
                                            "output_shapes": self._shapes})
-        return pack(self.element_spec, list(flat))
+        return pack_components(self.element_spec, list(flat))
 
     def get_next(self) -> Any:
         """The next element (symbolic).
@@ -289,7 +297,7 @@ class Iterator:
             flat = bind(IteratorGetNextFrom, [], {"iterator_id": id(self),
                                                   "output_types": types,
                                                   "output_shapes": shapes})
-            return pack(spec, list(flat))
+            return pack_components(spec, list(flat))
         return map_struct(to_tensor, self._next_element())
 
     def get_next(self) -> Any:

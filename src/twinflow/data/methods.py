@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..core import errors
+from ..core import dtypes, errors
 from .options import Options
 from .registry import node
 from .structure import DEBUG_MODE, check_int_arg
@@ -501,33 +501,42 @@ class TransformMethods:
 
     def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
                      name=None) -> Dataset:
-        """Not supported yet: batches of RaggedTensors need composite tensors (issue 13).
+        """Batches elements whose shapes differ: dense components of rank >= 1 become
+        RaggedTensors (one row per element), as TensorFlow's ``ragged_batch``.
 
         Args:
             batch_size: elements per batch.
             drop_remainder: drop a last, smaller batch.
-            row_splits_dtype: the row splits dtype.
+            row_splits_dtype: the row splits dtype (int64 by default).
             name: ignored.
 
         Returns:
-            Never returns.
+            The dataset.
         """
-        raise NotImplementedError("ragged_batch needs tw.RaggedTensor, which twinflow does not "
-                                  "have yet (composite tensors, issue 13); use padded_batch")
+        size = check_int_arg(batch_size, "batch_size", "ragged_batch")
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "batch_size must be greater than "
+                                              f"zero, got {size}")
+        return node("RaggedBatch")(self, size, bool(drop_remainder),
+                                   row_splits_dtype or dtypes.int64)
 
     def sparse_batch(self, batch_size, row_shape, name=None) -> Dataset:
-        """Not supported yet: batches of SparseTensors need composite tensors (issue 13).
+        """Batches dense elements of varying shape into SparseTensors of dense shape
+        ``[batch] + row_shape`` (every entry of an element, zeros included, is stored).
 
         Args:
             batch_size: elements per batch.
-            row_shape: the dense shape of each row.
+            row_shape: the dense shape of each row (each element must fit in it).
             name: ignored.
 
         Returns:
-            Never returns.
+            The dataset.
         """
-        raise NotImplementedError("sparse_batch needs tw.SparseTensor, which twinflow does not "
-                                  "have yet (composite tensors, issue 13); use padded_batch")
+        size = check_int_arg(batch_size, "batch_size", "sparse_batch")
+        if size <= 0:
+            raise errors.InvalidArgumentError(None, None, "batch_size must be greater than "
+                                              f"zero, got {size}")
+        return node("SparseBatch")(self, size, row_shape)
 
     def assert_cardinality(self, expected_cardinality) -> Dataset:
         """This dataset, raising FailedPreconditionError if its size is not as expected.

@@ -91,11 +91,31 @@ def background(start: Callable[[], Iterator], buffer_size: int,
         buffer_size: how many elements may wait.
         name: the thread's name.
 
-    Yields:
-        The upstream elements.
+    Returns:
+        A generator of the upstream elements.
     """
-    q: queue.Queue = queue.Queue(maxsize=buffer_size)
+    # One pass at a time: completion order is the pass's own order.
+    return completion_order(iter([start]), 1, buffer_size, name)
+
+
+def completion_order(starts: Iterator[Callable[[], Iterator]], cycle: int, buffer_size: int,
+                     name: str = "twinflow-data-interleave") -> Iterator:
+    """Runs up to ``cycle`` passes at once, each on its own thread, and yields their elements
+    in the order they are produced (``interleave(deterministic=False)``): a slow input does not
+    hold back the others. When a pass ends the next one from ``starts`` is started.
+
+    Args:
+        starts: functions that each start one pass (a generator), taken as slots free up.
+        cycle: how many passes run at once.
+        buffer_size: how many elements may wait in all.
+        name: the threads' name.
+
+    Yields:
+        The passes' elements, in completion order.
+    """
+    q: queue.Queue = queue.Queue(maxsize=max(buffer_size, 1))
     stop = threading.Event()
+    threads: list = []
 
     def put(item) -> bool:
         while not stop.is_set():
@@ -106,7 +126,7 @@ def background(start: Callable[[], Iterator], buffer_size: int,
                 continue
         return False
 
-    def produce() -> None:
+    def produce(start: Callable[[], Iterator]) -> None:
         it = None
         try:
             it = start()
@@ -120,25 +140,35 @@ def background(start: Callable[[], Iterator], buffer_size: int,
             if it is not None:
                 it.close()
 
-    thread = threading.Thread(target=produce, name=name, daemon=True)
-    thread.start()
+    def launch() -> bool:
+        start = next(starts, None)
+        if start is None:
+            return False
+        t = threading.Thread(target=produce, args=(start,), name=name, daemon=True)
+        threads.append(t)
+        t.start()
+        return True
+
+    running = sum(launch() for _ in range(cycle))
     try:
-        while True:
+        while running:
             kind, value = q.get()
             if kind == _ITEM:
                 yield value
             elif kind == _END:
-                return
+                running -= 1
+                running += launch()
             else:
                 raise value
     finally:
         stop.set()
-        while True:  # unblock a producer waiting on a full queue
+        while True:  # unblock producers waiting on a full queue
             try:
                 q.get_nowait()
             except queue.Empty:
                 break
-        thread.join(_JOIN_TIMEOUT_S)
+        for t in threads:
+            t.join(_JOIN_TIMEOUT_S)
 
 
 @register_node

@@ -14,7 +14,9 @@ from .registry import register_node
 from .structure import (
     conform,
     has_dict,
+    is_composite_spec,
     is_struct,
+    leaf_spec,
     leaves,
     map_struct,
     map_struct2,
@@ -23,6 +25,8 @@ from .structure import (
     pack,
     same_structure,
     spec_of,
+    unbatch_spec,
+    unstack_leaf,
 )
 
 
@@ -36,17 +40,26 @@ def seeded_rng(seeds: tuple, epoch: int = 0) -> np.random.Generator:
 @register_node
 class Slices(Dataset):
     def __init__(self, arrays) -> None:
-        self._arrays = arrays
+        self._arrays = self._source = arrays
         flat = leaves(arrays)
         if not flat:
             raise ValueError("from_tensor_slices needs at least one tensor")
-        ns = {a.shape[0] if a.ndim else None for a in flat}
+        # Composite leaves (RaggedTensor, SparseTensor) are cut into rows through their spec.
+        self._composite = any(is_composite_spec(leaf_spec(a)) for a in flat)
+        if self._composite:
+            arrays = pack(arrays, [unstack_leaf(leaf_spec(a), a)
+                                   if is_composite_spec(leaf_spec(a)) else a for a in flat])
+            self._arrays = arrays
+            flat = leaves(arrays)
+        ns = {len(a) if not hasattr(a, "ndim") else (a.shape[0] if a.ndim else None)
+              for a in flat}
         if None in ns:
             raise ValueError("from_tensor_slices needs tensors of rank >= 1")
         if len(ns) != 1:
             raise ValueError(f"Dimensions of the components do not match: first dimensions "
                              f"{sorted(ns)}")
         self._n = ns.pop()
+        self._specs = map_struct(lambda a: unbatch_spec(leaf_spec(a)), self._source)
 
     def _gen(self):
         arrays = self._arrays
@@ -61,8 +74,7 @@ class Slices(Dataset):
         return self._n
 
     def _spec(self):
-        return map_struct(lambda a: TensorSpec(TensorShape._from_tuple(a.shape[1:]),
-                                               dtypes.from_numpy(a.dtype)), self._arrays)
+        return self._specs
 
 
 @register_node

@@ -20,6 +20,7 @@ from ..core.shapes import TensorShape
 from ..eager.execute import constant_array, convert_to_tensor
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
+from ..framework.type_spec import BatchableTypeSpec, CompositeTensor, TypeSpec
 from ..function.function import function as _tw_function
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import array_ops
@@ -137,6 +138,11 @@ def to_array(x):
         return x
     if isinstance(x, Variable):
         return x.numpy()
+    if isinstance(x, CompositeTensor):
+        # Composites (RaggedTensor, SparseTensor...) stay values whose components are eager.
+        if any(not isinstance(c, EagerTensor) for c in nest.flatten(x, expand_composites=True)):
+            raise TypeError(f"tw.data needs concrete values, got the symbolic {x!r}")
+        return x
     if isinstance(x, Tensor):
         raise TypeError(f"tw.data needs concrete values, got the symbolic tensor {x}; build "
                         "datasets outside tw.function")
@@ -150,7 +156,7 @@ def to_tensor(a):
     """A pipeline leaf as users see it: an EagerTensor (datasets stay datasets)."""
     if isinstance(a, np.ndarray):
         return EagerTensor(a)
-    if getattr(a, "_tw_dataset_iter", False):
+    if getattr(a, "_tw_dataset_iter", False) or isinstance(a, CompositeTensor):
         return a
     return EagerTensor(np.asarray(a))
 
@@ -164,6 +170,8 @@ def leaf_spec(a):
     """The spec of one pipeline leaf."""
     if getattr(a, "_tw_dataset_iter", False):
         return DatasetSpec(a.element_spec)
+    if isinstance(a, CompositeTensor):
+        return a._type_spec
     a = np.asarray(a)
     return TensorSpec(TensorShape._from_tuple(a.shape), dtypes.from_numpy(a.dtype))
 
@@ -184,10 +192,91 @@ def most_specific_compatible(a, b, what: str):
             if x != y:
                 raise TypeError(f"Incompatible dataset elements in {what}: {x} vs. {y}")
             return x
+        if not isinstance(x, TensorSpec) or not isinstance(y, TensorSpec):
+            merged = x.most_specific_common_supertype([y])
+            if merged is None:
+                raise TypeError(f"Incompatible dataset elements in {what}: {x} vs. {y}")
+            return merged
         if x.dtype is not y.dtype:
             raise TypeError(f"Incompatible dataset elements in {what}:\n  {x} vs.\n  {y}")
         return TensorSpec(x.shape.most_specific_compatible_shape(y.shape), x.dtype)
     return map_struct2(merge, a, b)
+
+
+def is_composite_spec(spec) -> bool:
+    """True for the spec of a composite element (RaggedTensorSpec, SparseTensorSpec...):
+    those batch and unbatch through their spec's ``_batch``/``_unbatch`` and
+    ``_tw_stack``/``_tw_unstack``, never per type."""
+    return isinstance(spec, BatchableTypeSpec)
+
+
+def batch_spec(spec, batch):
+    """The spec of a batch of ``batch`` (int or None) elements of ``spec`` (one leaf)."""
+    if is_composite_spec(spec):
+        return spec._batch(batch)
+    if spec.shape.rank is None:
+        return TensorSpec(TensorShape(None), spec.dtype)
+    return TensorSpec(TensorShape([batch] + spec.shape.as_list()), spec.dtype)
+
+
+def unbatch_spec(spec):
+    """The spec of one row of an element of ``spec`` (one leaf)."""
+    if is_composite_spec(spec):
+        return spec._unbatch()
+    return TensorSpec(spec.shape[1:] if spec.shape.rank is not None else TensorShape(None),
+                      spec.dtype)
+
+
+def stack_leaf(spec, column: list):
+    """Values of ``spec`` (one leaf) stacked into one batch value."""
+    if is_composite_spec(spec):
+        return spec._tw_stack(column)
+    return np.stack(column)
+
+
+def unstack_leaf(spec, value) -> list:
+    """The rows of one leaf value of ``spec``."""
+    if is_composite_spec(spec):
+        return spec._tw_unstack(value)
+    return list(value)
+
+
+def _flat_components(flat: list) -> list:
+    """Pipeline leaves as the arrays a compiled function takes (composites as components)."""
+    out = []
+    for v in flat:
+        if isinstance(v, CompositeTensor):
+            out += [c._value for c in nest.flatten(v, expand_composites=True)]
+        else:
+            out.append(v)
+    return out
+
+
+def component_specs(spec) -> list:
+    """The dense specs of an element's tensors, composites expanded into their components
+    (what a graph op passes for one element)."""
+    out = []
+    for s in leaves(spec):
+        out += nest.flatten(s, expand_composites=True) if is_composite_spec(s) else [s]
+    return out
+
+
+def element_components(element) -> list:
+    """An element's arrays, composites expanded (in ``component_specs``' order)."""
+    return _flat_components(leaves(element))
+
+
+def pack_components(spec, flat: list):
+    """The element of ``spec`` made of ``flat`` (``component_specs``' order): composites are
+    rebuilt from their components through their spec."""
+    it = iter(flat)
+
+    def one(s):
+        if not is_composite_spec(s):
+            return next(it)
+        n = len(nest.flatten(s, expand_composites=True))
+        return nest.pack_sequence_as(s, [next(it) for _ in range(n)], expand_composites=True)
+    return map_struct(one, spec)
 
 
 def check_int_arg(value, what: str, op: str) -> int:
@@ -229,7 +318,8 @@ def _outputs_as_structure(value):
             else array_ops.zeros([0])
     if value is None:
         raise TypeError("tw.data functions must return tensors; this one returned None")
-    if getattr(value, "_tw_dataset_iter", False) or isinstance(value, (Tensor, Variable)):
+    if getattr(value, "_tw_dataset_iter", False) or isinstance(
+            value, (Tensor, Variable, CompositeTensor)):
         return value
     return convert_to_tensor(value)
 
@@ -280,6 +370,10 @@ class StructuredFunction:
         self._constants = [None if isinstance(t, SymbolicTensor) else t for t in flat]
         self._template = outs
         self._n_in = len(arg_specs)
+        # Composite inputs or outputs go through nest(expand_composites=True) (slower path).
+        self._composite_in = any(isinstance(x, TypeSpec) and not isinstance(x, TensorSpec)
+                                 for x in arg_specs)
+        self._composite_out = any(isinstance(t, CompositeTensor) for t in flat)
 
     def __call__(self, element):
         """The function's output (a structure of NumPy arrays) for one input element.
@@ -295,12 +389,20 @@ class StructuredFunction:
             out = call_with_element(self._fn, map_struct(to_tensor, element))
             return normalize(_outputs_as_structure(out))
         cf = self._concrete
+        if self._composite_in:
+            flat_in = _flat_components(flat_in)
         try:
             vals = cf._run(*flat_in)
         except errors.OpError:
             raise
         except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
             raise cf._callable.compiled.error(e) from e
+        if self._composite_out:
+            it = iter(vals)
+            parts = [EagerTensor(_as_array(next(it))) if isinstance(t, SymbolicTensor) else t
+                     for t in nest.flatten(self._template, expand_composites=True)]
+            out = nest.pack_sequence_as(self._template, parts, expand_composites=True)
+            return conform(normalize(out), self._template)
         flat = list(self._constants)
         for k, v in zip(self._positions, vals):
             flat[k] = _as_array(v)

@@ -10,14 +10,18 @@ import numpy as np
 from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
+from ..ops.ragged.tensor import RaggedTensorSpec
 from ..ops.random_ops import get_seed
+from ..ops.sparse.tensor import SparseTensor, SparseTensorSpec
 from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .registry import register_node
 from .sources import Slices, seeded_rng
 from .structure import (
     StructuredFunction,
+    batch_spec,
     conform,
     has_dict,
+    is_composite_spec,
     is_struct,
     leaves,
     map_struct,
@@ -26,6 +30,9 @@ from .structure import (
     normalize,
     pack,
     same_structure,
+    stack_leaf,
+    unbatch_spec,
+    unstack_leaf,
 )
 
 
@@ -122,16 +129,12 @@ class Filter(Unary):
 
 
 def _batched_spec(inner, batch):
-    def one(s):
-        if s.shape.rank is None:
-            return TensorSpec(TensorShape(None), s.dtype)
-        return TensorSpec(TensorShape([batch] + s.shape.as_list()), s.dtype)
-    return map_struct(one, inner)
+    return map_struct(lambda s: batch_spec(s, batch), inner)
 
 
 def _check_batchable(spec, what: str) -> None:
     for s in leaves(spec):
-        if not isinstance(s, TensorSpec):
+        if not isinstance(s, TensorSpec) and not is_composite_spec(s):
             raise TypeError(f"{what}: elements that are datasets cannot be batched; "
                             "flat_map the windows first")
 
@@ -140,7 +143,8 @@ def _check_batchable(spec, what: str) -> None:
 class Batch(Unary):
     def __init__(self, input_dataset: Dataset, size: int, drop: bool) -> None:
         super().__init__(input_dataset)
-        _check_batchable(input_dataset._spec(), "batch")
+        self._spec_in = input_dataset._spec()
+        _check_batchable(self._spec_in, "batch")
         self._size = size
         self._drop = drop
 
@@ -151,7 +155,9 @@ class Batch(Unary):
             order = src._slice_order()
             if order is not None:
                 src = src._input
-        if isinstance(src, Slices):
+        fast = type(self)._collate is Batch._collate and not any(
+            is_composite_spec(x) for x in leaves(self._spec_in))
+        if fast and isinstance(src, Slices) and not src._composite:
             # Slicing (or gathering, after a shuffle) whole batches is much faster than
             # stacking single elements.
             arrays = src._arrays
@@ -176,8 +182,9 @@ class Batch(Unary):
 
     def _collate(self, buf: list):
         cols = list(zip(*[leaves(e) for e in buf]))
+        specs = leaves(self._spec_in)
         try:
-            return pack(buf[0], [np.stack(c) for c in cols])
+            return pack(buf[0], [stack_leaf(s, list(c)) for s, c in zip(specs, cols)])
         except ValueError:
             shapes = sorted({str(np.shape(x)) for c in cols for x in c})
             raise errors.InvalidArgumentError(
@@ -191,7 +198,54 @@ class Batch(Unary):
         return n // self._size if self._drop else -(-n // self._size)
 
     def _spec(self):
-        return _batched_spec(self._input._spec(), self._size if self._drop else None)
+        return _batched_spec(self._spec_in, self._size if self._drop else None)
+
+
+@register_node
+class RaggedBatch(Batch):
+    """``ragged_batch``: dense components of rank >= 1 are batched as ragged ones (rows of any
+    length); scalars stay dense, ragged components gain a ragged dimension."""
+
+    def __init__(self, input_dataset: Dataset, size: int, drop: bool, splits_dtype) -> None:
+        super().__init__(input_dataset, size, drop)
+        self._spec_in = map_struct(
+            lambda s: RaggedTensorSpec(s.shape, s.dtype, 0, splits_dtype)
+            if isinstance(s, TensorSpec) and s.shape.rank != 0 else s, self._spec_in)
+
+
+@register_node
+class SparseBatch(Batch):
+    """``sparse_batch``: each dense element (every entry, zeros included) becomes one row of a
+    SparseTensor of dense shape ``[batch] + row_shape``."""
+
+    def __init__(self, input_dataset: Dataset, size: int, row_shape) -> None:
+        super().__init__(input_dataset, size, False)
+        if is_struct(self._spec_in) or not isinstance(self._spec_in, TensorSpec):
+            raise TypeError(f"sparse_batch needs elements that are one dense tensor, got "
+                            f"{self._spec_in}")
+        self._row_shape = [int(d) for d in TensorShape(row_shape).as_list()]
+        if self._spec_in.shape.rank not in (None, len(self._row_shape)):
+            raise ValueError(f"sparse_batch: row_shape {self._row_shape} does not have the "
+                             f"rank of the elements, {self._spec_in.shape}")
+        self._out = SparseTensorSpec([None] + self._row_shape, self._spec_in.dtype)
+
+    def _collate(self, buf: list):
+        indices, values = [], []
+        for b, e in enumerate(buf):
+            e = np.asarray(e)
+            if e.ndim != len(self._row_shape) or any(
+                    n > m for n, m in zip(e.shape, self._row_shape)):
+                raise errors.InvalidArgumentError(
+                    None, None, f"sparse_batch: an element of shape {list(e.shape)} does not "
+                    f"fit row_shape {self._row_shape}")
+            idx = np.indices(e.shape).reshape(e.ndim, -1).T
+            indices.append(np.concatenate([np.full((len(idx), 1), b), idx], 1))
+            values.append(e.reshape(-1))
+        return SparseTensor(np.concatenate(indices).astype(np.int64), np.concatenate(values),
+                            np.asarray([len(buf)] + self._row_shape, np.int64))
+
+    def _spec(self):
+        return self._out
 
 
 def _default_pad(dtype):
@@ -205,6 +259,9 @@ class PaddedBatch(Batch):
                  drop: bool) -> None:
         super().__init__(input_dataset, size, drop)
         spec = input_dataset._spec()
+        if any(is_composite_spec(x) for x in leaves(spec)):
+            raise TypeError("padded_batch: ragged and sparse components cannot be padded; "
+                            "use batch or ragged_batch (or densify them in a map first)")
         if padded_shapes is None:
             padded_shapes = map_struct(lambda s: TensorShape(
                 None if s.shape.rank is None else [None] * s.shape.rank), spec)
@@ -322,12 +379,13 @@ class Unbatch(Unary):
     def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
         for s in leaves(input_dataset._spec()):
-            if not isinstance(s, TensorSpec) or s.shape.rank == 0:
+            if not (isinstance(s, TensorSpec) or is_composite_spec(s)) or s.shape.rank == 0:
                 raise ValueError(f"Cannot unbatch an input with scalar components: {s}")
+        self._specs = leaves(input_dataset._spec())
 
     def _gen(self):
         for e in self._input._gen():
-            flat = leaves(e)
+            flat = [unstack_leaf(s, a) for s, a in zip(self._specs, leaves(e))]
             n = len(flat[0])
             if any(len(a) != n for a in flat):
                 raise errors.InvalidArgumentError(
@@ -346,9 +404,7 @@ class Unbatch(Unary):
         return n * b if n >= 0 and b is not None else UNKNOWN_CARDINALITY
 
     def _spec(self):
-        return map_struct(lambda s: TensorSpec(s.shape[1:] if s.shape.rank is not None
-                                               else TensorShape(None), s.dtype),
-                          self._input._spec())
+        return map_struct(unbatch_spec, self._input._spec())
 
 
 @register_node

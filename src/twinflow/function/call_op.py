@@ -9,6 +9,7 @@ eagerly. The backward program is itself a GraphCallable, so higher-order gradien
 """
 from __future__ import annotations
 
+from ..autodiff.tape import _sum as sum_gradients
 from ..autodiff.tape import backprop
 from ..compiler.codegen import compile_program
 from ..compiler.pipeline import optimize, passes_for
@@ -19,8 +20,8 @@ from ..eager.execute import bind
 from ..graph.core_ops import Placeholder
 from ..graph.graph import Graph
 from ..graph.registry import register_op
-from ..ops import math_ops
 from ..ops.core import ZerosLike
+from ..ops.indexed_slices import IndexedSlices
 
 
 def _diff(dt) -> bool:
@@ -48,6 +49,7 @@ class GraphCallable:
         self.n_user = len(program.outputs)
         self.dy_index: list = []
         self.grad_index: list = []
+        self.passthrough: list = []
         # Why no backward pass could be built (reported when a gradient is requested).
         self.grad_error: Exception | None = None
 
@@ -102,7 +104,22 @@ def _build_pair(program: Program, name: str, jit_compile: bool = False) -> Graph
     forward.n_user = len(prog.outputs)
     forward.dy_index = dy_index
     forward.grad_index = grad_index
+    direct = _direct_sources(prog.inputs, fwd_ops)
+    forward.passthrough = [(len(prog.outputs) + k, direct[id(t)])
+                           for k, t in enumerate(x_tensors) if id(t) in direct]
     return forward
+
+
+def _direct_sources(ins: list, fwd_ops: list) -> dict:
+    """id of each differentiable input and variable read -> the index of its input."""
+    out = {id(t): j for j, t in enumerate(ins) if _diff(t.dtype)}
+    for j, t in enumerate(ins):
+        if t.dtype is dtypes.resource:
+            for op in fwd_ops:
+                if op.type == "ReadVariableOp" and op.inputs and op.inputs[0] is t \
+                        and _diff(op.outputs[0].dtype):
+                    out[id(op.outputs[0])] = j
+    return out
 
 
 def _backward(prog: Program, x_tensors: list) -> tuple:
@@ -117,7 +134,13 @@ def _backward(prog: Program, x_tensors: list) -> tuple:
     fwd_ops = g.get_operations()
     ins = prog.inputs
     targets = list(prog.outputs) + list(x_tensors)
-    dy_index = [i for i, t in enumerate(targets) if _diff(t.dtype)]
+    # An intermediate that is an input (or a read of an input variable) gets no dy here: the
+    # call op's gradient adds the gradient reaching it to the input's directly, so an
+    # IndexedSlices gradient of the input is not densified by a zero dy.
+    direct = _direct_sources(ins, fwd_ops)
+    n_out = len(prog.outputs)
+    dy_index = [i for i, t in enumerate(targets) if _diff(t.dtype)
+                and not (i >= n_out and id(t) in direct)]
     dys = []
     for i in dy_index:
         t = targets[i]
@@ -151,10 +174,19 @@ def _backward(prog: Program, x_tensors: list) -> tuple:
         for j, gr in zip(owners, grads):
             if gr is not None:
                 per_input.setdefault(j, []).append(gr)
-        in_grads = {j: (gs[0] if len(gs) == 1 else math_ops.add_n(gs))
-                    for j, gs in per_input.items()}
-    grad_index = sorted(in_grads)
-    grad_tensors = [in_grads[j] for j in grad_index]
+        in_grads = {j: sum_gradients(gs) for j, gs in per_input.items()}
+    # An IndexedSlices gradient (gather's) leaves the backward program as its three
+    # components and is rebuilt by the call op's gradient, so it stays sparse as in TF.
+    grad_index: list = []
+    grad_tensors: list = []
+    for j in sorted(in_grads):
+        gr = in_grads[j]
+        if type(gr) is IndexedSlices and gr.dense_shape is not None:
+            grad_index.append((j, 3))
+            grad_tensors += [gr.values, gr.indices, gr.dense_shape]
+        else:
+            grad_index.append((j, 1))
+            grad_tensors.append(gr._as_tensor() if type(gr) is IndexedSlices else gr)
     bwd_ops = g.get_operations()[len(fwd_ops):]
     fwd_ids = {id(t) for op in fwd_ops for t in op.outputs}
     needed: list = []
@@ -186,8 +218,13 @@ class StatefulPartitionedCall:
                    for i in f.dy_index]
         res = call(f.backward, list(outs[f.n_user:]) + dy_list)
         grads: list = [None] * len(op.inputs)
-        for j, r in zip(f.grad_index, res):
-            grads[j] = r
+        k = 0
+        for j, n in f.grad_index:
+            grads[j] = IndexedSlices(*res[k:k + 3]) if n == 3 else res[k]
+            k += n
+        for i, j in f.passthrough:  # an input returned as an intermediate: dy is its gradient
+            if dys[i] is not None:
+                grads[j] = sum_gradients([g for g in (grads[j], dys[i]) if g is not None])
         return grads
 
 

@@ -672,6 +672,8 @@ def _specs_from_key(arg, key, name: str):
     if isinstance(arg, TensorSpec):
         return TensorSpec(arg.shape, arg.dtype, arg.name or name)
     if isinstance(arg, (CompositeTensor, TypeSpec)):
+        if type(key) is tuple and len(key) == 2 and isinstance(key[1], TypeSpec):
+            return key[1]  # the (maybe generalized) spec of the key
         return arg if isinstance(arg, TypeSpec) else arg._type_spec
     if isinstance(arg, dict):
         kk = dict(key[1])

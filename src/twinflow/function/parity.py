@@ -9,6 +9,13 @@ and source line, in order; the first pair whose outputs differ (dtype, shape, or
 what ``tw.function`` really runs) is called and its outputs compared with eager's, which
 catches differences made by compiler passes or inside control-flow branches. An error raised
 in one mode but not the other is a difference too (eager skipping a check the graph makes).
+
+Each run starts from the same state: the values of the variables the graph captures are saved
+before the eager run and put back after each run, so a variable update is compared, and the
+check leaves the variables as they were. Stateful random ops draw new numbers
+in every run, so they are not compared: the graph run uses the eager run's draws for them (so
+the ops after them are compared on the same inputs), and the compiled function's outputs are
+not compared when the graph draws random numbers (``report.random_ops`` counts them).
 """
 from __future__ import annotations
 
@@ -68,13 +75,16 @@ class ParityReport:
     agree: bool
     ops_compared: int
     first_difference: ParityDifference | None = None
+    random_ops: int = 0
 
     def __bool__(self) -> bool:
         return self.agree
 
     def __str__(self) -> str:
         if self.agree:
-            return f"eager and graph agree ({self.ops_compared} ops compared)"
+            random = f"; {self.random_ops} random ops given eager's draws" \
+                if self.random_ops else ""
+            return f"eager and graph agree ({self.ops_compared} ops compared{random})"
         d = self.first_difference
         after = f"(after comparing {self.ops_compared} ops)"
         if d.op_type == "trace":
@@ -178,8 +188,33 @@ def _run_eagerly(fn, args, kwargs) -> tuple:
         c.functions_eagerly = previous
 
 
-def _run_graph_ops(cf, args, kwargs) -> tuple:
-    """[(op, output values)] of the traced graph, run op by op; and the error, if one."""
+_RANDOM_MARKS = ("Random", "Multinomial", "TruncatedNormal", "Shuffle", "Stateful")
+
+
+def _is_random(op) -> bool:
+    return op.opdef.stateful and any(m in op.type for m in _RANDOM_MARKS)
+
+
+def _key(op) -> tuple:
+    loc = op.source
+    return (op.type, loc.filename, loc.lineno) if loc else (op.type, None, None)
+
+
+def _captured_variables(cf) -> list:
+    return [(o._value, np.array(o._value.numpy(), copy=True)) for o, _ in cf.graph.captures
+            if isinstance(getattr(o, "_value", None), Variable)]
+
+
+def _restore(saved: list) -> None:
+    for v, value in saved:
+        v.assign(value)
+
+
+def _run_graph_ops(cf, args, kwargs, queues=None, drawn=None) -> tuple:
+    """[(op, output values)] of the traced graph, run op by op; and the error, if one.
+
+    A random op matched to an eager op (in ``queues``) takes the eager op's outputs; its id is
+    added to ``drawn``."""
     fg = cf.graph
     flat = nest.flatten(list(args)) + nest.flatten(kwargs)
     leaves = [flat[i] for i in cf._tensor_positions]
@@ -191,6 +226,13 @@ def _run_graph_ops(cf, args, kwargs) -> tuple:
     done = []
     for op in ops_needed(fg.get_operations(), values):
         if op.type == "Placeholder":
+            continue
+        if queues is not None and _is_random(op) and queues[_key(op)]:
+            outs = queues[_key(op)].popleft()[0]
+            drawn.add(id(op))
+            for t, v in zip(op.outputs, outs):
+                values[id(t)] = v
+            done.append((op, outs))
             continue
         try:
             out = op.opdef.kernel(*[values[id(t)] for t in op.inputs], **op.attrs)
@@ -220,6 +262,9 @@ def check_parity(fn, *args: Any, rtol: float = 1e-5, atol: float = 1e-8,
         atol: absolute tolerance for float results.
         **kwargs: keyword arguments for ``fn``.
 
+    The variables the function captures are left as they were; stateful random ops are not
+    compared (the graph run takes the eager draws), and ``report.random_ops`` counts them.
+
     Returns:
         A ParityReport: ``report.agree``, ``report.first_difference`` (op name and type, the
         source line that created it, the max abs diff, both values), ``str(report)``.
@@ -228,27 +273,35 @@ def check_parity(fn, *args: Any, rtol: float = 1e-5, atol: float = 1e-8,
         raise RuntimeError("check_parity runs a function eagerly and as a graph; call it "
                            "eagerly, not while a graph is being built")
     python_fn = fn.python_function if isinstance(fn, Function) else fn
-    eager_ops, eager_out, eager_error = _run_eagerly(python_fn, args, kwargs)
     compiled = Function(python_fn, autograph=not isinstance(fn, Function) or fn.autograph)
     try:
-        cf = compiled.get_concrete_function(*args, **kwargs)
+        cf, trace_error = compiled.get_concrete_function(*args, **kwargs), None
     except Exception as e:  # noqa: BLE001  (tracing errors are part of the report)
+        cf, trace_error, trace_tb = None, e, sys.exc_info()[2]
+    saved = _captured_variables(cf) if cf is not None else []
+    eager_ops, eager_out, eager_error = _run_eagerly(python_fn, args, kwargs)
+    _restore(saved)
+    if cf is None:
+        e = trace_error
         if eager_error is not None:
             return ParityReport(True, 0)
         return ParityReport(False, 0, ParityDifference(
-            "", "trace", _user_line(sys.exc_info()[2]), float("inf"), "returned",
+            "", "trace", _user_line(trace_tb), float("inf"), "returned",
             _error_text(e), f"the graph raises while tracing ({_error_text(e)}) but eager "
             "execution returns"))
-    graph_ops, graph_error = _run_graph_ops(cf, args, kwargs)
     queues: dict = defaultdict(deque)
     for key, outs, where in eager_ops:
         queues[key].append((outs, where))
+    drawn: set = set()
+    graph_ops, graph_error = _run_graph_ops(cf, args, kwargs, queues, drawn)
+    _restore(saved)
+    random_ops = sum(_is_random(op) for op in cf.graph.get_operations())
     compared = 0
     for op, outs in graph_ops:
-        if op.type in _SKIP:
+        if op.type in _SKIP or id(op) in drawn:
             continue
         loc = op.source
-        key = (op.type, loc.filename, loc.lineno) if loc else (op.type, None, None)
+        key = _key(op)
         if not queues[key]:
             continue  # no eager counterpart (control flow, graph-only ops)
         eager_outs, where = queues[key].popleft()
@@ -258,7 +311,7 @@ def check_parity(fn, *args: Any, rtol: float = 1e-5, atol: float = 1e-8,
             if diff is not None:
                 note = diff[1] + (f" (output {i})" if len(outs) > 1 else "")
                 if op.opdef.stateful:
-                    note += "; a stateful op: random ops draw different numbers per mode"
+                    note += "; a stateful op (it reads or changes state outside the function)"
                 return ParityReport(False, compared, ParityDifference(
                     op.name, op.type, str(loc) if loc else where, diff[0], e, g, note))
     if (eager_error is None) != (graph_error is None):
@@ -272,8 +325,11 @@ def check_parity(fn, *args: Any, rtol: float = 1e-5, atol: float = 1e-8,
             _error_text(eager_error), "returned",
             f"eager execution raises ({_error_text(eager_error)}) but the graph returns"))
     if eager_error is not None:
-        return ParityReport(True, compared)  # both raise
+        return ParityReport(True, compared, None, random_ops)  # both raise
     real = compiled(*args, **kwargs)
+    _restore(saved)
+    if random_ops:  # new draws: the outputs cannot be compared
+        return ParityReport(True, compared, None, random_ops)
     for i, (e, g) in enumerate(zip(_leaves_of(eager_out), _leaves_of(real))):
         diff = _compare(e, g, rtol, atol)
         if diff is not None:
@@ -281,4 +337,4 @@ def check_parity(fn, *args: Any, rtol: float = 1e-5, atol: float = 1e-8,
                 "", "outputs", f"output {i} of {getattr(python_fn, '__name__', 'fn')}",
                 diff[0], e, g, diff[1] + " in the compiled function's outputs (inside a "
                 "control-flow branch or made by a compiler pass)"))
-    return ParityReport(True, compared)
+    return ParityReport(True, compared, None, random_ops)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
 from ..framework.type_spec import CompositeTensor, TypeSpec
@@ -75,7 +76,9 @@ def leaf_key(x, refs: list | None = None):
     if _tensor_subclass(x):
         return (np_dtype(x.dtype), x.shape.as_tuple())
     if isinstance(x, (CompositeTensor, TypeSpec)):
-        return ("spec", (x if isinstance(x, TypeSpec) else x._type_spec)._trace_key())
+        # The spec itself (hashed and compared by its trace key), so that reduce_retracing
+        # can generalize it and a traced spec can accept the values it covers.
+        return ("spec", x if isinstance(x, TypeSpec) else x._type_spec)
     if refs is not None:
         refs.append(x)
     kind = "variable" if isinstance(x, Variable) else "object"
@@ -102,8 +105,17 @@ def is_tensor_key(k) -> bool:
     return type(k) is tuple and len(k) == 2 and isinstance(k[0], np.dtype)
 
 
+def _is_spec_key(k) -> bool:
+    return type(k) is tuple and len(k) == 2 and k[0] == "spec" and isinstance(k[1], TypeSpec)
+
+
 def key_accepts(general, specific) -> bool:
     """True if a graph traced for key ``general`` can run a call with key ``specific``."""
+    if _is_spec_key(general):
+        if not _is_spec_key(specific):
+            return False
+        common = general[1].most_specific_common_supertype([specific[1]])
+        return common is not None and common == general[1]
     if is_tensor_key(general):
         if not is_tensor_key(specific) or general[0] != specific[0]:
             return False
@@ -122,9 +134,23 @@ def relaxed(key):
     """``key`` with every tensor shape replaced by its rank (the reduce_retracing family)."""
     if is_tensor_key(key):
         return (key[0], None if key[1] is None else len(key[1]))
+    if _is_spec_key(key):  # a composite's family: its spec with shapes reduced to ranks
+        return ("spec-family", type(key[1]), _ranks(key[1]._serialize()))
     if type(key) is tuple:
         return tuple(relaxed(k) for k in key)
     return key
+
+
+def _ranks(p):
+    if isinstance(p, TensorShape):
+        return ("rank", p.rank)
+    if isinstance(p, TypeSpec):
+        return (type(p), _ranks(p._serialize()))
+    if isinstance(p, (list, tuple)):
+        return tuple(_ranks(x) for x in p)
+    if isinstance(p, dict):
+        return tuple(sorted((k, _ranks(v)) for k, v in p.items()))
+    return p
 
 
 def generalize(a, b):
@@ -133,6 +159,9 @@ def generalize(a, b):
         if a[1] is None or b[1] is None:
             return (a[0], None)
         return (a[0], tuple(x if x == y else None for x, y in zip(a[1], b[1])))
+    if _is_spec_key(a):
+        common = a[1].most_specific_common_supertype([b[1]]) if _is_spec_key(b) else None
+        return b if common is None else ("spec", common)
     if type(a) is tuple:
         return tuple(generalize(x, y) for x, y in zip(a, b))
     return a

@@ -1,232 +1,299 @@
-"""GraphDef: a serializable description of a Graph, printed like TensorFlow's text format."""
+"""GraphDef: a Graph as TensorFlow's ``GraphDef`` protobuf message (``graph/protos.py``).
+
+Nodes carry TensorFlow's attr names and types from each op's schema (``keepdims`` is written
+``keep_dims``, a type attr such as ``T`` or ``Tidx`` comes from its input's dtype), so
+TensorFlow can import the graph when its ops are TensorFlow's; ``str()`` of the message is
+TensorFlow's text format. If/While sub-graphs are FunctionDefs of the ``library``.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import dtypes
 from ..core.shapes import TensorShape
+from .protos import lazy_message, message_class
 
 GRAPH_DEF_VERSION = 1645
 
-# TensorFlow's enum names where they differ from "DT_" + the dtype's name in upper case.
-_DT_NAMES = {"float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF"}
-# Private attrs TensorFlow itself prints.
+# Private attrs TensorFlow itself writes.
 _PRINTED_PRIVATE = ("_user_specified_name", "_output_shapes")
+# twinflow-only attrs that TensorFlow's op implies: omitted when they have that value.
+TF_IMPLIED = {("Softmax", "axis"): -1, ("LogSoftmax", "axis"): -1,
+              ("Transpose", "conjugate"): False}
+# Attrs of twinflow ops that are input tensors of TensorFlow's: op -> (twinflow attr,
+# TensorFlow's type attr of that input or None for int32, its position among TensorFlow's
+# inputs; -1: after all the others). Written as a Const input node ``<op>/<tf name>``.
+TF_INPUT_ATTRS = {
+    **{op: ("axis", "Tidx", 1) for op in ("All", "Any", "Max", "Mean", "Min", "Prod", "Sum",
+                                          "ArgMax", "ArgMin", "Cumprod", "Cumsum",
+                                          "ReverseV2")},
+    "ReduceJoin": ("axis", None, 1), "ConcatV2": ("axis", "Tidx", -1),
+    "ExpandDims": ("axis", "Tdim", 1), "GatherV2": ("axis", "Taxis", 2),
+    "Split": ("axis", None, 0), "SplitV": ("axis", None, 2), "Transpose": ("perm", "Tperm", 1),
+}
+
+
+GraphDef = lazy_message("GraphDef")
+NodeDef = lazy_message("NodeDef")
+AttrValue = lazy_message("AttrValue")
 
 
 def dt_name(dtype) -> str:
-    """The ``DataType`` enum name TensorFlow prints for ``dtype`` (``DT_FLOAT``...)."""
-    return _DT_NAMES.get(dtype.name, f"DT_{dtype.name.upper()}")
+    """The ``DataType`` enum name TensorFlow prints for ``dtype`` (``DT_FLOAT``...).
+
+    Args:
+        dtype: a twinflow DType.
+
+    Returns:
+        The enum value's name.
+    """
+    return message_class("AttrValue").DESCRIPTOR.fields_by_name["type"].enum_type \
+        .values_by_number[dtype.as_datatype_enum].name
 
 
-class AttrValue:
-    """One attribute value; prints as TensorFlow's ``AttrValue`` text proto."""
+def fill_shape(proto, shape: TensorShape) -> None:
+    """Writes ``shape`` into a ``TensorShapeProto`` (unknown dims are -1).
 
-    def __init__(self, value) -> None:
-        self.value = value
-
-    def lines(self) -> list:
-        v = self.value
-        if isinstance(v, dtypes.DType):
-            return [f"type: {dt_name(v)}"]
-        if isinstance(v, TensorShape):
-            return _shape_lines(v)
-        if isinstance(v, bool):
-            return [f"b: {'true' if v else 'false'}"]
-        if isinstance(v, (int, np.integer)):
-            return [f"i: {int(v)}"]
-        if isinstance(v, (float, np.floating)):
-            return [f"f: {float(v)!r}"]
-        if isinstance(v, str):
-            return [f's: "{_escape(v)}"']
-        if isinstance(v, np.ndarray) or np.isscalar(v) and not isinstance(v, str):
-            return _tensor_lines(np.asarray(v))
-        if isinstance(v, (list, tuple)):
-            inner = []
-            for item in v:
-                inner.extend(AttrValue(item).lines())
-            return ["list {"] + ["  " + x for x in inner] + ["}"]
-        if v is None:
-            return ["list {", "}"]
-        if hasattr(v, "get_operations") and hasattr(v, "name"):
-            return ["func {", f'  name: "{_escape(str(v.name))}"', "}"]
-        return [f's: "{_escape(repr(v))}"']
-
-
-def _escape(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _shape_lines(shape: TensorShape) -> list:
+    Args:
+        proto: the message to fill.
+        shape: the shape.
+    """
     if shape.rank is None:
-        return ["shape {", "  unknown_rank: true", "}"]
-    body = []
+        proto.unknown_rank = True
+        return
+    proto.SetInParent()
     for d in shape.as_list():
-        body += ["  dim {", f"    size: {-1 if d is None else d}", "  }"]
-    return ["shape {"] + body + ["}"]
+        proto.dim.add(size=-1 if d is None else d)
 
 
-def _tensor_lines(arr: np.ndarray) -> list:
+def shape_of_proto(proto) -> TensorShape:
+    """The TensorShape a ``TensorShapeProto`` describes.
+
+    Args:
+        proto: the message.
+
+    Returns:
+        The shape (-1 dims are unknown).
+    """
+    if proto.unknown_rank:
+        return TensorShape(None)
+    return TensorShape([None if d.size < 0 else d.size for d in proto.dim])
+
+
+def fill_tensor(proto, value) -> None:
+    """Writes an array into a ``TensorProto``: one value for a splat constant (as TensorFlow
+    stores it), ``tensor_content`` bytes for other numbers, ``string_val`` for strings.
+
+    Args:
+        proto: the message to fill.
+        value: an array or scalar.
+    """
+    arr = np.asarray(value)
     dt = dtypes.from_numpy(arr.dtype)
-    body = [f"  dtype: {dt_name(dt)}", "  tensor_shape {"]
-    for d in arr.shape:
-        body += ["    dim {", f"      size: {d}", "    }"]
-    body.append("  }")
+    proto.dtype = dt.as_datatype_enum
+    fill_shape(proto.tensor_shape, TensorShape(list(arr.shape)))
     flat = arr.reshape(-1)
-    field = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val",
-             "c": "scomplex_val"}.get(arr.dtype.kind, "string_val")
+    if arr.dtype.kind in "OSU":
+        proto.string_val.extend(x if isinstance(x, bytes) else str(x).encode() for x in flat)
+        return
+    if flat.size == 0:
+        return
+    if not np.all(flat == flat[0]) or arr.dtype.kind == "c":
+        proto.tensor_content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"),
+                                                                copy=False).tobytes()
+        return
+    x = flat[0]
     if dt is dtypes.float64:
-        field = "double_val"
+        proto.double_val.append(float(x))
     elif dt is dtypes.int64:
-        field = "int64_val"
-    if flat.size and np.all(flat == flat[0]):
-        flat = flat[:1]  # TensorFlow stores a splat constant as its one value
-    for x in flat[:16]:
-        if field == "bool_val":
-            body.append(f"  {field}: {'true' if x else 'false'}")
-        elif field == "string_val":
-            body.append(f'  {field}: "{_escape(str(x))}"')
-        else:
-            body.append(f"  {field}: {x.item()!r}")
-    return ["tensor {"] + body + ["}"]
+        proto.int64_val.append(int(x))
+    elif dt is dtypes.uint64:
+        proto.uint64_val.append(int(x))
+    elif dt is dtypes.uint32:
+        proto.uint32_val.append(int(x))
+    elif dt is dtypes.float16 or dt.name == "bfloat16":
+        proto.half_val.append(int(np.asarray(x).view(np.uint16)))
+    elif arr.dtype.kind == "b":
+        proto.bool_val.append(bool(x))
+    elif arr.dtype.kind == "f":
+        proto.float_val.append(float(x))
+    else:
+        proto.int_val.append(int(x))
 
 
-class NodeDef:
-    """One node: name, op type, input names (``^name`` for control inputs), device, attrs."""
+def fill_attr(proto, v) -> None:
+    """Writes one attribute value into an ``AttrValue``.
 
-    def __init__(self, name: str, op: str, inputs: list, device: str, attr: dict) -> None:
-        self.name, self.op, self.input, self.device, self.attr = name, op, inputs, device, attr
-
-    def lines(self) -> list:
-        out = [f'name: "{self.name}"', f'op: "{self.op}"']
-        out += [f'input: "{i}"' for i in self.input]
-        if self.device:
-            out.append(f'device: "{self.device}"')
-        for key in sorted(self.attr):
-            out += ["attr {", f'  key: "{key}"', "  value {"]
-            out += ["    " + x for x in self.attr[key].lines()]
-            out += ["  }", "}"]
-        return out
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines()) + "\n"
-
-
-class ArgDef:
-    """An input or output argument of a function's signature: a name and a dtype."""
-
-    def __init__(self, name: str, dtype) -> None:
-        self.name, self.type = name, dtype
-
-    def lines(self) -> list:
-        return [f'name: "{_escape(self.name)}"', f"type: {dt_name(self.type)}"]
-
-
-class FunctionSignature:
-    """A function's name, input and output arguments (TensorFlow's ``OpDef``)."""
-
-    def __init__(self, name: str, input_arg: list, output_arg: list,
-                 is_stateful: bool = False) -> None:
-        self.name, self.input_arg, self.output_arg = name, input_arg, output_arg
-        self.is_stateful = is_stateful
-
-    def lines(self) -> list:
-        out = [f'name: "{_escape(self.name)}"']
-        for field, args in (("input_arg", self.input_arg), ("output_arg", self.output_arg)):
-            for a in args:
-                out += [f"{field} {{"] + ["  " + x for x in a.lines()] + ["}"]
-        if self.is_stateful:
-            out.append("is_stateful: true")
-        return out
-
-
-class FunctionDef:
-    """A sub-graph (an If branch, a While condition or body) in a GraphDef's library: its
-    signature (the sub-graph's placeholders are the input args), its other nodes, and
-    ``ret``: output arg name -> the tensor returned (``node`` or ``node:i``)."""
-
-    def __init__(self, signature: FunctionSignature, nodes: list, ret: dict) -> None:
-        self.signature, self.node_def, self.ret = signature, nodes, ret
-
-    def lines(self) -> list:
-        out = ["signature {"] + ["  " + x for x in self.signature.lines()] + ["}"]
-        for n in self.node_def:
-            out += ["node_def {"] + ["  " + x for x in n.lines()] + ["}"]
-        for key, value in self.ret.items():
-            out += ["ret {", f'  key: "{_escape(key)}"', f'  value: "{_escape(value)}"', "}"]
-        return out
-
-
-class FunctionDefLibrary:
-    """The functions the nodes of a GraphDef (and of its functions) refer to by name."""
-
-    def __init__(self, functions: list) -> None:
-        self.function = functions
-
-    def lines(self) -> list:
-        out = []
-        for f in self.function:
-            out += ["function {"] + ["  " + x for x in f.lines()] + ["}"]
-        return out
-
-
-class GraphDef:
-    """NodeDefs, the library of functions they refer to, and a version; ``str()`` gives
-    TensorFlow's text format."""
-
-    def __init__(self, nodes: list, producer: int = GRAPH_DEF_VERSION,
-                 library: FunctionDefLibrary | None = None) -> None:
-        self.node = nodes
-        self.producer = producer
-        self.library = library if library is not None else FunctionDefLibrary([])
-
-    def __str__(self) -> str:
-        out = []
-        for n in self.node:
-            out.append("node {")
-            out += ["  " + x for x in n.lines()]
-            out.append("}")
-        if self.library.function:
-            out += ["library {"] + ["  " + x for x in self.library.lines()] + ["}"]
-        out += ["versions {", f"  producer: {self.producer}", "}"]
-        return "\n".join(out) + "\n"
-
-    __repr__ = __str__
+    Args:
+        proto: the message to fill.
+        v: a DType, TensorShape, bool, int, float, str/bytes, array, list, None (an empty
+            list) or a sub-graph (a ``func``).
+    """
+    if isinstance(v, dtypes.DType):
+        proto.type = v.as_datatype_enum
+    elif isinstance(v, TensorShape):
+        fill_shape(proto.shape, v)
+    elif isinstance(v, (bool, np.bool_)):
+        proto.b = bool(v)
+    elif isinstance(v, (int, np.integer)):
+        proto.i = int(v)
+    elif isinstance(v, (float, np.floating)):
+        proto.f = float(v)
+    elif isinstance(v, (str, bytes)):
+        proto.s = v.encode() if isinstance(v, str) else v
+    elif isinstance(v, np.ndarray):
+        fill_tensor(proto.tensor, v)
+    elif isinstance(v, (list, tuple)) or v is None:
+        lst = proto.list
+        lst.SetInParent()
+        for item in v or ():
+            if isinstance(item, dtypes.DType):
+                lst.type.append(item.as_datatype_enum)
+            elif isinstance(item, TensorShape):
+                fill_shape(lst.shape.add(), item)
+            elif isinstance(item, (bool, np.bool_)):
+                lst.b.append(bool(item))
+            elif isinstance(item, (int, np.integer)):
+                lst.i.append(int(item))
+            elif isinstance(item, (float, np.floating)):
+                lst.f.append(float(item))
+            elif _is_function(item):
+                lst.func.add(name=str(item.name))
+            else:
+                lst.s.append(item.encode() if isinstance(item, str) else bytes(item))
+    elif _is_function(v):
+        proto.func.name = str(v.name)
+    else:
+        raise TypeError(f"attr value {v!r} of type {type(v).__name__} has no AttrValue form")
 
 
 def _tensor_input_name(t) -> str:
     return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
 
 
-def node_def_of(op, add_shapes: bool = False) -> NodeDef:
-    """The NodeDef of an Operation: name, op type, inputs (``^name`` for control inputs),
-    attrs; type-polymorphic ops get TensorFlow's ``T`` attr from their first input.
+def _type_attrs(op, schema) -> dict:
+    """TensorFlow's type attrs (``T``, ``Tidx``, ``N``) of ``op``, from its inputs' dtypes."""
+    out: dict = {}
+    specs = schema.inputs
+    variadic = [i for i, s in enumerate(specs) if s.variadic]
+    n_var = len(op.inputs) - (len(specs) - 1) if variadic else 0
+    pos = 0
+    for s in specs:
+        count = n_var if s.variadic else 1
+        ts = op.inputs[pos:pos + count]
+        pos += count
+        if s.type_attr and ts and s.type_attr not in out:
+            out[s.type_attr] = ts[0].dtype
+        if s.variadic:
+            out["N"] = count
+    return out
+
+
+def tf_attrs(op) -> dict:
+    """The attrs of ``op`` as TensorFlow names them (its schema's ``@`` names), with type
+    attrs from its inputs, without attrs TensorFlow's op does not have.
+
+    Args:
+        op: an Operation.
+
+    Returns:
+        TensorFlow attr name -> Python value.
     """
-    attrs = {}
+    schema = op.opdef.schema
+    attrs: dict = {}
     for k, v in op.attrs.items():
         if k.startswith("_") and k not in _PRINTED_PRIVATE:
             continue  # private attrs do not serialize
         if callable(v) and not isinstance(v, dtypes.DType) or _is_object(v):
             continue  # Python objects (callables, functions, variables) do not serialize
-        attrs[k] = AttrValue(v)
-    if op.inputs and "dtype" not in attrs and not any(k[:1] == "T" for k in attrs):
+        if (op.type, k) in TF_IMPLIED and TF_IMPLIED[op.type, k] == v:
+            continue
+        if schema is not None and not k.startswith("_"):
+            spec = schema.attrs.get(k)
+            if spec is None:
+                continue  # twinflow-only bookkeeping (a ReadVariableOp's shape)
+            k = spec.tf_name
+        attrs[k] = v
+    if schema is not None:
+        for k, v in _type_attrs(op, schema).items():
+            attrs.setdefault(k, v)
+    elif op.inputs and "dtype" not in attrs and not any(k[:1] == "T" for k in attrs):
         first = next((t for t in op.inputs if t.dtype is not dtypes.resource), None)
         if first is not None:
-            attrs["T"] = AttrValue(first.dtype)
-    if add_shapes:
-        attrs["_output_shapes"] = AttrValue([t.shape for t in op.outputs])
+            attrs["T"] = first.dtype
+    return attrs
+
+
+def _input_attr_const(nodes, op, attrs: dict) -> str | None:
+    """For an op whose attr is an input in TensorFlow (``TF_INPUT_ATTRS``): adds the Const
+    node holding it to ``nodes``, removes the attr, returns the Const's name."""
+    entry = TF_INPUT_ATTRS.get(op.type)
+    if entry is None or op.opdef.schema is None or entry[0] not in op.opdef.schema.attrs:
+        return None
+    spec = op.opdef.schema.attrs[entry[0]]
+    value = attrs.pop(spec.tf_name, None)
+    if value is None:  # all axes (a reduction over everything), a reversing transpose
+        rank = op.inputs[0].shape.rank if op.inputs else None
+        if rank is None:
+            return None  # stays an attr: TensorFlow cannot import it, twinflow can
+        value = list(range(rank))[::-1] if op.type == "Transpose" else list(range(rank))
+    const = nodes.add()
+    const.name, const.op = f"{op.name}/{spec.tf_name}", "Const"
+    arr = np.asarray(value, np.int32)
+    fill_attr(const.attr["dtype"], dtypes.int32)
+    fill_tensor(const.attr["value"].tensor, arr)
+    if entry[1]:
+        attrs[entry[1]] = dtypes.int32
+    return const.name
+
+
+def add_node(nodes, op, add_shapes: bool = False) -> None:
+    """Adds the NodeDef of an Operation to ``nodes`` (a GraphDef's ``node`` or a
+    FunctionDef's ``node_def``): name, op type, inputs (``^name`` for control inputs), attrs
+    with TensorFlow's names; an attr that is an input in TensorFlow becomes a Const node.
+
+    Args:
+        nodes: the repeated NodeDef field.
+        op: the Operation.
+        add_shapes: also write ``_output_shapes``.
+    """
+    attrs = tf_attrs(op)
+    const = _input_attr_const(nodes, op, attrs)
+    proto = nodes.add()
+    proto.name, proto.op = op.name, op.type
     inputs = [_tensor_input_name(t) for t in op.inputs]
-    inputs += ["^" + c.name for c in op.control_inputs]
-    return NodeDef(op.name, op.type, inputs, "", attrs)
+    if const is not None:
+        pos = TF_INPUT_ATTRS[op.type][2]
+        inputs.insert(len(inputs) if pos < 0 else pos, const)
+    proto.input.extend(inputs + ["^" + c.name for c in op.control_inputs])
+    if add_shapes:
+        attrs["_output_shapes"] = [t.shape for t in op.outputs]
+    for k in sorted(attrs):  # sorted, as TensorFlow's C++ text printer writes maps
+        fill_attr(proto.attr[k], attrs[k])
+
+
+def node_def_of(op, add_shapes: bool = False):
+    """The NodeDef message of an Operation.
+
+    Args:
+        op: the Operation.
+        add_shapes: also write ``_output_shapes``.
+
+    Returns:
+        A ``NodeDef``.
+    """
+    gd = message_class("GraphDef")()
+    add_node(gd.node, op, add_shapes)
+    return gd.node[-1]
 
 
 def _is_object(v) -> bool:
     if isinstance(v, np.ndarray):
         return v.dtype == object and v.size > 0 and not isinstance(v.flat[0], (str, bytes))
     if _is_function(v):
-        return False  # a function (sub-graph) attr prints as func { name: ... }
-    return not isinstance(v, (dtypes.DType, TensorShape, bool, int, float, str, list, tuple,
-                              np.generic, type(None)))
+        return False  # a function (sub-graph) attr is written as func { name: ... }
+    return not isinstance(v, (dtypes.DType, TensorShape, bool, int, float, str, bytes, list,
+                              tuple, np.generic, type(None)))
 
 
 def _is_function(v) -> bool:
@@ -235,7 +302,7 @@ def _is_function(v) -> bool:
 
 def _functions_of(ops: list, found: dict) -> None:
     """Adds to ``found`` (id -> graph) the sub-graphs ``ops`` refer to in attrs, and theirs
-    (in the order the attrs print)."""
+    (in the order of the attrs' names)."""
     for op in ops:
         for key in sorted(op.attrs):
             v = op.attrs[key]
@@ -245,22 +312,49 @@ def _functions_of(ops: list, found: dict) -> None:
                     _functions_of(f.get_operations(), found)
 
 
-def function_def_of(g, add_shapes: bool = False) -> FunctionDef:
-    """The FunctionDef of a sub-graph: its input placeholders become the input args."""
+def fill_function(proto, g, add_shapes: bool = False) -> None:
+    """Writes the FunctionDef of a sub-graph: its input placeholders become the input args,
+    ``ret`` maps ``output_i`` to the tensor returned (``node`` or ``node:i``).
+
+    Args:
+        proto: the ``FunctionDef`` to fill.
+        g: the sub-graph (``inputs``, ``outputs``).
+        add_shapes: also write ``_output_shapes``.
+    """
     inputs = list(getattr(g, "inputs", None) or [])
     outputs = list(getattr(g, "outputs", None) or [])
     arg_ops = {id(t.op) for t in inputs}
-    nodes = [node_def_of(op, add_shapes) for op in g.get_operations() if id(op) not in arg_ops]
-    out_names = [f"output_{i}" for i in range(len(outputs))]
-    stateful = any(op.opdef.stateful and op.type != "Placeholder" for op in g.get_operations())
-    sig = FunctionSignature(str(g.name), [ArgDef(t.op.name, t.dtype) for t in inputs],
-                            [ArgDef(n, t.dtype) for n, t in zip(out_names, outputs)], stateful)
-    return FunctionDef(sig, nodes, {n: _tensor_input_name(t) for n, t in zip(out_names, outputs)})
+    for op in g.get_operations():
+        if id(op) not in arg_ops:
+            add_node(proto.node_def, op, add_shapes)
+    sig = proto.signature
+    sig.name = str(g.name)
+    for t in inputs:
+        sig.input_arg.add(name=t.op.name, type=t.dtype.as_datatype_enum)
+    for i, t in enumerate(outputs):
+        sig.output_arg.add(name=f"output_{i}", type=t.dtype.as_datatype_enum)
+        proto.ret[f"output_{i}"] = _tensor_input_name(t)
+    if any(op.opdef.stateful and op.type != "Placeholder" for op in g.get_operations()):
+        sig.is_stateful = True
 
 
-def graph_def_of(graph, add_shapes: bool = False) -> GraphDef:
+def graph_def_of(graph, add_shapes: bool = False):
+    """The GraphDef message of a graph, with the sub-graphs its ops use as the library.
+
+    Args:
+        graph: the Graph.
+        add_shapes: also write each node's ``_output_shapes``.
+
+    Returns:
+        A ``GraphDef``.
+    """
+    gd = message_class("GraphDef")()
     ops = graph.get_operations()
+    for op in ops:
+        add_node(gd.node, op, add_shapes)
     found: dict = {}
     _functions_of(ops, found)
-    library = FunctionDefLibrary([function_def_of(f, add_shapes) for f in found.values()])
-    return GraphDef([node_def_of(op, add_shapes) for op in ops], library=library)
+    for f in found.values():
+        fill_function(gd.library.function.add(), f, add_shapes)
+    gd.versions.producer = GRAPH_DEF_VERSION
+    return gd

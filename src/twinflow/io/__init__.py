@@ -13,6 +13,7 @@ from .codecs import (
                      serialize_tensor,
                      write_file,
 )
+from .graph_io import write_graph
 from .image import (
                      decode_bmp,
                      decode_gif,
@@ -29,7 +30,6 @@ from .misc import (
                      decode_webp,
                      extract_jpeg_shape,
                      match_filenames_once,
-                     write_graph,
 )
 from .parsing import (
                      FixedLenFeature,

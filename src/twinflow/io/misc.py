@@ -1,42 +1,17 @@
-"""Smaller ``tw.io`` functions: write_graph, decode_json_example, match_filenames_once,
+"""Smaller ``tw.io`` functions: decode_json_example, match_filenames_once,
 JPEG shape and crop helpers, WebP decoding."""
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from ..core import dtypes, errors
 from ..eager.execute import convert_to_tensor
-from ..graph.graph import Graph
-from .atomic import write_atomic
 from .codecs import bytes_of as _bytes
 from .codecs import matching_files
 from .image import _decode, _open, check_jpeg_options
 from .protos import message_class
-
-
-def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True) -> str:
-    """Writes a graph (TensorFlow's GraphDef text format) to ``logdir/name``, atomically.
-
-    Args:
-        graph_or_graph_def: a ``tw.Graph`` or its ``as_graph_def()``.
-        logdir: the folder (created if needed).
-        name: the file name.
-        as_text: must be True (the binary GraphDef format is not written).
-
-    Returns:
-        The path written.
-    """
-    if not as_text:
-        raise NotImplementedError("write_graph writes the text format only (as_text=True)")
-    gd = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, Graph) \
-        else graph_or_graph_def
-    os.makedirs(os.fspath(logdir), exist_ok=True)
-    path = os.path.join(os.fspath(logdir), name)
-    write_atomic(path, str(gd).encode())
-    return path
 
 
 def decode_json_example(json_examples, name=None) -> Any:

@@ -3,9 +3,9 @@
 ``parse_single_example``, ``parse_example``, ``parse_single_sequence_example`` and
 ``parse_sequence_example`` are ops (``ParseExample``/``ParseSequenceExample``), so they work in
 ``Dataset.map`` and inside ``tw.function``. Dense features (``FixedLenFeature``,
-``FixedLenSequenceFeature``) are supported; ``VarLenFeature``, ``SparseFeature`` and
-``RaggedFeature`` return SparseTensor/RaggedTensor values, which twinflow does not have yet:
-parsing them raises NotImplementedError saying so.
+``FixedLenSequenceFeature``) are one output each; ``VarLenFeature`` and ``SparseFeature`` are
+the three components of a SparseTensor and ``RaggedFeature`` the values and row splits of a
+RaggedTensor, which the Python functions build from the op's outputs (eagerly and in graphs).
 """
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.registry import register_op
+from ..ops.ragged.tensor import RaggedTensor, stack_components
+from ..ops.sparse.tensor import SparseTensor
 from .codecs import string_tensor
 from .protos import message_class
 
@@ -43,12 +45,13 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
-    """A feature of any length (parsed to a SparseTensor: not supported yet)."""
+    """A feature of any length, parsed to a SparseTensor (``[batch, max_len]``)."""
 
 
 class SparseFeature(collections.namedtuple("SparseFeature", ["index_key", "value_key", "dtype",
                                                              "size", "already_sorted"])):
-    """A sparse feature from index and value features (not supported yet)."""
+    """A SparseTensor of dense shape ``size`` from an index feature (or a list of them, one per
+    dimension) and a value feature."""
 
     def __new__(cls, index_key, value_key, dtype, size, already_sorted=False) -> SparseFeature:
         return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
@@ -57,11 +60,44 @@ class SparseFeature(collections.namedtuple("SparseFeature", ["index_key", "value
 class RaggedFeature(collections.namedtuple("RaggedFeature", ["dtype", "value_key",
                                                              "partitions", "row_splits_dtype",
                                                              "validate"])):
-    """A feature parsed to a RaggedTensor (not supported yet)."""
+    """A feature parsed to a RaggedTensor: the values of ``value_key`` (default: the feature's
+    key) cut by ``partitions`` (outermost first) read from other features, or of uniform
+    length; ``parse_example`` adds the batch dimension."""
+
+    RowSplits = collections.namedtuple("RowSplits", ["key"])
+    RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
+    UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=dtypes.int32,
                 validate=False) -> RaggedFeature:
         return super().__new__(cls, dtype, value_key, partitions, row_splits_dtype, validate)
+
+
+def _composite_extra(key: str, f) -> tuple:
+    """The hashable config of a VarLen/Sparse/RaggedFeature, after checking it."""
+    if isinstance(f, VarLenFeature):
+        return ()
+    if isinstance(f, SparseFeature):
+        index = (f.index_key,) if isinstance(f.index_key, str) else tuple(f.index_key)
+        size = (f.size,) if isinstance(f.size, (int, np.integer)) else tuple(f.size)
+        if len(index) != len(size) or not index:
+            raise ValueError(f"SparseFeature {key!r}: {len(index)} index keys but size "
+                             f"{list(size)}")
+        return (index, f.value_key, tuple(int(n) for n in size), bool(f.already_sorted))
+    parts = []
+    for p in f.partitions:
+        kind = type(p).__name__
+        if kind not in ("RowSplits", "RowLengths", "RowStarts", "RowLimits", "ValueRowIds",
+                        "UniformRowLength"):
+            raise TypeError(f"RaggedFeature {key!r}: unknown partition {p!r}")
+        parts.append((kind, int(p[0]) if kind == "UniformRowLength" else str(p[0])))
+    sd = dtypes.as_dtype(f.row_splits_dtype)
+    if sd not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"RaggedFeature {key!r}: row_splits_dtype must be int32 or int64")
+    return (f.value_key or key, tuple(parts), sd)
 
 
 def _config(features: dict, allow_sequence: bool) -> tuple:
@@ -71,18 +107,20 @@ def _config(features: dict, allow_sequence: bool) -> tuple:
     keys, kinds, types, shapes, defaults = [], [], [], [], []
     for key in sorted(features):
         f = features[key]
-        if isinstance(f, (VarLenFeature, SparseFeature, RaggedFeature)):
-            raise NotImplementedError(
-                f"{type(f).__name__} ({key!r}) parses to a "
-                f"{'RaggedTensor' if isinstance(f, RaggedFeature) else 'SparseTensor'}, which "
-                "twinflow does not have yet (composite tensors, issue 13); use FixedLenFeature "
-                "or FixedLenSequenceFeature(allow_missing=True)")
-        if not isinstance(f, (FixedLenFeature, FixedLenSequenceFeature)):
+        if not isinstance(f, (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,
+                              SparseFeature, RaggedFeature)):
             raise TypeError(f"Unsupported feature config for {key!r}: {f!r}")
         dt = dtypes.as_dtype(f.dtype)
         if dt not in _KINDS:
             raise ValueError(f"Feature {key!r}: dtype must be float32, int64 or string, got "
                              f"{dt.name}")
+        if isinstance(f, (VarLenFeature, SparseFeature, RaggedFeature)):
+            keys.append(key)
+            kinds.append(type(f).__name__[:-7].lower())  # "varlen", "sparse", "ragged"
+            types.append(dt)
+            shapes.append(_composite_extra(key, f))
+            defaults.append(None)
+            continue
         shape = tuple(int(d) for d in (f.shape.as_list() if isinstance(f.shape, TensorShape)
                                        else (f.shape if isinstance(f.shape, (list, tuple))
                                              else [f.shape])))
@@ -160,12 +198,114 @@ def _stack_padded(items: list, dt, shape: tuple, default) -> tuple:
     return out, np.asarray(lens, dtype=np.int64)
 
 
+def _present(features, key: str, dt) -> np.ndarray:
+    """A feature's values, or none when the example lacks it."""
+    if key in features:
+        return _values(features[key], key, dt)
+    return np.zeros(0, dtype=object if dt is dtypes.string else dt.np)
+
+
+def _sparse_outputs(rows: list, batched: bool, dense_shape: list) -> tuple:
+    """(indices, values, dense_shape) of per-example ``(index matrix, values)`` rows."""
+    width = len(dense_shape) + batched
+    ind = [np.concatenate([np.full((len(i), 1), b, np.int64), i], 1) if batched else i
+           for b, (i, _) in enumerate(rows)]
+    ind = np.concatenate(ind).astype(np.int64) if ind else np.zeros((0, width), np.int64)
+    vals = np.concatenate([v for _, v in rows])
+    return ind.reshape(-1, width), vals, np.asarray(
+        ([len(rows)] if batched else []) + dense_shape, np.int64)
+
+
+def _sparse_row(f, key: str, dt, extra: tuple) -> tuple:
+    index_keys, value_key, size, already_sorted = extra
+    vals = _present(f, value_key, dt)
+    idx = np.stack([_present(f, k, dtypes.int64) for k in index_keys], 1) if vals.size else \
+        np.zeros((0, len(index_keys)), np.int64)
+    if idx.shape[0] != vals.size:
+        raise errors.InvalidArgumentError(
+            None, None, f"SparseFeature {key!r}: the index features {list(index_keys)} and the "
+            f"value feature {value_key!r} have different lengths")
+    bad = (idx < 0) | (idx >= np.asarray(size))
+    if bad.any():
+        raise errors.InvalidArgumentError(
+            None, None, f"SparseFeature {key!r}: index {idx[bad.any(1)][0].tolist()} is out of "
+            f"bounds for size {list(size)}")
+    if not already_sorted and len(idx):
+        order = np.lexsort(idx.T[::-1])
+        idx, vals = idx[order], vals[order]
+    return idx, vals
+
+
+def _partition_splits(kind: str, p: np.ndarray, n: int) -> np.ndarray:
+    """Row splits from a partition feature's values ``p`` over ``n`` values."""
+    if kind == "RowSplits":
+        return p
+    if kind == "RowLengths":
+        return np.concatenate([[0], np.cumsum(p)])
+    if kind == "RowStarts":
+        return np.concatenate([p, [n]])
+    if kind == "RowLimits":
+        return np.concatenate([[0], p])
+    if p.size and p.min() < 0:  # ValueRowIds
+        return np.zeros(0, np.int64)
+    counts = np.bincount(p, minlength=int(p.max()) + 1 if p.size else 0)
+    return np.concatenate([[0], np.cumsum(counts)])
+
+
+def _ragged_row(f, key: str, dt, extra: tuple) -> tuple:
+    """(values, [splits, outermost first]) of one example's RaggedFeature."""
+    value_key, parts, sd = extra
+    vals = _present(f, value_key, dt)
+    splits: list = []
+    n = len(vals)
+    for kind, arg in reversed(parts):
+        if kind == "UniformRowLength":
+            if arg <= 0 or n % arg:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RaggedFeature {key!r}: {n} values cannot be cut into rows of "
+                    f"length {arg}")
+            s = np.arange(0, n + 1, arg)
+        else:
+            s = _partition_splits(kind, _present(f, arg, dtypes.int64), n)
+            if len(s) == 0 or s[0] != 0 or s[-1] != n or np.any(np.diff(s) < 0):
+                raise errors.InvalidArgumentError(
+                    None, None, f"RaggedFeature {key!r}: partition {kind}({arg!r}) does not "
+                    f"cut {n} values into rows")
+        splits.insert(0, np.asarray(s, sd.np))
+        n = len(s) - 1
+    return vals, splits
+
+
+def _dense_ragged(extra: tuple) -> bool:
+    """True for a RaggedFeature whose partitions are all uniform and not empty."""
+    return bool(extra[1]) and all(kind == "UniformRowLength" for kind, _ in extra[1])
+
+
 def _example_outputs(serialized: np.ndarray, keys, kinds, types, shapes, defaults) -> tuple:
     flat = np.asarray(serialized, dtype=object).reshape(-1)
     parsed = [_parse_message(s, "Example").features.feature for s in flat]
-    outs = []
+    batched = serialized.ndim == 1
+    outs: list = []
     for key, kind, dt, shape, default in zip(keys, kinds, types, shapes, defaults):
-        if kind == "fixed":
+        if kind == "varlen":
+            rows = [(np.arange(len(v), dtype=np.int64)[:, None], v)
+                    for v in (_present(f, key, dt) for f in parsed)]
+            width = max((len(v) for _, v in rows), default=0)
+            outs += _sparse_outputs(rows if batched else rows[:1], batched, [width])
+        elif kind == "sparse":
+            rows = [_sparse_row(f, key, dt, shape) for f in parsed]
+            outs += _sparse_outputs(rows if batched else rows[:1], batched, list(shape[2]))
+        elif kind == "ragged":
+            rows = [_ragged_row(f, key, dt, shape) for f in parsed]
+            if batched:
+                vals, splits = stack_components(rows, len(shape[1]), shape[2].np)
+            elif _dense_ragged(shape):
+                # one example, only uniform partitions: a dense tensor, as TensorFlow gives
+                vals, splits = rows[0][0].reshape([-1] + [n for _, n in shape[1]]), []
+            else:
+                vals, splits = rows[0]
+            outs += [vals] + splits
+        elif kind == "fixed":
             vals = [_fixed(f, key, dt, shape, default, "") for f in parsed]
             a = np.stack(vals) if vals else np.zeros((0,) + shape, dt.np)
             outs.append(a.reshape(serialized.shape + shape))
@@ -188,6 +328,23 @@ def _out_specs(batch: TensorShape, kinds, types, shapes) -> list:
     dims = batch.as_list() if batch.rank is not None else None
     out = []
     for kind, dt, shape in zip(kinds, types, shapes):
+        if kind in ("varlen", "sparse"):
+            if batch.rank is None:
+                raise ValueError(f"parse_example: {kind} features need serialized of known "
+                                 "rank")
+            rank = (1 if kind == "varlen" else len(shape[2])) + batch.rank
+            out += [(dtypes.int64, TensorShape([None, rank])), (dt, TensorShape([None])),
+                    (dtypes.int64, TensorShape([rank]))]
+            continue
+        if kind == "ragged":
+            if batch.rank is None:
+                raise ValueError("parse_example: ragged features need serialized of known rank")
+            if batch.rank == 0 and _dense_ragged(shape):
+                out.append((dt, TensorShape([None] + [n for _, n in shape[1]])))
+                continue
+            out += [(dt, TensorShape([None]))] + [
+                (shape[2], TensorShape([None]))] * (len(shape[1]) + batch.rank)
+            continue
         rest = list(shape) if kind == "fixed" else [None] + list(shape)
         out.append((dt, TensorShape(None if dims is None else dims + rest)))
     return out
@@ -277,9 +434,30 @@ def parse_example(serialized, features: dict, example_names=None, name=None) -> 
         {key: tensor of shape [batch] + shape} (sequence features: [batch, None] + shape).
     """
     cfg = _config(features, allow_sequence=False)
-    outs = bind(ParseExample, [_string_tensor(serialized)],
+    t = _string_tensor(serialized)
+    if t.shape.rank not in (0, 1) and any(k not in ("fixed", "seq") for k in cfg[1]):
+        raise ValueError(f"parse_example: VarLen/Sparse/RaggedFeature need a scalar or a "
+                         f"vector of serialized examples, got shape {t.shape}")
+    outs = bind(ParseExample, [t],
                 dict(zip(("keys", "kinds", "types", "shapes", "defaults"), cfg)), name=name)
-    return dict(zip(cfg[0], outs))
+    return dict(zip(cfg[0], _composites(list(outs), cfg[1], cfg[3], t.shape.rank == 1)))
+
+
+def _composites(outs: list, kinds, extras, batched: bool) -> list:
+    """The op's outputs grouped into one value per feature (SparseTensor, RaggedTensor)."""
+    values, it = [], iter(outs)
+    for kind, extra in zip(kinds, extras):
+        if kind in ("varlen", "sparse"):
+            static = [None] if kind == "varlen" else list(extra[2])
+            values.append(SparseTensor(next(it), next(it), next(it), _shape=TensorShape(
+                [None] * batched + static)))
+        elif kind == "ragged":
+            flat = next(it)
+            n = 0 if not batched and _dense_ragged(extra) else len(extra[1]) + batched
+            values.append(RaggedTensor._from_nested_splits(flat, [next(it) for _ in range(n)]))
+        else:
+            values.append(next(it))
+    return values
 
 
 def parse_single_example(serialized, features: dict, example_names=None, name=None) -> dict:
@@ -317,6 +495,12 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     """
     ctx_cfg = _config(context_features, True) if context_features else ((),) * 5
     seq_cfg = _config(sequence_features, True) if sequence_features else ((),) * 5
+    for k, kind in zip(ctx_cfg[0] + seq_cfg[0], ctx_cfg[1] + seq_cfg[1]):
+        if kind in ("varlen", "sparse", "ragged"):
+            raise NotImplementedError(
+                f"parse_sequence_example: feature {k!r} is a {kind} feature; twinflow parses "
+                "SequenceExamples into dense tensors only (FixedLenFeature context, "
+                "FixedLenSequenceFeature lists); parse_example handles VarLen/Sparse/Ragged")
     for k, kind in zip(ctx_cfg[0], ctx_cfg[1]):
         if kind != "fixed":
             raise ValueError(f"context feature {k!r} must be a FixedLenFeature")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import threading
 
+from ..graph.protos import lazy_message
+
 _LOCK = threading.Lock()
 _CLASSES: dict = {}
 
@@ -114,23 +116,8 @@ def message_class(name: str) -> type:
     return _CLASSES[name]
 
 
-class _LazyMessage(type):
-    """A stand-in class: calling it (or isinstance) uses the real protobuf class."""
-
-    def __call__(cls, *args, **kwargs):
-        return message_class(cls._proto_name)(*args, **kwargs)
-
-    def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, message_class(cls._proto_name))
-
-    def __getattr__(cls, name: str):
-        return getattr(message_class(cls._proto_name), name)
-
-
 def _lazy(name: str) -> type:
-    return _LazyMessage(name.replace(".", ""), (), {
-        "_proto_name": name, "__doc__": f"TensorFlow's ``{name}`` protobuf message (built on "
-        "first use)."})
+    return lazy_message(name, message_class)
 
 
 Example = _lazy("Example")

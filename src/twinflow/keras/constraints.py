@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 from ..graph.tensor import Tensor
 from ..ops import math_ops, nn_ops, reduction_ops
+from .configurable import Configurable
 
 
-class Constraint:
+class Constraint(Configurable):
     """Base class: ``constraint(w)`` returns the projected weight."""
 
     def __call__(self, w: Tensor) -> Tensor:
@@ -21,26 +22,6 @@ class Constraint:
             The projected value.
         """
         return w
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Constraint:
-        """Builds a constraint from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The constraint.
-        """
-        return cls(**config)
 
 
 def _norms(w, axis):
@@ -64,8 +45,7 @@ class MaxNorm(Constraint):
         desired = math_ops.clip_by_value(norms, 0.0, self.max_value)
         return w * (desired / (1e-7 + norms))
 
-    def get_config(self) -> dict:
-        return {"max_value": self.max_value, "axis": self.axis}
+    _config_keys = ("max_value", "axis")
 
 
 class MinMaxNorm(Constraint):
@@ -89,9 +69,7 @@ class MinMaxNorm(Constraint):
             (1.0 - self.rate) * norms
         return w * (desired / (1e-7 + norms))
 
-    def get_config(self) -> dict:
-        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
-                "axis": self.axis}
+    _config_keys = ("min_value", "max_value", "rate", "axis")
 
 
 class NonNeg(Constraint):
@@ -114,8 +92,7 @@ class UnitNorm(Constraint):
     def __call__(self, w: Tensor) -> Tensor:
         return w / (1e-7 + _norms(w, self.axis))
 
-    def get_config(self) -> dict:
-        return {"axis": self.axis}
+    _config_keys = ("axis",)
 
 
 max_norm = MaxNorm

@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..core.context import eager_mode
 from ..eager.tensor import EagerTensor
 from ..ops.random_ops import get_seed, stateless_generator, truncated_normal_sample
+from .configurable import Configurable
 
 
 def _rng(seed: int | None) -> np.random.Generator:
@@ -42,7 +43,7 @@ def _np_dtype(dtype) -> np.dtype:
     return dtypes.as_dtype(dtype or "float32").np
 
 
-class Initializer:
+class Initializer(Configurable):
     """Base class: ``initializer(shape, dtype=None)`` returns a tensor of that shape."""
 
     def __call__(self, shape, dtype=None, **kwargs) -> EagerTensor:
@@ -61,26 +62,6 @@ class Initializer:
 
     def _generate(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
         raise NotImplementedError
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Initializer:
-        """Builds an initializer from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The initializer.
-        """
-        return cls(**config)
 
 
 class Zeros(Initializer):
@@ -106,8 +87,7 @@ class Constant(Initializer):
     def _generate(self, shape, dtype):
         return np.broadcast_to(np.asarray(self.value, dtype), shape).copy()
 
-    def get_config(self) -> dict:
-        return {"value": self.value}
+    _config_keys = ("value",)
 
 
 class RandomNormal(Initializer):
@@ -119,8 +99,7 @@ class RandomNormal(Initializer):
     def _generate(self, shape, dtype):
         return _rng(self.seed).normal(self.mean, self.stddev, shape)
 
-    def get_config(self) -> dict:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+    _config_keys = ("mean", "stddev", "seed")
 
 
 class RandomUniform(Initializer):
@@ -133,8 +112,7 @@ class RandomUniform(Initializer):
     def _generate(self, shape, dtype):
         return _rng(self.seed).uniform(self.minval, self.maxval, shape)
 
-    def get_config(self) -> dict:
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+    _config_keys = ("minval", "maxval", "seed")
 
 
 def _truncated_normal(rng: np.random.Generator, stddev: float, shape: tuple) -> np.ndarray:
@@ -150,8 +128,7 @@ class TruncatedNormal(Initializer):
     def _generate(self, shape, dtype):
         return self.mean + _truncated_normal(_rng(self.seed), self.stddev, shape)
 
-    def get_config(self) -> dict:
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+    _config_keys = ("mean", "stddev", "seed")
 
 
 class VarianceScaling(Initializer):
@@ -181,9 +158,7 @@ class VarianceScaling(Initializer):
         limit = math.sqrt(3.0 * scale)
         return rng.uniform(-limit, limit, shape)
 
-    def get_config(self) -> dict:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+    _config_keys = ("scale", "mode", "distribution", "seed")
 
 
 class GlorotUniform(VarianceScaling):
@@ -192,8 +167,7 @@ class GlorotUniform(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(1.0, "fan_avg", "uniform", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class GlorotNormal(VarianceScaling):
@@ -202,8 +176,7 @@ class GlorotNormal(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(1.0, "fan_avg", "truncated_normal", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class HeNormal(VarianceScaling):
@@ -212,8 +185,7 @@ class HeNormal(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(2.0, "fan_in", "truncated_normal", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class HeUniform(VarianceScaling):
@@ -222,8 +194,7 @@ class HeUniform(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(2.0, "fan_in", "uniform", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class LecunNormal(VarianceScaling):
@@ -232,8 +203,7 @@ class LecunNormal(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(1.0, "fan_in", "truncated_normal", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class LecunUniform(VarianceScaling):
@@ -242,8 +212,7 @@ class LecunUniform(VarianceScaling):
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(1.0, "fan_in", "uniform", seed)
 
-    def get_config(self) -> dict:
-        return {"seed": self.seed}
+    _config_keys = ("seed",)
 
 
 class Orthogonal(Initializer):
@@ -266,8 +235,7 @@ class Orthogonal(Initializer):
             q = q.T
         return self.gain * q.reshape(shape)
 
-    def get_config(self) -> dict:
-        return {"gain": self.gain, "seed": self.seed}
+    _config_keys = ("gain", "seed")
 
 
 class Identity(Initializer):
@@ -282,8 +250,7 @@ class Identity(Initializer):
                              f"Received: shape={shape} of rank {len(shape)}.")
         return self.gain * np.eye(*shape)
 
-    def get_config(self) -> dict:
-        return {"gain": self.gain}
+    _config_keys = ("gain",)
 
 
 zeros = Zeros

@@ -4,9 +4,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ops import math_ops, reduction_ops
+from .configurable import Configurable
 
 
-class Regularizer:
+class Regularizer(Configurable):
     """Base class: ``regularizer(weight)`` returns a scalar penalty."""
 
     def __call__(self, x) -> float:
@@ -19,14 +20,6 @@ class Regularizer:
             The penalty.
         """
         return 0.0
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {}
 
 
 class L1L2(Regularizer):
@@ -51,8 +44,7 @@ class L1L2(Regularizer):
         return penalty if penalty is not None else \
             reduction_ops.reduce_sum(math_ops.square(x)) * 0.0
 
-    def get_config(self) -> dict:
-        return {"l1": self.l1, "l2": self.l2}
+    _config_keys = ("l1", "l2")
 
 
 class L1(L1L2):

@@ -9,29 +9,10 @@ from __future__ import annotations
 
 import struct
 
+from ..io.varint import read_varint as _read_varint
+from ..io.varint import varint
+
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-
-
-def varint(n: int) -> bytes:
-    """The base-128 varint encoding of ``n`` (negative ints as 64-bit two's complement).
-
-    Args:
-        n: an integer.
-
-    Returns:
-        The encoded bytes.
-    """
-    if n < 0:
-        n += 1 << 64
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def _key(field: int, wire: int) -> bytes:
@@ -116,19 +97,6 @@ def msg(*fields: bytes) -> bytes:
         The message bytes.
     """
     return b"".join(f for f in fields if f)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple:
-    shift = result = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
 
 
 def decode(data: bytes) -> dict:

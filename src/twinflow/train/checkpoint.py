@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.files import atomic_write
 from ..ops.variables import Variable
+from ..saved_model.bundle import is_bundle
 from .checkpoint_files import (
     _delete_checkpoint,
     _inside,
@@ -29,6 +30,7 @@ from .checkpoint_files import (
     write_arrays,
 )
 from .module import walk_children
+from .tf_checkpoint import read_tf_values, write_tf_checkpoint
 
 # Re-exported: the one atomic writer (core/files.py) and the file format's readers/writers.
 __all__ = ["atomic_write", "latest_checkpoint", "load_npz", "parse_json", "read_arrays",
@@ -282,20 +284,27 @@ class Checkpoint:
             self._save_counter = Variable(np.int64(0), trainable=False, name="save_counter")
         return self._save_counter
 
-    def write(self, file_prefix: str, options=None) -> str:
+    def write(self, file_prefix: str, options=None, *, format: str = "twinflow") -> str:
         """Writes a checkpoint at exactly ``file_prefix`` (no numbering, no state file).
 
         Args:
             file_prefix: the checkpoint prefix.
             options: ignored (TensorFlow's CheckpointOptions).
+            format: ``"twinflow"`` (``P.npz`` + ``P.index.json``) or ``"tensorflow"``
+                (TensorFlow's tensor bundle ``P.index`` + ``P.data-00000-of-00001``, with the
+                object graph TensorFlow's ``Checkpoint.read`` matches).
 
         Returns:
             The prefix written.
         """
+        if format == "tensorflow":
+            return write_tf_checkpoint(self, os.fspath(file_prefix))
+        if format != "twinflow":
+            raise ValueError(f"format must be 'twinflow' or 'tensorflow', got {format!r}")
         arrays = {p: v.numpy() for p, v in collect_variables(self).items()}
         return write_arrays(os.fspath(file_prefix), arrays)
 
-    def save(self, file_prefix: str, options=None) -> str:
+    def save(self, file_prefix: str, options=None, *, format: str = "twinflow") -> str:
         """Writes ``file_prefix-N`` (N = the save counter after incrementing it).
 
         Also records it as the latest checkpoint of its directory.
@@ -303,6 +312,7 @@ class Checkpoint:
         Args:
             file_prefix: the prefix; ``-N`` is appended.
             options: ignored.
+            format: ``"twinflow"`` or ``"tensorflow"`` (see ``write``).
 
         Returns:
             The checkpoint path (``file_prefix-N``).
@@ -310,7 +320,7 @@ class Checkpoint:
         counter = self.save_counter
         counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(counter.numpy())}"
-        self.write(path)
+        self.write(path, format=format)
         update_checkpoint_state(os.path.dirname(path) or ".", path)
         return path
 
@@ -345,7 +355,11 @@ class Checkpoint:
         """
         if save_path is None:
             return LoadStatus(self, {})
-        values = read_arrays(save_path)
+        save_path = os.fspath(save_path)
+        if is_bundle(save_path) and not os.path.exists(save_path + ".index.json"):
+            values = read_tf_values(save_path)  # written by TensorFlow (or format="tensorflow")
+        else:
+            values = read_arrays(save_path)
         if "save_counter" in values:
             self.save_counter  # noqa: B018  (creates it so it is restored too)
         return restore_into(self, values)

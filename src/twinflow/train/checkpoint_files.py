@@ -263,7 +263,8 @@ def _read_state(directory: str, strict: bool = True) -> dict | None:
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     try:
-        state = parse_json(data, f"Checkpoint state file {path}")
+        state = parse_json(data, f"Checkpoint state file {path}") \
+            if data.lstrip()[:1] in (b"{", b"") else _parse_tf_state(data, path)
         names = state.get("all_model_checkpoint_paths", []) if isinstance(state, dict) else 0
         latest = state.get("model_checkpoint_path") if isinstance(state, dict) else 0
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or \
@@ -275,6 +276,29 @@ def _read_state(directory: str, strict: bool = True) -> dict | None:
         if strict:
             raise
         return None
+    return state
+
+
+# ``name: "string"`` or ``name: number`` (the timestamps CheckpointManager writes)
+_TF_STATE_LINE = re.compile(r'\s*(\w+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|[-+0-9.eE]+)\s*')
+
+
+def _parse_tf_state(data: bytes, path: str) -> dict:
+    """TensorFlow's state file (a ``CheckpointState`` text proto) as twinflow's dict."""
+    state: dict = {"all_model_checkpoint_paths": []}
+    try:
+        lines = data.decode().splitlines()
+    except UnicodeDecodeError:
+        raise DataLossError(f"Checkpoint state file {path} is corrupt: not text") from None
+    for line in filter(str.strip, lines):
+        m = _TF_STATE_LINE.fullmatch(line)
+        if m is None:
+            raise DataLossError(f"Checkpoint state file {path} is corrupt: {line[:80]!r}")
+        value = (m.group(2) or "").encode().decode("unicode_escape")
+        if m.group(1) == "model_checkpoint_path":
+            state["model_checkpoint_path"] = value
+        elif m.group(1) == "all_model_checkpoint_paths":
+            state["all_model_checkpoint_paths"].append(value)
     return state
 
 
@@ -324,7 +348,9 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
     if not state or not state.get("model_checkpoint_path"):
         return None
     path = _inside(directory, state["model_checkpoint_path"])
-    return path if os.path.exists(path + ".index.json") else None
+    # twinflow's format (P.index.json) or TensorFlow's tensor bundle (P.index)
+    return path if os.path.exists(path + ".index.json") or os.path.exists(path + ".index") \
+        else None
 
 
 def _delete_checkpoint(prefix: str) -> None:

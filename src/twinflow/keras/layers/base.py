@@ -20,6 +20,7 @@ from ...core import dtypes, nest
 from ...core.context import ctx, eager_mode
 from ...core.shapes import TensorShape
 from ...eager.execute import convert_to_tensor
+from ...framework.type_spec import TypeSpec
 from ...graph.graph import name_scope as _name_scope
 from ...graph.tensor import Tensor
 from ...ops import math_ops
@@ -29,6 +30,7 @@ from ...train.module import Module, camel_to_snake
 from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from ..configurable import Configurable
 from .keras_tensor import (
     _MASKS,
     KerasTensor,
@@ -134,7 +136,7 @@ def _shape_tuple(shape) -> tuple | None:
 # ---------------------------------------------------------------------------------------------
 # Layer
 
-class Layer(Module):
+class Layer(Module, Configurable):
     """Base class of Keras layers (``tw.keras.layers.Layer``).
 
     Args:
@@ -602,11 +604,13 @@ class Layer(Module):
         counter = [0]
 
         def make(spec):
-            shape, dt = spec
+            composite = isinstance(spec, TypeSpec)
+            shape, dt = (spec.shape, spec.dtype) if composite else spec
             i = counter[0]
             counter[0] += 1
             return KerasTensor(shape, dt, layer=self, node=node, index=i,
-                               name=self.name if n_out[0] == 1 else f"{self.name}_{i}")
+                               name=self.name if n_out[0] == 1 else f"{self.name}_{i}",
+                               type_spec=spec if composite else None)
         outputs = _map_pairs(specs, make)
         node.outputs = outputs
         self._tw_nodes.append(node)
@@ -640,18 +644,6 @@ class Layer(Module):
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
         return cfg
-
-    @classmethod
-    def from_config(cls, config: dict) -> Layer:
-        """Builds a layer from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The layer.
-        """
-        return cls(**config)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

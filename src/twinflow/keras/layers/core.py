@@ -10,6 +10,9 @@ from ...core import dtypes, nest
 from ...core.shapes import TensorShape
 from ...graph.tensor import ShapeLike, Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
+from ...ops.ragged.tensor import RaggedTensor
+from ...ops.sparse import math as sparse_ops
+from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
@@ -72,11 +75,18 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs) -> Tensor:
+        if isinstance(inputs, RaggedTensor):  # the last dim is uniform: apply to flat values
+            return inputs.with_flat_values(self.call(inputs.flat_values))
         dt = getattr(inputs, "dtype", None)
         if dt is not None and dt is not self.kernel.dtype:  # tf.keras: Dense()(int32 inputs)
             inputs = math_ops.cast(inputs, self.kernel.dtype)
         rank = inputs.shape.rank
-        if rank == 2:
+        if isinstance(inputs, SparseTensor):
+            if rank != 2:
+                raise ValueError(f"Dense on a SparseTensor needs rank 2, got shape "
+                                 f"{inputs.shape}")
+            y = sparse_ops.sparse_dense_matmul(inputs, self.kernel)
+        elif rank == 2:
             y = linalg_ops.matmul(inputs, self.kernel)
         else:
             y = linalg_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])

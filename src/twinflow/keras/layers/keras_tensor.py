@@ -14,6 +14,7 @@ from collections.abc import Callable
 from ...core import dtypes, nest
 from ...core.context import graph_mode
 from ...core.shapes import TensorShape
+from ...framework.type_spec import CompositeTensor, TypeSpec
 from ...graph.core_ops import Placeholder
 from ...graph.graph import Graph
 from ...graph.tensor import Tensor
@@ -30,12 +31,15 @@ class KerasTensor:
         node: the call of ``layer`` that made it.
         index: which output of that call it is.
         name: its name; the layer's name when None.
+        type_spec: the TypeSpec of a composite value (RaggedTensorSpec, SparseTensorSpec);
+            None for a dense tensor.
     """
 
     def __init__(self, shape, dtype=dtypes.float32, layer=None, node=None, index: int = 0,
-                 name: str | None = None) -> None:
+                 name: str | None = None, type_spec=None) -> None:
         self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
         self.dtype = dtypes.as_dtype(dtype)
+        self.type_spec = type_spec
         self._layer = layer
         self._node = node
         self._index = index
@@ -45,8 +49,19 @@ class KerasTensor:
     def ndim(self) -> int | None:
         return self.shape.rank
 
+    @property
+    def ragged(self) -> bool:
+        """Whether it stands for a RaggedTensor."""
+        return type(self.type_spec).__name__ == "RaggedTensorSpec"
+
+    @property
+    def sparse(self) -> bool:
+        """Whether it stands for a SparseTensor."""
+        return type(self.type_spec).__name__ == "SparseTensorSpec"
+
     def __repr__(self) -> str:
-        return (f"<KerasTensor: shape={self.shape} dtype={self.dtype.name} "
+        kind = " ragged=True" if self.ragged else " sparse=True" if self.sparse else ""
+        return (f"<KerasTensor: shape={self.shape} dtype={self.dtype.name}{kind} "
                 f"(created by layer '{self._layer.name if self._layer else None}')>")
 
     def __len__(self) -> int:
@@ -71,6 +86,13 @@ def _placeholder(g: Graph, spec: KerasTensor | TensorShape, dtype, name: str):
     return op.outputs[0]
 
 
+def _composite_placeholder(g: Graph, spec: TypeSpec, name: str):
+    """A composite value whose components are placeholders of ``spec``'s component specs."""
+    comps = [_placeholder(g, c.shape, c.dtype, f"{name}_{i}")
+             for i, c in enumerate(nest.flatten(spec._component_specs))]
+    return spec._from_components(nest.pack_sequence_as(spec._component_specs, comps))
+
+
 def symbolic_call(fn: Callable, args: tuple, kwargs: dict):
     """Runs ``fn`` on placeholders standing for the KerasTensors in ``args``/``kwargs``.
 
@@ -80,22 +102,32 @@ def symbolic_call(fn: Callable, args: tuple, kwargs: dict):
         kwargs: keyword arguments, with KerasTensors.
 
     Returns:
-        The outputs as a structure of ``(TensorShape, DType)`` pairs.
+        The outputs as a structure of ``(TensorShape, DType)`` pairs, and TypeSpecs for
+        composite outputs (RaggedTensor, SparseTensor).
     """
     g = Graph()
     with graph_mode(g):
         def to_ph(x):
             if isinstance(x, KerasTensor):
+                if x.type_spec is not None:
+                    return _composite_placeholder(g, x.type_spec, "input")
                 return _placeholder(g, x.shape, x.dtype, "input")
             return x
         a, k = nest.map_structure(to_ph, (args, kwargs))
         out = fn(*a, **k)
-    return nest.map_structure(lambda t: (t.shape, t.dtype) if isinstance(t, Tensor) else t, out)
+
+    def spec_of(t):
+        if isinstance(t, CompositeTensor):
+            return t._type_spec
+        return (t.shape, t.dtype) if isinstance(t, Tensor) else t
+    return nest.map_structure(spec_of, out)
 
 
 
 def _map_pairs(structure, fn: Callable):
-    """Maps ``fn`` over the ``(shape, dtype)`` pairs of ``structure`` (pairs are leaves)."""
+    """Maps ``fn`` over the ``(shape, dtype)`` pairs and TypeSpecs of ``structure`` (leaves)."""
+    if isinstance(structure, TypeSpec):
+        return fn(structure)
     if isinstance(structure, tuple) and len(structure) == 2 and \
             isinstance(structure[0], TensorShape):
         return fn(structure)

@@ -7,6 +7,8 @@ from ...core import nest
 from ...eager.execute import convert_to_tensor
 from ...eager.tensor import EagerTensor
 from ...ops import array_ops, math_ops
+from ...ops.ragged.tensor import RaggedTensor
+from ...ops.sparse.tensor import SparseTensor
 from ...ops.variables import Variable
 
 
@@ -65,6 +67,8 @@ def _batch_size(t):
 
 
 def _as_array(x):
+    if isinstance(x, (RaggedTensor, SparseTensor)):  # composite inputs stay composite
+        return x
     if isinstance(x, Variable):
         return x.numpy()
     if isinstance(x, EagerTensor):
@@ -142,11 +146,11 @@ class DataHandler:
         self._y = None if y is None else nest.map_structure(_as_array, y)
         self._sw = None if sample_weight is None else nest.map_structure(_as_array,
                                                                          sample_weight)
-        self._n = len(nest.flatten(self._x)[0])
+        self._n = _num_rows(nest.flatten(self._x)[0])
         for part in (self._y, self._sw):
             if part is not None:
                 for a in nest.flatten(part):
-                    if len(a) != self._n:
+                    if _num_rows(a) != self._n:
                         raise ValueError(f"Data cardinality is ambiguous: x sizes: {self._n}, "
                                          f"y/sample_weight sizes: {len(a)}. Make sure all "
                                          "arrays contain the same number of samples.")
@@ -188,4 +192,32 @@ class DataHandler:
 def _take_rows(structure, idx):
     if structure is None:
         return None
-    return nest.map_structure(lambda a: _to_tensor(a[idx]), structure)
+    return nest.map_structure(lambda a: _rows(a, idx), structure)
+
+
+def _num_rows(a) -> int:
+    if isinstance(a, RaggedTensor):
+        return int(a.nrows())
+    if isinstance(a, SparseTensor):
+        return int(a.dense_shape.numpy()[0])
+    return len(a)
+
+
+def _rows(a, idx):
+    """Rows ``idx`` (a slice or an index array) of an array, RaggedTensor or SparseTensor."""
+    if isinstance(a, RaggedTensor):
+        rows = np.arange(_num_rows(a))[idx]
+        return array_ops.gather(a, EagerTensor(rows.astype(np.int64)))
+    if isinstance(a, SparseTensor):
+        rows = np.arange(_num_rows(a))[idx]
+        ind, val = a.indices.numpy(), a.values.numpy()
+        new_pos = np.full(_num_rows(a), -1, np.int64)
+        new_pos[rows] = np.arange(len(rows))
+        keep = new_pos[ind[:, 0]] >= 0
+        new_ind = ind[keep].copy()
+        new_ind[:, 0] = new_pos[new_ind[:, 0]]
+        order = np.lexsort(new_ind.T[::-1]) if len(new_ind) else np.arange(0)
+        shape = a.dense_shape.numpy().copy()
+        shape[0] = len(rows)
+        return SparseTensor(new_ind[order], val[keep][order], shape)
+    return _to_tensor(a[idx])

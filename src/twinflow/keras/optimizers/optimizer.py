@@ -16,6 +16,7 @@ from ...ops import math_ops
 from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module
+from ..configurable import Configurable
 from . import schedules as _schedules
 from .schedules import LearningRateSchedule
 
@@ -26,7 +27,7 @@ def _deserialize_lr(lr):
     return lr
 
 
-class Optimizer(Module):
+class Optimizer(Module, Configurable):
     """Base class of optimizers.
 
     Args:
@@ -414,18 +415,6 @@ class Optimizer(Module):
                 "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
                 "ema_overwrite_frequency": self.ema_overwrite_frequency,
                 "gradient_accumulation_steps": self.gradient_accumulation_steps}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Optimizer:
-        """Builds an optimizer from ``get_config()``'s output.
-
-        Args:
-            config: the arguments.
-
-        Returns:
-            The optimizer.
-        """
-        return cls(**config)
 
 
 class SGD(Optimizer):

@@ -9,6 +9,7 @@ import math
 
 from ...core import dtypes
 from ...ops import math_ops
+from ..configurable import Configurable
 from ..losses import _tensor
 
 
@@ -16,34 +17,36 @@ def _step(step):
     return _tensor(step, dtypes.float32)
 
 
-class LearningRateSchedule:
+class LearningRateSchedule(Configurable):
     """Base class: ``schedule(step)`` returns the learning rate at ``step``."""
 
     def __call__(self, step):
         raise NotImplementedError
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
 
-        Returns:
-            A dict.
-        """
-        return {}
+class _RateDecay(LearningRateSchedule):
+    """The arguments ExponentialDecay and InverseTimeDecay share, and their progress
+    ``step / decay_steps`` (floored with ``staircase``)."""
 
-    @classmethod
-    def from_config(cls, config: dict) -> LearningRateSchedule:
-        """Builds a schedule from ``get_config()``'s output.
+    # ExponentialDecay rejects decay_steps <= 0 up front; InverseTimeDecay does not.
+    _positive_steps = False
+    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
 
-        Args:
-            config: the arguments.
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str | None = None) -> None:
+        if self._positive_steps and decay_steps <= 0:
+            raise ValueError("decay_steps must be positive")
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
 
-        Returns:
-            The schedule.
-        """
-        return cls(**config)
+    def _progress(self, step):
+        p = _step(step) / float(self.decay_steps)
+        return math_ops.floor(p) if self.staircase else p
 
 
-class ExponentialDecay(LearningRateSchedule):
+class ExponentialDecay(_RateDecay):
     """``initial * decay_rate ** (step / decay_steps)`` (floored exponent with staircase).
 
     Args:
@@ -54,29 +57,14 @@ class ExponentialDecay(LearningRateSchedule):
         name: ignored.
     """
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str | None = None) -> None:
-        if decay_steps <= 0:
-            raise ValueError("decay_steps must be positive")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
+    _positive_steps = True
 
     def __call__(self, step):
-        p = _step(step) / float(self.decay_steps)
-        if self.staircase:
-            p = math_ops.floor(p)
         return float(self.initial_learning_rate) * math_ops.pow(
-            _tensor(float(self.decay_rate), dtypes.float32), p)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase}
+            _tensor(float(self.decay_rate), dtypes.float32), self._progress(step))
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_RateDecay):
     """``initial / (1 + decay_rate * step / decay_steps)``.
 
     Args:
@@ -87,23 +75,9 @@ class InverseTimeDecay(LearningRateSchedule):
         name: ignored.
     """
 
-    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
-                 staircase: bool = False, name: str | None = None) -> None:
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-
     def __call__(self, step):
-        p = _step(step) / float(self.decay_steps)
-        if self.staircase:
-            p = math_ops.floor(p)
-        return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * p)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase}
+        return float(self.initial_learning_rate) / (
+            1.0 + float(self.decay_rate) * self._progress(step))
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -130,8 +104,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
                                  _tensor(float(v), dtypes.float32), out)
         return out
 
-    def get_config(self) -> dict:
-        return {"boundaries": self.boundaries, "values": self.values}
+    _config_keys = ("boundaries", "values")
 
 
 class PolynomialDecay(LearningRateSchedule):
@@ -160,10 +133,7 @@ class PolynomialDecay(LearningRateSchedule):
         return (float(self.initial_learning_rate) - self.end_learning_rate) * math_ops.pow(
             frac, _tensor(float(self.power), dtypes.float32)) + self.end_learning_rate
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "end_learning_rate": self.end_learning_rate,
-                "power": self.power}
+    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power")
 
 
 class CosineDecay(LearningRateSchedule):
@@ -187,9 +157,7 @@ class CosineDecay(LearningRateSchedule):
         cos = 0.5 * (1.0 + math_ops.cos(math.pi * s / float(self.decay_steps)))
         return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "alpha": self.alpha}
+    _config_keys = ("initial_learning_rate", "decay_steps", "alpha")
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:

@@ -10,11 +10,13 @@ from ...core import dtypes
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat, pad
 from ..array.layout import stack
+from ..array.shape import reshape
 from ..core import convert, static_ints
 from ..linalg_ops import einsum
 from ..math.cast import cast
-from ..math.reduce import reduce_mean, reduce_sum
+from ..math.reduce import reduce_mean, reduce_prod, reduce_sum
 from ..math.unary import log
+from ..nn.activations import relu
 
 
 def _float(x, what: str, rank: tuple = (3, 4)) -> Tensor:
@@ -77,11 +79,20 @@ def ssim(img1: TensorLike, img2: TensorLike, max_val, filter_size=11, filter_sig
     """
     x = cast(_float(img1, "ssim"), dtypes.float32)
     y = cast(_float(img2, "ssim"), dtypes.float32)
+    per_channel, _ = _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2,
+                                       "ssim", index_map=return_index_map)
+    return reduce_mean(per_channel, axis=-1)  # over channels (the map keeps its pixels)
+
+
+def _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2, what: str,
+                      index_map: bool = False):
+    """(ssim, contrast-structure) per channel: means over the VALID window positions, or the
+    per-pixel ssim map when ``index_map``."""
     h, w = x.shape[-3], x.shape[-2]
     if h is None or w is None:
-        raise ValueError(f"ssim: twinflow needs the image height and width, got {x.shape}")
+        raise ValueError(f"{what}: twinflow needs the image height and width, got {x.shape}")
     if h < filter_size or w < filter_size:
-        raise ValueError(f"ssim: images of {h}x{w} are smaller than filter_size "
+        raise ValueError(f"{what}: images of {h}x{w} are smaller than filter_size "
                          f"{filter_size}")
     mh = convert(_gauss_band(h, filter_size, filter_sigma))
     mw = convert(_gauss_band(w, filter_size, filter_sigma))
@@ -96,10 +107,61 @@ def ssim(img1: TensorLike, img2: TensorLike, max_val, filter_size=11, filter_sig
     den0 = m0 * m0 + m1 * m1
     luminance = (num0 + c1) / (den0 + c1)
     cs = (blur(x * y) * 2.0 - num0 + c2) / (blur(x * x + y * y) - den0 + c2)
-    per_channel = luminance * cs
-    if return_index_map:
-        return reduce_mean(per_channel, axis=-1)
-    return reduce_mean(per_channel, axis=[-3, -2, -1])
+    if index_map:
+        return luminance * cs, cs
+    return reduce_mean(luminance * cs, axis=[-3, -2]), reduce_mean(cs, axis=[-3, -2])
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _halve(t):
+    """2x2 average pooling (VALID) after symmetric padding of an odd height or width."""
+    h, w = t.shape[-3], t.shape[-2]
+    rank = t.shape.rank
+    if h % 2 or w % 2:
+        t = pad(t, [[0, 0]] * (rank - 3) + [[0, h % 2], [0, w % 2], [0, 0]], mode="SYMMETRIC")
+        h, w = h + h % 2, w + w % 2
+    lead = t.shape.as_list()[:-3]
+    if None in lead:
+        raise ValueError(f"ssim_multiscale: the batch dimensions must be known, got {t.shape}")
+    c = t.shape[-1]
+    r = reshape(t, lead + [h // 2, 2, w // 2, 2, c])
+    return reduce_mean(r, axis=[rank - 2, rank])
+
+
+def ssim_multiscale(img1: TensorLike, img2: TensorLike, max_val,
+                    power_factors=_MSSSIM_WEIGHTS, filter_size=11, filter_sigma=1.5, k1=0.01,
+                    k2=0.03) -> Tensor:
+    """Multi-scale SSIM (``tw.image.ssim_multiscale``): contrast-structure at each of
+    ``len(power_factors)`` scales (halving each time) and SSIM at the coarsest, weighted.
+
+    Args:
+        img1: images ``[..., height, width, channels]`` with known sizes; the coarsest scale
+            must still be at least ``filter_size``.
+        img2: images of the same shape.
+        max_val: the dynamic range.
+        power_factors: one exponent per scale.
+        filter_size: the Gaussian window size.
+        filter_sigma: its standard deviation.
+        k1: the luminance constant.
+        k2: the contrast constant.
+
+    Returns:
+        float32 MS-SSIM per image.
+    """
+    x = cast(_float(img1, "ssim_multiscale"), dtypes.float32)
+    y = cast(_float(img2, "ssim_multiscale"), dtypes.float32)
+    mcs = []
+    for k in range(len(power_factors)):
+        if k:
+            x, y = _halve(x), _halve(y)
+        ssim_pc, cs = _ssim_per_channel(x, y, max_val, filter_size, filter_sigma, k1, k2,
+                                        "ssim_multiscale")
+        mcs.append(relu(cs))
+    mcs[-1] = relu(ssim_pc)
+    weights = convert(np.asarray(power_factors, np.float32))
+    return reduce_mean(reduce_prod(stack(mcs, axis=-1) ** weights, axis=-1), axis=-1)
 
 
 def _shifted(x, di: int, dj: int, h: int, w: int):
@@ -215,5 +277,5 @@ def extract_patches(images: TensorLike, sizes, strides, rates, padding: str,
     return concat(parts, -1)
 
 
-__all__ = ["psnr", "ssim", "sobel_edges", "image_gradients", "total_variation",
+__all__ = ["psnr", "ssim", "ssim_multiscale", "sobel_edges", "image_gradients", "total_variation",
            "extract_patches"]

@@ -119,6 +119,10 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
 
 
 def _hint(*vals):
+    # A tensor among the arguments sets the dtype of the Python numbers beside it.
+    for x in vals:
+        if isinstance(x, Tensor):
+            return x.dtype
     flat = [v for x in vals for v in np.reshape(np.asarray(x, dtype=object), -1)]
     return dtypes.float32 if any(isinstance(v, float) for v in flat) else dtypes.int32
 

@@ -103,6 +103,48 @@ class RaggedTensorSpec(BatchableTypeSpec):
             if self._shape.rank is not None else rt._static_shape
         return rt
 
+    # ----- batching, for tw.data (values with eager components, as NumPy) -----
+    def _batch(self, batch_size) -> RaggedTensorSpec:
+        """The spec of a batch of values of this spec: one more (ragged) outer dimension."""
+        return RaggedTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype,
+                                self._ragged_rank + 1, self._row_splits_dtype)
+
+    def _unbatch(self) -> RaggedTensorSpec:
+        """The spec of one row of a value of this spec."""
+        return RaggedTensorSpec(self._shape[1:], self._dtype, max(self._ragged_rank - 1, 0),
+                                self._row_splits_dtype)
+
+    def _tw_unstack(self, value) -> list:
+        """The rows of an eager value of this spec (NumPy arrays where they are dense)."""
+        if self._ragged_rank == 0:
+            return list(np.asarray(value))
+        flat = np.asarray(value.flat_values)
+        splits = [np.asarray(s) for s in value.nested_row_splits]
+        rows = []
+        for i in range(len(splits[0]) - 1):
+            lo, hi = splits[0][i], splits[0][i + 1]
+            inner = []
+            for s in splits[1:]:
+                part = s[lo:hi + 1]
+                inner.append(EagerTensor(part - part[0]))
+                lo, hi = part[0], part[-1]
+            vals = flat[lo:hi]
+            rows.append(RaggedTensor._from_nested_splits(EagerTensor(vals), inner)
+                        if inner else vals)
+        return rows
+
+    def _tw_stack(self, values: list) -> RaggedTensor:
+        """One eager value of ``self._batch(len(values))`` made of ``values`` (of this spec)."""
+        sd = self._row_splits_dtype.np
+        if self._ragged_rank == 0:
+            parts = [(np.asarray(v), []) for v in values]
+        else:
+            parts = [(np.asarray(v.flat_values), [np.asarray(s) for s in v.nested_row_splits])
+                     for v in values]
+        flat, levels = stack_components(parts, self._ragged_rank, sd)
+        return RaggedTensor._from_nested_splits(EagerTensor(flat),
+                                                [EagerTensor(s) for s in levels])
+
     @classmethod
     def from_value(cls, value) -> RaggedTensorSpec:
         """The spec of a RaggedTensor.
@@ -638,6 +680,21 @@ def _infer_shape(values, splits) -> TensorShape:
         return TensorShape(None)
     return TensorShape([nrows, None] + inner.as_list()[1:]
                        if inner.rank else [nrows, None])
+
+
+def stack_components(parts: list, ragged_rank: int, splits_dtype) -> tuple:
+    """NumPy components of the batch of ragged values given as ``(flat_values, [splits...])``
+    pairs (``ragged_rank`` splits each; none for dense rows): ``(flat, [splits...])`` with one
+    more, outer, level of splits."""
+    lengths = [len(s[0]) - 1 if s else len(f) for f, s in parts]
+    levels = [np.concatenate([[0], np.cumsum(lengths)]).astype(splits_dtype)]
+    for k in range(ragged_rank):
+        offset, pieces = 0, [np.zeros(1, splits_dtype)]
+        for _, s in parts:
+            pieces.append(s[k][1:] + offset)
+            offset += s[k][-1]
+        levels.append(np.concatenate(pieces).astype(splits_dtype))
+    return np.concatenate([f for f, _ in parts]), levels
 
 
 def is_ragged(x) -> bool:

@@ -85,11 +85,16 @@ def kaiser_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
     Returns:
         A 1-D tensor.
     """
-    n = static_int(window_length, "kaiser_window: window_length")
+    return _window(kaiser_values(static_int(window_length, "kaiser_window: window_length"),
+                                 beta), dtype)
+
+
+def kaiser_values(n: int, beta: float) -> np.ndarray:
+    """The Kaiser window of ``n`` samples as a float64 NumPy array."""
     if n == 1:
-        return _window(np.ones(1), dtype)
+        return np.ones(1)
     t = 2.0 * np.arange(n) / (n - 1) - 1.0
-    return _window(np.i0(beta * np.sqrt(np.clip(1 - t * t, 0, None))) / np.i0(beta), dtype)
+    return np.i0(beta * np.sqrt(np.clip(1 - t * t, 0, None))) / np.i0(beta)
 
 
 def vorbis_window(window_length, dtype: DTypeLike = dtypes.float32,

@@ -101,6 +101,37 @@ class SparseTensorSpec(BatchableTypeSpec):
         indices, values, dense_shape = components
         return SparseTensor(indices, values, dense_shape, _shape=self._shape)
 
+    # ----- batching, for tw.data (values with eager components, as NumPy) -----
+    def _batch(self, batch_size) -> SparseTensorSpec:
+        """The spec of a batch of values of this spec: one more outer dimension."""
+        return SparseTensorSpec(TensorShape([batch_size]).concatenate(self._shape), self._dtype)
+
+    def _unbatch(self) -> SparseTensorSpec:
+        """The spec of one row of a value of this spec."""
+        return SparseTensorSpec(self._shape[1:], self._dtype)
+
+    def _tw_unstack(self, value) -> list:
+        """The rows of an eager value of this spec, as SparseTensors."""
+        ind, vals = np.asarray(value.indices), np.asarray(value.values)
+        shape = np.asarray(value.dense_shape)
+        rows = []
+        for i in range(int(shape[0])):
+            keep = ind[:, 0] == i
+            rows.append(SparseTensor(ind[keep, 1:], vals[keep], shape[1:],
+                                     _shape=self._shape[1:]))
+        return rows
+
+    def _tw_stack(self, values: list) -> SparseTensor:
+        """One eager value of ``self._batch(len(values))``: the rows' dense shape is the
+        largest of theirs (as TensorFlow's batch of SparseTensors)."""
+        shapes = np.stack([np.asarray(v.dense_shape, np.int64) for v in values])
+        ind = [np.asarray(v.indices, np.int64) for v in values]
+        ind = np.concatenate([np.concatenate([np.full((len(x), 1), b, np.int64), x], 1)
+                              for b, x in enumerate(ind)])
+        vals = np.concatenate([np.asarray(v.values) for v in values])
+        dense = np.concatenate([[len(values)], shapes.max(axis=0)]).astype(np.int64)
+        return SparseTensor(ind, vals, dense)
+
     @classmethod
     def from_value(cls, value) -> SparseTensorSpec:
         """The spec of a SparseTensor.

@@ -37,6 +37,33 @@ def _rate(name: str, value) -> float:
     return float(min(1.0, max(0.0, value)))
 
 
+class _HoldsLayers(Layer):
+    """A layer whose config holds other layers (an RNN's cell, a wrapper's layer, a stack's
+    cells): ``from_config`` rebuilds them from the keys named in ``_config_layer_keys`` (a list
+    under such a key is a list of layers; None stays None)."""
+
+    _config_layer_keys: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        """Rebuilds the layer (and the layers it holds) from ``get_config()``'s output.
+
+        Args:
+            config: the config.
+
+        Returns:
+            The layer.
+        """
+        config = dict(config)
+        for key in cls._config_layer_keys:
+            value = config.get(key)
+            if isinstance(value, list):
+                config[key] = [_saving.deserialize_layer(v) for v in value]
+            elif value is not None:
+                config[key] = _saving.deserialize_layer(value)
+        return cls(**config)
+
+
 class _Cell(Layer):
     """Shared arguments of the built-in cells: initializers, regularizers, constraints,
     dropout on the inputs and on the recurrent state (one mask per sequence).
@@ -345,13 +372,15 @@ class GRUCell(_Cell):
         return cfg
 
 
-class StackedRNNCells(Layer):
+class StackedRNNCells(_HoldsLayers):
     """Several cells run as one: each step feeds the previous cell's output to the next.
 
     Args:
         cells: the cells, bottom first.
         **kwargs: Layer arguments.
     """
+
+    _config_layer_keys = ("cells",)
 
     def __init__(self, cells: list, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -416,20 +445,6 @@ class StackedRNNCells(Layer):
         cfg = super().get_config()
         cfg["cells"] = [_saving.serialize_layer(c) for c in self.cells]
         return cfg
-
-    @classmethod
-    def from_config(cls, config: dict) -> StackedRNNCells:
-        """Rebuilds the stack from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
-        config = dict(config)
-        config["cells"] = [_saving.deserialize_layer(c) for c in config["cells"]]
-        return cls(**config)
 
 
 class _ShapeOnly:

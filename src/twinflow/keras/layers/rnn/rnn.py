@@ -23,6 +23,7 @@ from .cells import (
     SimpleRNNCell,
     StackedRNNCells,
     _call_cell,
+    _HoldsLayers,
     _initial_state,
     _placeholder_like,
 )
@@ -33,7 +34,7 @@ def _blend(keep, new, old):
     return new * keep + old * (1.0 - keep)
 
 
-class RNN(Layer):
+class RNN(_HoldsLayers):
     """Runs a cell over the time axis of ``(batch, time, features)`` inputs.
 
     Args:
@@ -48,6 +49,8 @@ class RNN(Layer):
         zero_output_for_mask: output zeros (not the previous output) at masked steps.
         **kwargs: Layer arguments.
     """
+
+    _config_layer_keys = ("cell",)
 
     def __init__(self, cell, return_sequences: bool = False, return_state: bool = False,
                  go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
@@ -225,20 +228,6 @@ class RNN(Layer):
         cfg["cell"] = _saving.serialize_layer(self.cell)
         return cfg
 
-    @classmethod
-    def from_config(cls, config: dict) -> RNN:
-        """Rebuilds the layer (and its cell) from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
-        config = dict(config)
-        config["cell"] = _saving.deserialize_layer(config["cell"])
-        return cls(**config)
-
 
 def _like(new, old):
     """``old`` in the structure of ``new`` (cells may return lists where tuples came in)."""
@@ -266,6 +255,8 @@ class _CellRNN(RNN):
 
     _cell_class: type = SimpleRNNCell
 
+    _config_layer_keys = ()  # the cell's arguments are inlined
+
     def __init__(self, units: int, **kwargs) -> None:
         rnn_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _RNN_ARGS}
         if rnn_kwargs.pop("time_major", False):
@@ -291,18 +282,6 @@ class _CellRNN(RNN):
         cfg.update(cell_cfg)
         cfg.update(self._rnn_config())
         return cfg
-
-    @classmethod
-    def from_config(cls, config: dict) -> RNN:
-        """Builds the layer from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
-        return cls(**config)
 
 
 class SimpleRNN(_CellRNN):

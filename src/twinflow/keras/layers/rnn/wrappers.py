@@ -9,13 +9,14 @@ from ....graph.tensor import Tensor
 from ....ops import array_ops
 from ... import saving as _saving
 from ..base import Layer, _call_accepts
+from .cells import _HoldsLayers
 
 
 def _strip(name: str, prefix: str) -> str:
     return name[len(prefix):] if name.startswith(prefix) else name
 
 
-class Bidirectional(Layer):
+class Bidirectional(_HoldsLayers):
     """Runs a copy of an RNN layer forwards and another backwards, and merges their outputs.
 
     Args:
@@ -25,6 +26,8 @@ class Bidirectional(Layer):
         backward_layer: the backward RNN layer (default: ``layer`` with ``go_backwards``).
         **kwargs: Layer arguments.
     """
+
+    _config_layer_keys = ("layer", "backward_layer")
 
     def __init__(self, layer, merge_mode: str | None = "concat", weights=None,
                  backward_layer=None, **kwargs) -> None:
@@ -117,24 +120,8 @@ class Bidirectional(Layer):
             cfg["backward_layer"] = _saving.serialize_layer(self.backward_layer)
         return cfg
 
-    @classmethod
-    def from_config(cls, config: dict) -> Bidirectional:
-        """Rebuilds the wrapper from ``get_config()``'s output.
 
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
-        config = dict(config)
-        config["layer"] = _saving.deserialize_layer(config["layer"])
-        if config.get("backward_layer") is not None:
-            config["backward_layer"] = _saving.deserialize_layer(config["backward_layer"])
-        return cls(**config)
-
-
-class TimeDistributed(Layer):
+class TimeDistributed(_HoldsLayers):
     """Applies ``layer`` to every time step of ``(batch, time, ...)`` inputs (one set of
     weights for all steps).
 
@@ -142,6 +129,8 @@ class TimeDistributed(Layer):
         layer: the layer.
         **kwargs: Layer arguments.
     """
+
+    _config_layer_keys = ("layer",)
 
     def __init__(self, layer, **kwargs) -> None:
         if not isinstance(layer, Layer):
@@ -174,17 +163,3 @@ class TimeDistributed(Layer):
         cfg = super().get_config()
         cfg["layer"] = _saving.serialize_layer(self.layer)
         return cfg
-
-    @classmethod
-    def from_config(cls, config: dict) -> TimeDistributed:
-        """Rebuilds the wrapper from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
-        config = dict(config)
-        config["layer"] = _saving.deserialize_layer(config["layer"])
-        return cls(**config)

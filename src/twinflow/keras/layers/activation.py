@@ -43,11 +43,7 @@ class ReLU(Layer):
         return _activations.relu(inputs, negative_slope=self.negative_slope,
                                  max_value=self.max_value, threshold=self.threshold)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(max_value=self.max_value, negative_slope=self.negative_slope,
-                   threshold=self.threshold)
-        return cfg
+    _config_keys = ("max_value", "negative_slope", "threshold")
 
 
 class LeakyReLU(Layer):

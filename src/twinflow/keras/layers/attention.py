@@ -14,8 +14,6 @@ from ...core import dtypes
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
-from .. import initializers as _initializers
-from .. import regularizers as _regularizers
 from .activation import Softmax
 from .base import Layer
 from .keras_tensor import get_keras_mask
@@ -80,12 +78,8 @@ class EinsumDense(Layer):
         self.partial_output_shape = shape
         self.activation = _activations.get(activation)
         self.bias_axes = bias_axes
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
+                                   bias_regularizer, kernel_constraint, bias_constraint)
 
     def build(self, input_shape) -> None:
         dims = input_shape.as_list()
@@ -131,11 +125,8 @@ class EinsumDense(Layer):
         cfg = super().get_config()
         cfg.update(equation=self.equation, output_shape=self.partial_output_shape,
                    activation=_activations.serialize(self.activation),
-                   bias_axes=self.bias_axes,
-                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
-                   bias_initializer=_initializers.serialize(self.bias_initializer),
-                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
-                   bias_regularizer=_regularizers.serialize(self.bias_regularizer))
+                   bias_axes=self.bias_axes)
+        cfg.update(self._kernel_bias_config())
         return cfg
 
 
@@ -197,10 +188,7 @@ class _BaseAttention(Layer):
             return None
         return _as_bool(mask[0])
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(use_scale=self.use_scale, dropout=self.dropout, seed=self.seed)
-        return cfg
+    _config_keys = ("use_scale", "dropout", "seed")
 
 
 class Attention(_BaseAttention):
@@ -320,12 +308,8 @@ class MultiHeadAttention(Layer):
             output_shape = output_shape[0]
         self._tw_output_dim = output_shape
         self.attention_axes = attention_axes
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
+                                   bias_regularizer, kernel_constraint, bias_constraint)
         self.seed = seed
         self.supports_masking = True
         self._tw_softmax = Softmax(axis=-1, dtype=kwargs.get("dtype"))
@@ -414,11 +398,8 @@ class MultiHeadAttention(Layer):
         cfg = super().get_config()
         cfg.update(num_heads=self.num_heads, key_dim=self.key_dim, value_dim=self.value_dim,
                    dropout=self.dropout, use_bias=self.use_bias,
-                   output_shape=self._tw_output_dim, attention_axes=self.attention_axes,
-                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
-                   bias_initializer=_initializers.serialize(self.bias_initializer),
-                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
-                   bias_regularizer=_regularizers.serialize(self.bias_regularizer),
-                   seed=self.seed)
+                   output_shape=self._tw_output_dim, attention_axes=self.attention_axes)
+        cfg.update(self._kernel_bias_config())
+        cfg["seed"] = self.seed
         return cfg
 

@@ -633,6 +633,25 @@ class Layer(Module, Configurable):
         out = symbolic_call(self.__call__, (spec,), {})
         return _map_pairs(out, lambda p: p[0])
 
+    # ----- kernel and bias arguments (Conv, EinsumDense, MultiHeadAttention) -----
+    def _set_kernel_bias_args(self, kernel_initializer, bias_initializer, kernel_regularizer,
+                              bias_regularizer, kernel_constraint, bias_constraint) -> None:
+        """Stores the kernel's and the bias's initializers and regularizers (resolved by name)
+        and constraints."""
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.bias_constraint = bias_constraint
+
+    def _kernel_bias_config(self) -> dict:
+        """The serialized initializers and regularizers of the kernel and the bias."""
+        return {"kernel_initializer": _initializers.serialize(self.kernel_initializer),
+                "bias_initializer": _initializers.serialize(self.bias_initializer),
+                "kernel_regularizer": _regularizers.serialize(self.kernel_regularizer),
+                "bias_regularizer": _regularizers.serialize(self.bias_regularizer)}
+
     # ----- config -----
     def get_config(self) -> dict:
         """The constructor arguments of this layer.
@@ -643,6 +662,7 @@ class Layer(Module, Configurable):
         cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
+        cfg.update(Configurable.get_config(self))  # the subclass's _config_keys
         return cfg
 
     def __repr__(self) -> str:

@@ -68,12 +68,8 @@ class _Conv(Layer):
         self.groups = groups
         self.activation = _activations.get(activation)
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
+                                   bias_regularizer, kernel_constraint, bias_constraint)
 
     def _channels(self, input_shape) -> int:
         dims = TensorShape(input_shape).as_list()
@@ -127,11 +123,8 @@ class _Conv(Layer):
         cfg.update(filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
                    padding=self.padding, data_format=self.data_format,
                    dilation_rate=self.dilation_rate, groups=self.groups,
-                   activation=_activations.serialize(self.activation), use_bias=self.use_bias,
-                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
-                   bias_initializer=_initializers.serialize(self.bias_initializer),
-                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
-                   bias_regularizer=_regularizers.serialize(self.bias_regularizer))
+                   activation=_activations.serialize(self.activation), use_bias=self.use_bias)
+        cfg.update(self._kernel_bias_config())
         return cfg
 
 

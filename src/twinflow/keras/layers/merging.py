@@ -217,10 +217,7 @@ class Dot(_Merge):
     def compute_mask(self, inputs, mask=None) -> Any:
         return None
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(axes=self.axes, normalize=self.normalize)
-        return cfg
+    _config_keys = ("axes", "normalize")
 
 
 def _functional(cls: type, inputs: list, **kwargs) -> Any:

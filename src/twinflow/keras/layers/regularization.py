@@ -114,10 +114,7 @@ class GaussianNoise(Layer):
         return inputs + random_ops.random_normal(array_ops.shape(inputs), stddev=self.stddev,
                                                  dtype=inputs.dtype, seed=self.seed)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(stddev=self.stddev, seed=self.seed)
-        return cfg
+    _config_keys = ("stddev", "seed")
 
 
 class GaussianDropout(Layer):
@@ -143,10 +140,7 @@ class GaussianDropout(Layer):
                                                  stddev=stddev, dtype=inputs.dtype,
                                                  seed=self.seed)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(rate=self.rate, seed=self.seed)
-        return cfg
+    _config_keys = ("rate", "seed")
 
 
 class AlphaDropout(Layer):
@@ -179,10 +173,7 @@ class AlphaDropout(Layer):
         b = -a * alpha_p * self.rate
         return a * (inputs * kept + alpha_p * (1 - kept)) + b
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
-        return cfg
+    _config_keys = ("rate", "noise_shape", "seed")
 
 
 class ActivityRegularization(Layer):
@@ -212,7 +203,4 @@ class ActivityRegularization(Layer):
             self.add_loss(penalty / batch)
         return array_ops.identity(inputs)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(l1=self.l1, l2=self.l2)
-        return cfg
+    _config_keys = ("l1", "l2")

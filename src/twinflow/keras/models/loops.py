@@ -215,12 +215,8 @@ class LoopsMixin:
         Returns:
             The loss, ``[loss, metric...]``, or a dict.
         """
-        self._check_compiled()
-        if reset_metrics:
-            self.reset_metrics()
-        batch = _batch_tuple(x, y, sample_weight)
-        logs = _to_floats(self.make_train_function()(batch))
-        return self._format_logs(logs, return_dict)
+        return self._run_on_batch(self.make_train_function, _batch_tuple(x, y, sample_weight),
+                                   reset_metrics, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics: bool = True,
                       return_dict: bool = False) -> Any:
@@ -236,11 +232,16 @@ class LoopsMixin:
         Returns:
             The loss, ``[loss, metric...]``, or a dict.
         """
+        return self._run_on_batch(self.make_test_function, _batch_tuple(x, y, sample_weight),
+                                  reset_metrics, return_dict)
+
+    def _run_on_batch(self, make_function, batch, reset_metrics: bool, return_dict: bool):
+        """train_on_batch's and test_on_batch's step: one call of the (train or test) step
+        function on ``batch``, after resetting the metrics if asked."""
         self._check_compiled()
         if reset_metrics:
             self.reset_metrics()
-        logs = _to_floats(self.make_test_function()(_batch_tuple(x, y, sample_weight)))
-        return self._format_logs(logs, return_dict)
+        return self._format_logs(_to_floats(make_function()(batch)), return_dict)
 
     def predict_on_batch(self, x) -> Any:
         """The model's outputs on one batch, as NumPy arrays.

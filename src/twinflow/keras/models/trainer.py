@@ -284,6 +284,12 @@ class TrainerMixin:
             return step
         return _tw_function(step, reduce_retracing=True)
 
+    def _step_function(self, attr: str, step, force: bool):
+        """The callable kept in ``attr`` for ``step`` (built on first use, or when forced)."""
+        if getattr(self, attr) is None or force:
+            setattr(self, attr, self._wrap(step))
+        return getattr(self, attr)
+
     def make_train_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch training callable (a ``tw.function`` unless run eagerly).
 
@@ -293,9 +299,7 @@ class TrainerMixin:
         Returns:
             The callable.
         """
-        if self._tw_train_fn is None or force:
-            self._tw_train_fn = self._wrap(self.train_step)
-        return self._tw_train_fn
+        return self._step_function("_tw_train_fn", self.train_step, force)
 
     def make_test_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch evaluation callable.
@@ -306,9 +310,7 @@ class TrainerMixin:
         Returns:
             The callable.
         """
-        if self._tw_test_fn is None or force:
-            self._tw_test_fn = self._wrap(self.test_step)
-        return self._tw_test_fn
+        return self._step_function("_tw_test_fn", self.test_step, force)
 
     def make_predict_function(self, force: bool = False) -> Callable[..., Any]:
         """The per-batch prediction callable.
@@ -319,9 +321,7 @@ class TrainerMixin:
         Returns:
             The callable.
         """
-        if self._tw_predict_fn is None or force:
-            self._tw_predict_fn = self._wrap(self.predict_step)
-        return self._tw_predict_fn
+        return self._step_function("_tw_predict_fn", self.predict_step, force)
 
     def _check_compiled(self) -> None:
         if not self._tw_compiled:

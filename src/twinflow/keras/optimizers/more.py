@@ -38,10 +38,7 @@ class Adadelta(Optimizer):
         acc_d.assign(rho * acc_d + (1.0 - rho) * math_ops.square(delta))
         variable.assign_add(learning_rate * delta)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(rho=self.rho, epsilon=self.epsilon)
-        return cfg
+    _config_keys = ("rho", "epsilon")
 
 
 class Adamax(Optimizer):
@@ -72,10 +69,7 @@ class Adamax(Optimizer):
         b1p = math_ops.pow(math_ops.cast(self.beta_1, variable.dtype), t)
         variable.assign_sub(learning_rate * m / ((1.0 - b1p) * (u + self.epsilon)))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
-        return cfg
+    _config_keys = ("beta_1", "beta_2", "epsilon")
 
 
 class Nadam(Optimizer):
@@ -132,10 +126,7 @@ class Nadam(Optimizer):
         v_hat = v / (1.0 - math_ops.pow(math_ops.cast(self.beta_2, dt), t))
         variable.assign_sub(m_hat * learning_rate / (math_ops.sqrt(v_hat) + self.epsilon))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)
-        return cfg
+    _config_keys = ("beta_1", "beta_2", "epsilon")
 
 
 class Ftrl(Optimizer):
@@ -241,10 +232,7 @@ class Lion(Optimizer):
                                                           gradient * (1.0 - self.beta_1)))
         m.assign(m * self.beta_2 + gradient * (1.0 - self.beta_2))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2)
-        return cfg
+    _config_keys = ("beta_1", "beta_2")
 
 
 class Adafactor(Optimizer):
@@ -310,9 +298,4 @@ class Adafactor(Optimizer):
         u_hat = u / math_ops.maximum(1.0, self._rms(u) / self.clip_threshold)
         variable.assign_sub(alpha * u_hat)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(beta_2_decay=self.beta_2_decay, epsilon_1=self.epsilon_1,
-                   epsilon_2=self.epsilon_2, clip_threshold=self.clip_threshold,
-                   relative_step=self.relative_step)
-        return cfg
+    _config_keys = ("beta_2_decay", "epsilon_1", "epsilon_2", "clip_threshold", "relative_step")

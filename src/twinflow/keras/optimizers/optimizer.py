@@ -408,13 +408,15 @@ class Optimizer(Module, Configurable):
             A dict.
         """
         lr = self._tw_lr
-        return {"name": self.name,
-                "learning_rate": float(lr.numpy()) if isinstance(lr, Variable) else lr,
-                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
-                "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm,
-                "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
-                "ema_overwrite_frequency": self.ema_overwrite_frequency,
-                "gradient_accumulation_steps": self.gradient_accumulation_steps}
+        cfg = {"name": self.name,
+               "learning_rate": float(lr.numpy()) if isinstance(lr, Variable) else lr,
+               "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
+               "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm,
+               "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
+               "ema_overwrite_frequency": self.ema_overwrite_frequency,
+               "gradient_accumulation_steps": self.gradient_accumulation_steps}
+        cfg.update(Configurable.get_config(self))  # the subclass's _config_keys
+        return cfg
 
 
 class SGD(Optimizer):
@@ -454,10 +456,7 @@ class SGD(Optimizer):
         else:
             variable.assign_add(new_m)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(momentum=self.momentum, nesterov=self.nesterov)
-        return cfg
+    _config_keys = ("momentum", "nesterov")
 
 
 class Adam(Optimizer):
@@ -510,11 +509,7 @@ class Adam(Optimizer):
             v_used = vhat
         variable.assign_sub((m * alpha) / (math_ops.sqrt(v_used) + self.epsilon))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon,
-                   amsgrad=self.amsgrad)
-        return cfg
+    _config_keys = ("beta_1", "beta_2", "epsilon", "amsgrad")
 
 
 class AdamW(Adam):
@@ -586,11 +581,7 @@ class RMSprop(Optimizer):
         else:
             variable.assign_sub(increment)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(rho=self.rho, momentum=self.momentum, epsilon=self.epsilon,
-                   centered=self.centered)
-        return cfg
+    _config_keys = ("rho", "momentum", "epsilon", "centered")
 
 
 class Adagrad(Optimizer):

@@ -57,6 +57,7 @@ from .ops.scatter_ops import (IndexedSlices, tensor_scatter_nd_max, tensor_scatt
                               tensor_scatter_nd_sub)
 from .ops.string_ops import as_string
 # [exports: composite tensors]
+from .framework.specs import NoneTensorSpec, TensorArraySpec
 from .framework.type_spec import BatchableTypeSpec, TypeSpec
 from .ops.ragged.tensor import RaggedTensor, RaggedTensorSpec
 from .ops.sparse.tensor import SparseTensor, SparseTensorSpec

@@ -2,8 +2,11 @@
 argument checks with TensorFlow's error classes; element_spec without running the pipeline."""
 from __future__ import annotations
 
+import io
 import itertools
+import json
 import os
+import zipfile
 
 import numpy as np
 import pytest
@@ -380,6 +383,53 @@ def test_hostile_saved_dataset_is_a_clear_error(tmp_path, meta):
     (tmp_path / "s" / "spec.json").write_text(meta)
     with pytest.raises(tw.errors.DataLossError, match="spec.json"):
         list(Dataset.load(str(tmp_path / "s")))
+
+
+def _huge_npy() -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": "<i8", "fortran_order": False, "shape": (2 ** 40,)})
+    return buf.getvalue() + b"\0" * 16
+
+
+def _edit_meta(folder, change) -> None:
+    meta = json.loads((folder / "spec.json").read_text())
+    change(meta)
+    (folder / "spec.json").write_text(json.dumps(meta))
+
+
+def _rewrite_shard(folder, data: bytes) -> None:
+    shard = folder / "elements-00000.npz"
+    with zipfile.ZipFile(shard) as z:
+        names = z.namelist()
+    with zipfile.ZipFile(shard, "w") as z:
+        for n in names:
+            z.writestr(n, data)
+
+
+HOSTILE_SAVES = [  # (what, change, the file the error names, words)
+    ("count 2**40", lambda d: _edit_meta(d, lambda m: m.update(count=2 ** 40)), "spec.json",
+     "declares 1099511627776 elements"),
+    ("count -1", lambda d: _edit_meta(d, lambda m: m.update(count=-1)), "spec.json", "-1"),
+    ("spec shape [2**40] for scalars",
+     lambda d: _edit_meta(d, lambda m: m["spec"].update(shape=[2 ** 40])),
+     "elements-00000.npz", "does not match the saved spec"),
+    ("spec dtype float32 for int64",
+     lambda d: _edit_meta(d, lambda m: m["spec"].update(dtype="float32")),
+     "elements-00000.npz", "does not match the saved spec"),
+    ("shard header declares 2**40 elements", lambda d: _rewrite_shard(d, _huge_npy()),
+     "elements-00000.npz", ""),
+]
+
+
+@pytest.mark.parametrize("what,change,name,words", HOSTILE_SAVES,
+                         ids=[h[0] for h in HOSTILE_SAVES])
+def test_hostile_saved_dataset_files_are_clear_errors(tmp_path, what, change, name, words):
+    Dataset.range(3).save(str(tmp_path / "s"))
+    change(tmp_path / "s")
+    with pytest.raises(tw.errors.DataLossError, match=name) as info:
+        list(Dataset.load(str(tmp_path / "s")))
+    assert words in str(info.value)
 
 
 def test_truncated_shard_is_a_clear_error(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
 import twinflow as tw
@@ -98,3 +99,46 @@ def test_composite_parsing_errors():
     with pytest.raises(NotImplementedError, match="dense tensors only"):
         tw.io.parse_sequence_example(example(v=[1]), context_features={
             "v": tw.io.VarLenFeature(tw.int64)})
+
+
+# What TensorFlow 2.21 gives for SPARSE (`make_fixtures.py --sparse` prints it; small enough
+# to keep inline).
+SPARSE = ([[0, 1], [2, 0], [2, 3]], [1.5, -2.0, 3.0], [3, 4])
+TF_SERIALIZED = [
+    b'\x08\t\x12\x08\x12\x02\x08\x03\x12\x02\x08\x02"0' + np.asarray(
+        [0, 1, 2, 0, 2, 3], "<i8").tobytes(),
+    b'\x08\x01\x12\x04\x12\x02\x08\x03"\x0c\x00\x00\xc0?\x00\x00\x00\xc0\x00\x00@@',
+    b'\x08\t\x12\x04\x12\x02\x08\x02"\x10' + np.asarray([3, 4], "<i8").tobytes()]
+TF_MANY_EMPTY_ROW = [b'\x08\t\x12\x06\x12\x00\x12\x02\x08\x01', b'\x08\x01\x12\x02\x12\x00',
+                     b'\x08\t\x12\x04\x12\x02\x08\x01"\x08\x04\x00\x00\x00\x00\x00\x00\x00']
+
+
+def test_serialize_sparse_like_tensorflow():
+    sp = tw.sparse.SparseTensor(*SPARSE)
+    assert tw.io.serialize_sparse(sp).numpy().tolist() == TF_SERIALIZED
+    many = tw.io.serialize_many_sparse(sp)
+    assert many.shape == (3, 3) and many.numpy()[1].tolist() == TF_MANY_EMPTY_ROW
+    back = tw.io.deserialize_many_sparse(many, tw.float32)
+    assert back.indices.numpy().tolist() == SPARSE[0]
+    assert back.values.numpy().tolist() == SPARSE[1]
+    assert back.dense_shape.numpy().tolist() == SPARSE[2]
+
+    @tw.function
+    def round_trip(indices, values):
+        s = tw.sparse.SparseTensor(indices, values, [3, 4])
+        return tw.io.deserialize_many_sparse(tw.io.serialize_many_sparse(s), tw.float32,
+                                             rank=2).values
+    assert round_trip(tw.constant(SPARSE[0], tw.int64),
+                      tw.constant(SPARSE[1])).numpy().tolist() == SPARSE[1]
+    with pytest.raises(tw.errors.InvalidArgumentError, match="Type mismatch"):
+        tw.io.deserialize_many_sparse(many, tw.int64)
+    with pytest.raises(TypeError, match="SparseTensor"):
+        tw.io.serialize_sparse(tw.constant([1.0]))
+
+
+def test_dense_to_ragged_and_sparse_batch_transformations():
+    ds = tw.data.Dataset.range(1, 4).map(lambda n: tw.range(n))
+    ragged = ds.apply(tw.data.experimental.dense_to_ragged_batch(2))
+    assert [r.to_list() for r in ragged] == [[[0], [0, 1]], [[0, 1, 2]]]
+    sparse = ds.apply(tw.data.experimental.dense_to_sparse_batch(3, [3]))
+    assert next(iter(sparse)).values.numpy().tolist() == [0, 0, 1, 0, 1, 2]

@@ -14,6 +14,9 @@ COVERED_ELSEWHERE = {
     "DecodeBase64": f"{_FILES}::test_decode_csv_raw_compressed_base64",
     "DecodeImage": f"{_FILES}::test_images_png_jpeg_gif_bmp",
     "EncodeImage": f"{_FILES}::test_images_png_jpeg_gif_bmp",
+    "SerializeSparse": "tests/io/test_parse_composites.py::test_serialize_sparse_like_tensorflow",
+    "DeserializeManySparse": "tests/io/test_parse_composites.py::"
+                             "test_serialize_sparse_like_tensorflow",
     "ParseExample": "tests/io/test_tfrecord_fixtures.py::test_reads_tensorflow_examples",
     "ParseSequenceExample": "tests/io/test_tfrecord_fixtures.py::test_sequence_example_and_"
                             "tensors_from_tensorflow",

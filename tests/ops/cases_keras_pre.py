@@ -2,11 +2,12 @@
 lookup, category encoding). Names start with ``kpre_``."""
 import numpy as np
 
-from twinflow.keras.layers.preprocessing import kernels
+from twinflow.keras.layers.preprocessing import affine, kernels
 
 from .harness import Case
 
 WORDS = np.array([[b"a", b"hello world"], [b"", b"x" * 70]], dtype=object)
+IPT = np.load(__file__.rsplit("/", 2)[0] + "/fixtures/keras_pre/ipt.npz")
 TABLE = kernels.Table([b"a", b"", b"zz"], [5, 6, 7])
 
 
@@ -36,4 +37,7 @@ CASES = [
     Case(lambda x: kernels.category_encode(x, 3, "multi_hot", "float32"),
          [np.array([0, 2, 2], np.int32)],
          lambda x: np.array([1, 0, 1], np.float32), name="kpre_multi_hot"),
+    Case(lambda x, t: affine.affine_transform(x, t, "wrap", "bilinear", -1.0),
+         [IPT["images"], IPT["transforms"]], lambda x, t: IPT["wrap_bilinear"], grad=(),
+         rtol=1e-5, atol=1e-4, name="kpre_projective_transform"),
 ]

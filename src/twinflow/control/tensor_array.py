@@ -17,6 +17,7 @@ from ..core.context import ctx
 from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
+from ..framework.specs import TensorArraySpec
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
 from ..ops import array_ops
@@ -545,5 +546,7 @@ class TensorArray:
         where = "eager" if self._eager else f"flow={self._flow.name}"
         return f"<tw.TensorArray dtype={self._dtype.name} {where}>"
 
+
+TensorArraySpec._tw_value_type = TensorArray
 
 __all__ = ["TensorArray"]

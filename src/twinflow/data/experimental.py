@@ -594,6 +594,34 @@ def rejection_resample(class_func: Callable, target_dist, initial_dist=None,
     return apply
 
 
+def dense_to_ragged_batch(batch_size, drop_remainder: bool = False,
+                          row_splits_dtype=dtypes.int64) -> Callable:
+    """``Dataset.ragged_batch`` as a transformation for ``Dataset.apply``.
+
+    Args:
+        batch_size: elements per batch.
+        drop_remainder: drop a last, smaller batch.
+        row_splits_dtype: the row splits dtype.
+
+    Returns:
+        A function of a dataset.
+    """
+    return lambda ds: ds.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+def dense_to_sparse_batch(batch_size, row_shape) -> Callable:
+    """``Dataset.sparse_batch`` as a transformation for ``Dataset.apply``.
+
+    Args:
+        batch_size: elements per batch.
+        row_shape: the dense shape of each row.
+
+    Returns:
+        A function of a dataset.
+    """
+    return lambda ds: ds.sparse_batch(batch_size, row_shape)
+
+
 __all__ = ["AUTOTUNE", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "AutoShardPolicy", "make_csv_dataset",
            "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",

@@ -81,8 +81,20 @@ def _read_shard(path: str, spec, count: int) -> list:
                 parts = [data[e - n:e] for e, n in zip(ends.tolist(), lens.tolist())]
                 vals.append(np.asarray(parts + [None], dtype=object)[:-1]
                             .reshape(tuple(z[f"{i}_{k}_shape"])))
+            _check_element(vals, leaves(spec))
             out.append(pack(spec, vals))
     return out
+
+
+def _check_element(vals: list, specs: list) -> None:
+    """Each value has its spec's dtype and a compatible shape (a file that does not match its
+    own spec is corrupt: the elements would break what the spec promises)."""
+    for v, spec in zip(vals, specs):
+        dt = spec.dtype
+        same = v.dtype.kind in "OSU" if dt == dtypes.string else v.dtype == dt.np
+        if not same or not spec.shape.is_compatible_with(TensorShape(v.shape)):
+            raise ValueError(f"an element of dtype {v.dtype} and shape {v.shape} does not "
+                             f"match the saved spec {spec}")
 
 
 def _write_folder(ds: Dataset, path: str, elements) -> None:
@@ -185,6 +197,12 @@ class _Saved(Dataset):
         if not isinstance(meta, dict) or not isinstance(meta.get("count"), int) or \
                 not isinstance(meta.get("shard"), int) or meta["shard"] <= 0:
             raise errors.DataLossError(None, None, f"Dataset.load: {meta_path} is malformed")
+        shards = sum(1 for name in os.listdir(path)
+                     if name.startswith("elements-") and name.endswith(".npz"))
+        if not 0 <= meta["count"] <= shards * meta["shard"]:
+            raise errors.DataLossError(None, None, f"Dataset.load: {meta_path} declares "
+                                       f"{meta['count']} elements, but {shards} shard files "
+                                       f"hold at most {shards * meta['shard']}")
         self._path, self._meta = path, meta
         try:
             self._spec_value = _spec_from_json(meta.get("spec"))

@@ -42,6 +42,7 @@ from .parsing import (
                      parse_single_example,
                      parse_single_sequence_example,
 )
+from .sparse_codecs import deserialize_many_sparse, serialize_many_sparse, serialize_sparse
 from .tfrecord import TFRecordOptions, TFRecordWriter, tf_record_iterator
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "RaggedFeature", "SparseFeature",
@@ -52,4 +53,5 @@ __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "RaggedFeature", "Spars
            "parse_single_example", "parse_single_sequence_example", "parse_tensor",
            "read_file", "serialize_tensor", "tf_record_iterator", "write_file",
            "decode_and_crop_jpeg", "decode_json_example", "decode_webp", "extract_jpeg_shape",
-           "match_filenames_once", "write_graph"]
+           "match_filenames_once", "write_graph", "deserialize_many_sparse",
+           "serialize_many_sparse", "serialize_sparse"]

@@ -1,5 +1,7 @@
 """Keras preprocessing layers (``tw.keras.layers.Normalization``, ``StringLookup``...)."""
 # ruff: noqa: F401  (a re-export module: every import is public)
+from .affine import RandomRotation, RandomTranslation, RandomZoom
+from .augment import RandomBrightness, RandomContrast, RandomCrop, RandomFlip
 from .image import CenterCrop, Resizing
 from .lookup import IntegerLookup, StringLookup
 from .numeric import (

@@ -96,9 +96,6 @@ def test_composite_parsing_errors():
                                {"r": R(tw.int64, value_key="v", partitions=[
                                    R.RowSplits("s")])})["r"]
     assert rows.to_list() == [[[1], [2, 3]], [[], [4]]]
-    with pytest.raises(NotImplementedError, match="dense tensors only"):
-        tw.io.parse_sequence_example(example(v=[1]), context_features={
-            "v": tw.io.VarLenFeature(tw.int64)})
 
 
 # What TensorFlow 2.21 gives for SPARSE (`make_fixtures.py --sparse` prints it; small enough

@@ -284,7 +284,13 @@ def _dense_ragged(extra: tuple) -> bool:
 def _example_outputs(serialized: np.ndarray, keys, kinds, types, shapes, defaults) -> tuple:
     flat = np.asarray(serialized, dtype=object).reshape(-1)
     parsed = [_parse_message(s, "Example").features.feature for s in flat]
-    batched = serialized.ndim == 1
+    return _features_outputs(parsed, serialized.shape, keys, kinds, types, shapes, defaults, "")
+
+
+def _features_outputs(parsed: list, batch: tuple, keys, kinds, types, shapes, defaults,
+                      where: str) -> tuple:
+    """The op outputs of Features maps (Examples, or SequenceExample contexts) of ``batch``."""
+    batched = len(batch) == 1
     outs: list = []
     for key, kind, dt, shape, default in zip(keys, kinds, types, shapes, defaults):
         if kind == "varlen":
@@ -306,9 +312,9 @@ def _example_outputs(serialized: np.ndarray, keys, kinds, types, shapes, default
                 vals, splits = rows[0]
             outs += [vals] + splits
         elif kind == "fixed":
-            vals = [_fixed(f, key, dt, shape, default, "") for f in parsed]
+            vals = [_fixed(f, key, dt, shape, default, where) for f in parsed]
             a = np.stack(vals) if vals else np.zeros((0,) + shape, dt.np)
-            outs.append(a.reshape(serialized.shape + shape))
+            outs.append(a.reshape(batch + shape))
         else:
             size = int(np.prod(shape))
             items = []
@@ -320,7 +326,7 @@ def _example_outputs(serialized: np.ndarray, keys, kinds, types, shapes, default
                         f"of the shape {list(shape)}")
                 items.append(v.reshape((-1,) + shape))
             padded, _ = _stack_padded(items, dt, shape, default)
-            outs.append(padded.reshape(serialized.shape + padded.shape[1:]))
+            outs.append(padded.reshape(batch + padded.shape[1:]))
     return tuple(outs)
 
 
@@ -364,17 +370,46 @@ class ParseExample:
         return _example_outputs(np.asarray(serialized), keys, kinds, types, shapes, defaults)
 
 
+def _step_values(p, key: str, dt) -> list:
+    """The values of each step of feature list ``key`` (no steps when it is missing)."""
+    fl = p.feature_lists.feature_list
+    return [_values(f, key, dt) for f in fl[key].feature] if key in fl else []
+
+
+def _sequence_composite(parsed: list, batched: bool, key: str, kind: str, dt, sd) -> list:
+    """A VarLen (SparseTensor ``[step, index]``) or Ragged (one ragged dim per step) list."""
+    steps = [_step_values(p, key, dt) for p in parsed]
+    if kind == "varlen":
+        rows = [(np.asarray([(t, j) for t, v in enumerate(st) for j in range(len(v))],
+                            np.int64).reshape(-1, 2),
+                 np.concatenate(st) if st else np.zeros(0, _values_np(dt))) for st in steps]
+        width = max((len(v) for st in steps for v in st), default=0)
+        depth = max((len(st) for st in steps), default=0)
+        return list(_sparse_outputs(rows if batched else rows[:1], batched, [depth, width]))
+    rows = [(np.concatenate(st) if st else np.zeros(0, _values_np(dt)),
+             [np.concatenate([[0], np.cumsum([len(v) for v in st])]).astype(sd.np)])
+            for st in steps]
+    vals, splits = stack_components(rows, 1, sd.np) if batched else rows[0]
+    return [vals] + splits
+
+
+def _values_np(dt):
+    return object if dt is dtypes.string else dt.np
+
+
 def _sequence_outputs(serialized: np.ndarray, ctx_cfg: tuple, seq_cfg: tuple) -> tuple:
     flat = np.asarray(serialized, dtype=object).reshape(-1)
     parsed = [_parse_message(s, "SequenceExample") for s in flat]
-    outs = []
-    keys, kinds, types, shapes, defaults = ctx_cfg
-    for key, dt, shape, default in zip(keys, types, shapes, defaults):
-        vals = [_fixed(p.context.feature, key, dt, shape, default, "Context ") for p in parsed]
-        outs.append(np.stack(vals).reshape(serialized.shape + shape))
+    outs = list(_features_outputs([p.context.feature for p in parsed], serialized.shape,
+                                  *ctx_cfg, "Context "))
     lengths = []
     keys, kinds, types, shapes, defaults = seq_cfg
-    for key, dt, shape, default in zip(keys, types, shapes, defaults):
+    for key, kind, dt, shape, default in zip(keys, kinds, types, shapes, defaults):
+        if kind != "seq":
+            ragged = kind == "ragged"
+            outs += _sequence_composite(parsed, serialized.ndim == 1, shape[0] if ragged
+                                        else key, kind, dt, shape[2] if ragged else None)
+            continue
         items = []
         for p in parsed:
             fl = p.feature_lists.feature_list
@@ -382,17 +417,31 @@ def _sequence_outputs(serialized: np.ndarray, ctx_cfg: tuple, seq_cfg: tuple) ->
                 if default is None:
                     raise errors.InvalidArgumentError(
                         None, None, f"Feature list: {key} is required but could not be found.")
-                items.append(np.zeros((0,) + shape, dtype=object if dt is dtypes.string
-                                      else dt.np))
+                items.append(np.zeros((0,) + shape, dtype=_values_np(dt)))
                 continue
             items.append(np.stack([_fixed({key: f}, key, dt, shape, None, "Sequence ")
                                    for f in fl[key].feature]) if fl[key].feature else
-                         np.zeros((0,) + shape, dtype=object if dt is dtypes.string
-                                  else dt.np))
+                         np.zeros((0,) + shape, dtype=_values_np(dt)))
         padded, lens = _stack_padded(items, dt, shape, None)
         outs.append(padded.reshape(serialized.shape + padded.shape[1:]))
         lengths.append(lens.reshape(serialized.shape))
     return tuple(outs + lengths)
+
+
+def _sequence_specs(batch: TensorShape, seq_cfg: tuple) -> list:
+    """Output specs of the feature lists (before the lengths of the dense ones)."""
+    out = []
+    for kind, dt, shape in zip(seq_cfg[1], seq_cfg[2], seq_cfg[3]):
+        if kind == "seq":
+            out += _out_specs(batch, ("seq",), (dt,), (shape,))
+        elif kind == "varlen":
+            rank = 2 + batch.rank
+            out += [(dtypes.int64, TensorShape([None, rank])), (dt, TensorShape([None])),
+                    (dtypes.int64, TensorShape([rank]))]
+        else:
+            out += [(dt, TensorShape([None]))] + [(shape[2], TensorShape([None]))] * (
+                1 + batch.rank)
+    return out
 
 
 @register_op("ParseSequenceExample", stateful=False, multi_output=True)
@@ -405,9 +454,8 @@ class ParseSequenceExample:
                                               f"got {serialized.dtype.name}")
         batch = serialized.shape
         ctx = _out_specs(batch, ctx_cfg[1], ctx_cfg[2], ctx_cfg[3])
-        seq = _out_specs(batch, ("seq",) * len(seq_cfg[0]), seq_cfg[2], seq_cfg[3])
-        lens = [(dtypes.int64, batch) for _ in seq_cfg[0]]
-        return ctx + seq + lens
+        lens = [(dtypes.int64, batch) for k in seq_cfg[1] if k == "seq"]
+        return ctx + _sequence_specs(batch, seq_cfg) + lens
 
     def kernel(serialized, *, ctx_cfg, seq_cfg):
         return _sequence_outputs(np.asarray(serialized), ctx_cfg, seq_cfg)
@@ -443,17 +491,18 @@ def parse_example(serialized, features: dict, example_names=None, name=None) -> 
     return dict(zip(cfg[0], _composites(list(outs), cfg[1], cfg[3], t.shape.rank == 1)))
 
 
-def _composites(outs: list, kinds, extras, batched: bool) -> list:
-    """The op's outputs grouped into one value per feature (SparseTensor, RaggedTensor)."""
+def _composites(outs: list, kinds, extras, batched: bool, sequence: bool = False) -> list:
+    """The op's outputs grouped into one value per feature (SparseTensor, RaggedTensor);
+    ``sequence``: feature lists (one more dimension, the step, outside each value)."""
     values, it = [], iter(outs)
     for kind, extra in zip(kinds, extras):
         if kind in ("varlen", "sparse"):
-            static = [None] if kind == "varlen" else list(extra[2])
+            static = [None] * (1 + sequence) if kind == "varlen" else list(extra[2])
             values.append(SparseTensor(next(it), next(it), next(it), _shape=TensorShape(
                 [None] * batched + static)))
         elif kind == "ragged":
             flat = next(it)
-            n = 0 if not batched and _dense_ragged(extra) else len(extra[1]) + batched
+            n = _width(kind, extra, batched) - 1 if not sequence else 1 + batched
             values.append(RaggedTensor._from_nested_splits(flat, [next(it) for _ in range(n)]))
         else:
             values.append(next(it))
@@ -496,22 +545,45 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     ctx_cfg = _config(context_features, True) if context_features else ((),) * 5
     seq_cfg = _config(sequence_features, True) if sequence_features else ((),) * 5
     for k, kind in zip(ctx_cfg[0] + seq_cfg[0], ctx_cfg[1] + seq_cfg[1]):
-        if kind in ("varlen", "sparse", "ragged"):
-            raise NotImplementedError(
-                f"parse_sequence_example: feature {k!r} is a {kind} feature; twinflow parses "
-                "SequenceExamples into dense tensors only (FixedLenFeature context, "
-                "FixedLenSequenceFeature lists); parse_example handles VarLen/Sparse/Ragged")
+        if kind == "sparse":  # as in TensorFlow 2.21
+            raise ValueError(f"parse_sequence_example: unsupported SparseFeature for key {k!r} "
+                             "(use VarLenFeature or RaggedFeature)")
     for k, kind in zip(ctx_cfg[0], ctx_cfg[1]):
-        if kind != "fixed":
-            raise ValueError(f"context feature {k!r} must be a FixedLenFeature")
-    for k, kind in zip(seq_cfg[0], seq_cfg[1]):
-        if kind != "seq":
-            raise ValueError(f"sequence feature {k!r} must be a FixedLenSequenceFeature")
-    outs = list(bind(ParseSequenceExample, [_string_tensor(serialized)],
-                     {"ctx_cfg": ctx_cfg, "seq_cfg": seq_cfg}, name=name))
-    nc, ns = len(ctx_cfg[0]), len(seq_cfg[0])
-    return (dict(zip(ctx_cfg[0], outs[:nc])), dict(zip(seq_cfg[0], outs[nc:nc + ns])),
-            dict(zip(seq_cfg[0], outs[nc + ns:])))
+        if kind == "seq":
+            raise ValueError(f"context feature {k!r} must be a FixedLen/VarLen/RaggedFeature")
+    for k, kind, extra in zip(seq_cfg[0], seq_cfg[1], seq_cfg[3]):
+        if kind == "fixed":
+            raise ValueError(f"sequence feature {k!r} must be a FixedLenSequenceFeature, "
+                             "VarLenFeature or RaggedFeature")
+        if kind == "ragged" and extra[1]:
+            raise NotImplementedError(
+                f"parse_sequence_example: RaggedFeature {k!r} in sequence_features with "
+                "partitions is not supported in twinflow")
+    t = _string_tensor(serialized)
+    if t.shape.rank not in (0, 1) and any(k not in ("fixed", "seq")
+                                          for k in ctx_cfg[1] + seq_cfg[1]):
+        raise ValueError(f"parse_sequence_example: VarLen/RaggedFeature need a scalar or a "
+                         f"vector of serialized examples, got shape {t.shape}")
+    outs = list(bind(ParseSequenceExample, [t], {"ctx_cfg": ctx_cfg, "seq_cfg": seq_cfg},
+                     name=name))
+    batched = t.shape.rank == 1
+    nc = sum(_width(kind, extra, batched) for kind, extra in zip(ctx_cfg[1], ctx_cfg[3]))
+    ns = sum(3 if kind == "varlen" else 2 + batched if kind == "ragged" else 1
+             for kind in seq_cfg[1])
+    ctx = _composites(outs[:nc], ctx_cfg[1], ctx_cfg[3], batched)
+    seq = _composites(outs[nc:nc + ns], seq_cfg[1], seq_cfg[3], batched, sequence=True)
+    dense = [k for k, kind in zip(seq_cfg[0], seq_cfg[1]) if kind == "seq"]
+    return (dict(zip(ctx_cfg[0], ctx)), dict(zip(seq_cfg[0], seq)),
+            dict(zip(dense, outs[nc + ns:])))
+
+
+def _width(kind: str, extra, batched: bool) -> int:
+    """How many op outputs a context (or Example) feature has."""
+    if kind in ("varlen", "sparse"):
+        return 3
+    if kind == "ragged":
+        return 1 + (0 if not batched and _dense_ragged(extra) else len(extra[1]) + batched)
+    return 1
 
 
 def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,

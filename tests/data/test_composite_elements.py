@@ -122,3 +122,18 @@ def test_composites_through_shuffle_filter_and_padded_batch_refusal():
     assert sorted(map(tuple, shuffled)) == sorted(map(tuple, ROWS))
     with pytest.raises(TypeError, match="ragged and sparse"):
         Dataset.from_tensor_slices(ragged()).padded_batch(2)
+
+
+def test_save_load_and_snapshot_of_composite_elements(tmp_path):
+    ds = Dataset.from_tensor_slices(ragged()).batch(2)
+    ds.save(str(tmp_path / "saved"))
+    loaded = Dataset.load(str(tmp_path / "saved"))
+    assert loaded.element_spec == ds.element_spec
+    assert [x.to_list() for x in loaded] == batches(ROWS, 2)
+    dense = np.array([[1, 0], [0, 2]], np.int32)
+    pairs = Dataset.from_tensor_slices((tw.sparse.from_dense(dense),
+                                        tw.ragged.constant([["a"], ["b", "c"]])))
+    expect = [(dense[i].tolist(), w) for i, w in enumerate([[b"a"], [b"b", b"c"]])]
+    for _ in range(2):  # written on the first pass, read back on the second
+        snap = pairs.snapshot(str(tmp_path / "snap"))
+        assert [(dense_of(s).tolist(), w.tolist()) for s, w in snap.as_numpy_iterator()] == expect

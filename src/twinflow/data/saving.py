@@ -17,12 +17,36 @@ import numpy as np
 from ..core import dtypes, errors, files
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
+from ..ops.ragged.tensor import RaggedTensorSpec
+from ..ops.sparse.tensor import SparseTensorSpec
 from .dataset import Dataset
 from .registry import register_node
-from .structure import leaves, pack
+from .structure import component_specs, element_components, is_composite_spec, pack_components
 from .transforms import Unary
 
 _SHARD = 1000
+# The composite specs a saved spec may name (looked up by name, never evaluated).
+_COMPOSITES = {c.__name__: c for c in (RaggedTensorSpec, SparseTensorSpec)}
+
+
+def _param_to_json(p):
+    if isinstance(p, TensorShape):
+        return {"shape": p.as_list() if p.rank is not None else None}
+    if isinstance(p, dtypes.DType):
+        return {"dtype": p.name}
+    if p is None or isinstance(p, (bool, int, str)):
+        return p
+    raise TypeError(f"Dataset.save: a spec parameter {p!r} cannot be saved")
+
+
+def _param_from_json(j):
+    if isinstance(j, dict) and set(j) == {"shape"}:
+        return TensorShape(j["shape"])
+    if isinstance(j, dict) and set(j) == {"dtype"}:
+        return dtypes.as_dtype(j["dtype"])
+    if j is None or isinstance(j, (bool, int, str)):
+        return j
+    raise errors.DataLossError(None, None, f"Dataset.load: bad spec parameter {j!r}")
 
 
 def _spec_to_json(spec):
@@ -31,6 +55,10 @@ def _spec_to_json(spec):
                                                            for v in spec.values()]}
     if isinstance(spec, tuple):
         return {"t": "tuple", "items": [_spec_to_json(v) for v in spec]}
+    if is_composite_spec(spec) and type(spec).__name__ in _COMPOSITES:
+        # (saved as its components; the spec's parameters rebuild it)
+        return {"t": "composite", "type": type(spec).__name__,
+                "params": [_param_to_json(p) for p in spec._serialize()]}
     if not isinstance(spec, TensorSpec):
         raise TypeError(f"Dataset.save: elements of spec {spec} cannot be saved")
     return {"t": "leaf", "dtype": spec.dtype.name, "shape": spec.shape.as_list()
@@ -45,13 +73,19 @@ def _spec_from_json(j):
         return tuple(_spec_from_json(v) for v in j["items"])
     if t == "leaf":
         return TensorSpec(TensorShape(j["shape"]), dtypes.as_dtype(j["dtype"]))
+    if t == "composite" and j.get("type") in _COMPOSITES:
+        try:
+            return _COMPOSITES[j["type"]](*[_param_from_json(p) for p in j["params"]])
+        except (TypeError, ValueError) as e:
+            raise errors.DataLossError(None, None, f"Dataset.load: bad spec entry {j!r}: "
+                                       f"{e}") from None
     raise errors.DataLossError(None, None, f"Dataset.load: bad spec entry {j!r}")
 
 
 def _write_shard(folder: str, index: int, items: list) -> None:
     arrays = {}
     for i, e in enumerate(items):
-        for k, a in enumerate(leaves(e)):
+        for k, a in enumerate(element_components(e)):
             a = np.asarray(a)
             if a.dtype == object:
                 flat = [bytes(x) for x in a.reshape(-1)]
@@ -67,7 +101,7 @@ def _write_shard(folder: str, index: int, items: list) -> None:
 
 
 def _read_shard(path: str, spec, count: int) -> list:
-    n_leaves = len(leaves(spec))
+    n_leaves = len(component_specs(spec))
     out = []
     with np.load(path, allow_pickle=False) as z:
         for i in range(count):
@@ -81,8 +115,8 @@ def _read_shard(path: str, spec, count: int) -> list:
                 parts = [data[e - n:e] for e, n in zip(ends.tolist(), lens.tolist())]
                 vals.append(np.asarray(parts + [None], dtype=object)[:-1]
                             .reshape(tuple(z[f"{i}_{k}_shape"])))
-            _check_element(vals, leaves(spec))
-            out.append(pack(spec, vals))
+            _check_element(vals, component_specs(spec))
+            out.append(pack_components(spec, vals))
     return out
 
 

@@ -275,7 +275,9 @@ def pack_components(spec, flat: list):
         if not is_composite_spec(s):
             return next(it)
         n = len(nest.flatten(s, expand_composites=True))
-        return nest.pack_sequence_as(s, [next(it) for _ in range(n)], expand_composites=True)
+        parts = [next(it) for _ in range(n)]
+        parts = [EagerTensor(p) if isinstance(p, np.ndarray) else p for p in parts]
+        return nest.pack_sequence_as(s, parts, expand_composites=True)
     return map_struct(one, spec)
 
 

@@ -78,8 +78,8 @@ class EinsumDense(Layer):
         self.partial_output_shape = shape
         self.activation = _activations.get(activation)
         self.bias_axes = bias_axes
-        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
-                                   bias_regularizer, kernel_constraint, bias_constraint)
+        self._set_weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._set_weight_args("bias", bias_initializer, bias_regularizer, bias_constraint)
 
     def build(self, input_shape) -> None:
         dims = input_shape.as_list()
@@ -308,8 +308,8 @@ class MultiHeadAttention(Layer):
             output_shape = output_shape[0]
         self._tw_output_dim = output_shape
         self.attention_axes = attention_axes
-        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
-                                   bias_regularizer, kernel_constraint, bias_constraint)
+        self._set_weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._set_weight_args("bias", bias_initializer, bias_regularizer, bias_constraint)
         self.seed = seed
         self.supports_masking = True
         self._tw_softmax = Softmax(axis=-1, dtype=kwargs.get("dtype"))

@@ -633,17 +633,13 @@ class Layer(Module, Configurable):
         out = symbolic_call(self.__call__, (spec,), {})
         return _map_pairs(out, lambda p: p[0])
 
-    # ----- kernel and bias arguments (Conv, EinsumDense, MultiHeadAttention) -----
-    def _set_kernel_bias_args(self, kernel_initializer, bias_initializer, kernel_regularizer,
-                              bias_regularizer, kernel_constraint, bias_constraint) -> None:
-        """Stores the kernel's and the bias's initializers and regularizers (resolved by name)
-        and constraints."""
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
+    # ----- weight arguments (Conv, EinsumDense, MultiHeadAttention, RNN cells, norms) -----
+    def _set_weight_args(self, weight: str, initializer, regularizer, constraint) -> None:
+        """Stores a weight's constructor arguments as ``<weight>_initializer`` and
+        ``<weight>_regularizer`` (resolved by name) and ``<weight>_constraint``."""
+        setattr(self, f"{weight}_initializer", _initializers.get(initializer))
+        setattr(self, f"{weight}_regularizer", _regularizers.get(regularizer))
+        setattr(self, f"{weight}_constraint", constraint)
 
     def _kernel_bias_config(self) -> dict:
         """The serialized initializers and regularizers of the kernel and the bias."""

@@ -68,8 +68,8 @@ class _Conv(Layer):
         self.groups = groups
         self.activation = _activations.get(activation)
         self.use_bias = bool(use_bias)
-        self._set_kernel_bias_args(kernel_initializer, bias_initializer, kernel_regularizer,
-                                   bias_regularizer, kernel_constraint, bias_constraint)
+        self._set_weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._set_weight_args("bias", bias_initializer, bias_regularizer, bias_constraint)
 
     def _channels(self, input_shape) -> int:
         dims = TensorShape(input_shape).as_list()

@@ -136,12 +136,8 @@ class _Affine(Layer):
         self.supports_masking = True
         self.center = center
         self.scale = scale
-        self.beta_initializer = _initializers.get(beta_initializer)
-        self.gamma_initializer = _initializers.get(gamma_initializer)
-        self.beta_regularizer = _regularizers.get(beta_regularizer)
-        self.gamma_regularizer = _regularizers.get(gamma_regularizer)
-        self.beta_constraint = beta_constraint
-        self.gamma_constraint = gamma_constraint
+        self._set_weight_args("beta", beta_initializer, beta_regularizer, beta_constraint)
+        self._set_weight_args("gamma", gamma_initializer, gamma_regularizer, gamma_constraint)
 
     def _affine_weights(self, shape: tuple) -> None:
         self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,

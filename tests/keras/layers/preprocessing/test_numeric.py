@@ -21,7 +21,8 @@ def test_normalization_adapt_and_invert():
     inv = L.Normalization(mean=n.mean, variance=n.variance, invert=True)
     np.testing.assert_allclose(inv(out).numpy(), DATA, rtol=1e-5)
     round_trip(inv, DATA)
-    assert [w.name.split("/")[-1].split(":")[0] for w in n.weights] == ["mean", "variance"]
+    assert [w.name.split("/")[-1].split(":")[0] for w in n.weights] == ["mean", "variance",
+                                                                          "count"]
 
 
 def test_normalization_axis_none_and_dataset():

@@ -142,7 +142,11 @@ def affine_transform(images: Tensor, transforms: Tensor, fill_mode: str = "refle
     if interpolation not in _INTERP:
         raise ValueError(f"Unknown `interpolation` {interpolation}. Expected one of "
                          f"{list(_INTERP)}")
-    shape = array_ops.shape(images)[1:3]
+    dims = images.shape.dims
+    if dims is not None and dims[1] is not None and dims[2] is not None:
+        shape = array_ops.constant([dims[1], dims[2]], dtypes.int32)  # keeps h, w static
+    else:
+        shape = array_ops.shape(images)[1:3]
     return bind(ImageProjectiveTransformV3,
                 [images, math_ops.cast(transforms, dtypes.float32), shape,
                  array_ops.constant(float(fill_value), dtypes.float32)],

@@ -90,6 +90,9 @@ class Normalization(PreprocessingLayer):
                                               trainable=False)
             self.adapt_variance = self.add_weight("variance", self._var_shape,
                                                   initializer="ones", trainable=False)
+            # Keras keeps (and never updates) an int "count" weight: the same weights layout
+            self.count = self.add_weight("count", (), dtype="int64", initializer="zeros",
+                                         trainable=False)
             self.mean = np.zeros(self._broadcast, self._tw_dtype.np)
             self.variance = np.ones(self._broadcast, self._tw_dtype.np)
 

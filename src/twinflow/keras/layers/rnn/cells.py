@@ -99,15 +99,10 @@ class _Cell(Layer):
         self.units = _units(units)
         self.activation = _activations.get(activation)
         self.use_bias = bool(use_bias)
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.recurrent_initializer = _initializers.get(recurrent_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.recurrent_regularizer = _regularizers.get(recurrent_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
-        self.kernel_constraint = kernel_constraint
-        self.recurrent_constraint = recurrent_constraint
-        self.bias_constraint = bias_constraint
+        self._set_weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._set_weight_args("recurrent", recurrent_initializer, recurrent_regularizer,
+                              recurrent_constraint)
+        self._set_weight_args("bias", bias_initializer, bias_regularizer, bias_constraint)
         self.dropout = _rate("dropout", dropout)
         self.recurrent_dropout = _rate("recurrent_dropout", recurrent_dropout)
         self.seed = seed

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
+from twinflow.core import files
 from twinflow.saved_model.bundle import (
     BundleReader,
     data_path,
@@ -84,3 +85,44 @@ def test_missing_checkpoint_and_key():
         BundleReader("/nonexistent/ckpt")
     with pytest.raises(tw.errors.NotFoundError, match="nope"):
         BundleReader(TF_CKPT).get_tensor("nope")
+
+
+def _mid_swap(tmp_path, link: bool) -> tuple:
+    """A folder as a save of ``new`` over ``old`` leaves it when killed between replacing the
+    data file and the index (old pair kept aside as links or renames, new index still a
+    temporary file)."""
+    old, new = {"v": np.float32([1, 1])}, {"v": np.float32([2, 2])}
+    prefix = write_bundle(str(tmp_path / "ck"), old)
+    other = write_bundle(str(tmp_path / "sub" / "ck"), new)
+    token = "0123456789ab"
+    for path in (data_path(prefix), index_path(prefix)):
+        (os.link if link else os.rename)(path, files.temp_path(path, "old", token))
+    os.replace(index_path(other), files.temp_path(index_path(prefix), token=token))
+    os.replace(data_path(other), data_path(prefix))
+    return prefix, old, new
+
+
+@pytest.mark.parametrize("link", [True, False], ids=["links", "renames"])
+def test_a_save_killed_mid_swap_reads_the_old_pair_until_the_next_save(tmp_path, link):
+    prefix, old, new = _mid_swap(tmp_path, link)
+    before = sorted(os.listdir(tmp_path))
+    assert BundleReader(prefix).get_tensor("v").tolist() == old["v"].tolist()
+    assert tw.train.load_variable(prefix, "v").tolist() == old["v"].tolist()
+    assert sorted(os.listdir(tmp_path)) == before  # reading changes nothing
+    restored = files.clean_stale(str(tmp_path))   # what the next save does first
+    assert len(restored) == 3
+    assert sorted(os.listdir(tmp_path)) == ["ck.data-00000-of-00001", "ck.index", "sub"]
+    assert BundleReader(prefix).get_tensor("v").tolist() == old["v"].tolist()
+    write_bundle(prefix, new)
+    assert BundleReader(prefix).get_tensor("v").tolist() == new["v"].tolist()
+
+
+def test_without_hard_links_the_old_pair_is_renamed_aside(tmp_path, monkeypatch):
+    prefix = write_bundle(str(tmp_path / "ck"), {"v": np.float32(1)})
+
+    def no_link(src, dst):
+        raise OSError(1, "links are not supported here")
+    monkeypatch.setattr(os, "link", no_link)
+    write_bundle(prefix, {"v": np.float32(2)})
+    assert BundleReader(prefix).get_tensor("v") == 2
+    assert sorted(os.listdir(tmp_path)) == ["ck.data-00000-of-00001", "ck.index"]

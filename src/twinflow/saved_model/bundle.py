@@ -4,8 +4,10 @@ key ``""`` holds a ``BundleHeaderProto`` and every other key, a tensor's name, i
 tensors as varint lengths, a masked CRC32C of the lengths, then the bytes).
 
 Every block and tensor is checked against its masked CRC32C: a corrupt or truncated file
-raises ``DataLossError`` naming it. Writes go through ``core.files.atomic_write``, the data
-shard first and the index last, so a checkpoint appears only once complete.
+raises ``DataLossError`` naming it. Writes go through ``core.files.atomic_write_group``: the
+data shard and the index change together (the data first, the index last), and a save killed
+between the two leaves the previous pair aside, which the reader uses (``committed_paths``) and
+the next save restores. TensorFlow reads the same two file names.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.errors import DataLossError, NotFoundError, UnimplementedError
-from ..core.files import atomic_write
+from ..core.files import atomic_write_group, committed_paths
 from ..core.shapes import TensorShape
 from ..graph.graph_def import fill_shape, shape_of_proto
 from ..graph.protos import add_file, message_class
@@ -84,9 +86,9 @@ def is_bundle(prefix: str) -> bool:
         prefix: the checkpoint prefix.
 
     Returns:
-        True if ``prefix.index`` is a file.
+        True if ``prefix.index`` is a file (or is kept aside by a save that was interrupted).
     """
-    return os.path.isfile(index_path(prefix))
+    return os.path.isfile(committed_paths([index_path(prefix)])[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,8 +278,7 @@ def write_bundle(prefix: str, tensors: dict) -> str:
     header = _message("BundleHeaderProto")(num_shards=1, endianness=0)
     header.version.producer = 1
     table = write_table([(b"", header.SerializeToString())] + entries)
-    atomic_write(data_path(prefix), bytes(data))
-    atomic_write(index_path(prefix), table)
+    atomic_write_group({data_path(prefix): bytes(data), index_path(prefix): table})
     return prefix
 
 
@@ -295,7 +296,8 @@ class BundleReader:
 
     def __init__(self, prefix: str) -> None:
         self.prefix = os.fspath(prefix)
-        what = index_path(self.prefix)
+        # A save interrupted mid-swap: read the previous pair, kept aside until it is restored.
+        what, shard = committed_paths([index_path(self.prefix), data_path(self.prefix)])
         try:
             with open(what, "rb") as f:
                 data = f.read()
@@ -316,6 +318,8 @@ class BundleReader:
             raise UnimplementedError(None, None, f"{what}: big-endian checkpoints are not "
                                                  "supported")
         self.num_shards = header.num_shards
+        shards = [data_path(self.prefix, i, self.num_shards) for i in range(self.num_shards)]
+        self._shards = [shard] if shards == [data_path(self.prefix)] else committed_paths(shards)
 
     def has_tensor(self, name: str) -> bool:
         """Whether the checkpoint holds ``name``.
@@ -362,7 +366,10 @@ class BundleReader:
         if entry.slices:
             raise UnimplementedError(None, None, f"{name}: partitioned (sliced) variables are "
                                                  "not supported")
-        path = data_path(self.prefix, entry.shard_id, self.num_shards)
+        if not 0 <= entry.shard_id < self.num_shards:
+            raise DataLossError(None, None, f"{self.prefix}: tensor {name!r} names shard "
+                                            f"{entry.shard_id} of {self.num_shards}")
+        path = self._shards[entry.shard_id]
         try:
             with open(path, "rb") as f:
                 f.seek(entry.offset)

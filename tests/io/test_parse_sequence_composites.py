@@ -76,3 +76,14 @@ def test_unsupported_sequence_features_raise_clear_errors():
     with pytest.raises(tw.errors.InvalidArgumentError, match="Data types don't match"):
         tw.io.parse_sequence_example([rec], sequence_features={
             "tok": tw.io.VarLenFeature(tw.float32)})
+
+
+def test_an_empty_batch_parses_to_empty_composites_as_in_tensorflow():
+    empty = tw.constant([], tw.string)
+    words = tw.io.parse_example(empty, {"w": tw.io.VarLenFeature(tw.string)})["w"]
+    assert (words.indices.shape, words.dense_shape.numpy().tolist()) == ((0, 2), [0, 0])
+    ctx, lists, lengths = tw.io.parse_sequence_example(empty, CONTEXT, LISTS)
+    assert lists["tok"].indices.shape == (0, 3) and lists["tok"].dense_shape.numpy().tolist() \
+        == [0, 0, 0]
+    assert lists["rag"].to_list() == [] and ctx["cn"].to_list() == []
+    assert lengths["dense"].numpy().tolist() == [] and ctx["tags"].values.dtype == tw.string

@@ -205,13 +205,13 @@ def _present(features, key: str, dt) -> np.ndarray:
     return np.zeros(0, dtype=object if dt is dtypes.string else dt.np)
 
 
-def _sparse_outputs(rows: list, batched: bool, dense_shape: list) -> tuple:
+def _sparse_outputs(rows: list, batched: bool, dense_shape: list, dt) -> tuple:
     """(indices, values, dense_shape) of per-example ``(index matrix, values)`` rows."""
     width = len(dense_shape) + batched
     ind = [np.concatenate([np.full((len(i), 1), b, np.int64), i], 1) if batched else i
            for b, (i, _) in enumerate(rows)]
     ind = np.concatenate(ind).astype(np.int64) if ind else np.zeros((0, width), np.int64)
-    vals = np.concatenate([v for _, v in rows])
+    vals = np.concatenate([v for _, v in rows] + [np.zeros(0, _values_np(dt))])
     return ind.reshape(-1, width), vals, np.asarray(
         ([len(rows)] if batched else []) + dense_shape, np.int64)
 
@@ -276,6 +276,13 @@ def _ragged_row(f, key: str, dt, extra: tuple) -> tuple:
     return vals, splits
 
 
+def _stack_ragged(rows: list, ragged_rank: int, splits_np, dt) -> tuple:
+    """``stack_components`` of a batch, which may be empty."""
+    if not rows:
+        return np.zeros(0, _values_np(dt)), [np.zeros(1, splits_np)] * (ragged_rank + 1)
+    return stack_components(rows, ragged_rank, splits_np)
+
+
 def _dense_ragged(extra: tuple) -> bool:
     """True for a RaggedFeature whose partitions are all uniform and not empty."""
     return bool(extra[1]) and all(kind == "UniformRowLength" for kind, _ in extra[1])
@@ -297,14 +304,14 @@ def _features_outputs(parsed: list, batch: tuple, keys, kinds, types, shapes, de
             rows = [(np.arange(len(v), dtype=np.int64)[:, None], v)
                     for v in (_present(f, key, dt) for f in parsed)]
             width = max((len(v) for _, v in rows), default=0)
-            outs += _sparse_outputs(rows if batched else rows[:1], batched, [width])
+            outs += _sparse_outputs(rows if batched else rows[:1], batched, [width], dt)
         elif kind == "sparse":
             rows = [_sparse_row(f, key, dt, shape) for f in parsed]
-            outs += _sparse_outputs(rows if batched else rows[:1], batched, list(shape[2]))
+            outs += _sparse_outputs(rows if batched else rows[:1], batched, list(shape[2]), dt)
         elif kind == "ragged":
             rows = [_ragged_row(f, key, dt, shape) for f in parsed]
             if batched:
-                vals, splits = stack_components(rows, len(shape[1]), shape[2].np)
+                vals, splits = _stack_ragged(rows, len(shape[1]), shape[2].np, dt)
             elif _dense_ragged(shape):
                 # one example, only uniform partitions: a dense tensor, as TensorFlow gives
                 vals, splits = rows[0][0].reshape([-1] + [n for _, n in shape[1]]), []
@@ -385,11 +392,11 @@ def _sequence_composite(parsed: list, batched: bool, key: str, kind: str, dt, sd
                  np.concatenate(st) if st else np.zeros(0, _values_np(dt))) for st in steps]
         width = max((len(v) for st in steps for v in st), default=0)
         depth = max((len(st) for st in steps), default=0)
-        return list(_sparse_outputs(rows if batched else rows[:1], batched, [depth, width]))
+        return list(_sparse_outputs(rows if batched else rows[:1], batched, [depth, width], dt))
     rows = [(np.concatenate(st) if st else np.zeros(0, _values_np(dt)),
              [np.concatenate([[0], np.cumsum([len(v) for v in st])]).astype(sd.np)])
             for st in steps]
-    vals, splits = stack_components(rows, 1, sd.np) if batched else rows[0]
+    vals, splits = _stack_ragged(rows, 1, sd.np, dt) if batched else rows[0]
     return [vals] + splits
 
 

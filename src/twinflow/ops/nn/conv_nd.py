@@ -92,6 +92,57 @@ def _geo(x_shape, ksize, attrs):
                        attrs["padding"], attrs.get("explicit_paddings"))
 
 
+def _sizes_infer(op: str, sizes, rank: int, what: str, dtype):
+    """The dtype and shape of a backprop op whose output shape is the ``sizes`` input."""
+    dims = _static(sizes, rank)
+    if len(dims) != rank:
+        raise _err(f"{op}: {what} must have {rank} elements, got {dims}")
+    return dtype, TensorShape(dims)
+
+
+def _backprop_input_kernel(op: str, backprop, input_sizes, w, dy, attrs, out_depth: int):
+    """Runs ``backprop`` (a ``ck`` input-gradient kernel) after checking ``dy``'s shape."""
+    in_shape = tuple(int(v) for v in input_sizes)
+    out_sp, pads = _geo(in_shape, w.shape[:-2], attrs)
+    _check_dy(op, dy, (in_shape[0], *out_sp, out_depth))
+    return backprop(in_shape, w, dy, attrs["strides"], attrs["dilations"],
+                    pads).astype(w.dtype, copy=False)
+
+
+def _backprop_filter_kernel(op: str, backprop, x, filter_sizes, dy, attrs, out_depth):
+    """Runs ``backprop`` (a ``ck`` filter-gradient kernel) after checking ``dy``'s shape.
+
+    ``out_depth`` maps the filter shape to the output's channel count.
+    """
+    fs = tuple(int(v) for v in filter_sizes)
+    out_sp, pads = _geo(x.shape, fs[:-2], attrs)
+    _check_dy(op, dy, (x.shape[0], *out_sp, out_depth(fs)))
+    return backprop(x, fs, dy, attrs["strides"], attrs["dilations"],
+                    pads).astype(x.dtype, copy=False)
+
+
+# The gradients of a convolution family (forward op, input gradient, filter gradient): each
+# gradient op differentiates to the other two, so the family closes under differentiation.
+
+def _forward_grad(op, dy, backprop_input, backprop_filter):
+    x, w = op.inputs
+    need_x, need_w = op.needs_grad
+    return (bind(backprop_input, [shape(x), w, dy], op.attrs) if need_x else None,
+            bind(backprop_filter, [x, shape(w), dy], op.attrs) if need_w else None)
+
+
+def _input_grad_grad(op, ddx, forward, backprop_filter):
+    _, w, dy = op.inputs
+    return (None, bind(backprop_filter, [ddx, shape(w), dy], op.attrs),
+            bind(forward, [ddx, w], op.attrs))
+
+
+def _filter_grad_grad(op, ddw, forward, backprop_input):
+    x, _, dy = op.inputs
+    return (bind(backprop_input, [shape(x), ddw, dy], op.attrs), None,
+            bind(forward, [x, ddw], op.attrs))
+
+
 @register_op("Conv3D", same_dtype=True)
 class Conv3D:
     """3-D convolution (cross-correlation) of NDHWC ``input`` with DHWIO ``filter``."""
@@ -105,10 +156,7 @@ class Conv3D:
         return ck.conv(x, w, attrs["strides"], attrs["dilations"], pads)
 
     def grad(op, dy):
-        x, w = op.inputs
-        need_x, need_w = op.needs_grad
-        return (bind(Conv3DBackpropInputV2, [shape(x), w, dy], op.attrs) if need_x else None,
-                bind(Conv3DBackpropFilterV2, [x, shape(w), dy], op.attrs) if need_w else None)
+        return _forward_grad(op, dy, Conv3DBackpropInputV2, Conv3DBackpropFilterV2)
 
 
 @register_op("Conv3DBackpropInputV2")
@@ -117,22 +165,14 @@ class Conv3DBackpropInputV2:
 
     def infer(input_sizes, w, dy, **attrs):
         _check_rank("Conv3DBackpropInputV2", w.shape, 5, "filter")
-        dims = _static(input_sizes, 5)
-        if len(dims) != 5:
-            raise _err(f"Conv3DBackpropInputV2: input_sizes must have 5 elements, got {dims}")
-        return w.dtype, TensorShape(dims)
+        return _sizes_infer("Conv3DBackpropInputV2", input_sizes, 5, "input_sizes", w.dtype)
 
     def kernel(input_sizes, w, dy, **attrs):
-        in_shape = tuple(int(v) for v in input_sizes)
-        out_sp, pads = _geo(in_shape, w.shape[:3], attrs)
-        _check_dy("Conv3DBackpropInputV2", dy, (in_shape[0], *out_sp, w.shape[-1]))
-        return ck.conv_backprop_input(in_shape, w, dy, attrs["strides"], attrs["dilations"],
-                                      pads).astype(w.dtype, copy=False)
+        return _backprop_input_kernel("Conv3DBackpropInputV2", ck.conv_backprop_input,
+                                      input_sizes, w, dy, attrs, w.shape[-1])
 
     def grad(op, ddx):
-        _, w, dy = op.inputs
-        return (None, bind(Conv3DBackpropFilterV2, [ddx, shape(w), dy], op.attrs),
-                bind(Conv3D, [ddx, w], op.attrs))
+        return _input_grad_grad(op, ddx, Conv3D, Conv3DBackpropFilterV2)
 
 
 @register_op("Conv3DBackpropFilterV2")
@@ -140,22 +180,14 @@ class Conv3DBackpropFilterV2:
     """Gradient of Conv3D with respect to its filter."""
 
     def infer(x, filter_sizes, dy, **attrs):
-        dims = _static(filter_sizes, 5)
-        if len(dims) != 5:
-            raise _err(f"Conv3DBackpropFilterV2: filter_sizes must have 5 elements, got {dims}")
-        return x.dtype, TensorShape(dims)
+        return _sizes_infer("Conv3DBackpropFilterV2", filter_sizes, 5, "filter_sizes", x.dtype)
 
     def kernel(x, filter_sizes, dy, **attrs):
-        fs = tuple(int(v) for v in filter_sizes)
-        out_sp, pads = _geo(x.shape, fs[:3], attrs)
-        _check_dy("Conv3DBackpropFilterV2", dy, (x.shape[0], *out_sp, fs[-1]))
-        return ck.conv_backprop_filter(x, fs, dy, attrs["strides"], attrs["dilations"],
-                                       pads).astype(x.dtype, copy=False)
+        return _backprop_filter_kernel("Conv3DBackpropFilterV2", ck.conv_backprop_filter,
+                                       x, filter_sizes, dy, attrs, lambda fs: fs[-1])
 
     def grad(op, ddw):
-        x, _, dy = op.inputs
-        return (bind(Conv3DBackpropInputV2, [shape(x), ddw, dy], op.attrs), None,
-                bind(Conv3D, [x, ddw], op.attrs))
+        return _filter_grad_grad(op, ddw, Conv3D, Conv3DBackpropInputV2)
 
 
 # ----- DepthwiseConv2dNative ----------------------------------------------------------------
@@ -186,12 +218,8 @@ class DepthwiseConv2dNative:
         return ck.depthwise_conv(x, w, attrs["strides"], attrs["dilations"], pads)
 
     def grad(op, dy):
-        x, w = op.inputs
-        need_x, need_w = op.needs_grad
-        return (bind(DepthwiseConv2dNativeBackpropInput, [shape(x), w, dy], op.attrs)
-                if need_x else None,
-                bind(DepthwiseConv2dNativeBackpropFilter, [x, shape(w), dy], op.attrs)
-                if need_w else None)
+        return _forward_grad(op, dy, DepthwiseConv2dNativeBackpropInput,
+                             DepthwiseConv2dNativeBackpropFilter)
 
 
 @register_op("DepthwiseConv2dNativeBackpropInput")
@@ -200,24 +228,17 @@ class DepthwiseConv2dNativeBackpropInput:
 
     def infer(input_sizes, w, dy, **attrs):
         _check_rank("DepthwiseConv2dNativeBackpropInput", w.shape, 4, "filter")
-        dims = _static(input_sizes, 4)
-        if len(dims) != 4:
-            raise _err(f"DepthwiseConv2dNativeBackpropInput: input_sizes must have 4 "
-                       f"elements, got {dims}")
-        return w.dtype, TensorShape(dims)
+        return _sizes_infer("DepthwiseConv2dNativeBackpropInput", input_sizes, 4, "input_sizes",
+                            w.dtype)
 
     def kernel(input_sizes, w, dy, **attrs):
-        in_shape = tuple(int(v) for v in input_sizes)
-        out_sp, pads = _geo(in_shape, w.shape[:2], attrs)
-        _check_dy("DepthwiseConv2dNativeBackpropInput", dy,
-                  (in_shape[0], *out_sp, w.shape[2] * w.shape[3]))
-        return ck.depthwise_backprop_input(in_shape, w, dy, attrs["strides"],
-                                           attrs["dilations"], pads).astype(w.dtype, copy=False)
+        return _backprop_input_kernel("DepthwiseConv2dNativeBackpropInput",
+                                      ck.depthwise_backprop_input, input_sizes, w, dy, attrs,
+                                      w.shape[2] * w.shape[3])
 
     def grad(op, ddx):
-        _, w, dy = op.inputs
-        return (None, bind(DepthwiseConv2dNativeBackpropFilter, [ddx, shape(w), dy], op.attrs),
-                bind(DepthwiseConv2dNative, [ddx, w], op.attrs))
+        return _input_grad_grad(op, ddx, DepthwiseConv2dNative,
+                                DepthwiseConv2dNativeBackpropFilter)
 
 
 @register_op("DepthwiseConv2dNativeBackpropFilter")
@@ -225,24 +246,17 @@ class DepthwiseConv2dNativeBackpropFilter:
     """Gradient of DepthwiseConv2dNative with respect to its filter."""
 
     def infer(x, filter_sizes, dy, **attrs):
-        dims = _static(filter_sizes, 4)
-        if len(dims) != 4:
-            raise _err(f"DepthwiseConv2dNativeBackpropFilter: filter_sizes must have 4 "
-                       f"elements, got {dims}")
-        return x.dtype, TensorShape(dims)
+        return _sizes_infer("DepthwiseConv2dNativeBackpropFilter", filter_sizes, 4,
+                            "filter_sizes", x.dtype)
 
     def kernel(x, filter_sizes, dy, **attrs):
-        fs = tuple(int(v) for v in filter_sizes)
-        out_sp, pads = _geo(x.shape, fs[:2], attrs)
-        _check_dy("DepthwiseConv2dNativeBackpropFilter", dy,
-                  (x.shape[0], *out_sp, fs[2] * fs[3]))
-        return ck.depthwise_backprop_filter(x, fs, dy, attrs["strides"], attrs["dilations"],
-                                            pads).astype(x.dtype, copy=False)
+        return _backprop_filter_kernel("DepthwiseConv2dNativeBackpropFilter",
+                                       ck.depthwise_backprop_filter, x, filter_sizes, dy, attrs,
+                                       lambda fs: fs[2] * fs[3])
 
     def grad(op, ddw):
-        x, _, dy = op.inputs
-        return (bind(DepthwiseConv2dNativeBackpropInput, [shape(x), ddw, dy], op.attrs), None,
-                bind(DepthwiseConv2dNative, [x, ddw], op.attrs))
+        return _filter_grad_grad(op, ddw, DepthwiseConv2dNative,
+                                 DepthwiseConv2dNativeBackpropInput)
 
 
 # ----- 3-D pooling --------------------------------------------------------------------------

@@ -242,8 +242,7 @@ def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
     if all(s == 1 for s in strides):
         padded = (in_shape[0], *(n + b + a for n, (b, a) in zip(in_sp, pads)), in_shape[-1])
         dxp = conv_shift.backprop_input(padded, w, dy, dilations)
-        crop = (slice(None),) + tuple(slice(b, b + n) for n, (b, _) in zip(in_sp, pads))
-        return dxp[crop]
+        return dxp[_crop(in_sp, pads)]
     if any(s > 1 for s in strides):
         dil = np.zeros((dy.shape[0], *((m - 1) * s + 1 for m, s in zip(out_sp, strides)),
                         dy.shape[-1]), dy.dtype)
@@ -263,13 +262,24 @@ def _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads):
     # window: [N, *out, prod(k), C].
     with blas.single_threaded():
         cols = (dy.reshape(-1, o) @ w.reshape(-1, o).T).reshape(dy.shape[0], *out_sp, -1, c)
+    return _scatter_windows(in_shape, c, dt, ksize, strides, dilations, out_sp, pads,
+                            lambda k: cols[..., k, :])
+
+
+def _crop(in_sp, pads) -> tuple:
+    """The index that takes the unpadded input back out of a padded ``[N, *spatial, C]``."""
+    return (slice(None),) + tuple(slice(b, b + n) for n, (b, _) in zip(in_sp, pads))
+
+
+def _scatter_windows(in_shape, c, dtype, ksize, strides, dilations, out_sp, pads, window_grad):
+    """An input gradient ``[N, *spatial, C]`` built by adding ``window_grad(k)`` (the gradient
+    of every window at filter offset k, ``[N, *out, C]``) into the padded input, then cropping."""
     padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
-    acc = np.zeros((in_shape[0], *padded, c), dtype=dt)
+    acc = np.zeros((in_shape[0], *padded, c), dtype=dtype)
     for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
         target = acc[sl]
-        np.add(target, cols[..., k, :], out=target)
-    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
-    return acc[crop]
+        np.add(target, window_grad(k), out=target)
+    return acc[_crop(in_shape[1:-1], pads)]
 
 
 # ----- depthwise (one group per input channel) -----------------------------------------------
@@ -317,15 +327,11 @@ def depthwise_backprop_input(in_shape, w, dy, strides, dilations, pads):
     ksize, (c, m) = w.shape[:-2], w.shape[-2:]
     out_sp = dy.shape[1:-1]
     dy4 = dy.reshape(*dy.shape[:-1], c, m)
-    padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
     dt = np.result_type(w.dtype, dy.dtype)
-    acc = np.zeros((in_shape[0], *padded, c), dtype=dt)
     wk = w.reshape(-1, c, m)
-    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
-        target = acc[sl]
-        target += (dy4 * wk[k]).sum(axis=-1) if m > 1 else dy4[..., 0] * wk[k, :, 0]
-    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
-    return acc[crop]
+    return _scatter_windows(
+        in_shape, c, dt, ksize, strides, dilations, out_sp, pads,
+        lambda k: (dy4 * wk[k]).sum(axis=-1) if m > 1 else dy4[..., 0] * wk[k, :, 0])
 
 
 def depthwise_backprop_filter(x, w_shape, dy, strides, dilations, pads):
@@ -446,8 +452,7 @@ def max_pool_grad(x, dy, ksize, strides, pads):
         acc = np.bincount(flat.ravel(), weights=dy.ravel(), minlength=size).astype(
             dy.dtype, copy=False)
     acc = acc.reshape(pshape)
-    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(x.shape[1:-1], pads))
-    return acc[crop]
+    return acc[_crop(x.shape[1:-1], pads)]
 
 
 def max_pool_grad_grad(x, g, ksize, strides, pads):
@@ -515,13 +520,8 @@ def avg_pool_grad(in_shape, dy, ksize, strides, pads):
     ones = (1,) * len(ksize)
     out_sp = dy.shape[1:-1]
     g = dy / avg_counts(in_shape[1:-1], ksize, strides, out_sp, pads, dy.dtype)
-    padded = [s + b + a for s, (b, a) in zip(in_shape[1:-1], pads)]
-    acc = np.zeros((in_shape[0], *padded, in_shape[-1]), dtype=dy.dtype)
-    for sl in _offset_slices(ksize, strides, ones, out_sp):
-        target = acc[sl]
-        np.add(target, g, out=target)
-    crop = (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(in_shape[1:-1], pads))
-    return acc[crop]
+    return _scatter_windows(in_shape, in_shape[-1], dy.dtype, ksize, strides, ones, out_sp, pads,
+                            lambda k: g)
 
 
 # ----- layouts ---------------------------------------------------------------------------------

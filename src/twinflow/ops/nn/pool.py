@@ -164,6 +164,14 @@ def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
     return _pool2d(AvgPool, x, ksize, strides, padding, data_format, name)
 
 
+def _by_rank(pool1d, pool2d, input, ksize, strides, padding, data_format, name) -> Tensor:
+    """``pool1d`` for a rank-3 (NWC) input, else ``pool2d`` (NHWC by default)."""
+    x = convert(input)
+    if x.shape.rank == 3:
+        return pool1d(x, ksize, strides, padding, data_format or "NWC")
+    return pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+
+
 def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
              name: str | None = None) -> Tensor:
     """Max pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.max_pool``).
@@ -179,10 +187,8 @@ def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str |
     Returns:
         The pooled tensor.
     """
-    x = convert(input)
-    if x.shape.rank == 3:
-        return max_pool1d(x, ksize, strides, padding, data_format or "NWC")
-    return max_pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+    return _by_rank(max_pool1d, max_pool2d, input, ksize, strides, padding, data_format,
+                    name)
 
 
 def avg_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
@@ -200,10 +206,8 @@ def avg_pool(input: TensorLike, ksize, strides, padding: str, data_format: str |
     Returns:
         The pooled tensor.
     """
-    x = convert(input)
-    if x.shape.rank == 3:
-        return avg_pool1d(x, ksize, strides, padding, data_format or "NWC")
-    return avg_pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+    return _by_rank(avg_pool1d, avg_pool2d, input, ksize, strides, padding, data_format,
+                    name)
 
 
 def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:

@@ -111,6 +111,13 @@ def _broadcast(p, size, what: str):
             from None
 
 
+def _draw(sample, seed, shape, param, what: str, dtype):
+    """``sample(generator, param)`` with ``param`` broadcast to ``shape`` (as float64), in
+    ``dtype``."""
+    p = _broadcast(param, _shape_tuple(shape), what).astype(np.float64)
+    return sample(stateless_generator(seed), p).astype(dtype.np)
+
+
 @register_op("StatelessRandomGammaV2",
              schema="shape:T, seed:Tseed, alpha:dtype -> output:dtype | T:type in [int32,int64];"
                     " Tseed:type in [int32,int64]; dtype:type in [half,float,double]")
@@ -121,9 +128,7 @@ class StatelessRandomGammaV2:
         return _param_infer(shape, alpha, dtype=dtype)
 
     def kernel(shape, seed, alpha, *, dtype):
-        size = _shape_tuple(shape)
-        a = _broadcast(alpha, size, "alpha").astype(np.float64)
-        return stateless_generator(seed).standard_gamma(a).astype(dtype.np)
+        return _draw(lambda g, a: g.standard_gamma(a), seed, shape, alpha, "alpha", dtype)
 
     def grad(op, dy):
         if op.needs_grad[2]:
@@ -165,9 +170,7 @@ class StatelessRandomPoisson:
         return _param_infer(shape, lam, dtype=dtype)
 
     def kernel(shape, seed, lam, *, dtype):
-        size = _shape_tuple(shape)
-        rate = _broadcast(lam, size, "lam").astype(np.float64)
-        return stateless_generator(seed).poisson(rate).astype(dtype.np)
+        return _draw(lambda g, rate: g.poisson(rate), seed, shape, lam, "lam", dtype)
 
     grad = _no_grad
 

@@ -8,7 +8,7 @@ from ...core import dtypes
 from ...core.context import ctx, process
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
-from ...eager.execute import bind, convert_to_tensor
+from ...eager.execute import bind, constant_value, convert_to_tensor
 from ...graph.tensor import Tensor
 from ..core import checked_shape, convert, shape_from_tensor, shape_tensor
 from ..math.binary import add, multiply
@@ -106,6 +106,28 @@ def _float_sample(gen, method: str, shape, np_dtype):
     if np_dtype in (np.float32, np.float64):
         return getattr(gen, method)(shape, dtype=np_dtype)
     return getattr(gen, method)(shape, dtype=np.float32).astype(np_dtype)
+
+
+def _multinomial_shape(logits, num_samples, output_dtype) -> tuple:
+    """The dtype and ``[batch, num_samples]`` shape of a multinomial op's samples."""
+    if logits.shape.rank not in (None, 2):
+        raise InvalidArgumentError(None, None, f"logits should be a matrix [batch_size, "
+                                               f"num_classes], got shape {logits.shape}")
+    n = constant_value(num_samples)
+    batch = logits.shape[0] if logits.shape.rank == 2 else None
+    return output_dtype, TensorShape([batch, None if n is None else int(n)])
+
+
+def _categorical_sample(logits: np.ndarray, u: np.ndarray, np_dtype) -> np.ndarray:
+    """Class indices for the uniforms ``u`` ``[batch, n]`` from each row of ``logits``."""
+    lg = logits.astype(np.float64)
+    p = np.exp(lg - np.max(lg, axis=1, keepdims=True))
+    cdf = np.cumsum(p, axis=1)
+    cdf /= cdf[:, -1:]
+    out = np.empty(u.shape, dtype=np_dtype)
+    for i in range(logits.shape[0]):
+        out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), logits.shape[1] - 1)
+    return out
 
 
 def truncated_normal_sample(gen: np.random.Generator, shape, np_dtype) -> np.ndarray:

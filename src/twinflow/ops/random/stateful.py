@@ -6,16 +6,18 @@ import numpy as np
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
-from ...eager.execute import bind, constant_value, convert_to_tensor
+from ...eager.execute import bind, convert_to_tensor
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
 from ..core import convert
 from ..math.binary import add, divide, multiply, subtract
 from .seeds import (
     _arg,
+    _categorical_sample,
     _float_dtype,
     _float_sample,
     _is_py,
+    _multinomial_shape,
     _normal,
     _seed_attrs,
     _shape_arg,
@@ -85,12 +87,7 @@ class RandomUniformInt:
 
 
 def _multinomial_infer(logits, num_samples, *, output_dtype, seed=0, seed2=0, generator=None):
-    if logits.shape.rank is not None and logits.shape.rank != 2:
-        raise InvalidArgumentError(None, None, f"logits should be a matrix [batch_size, "
-                                               f"num_classes], got shape {logits.shape}")
-    n = constant_value(num_samples)
-    batch = logits.shape[0] if logits.shape.rank == 2 else None
-    return output_dtype, TensorShape([batch, None if n is None else int(n)])
+    return _multinomial_shape(logits, num_samples, output_dtype)
 
 
 @register_op("Multinomial", stateful=True)
@@ -105,16 +102,7 @@ class Multinomial:
             raise InvalidArgumentError(None, None, f"num_samples should be nonnegative, got "
                                                    f"{n}")
         gen = _stream("multinomial", logits.dtype, seed, seed2, generator)
-        lg = logits.astype(np.float64)
-        p = np.exp(lg - np.max(lg, axis=1, keepdims=True))
-        cdf = np.cumsum(p, axis=1)
-        cdf /= cdf[:, -1:]
-        u = gen.random((logits.shape[0], n))
-        out = np.empty((logits.shape[0], n), dtype=output_dtype.np)
-        for i in range(logits.shape[0]):
-            out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"),
-                                logits.shape[1] - 1)
-        return out
+        return _categorical_sample(logits, gen.random((logits.shape[0], n)), output_dtype.np)
 
     def grad(op, dy):
         return None, None

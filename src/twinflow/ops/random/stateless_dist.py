@@ -21,7 +21,13 @@ from ..array.layout import stack
 from ..array.shape import shape as _shape_of
 from ..core import convert
 from ..math.binary import divide
-from .seeds import _shape_arg, _shape_infer, _shape_tuple
+from .seeds import (
+    _categorical_sample,
+    _multinomial_shape,
+    _shape_arg,
+    _shape_infer,
+    _shape_tuple,
+)
 from .stateless import stateless_generator
 
 
@@ -247,28 +253,15 @@ class StatelessMultinomial:
     """``num_samples`` class indices per row of unnormalized log-probabilities."""
 
     def infer(logits, num_samples, seed, *, output_dtype):
-        if logits.shape.rank not in (None, 2):
-            raise InvalidArgumentError(None, None, f"logits should be a matrix [batch_size, "
-                                                   f"num_classes], got shape {logits.shape}")
-        n = constant_value(num_samples)
-        batch = logits.shape[0] if logits.shape.rank == 2 else None
-        return output_dtype, TensorShape([batch, None if n is None else int(n)])
+        return _multinomial_shape(logits, num_samples, output_dtype)
 
     def kernel(logits, num_samples, seed, *, output_dtype):
         n = int(num_samples)
         if logits.ndim != 2 or n < 0:
             raise InvalidArgumentError(None, None, f"logits should be a matrix and num_samples "
                                                    f">= 0, got shape {list(logits.shape)}, {n}")
-        lg = logits.astype(np.float64)
-        p = np.exp(lg - np.max(lg, axis=1, keepdims=True))
-        cdf = np.cumsum(p, axis=1)
-        cdf /= cdf[:, -1:]
         u = stateless_generator(seed).random((logits.shape[0], n))
-        out = np.empty((logits.shape[0], n), dtype=output_dtype.np)
-        for i in range(logits.shape[0]):
-            out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"),
-                                logits.shape[1] - 1)
-        return out
+        return _categorical_sample(logits, u, output_dtype.np)
 
     grad = _no_grad
 

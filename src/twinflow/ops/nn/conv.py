@@ -11,10 +11,14 @@ from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
-from ..array.shape import shape
 from ..core import ZerosLike, convert, convert_pair
 from . import conv_kernels as ck
-from .conv_nd import depthwise_conv2d_native
+from .conv_nd import (
+    _filter_grad_grad,
+    _forward_grad,
+    _input_grad_grad,
+    depthwise_conv2d_native,
+)
 from .geometry import (
     _conv_attrs,
     _conv_shape,
@@ -127,11 +131,7 @@ class Conv2D:
         return ck.conv(x, w, attrs["strides"], attrs.get("dilations", (1, 1)), pads)
 
     def grad(op, dy):
-        x, w = op.inputs
-        attrs = op.attrs
-        need_x, need_w = op.needs_grad
-        return (bind(Conv2DBackpropInput, [shape(x), w, dy], attrs) if need_x else None,
-                bind(Conv2DBackpropFilter, [x, shape(w), dy], attrs) if need_w else None)
+        return _forward_grad(op, dy, Conv2DBackpropInput, Conv2DBackpropFilter)
 
 
 def _check_out_backprop(op_name, dy, expected) -> None:
@@ -165,10 +165,7 @@ class Conv2DBackpropInput:
                                           w.dtype, copy=False)
 
     def grad(op, ddx):
-        _, w, dy = op.inputs
-        attrs = op.attrs
-        return (None, bind(Conv2DBackpropFilter, [ddx, shape(w), dy], attrs),
-                bind(Conv2D, [ddx, w], attrs))
+        return _input_grad_grad(op, ddx, Conv2D, Conv2DBackpropFilter)
 
 
 @register_op("Conv2DBackpropFilter")
@@ -191,10 +188,7 @@ class Conv2DBackpropFilter:
                                            x.dtype, copy=False)
 
     def grad(op, ddw):
-        x, _, dy = op.inputs
-        attrs = op.attrs
-        return (bind(Conv2DBackpropInput, [shape(x), ddw, dy], attrs), None,
-                bind(Conv2D, [x, ddw], attrs))
+        return _filter_grad_grad(op, ddw, Conv2D, Conv2DBackpropInput)
 
 
 def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",

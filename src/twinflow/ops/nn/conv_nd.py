@@ -270,6 +270,18 @@ def _pool3d_infer(name):
     return infer
 
 
+def _max_pool_grad(op, dy, grad_op):
+    """A max pool's gradient: ``grad_op`` routes ``dy`` to each window's maximum."""
+    return bind(grad_op, [op.inputs[0], op.outputs[0], dy], op.attrs)
+
+
+def _max_pool_grad_grad(op, dd, other):
+    """The gradient of MaxPool(3D)Grad / MaxPool(3D)GradGrad: ``other``, the one of the pair
+    that differentiates it, applied to ``dd`` (only the routed gradient input has one)."""
+    x, y, _ = op.inputs
+    return None, None, bind(other, [x, y, dd], op.attrs)
+
+
 def _pool_pads(in_shape, attrs):
     r = len(attrs["ksize"])
     return ck.geometry(in_shape[1:-1], attrs["ksize"], attrs["strides"], (1,) * r,
@@ -286,7 +298,7 @@ class MaxPool3D:
         return ck.max_pool(x, attrs["ksize"], attrs["strides"], _pool_pads(x.shape, attrs)[1])
 
     def grad(op, dy):
-        return bind(MaxPool3DGrad, [op.inputs[0], op.outputs[0], dy], op.attrs)
+        return _max_pool_grad(op, dy, MaxPool3DGrad)
 
 
 @register_op("MaxPool3DGrad")
@@ -301,8 +313,7 @@ class MaxPool3DGrad:
                                 _pool_pads(x.shape, attrs)[1])
 
     def grad(op, ddx):
-        x, y, _ = op.inputs
-        return None, None, bind(MaxPool3DGradGrad, [x, y, ddx], op.attrs)
+        return _max_pool_grad_grad(op, ddx, MaxPool3DGradGrad)
 
 
 @register_op("MaxPool3DGradGrad")
@@ -317,8 +328,7 @@ class MaxPool3DGradGrad:
                                      _pool_pads(x.shape, attrs)[1])
 
     def grad(op, dd):
-        x, y, _ = op.inputs
-        return None, None, bind(MaxPool3DGrad, [x, y, dd], op.attrs)
+        return _max_pool_grad_grad(op, dd, MaxPool3DGrad)
 
 
 @register_op("AvgPool3D")

@@ -12,6 +12,7 @@ from ..core import convert
 from . import conv_kernels as ck
 from .activations import _float_arg
 from .conv import _check_out_backprop
+from .conv_nd import _max_pool_grad, _max_pool_grad_grad
 from .geometry import (
     _fmt_shape,
     _geometry,
@@ -54,7 +55,7 @@ class MaxPool:
         return ck.max_pool(x, attrs["ksize"], attrs["strides"], _pads("MaxPool", x.shape, attrs))
 
     def grad(op, dy):
-        return bind(MaxPoolGrad, [op.inputs[0], op.outputs[0], dy], op.attrs)
+        return _max_pool_grad(op, dy, MaxPoolGrad)
 
 
 @register_op("MaxPoolGrad")
@@ -69,8 +70,7 @@ class MaxPoolGrad:
                                 _pads("MaxPoolGrad", x.shape, attrs))
 
     def grad(op, ddx):
-        x, y, _ = op.inputs
-        return None, None, bind(MaxPoolGradGrad, [x, y, ddx], op.attrs)
+        return _max_pool_grad_grad(op, ddx, MaxPoolGradGrad)
 
 
 @register_op("MaxPoolGradGrad")
@@ -85,8 +85,7 @@ class MaxPoolGradGrad:
                                      _pads("MaxPoolGradGrad", x.shape, attrs))
 
     def grad(op, dd):
-        x, y, _ = op.inputs
-        return None, None, bind(MaxPoolGrad, [x, y, dd], op.attrs)
+        return _max_pool_grad_grad(op, dd, MaxPoolGrad)
 
 
 @register_op("AvgPool")

@@ -14,6 +14,7 @@ from ..array.layout import expand_dims, squeeze, transpose
 from ..core import ZerosLike, convert, convert_pair
 from . import conv_kernels as ck
 from .conv_nd import (
+    _check_dy,
     _filter_grad_grad,
     _forward_grad,
     _input_grad_grad,
@@ -134,13 +135,6 @@ class Conv2D:
         return _forward_grad(op, dy, Conv2DBackpropInput, Conv2DBackpropFilter)
 
 
-def _check_out_backprop(op_name, dy, expected) -> None:
-    if tuple(dy.shape) != tuple(expected):
-        raise InvalidArgumentError(
-            None, None, f"{op_name}: out_backprop has shape {list(dy.shape)} but the "
-            f"convolution's output shape is {list(expected)}")
-
-
 @register_op("Conv2DBackpropInput")
 class Conv2DBackpropInput:
     """Gradient of Conv2D with respect to its input (also the transposed convolution)."""
@@ -159,7 +153,7 @@ class Conv2DBackpropInput:
         in_shape = tuple(int(v) for v in input_sizes)
         kh, kw, c, o = w.shape
         out_hw, pads = _geometry("Conv2DBackpropInput", in_shape, kh, kw, attrs)
-        _check_out_backprop("Conv2DBackpropInput", dy, (in_shape[0], *out_hw, o))
+        _check_dy("Conv2DBackpropInput", dy, (in_shape[0], *out_hw, o))
         return ck.conv_backprop_input(in_shape, w, dy, attrs["strides"],
                                       attrs.get("dilations", (1, 1)), pads).astype(
                                           w.dtype, copy=False)
@@ -182,7 +176,7 @@ class Conv2DBackpropFilter:
     def kernel(x, filter_sizes, dy, **attrs):
         kh, kw, c, o = (int(v) for v in filter_sizes)
         out_hw, pads = _geometry("Conv2DBackpropFilter", x.shape, kh, kw, attrs)
-        _check_out_backprop("Conv2DBackpropFilter", dy, (x.shape[0], *out_hw, o))
+        _check_dy("Conv2DBackpropFilter", dy, (x.shape[0], *out_hw, o))
         return ck.conv_backprop_filter(x, (kh, kw, c, o), dy, attrs["strides"],
                                        attrs.get("dilations", (1, 1)), pads).astype(
                                            x.dtype, copy=False)

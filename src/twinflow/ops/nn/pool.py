@@ -11,8 +11,7 @@ from ..array.shape import shape
 from ..core import convert
 from . import conv_kernels as ck
 from .activations import _float_arg
-from .conv import _check_out_backprop
-from .conv_nd import _max_pool_grad, _max_pool_grad_grad
+from .conv_nd import _check_dy, _max_pool_grad, _max_pool_grad_grad
 from .geometry import (
     _fmt_shape,
     _geometry,
@@ -112,7 +111,7 @@ class AvgPoolGrad:
         in_shape = tuple(int(v) for v in orig_input_shape)
         kh, kw = attrs["ksize"]
         out_hw, pads = _geometry("AvgPoolGrad", in_shape, kh, kw, attrs)
-        _check_out_backprop("AvgPoolGrad", dy, (in_shape[0], *out_hw, in_shape[3]))
+        _check_dy("AvgPoolGrad", dy, (in_shape[0], *out_hw, in_shape[3]))
         return ck.avg_pool_grad(in_shape, dy, attrs["ksize"], attrs["strides"], pads)
 
     def grad(op, ddx):

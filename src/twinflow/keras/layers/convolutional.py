@@ -96,18 +96,12 @@ class _Conv(Layer):
                              f"should be defined. Received input shape {input_shape}")
         return c
 
-    def _weight(self, name: str, shape: tuple, init, reg, constraint):
-        return self.add_weight(name, shape, initializer=init, regularizer=reg,
-                               constraint=constraint)
-
     def _bias(self, size: int) -> None:
-        self.bias = self._weight("bias", (size,), self.bias_initializer, self.bias_regularizer,
-                                 self.bias_constraint) if self.use_bias else None
+        self.bias = self._add_weight_for("bias", "bias", (size,)) if self.use_bias else None
 
     def _build_kernel(self, shape: tuple, bias_size: int) -> None:
         """Creates ``kernel`` (kernel_* arguments) and the bias; marks the layer built."""
-        self.kernel = self._weight("kernel", shape, self.kernel_initializer,
-                                   self.kernel_regularizer, self.kernel_constraint)
+        self.kernel = self._add_weight_for("kernel", "kernel", shape)
         self._bias(bias_size)
         self.built = True
 
@@ -441,21 +435,16 @@ class _Separable(_Conv):
                                                   depthwise_constraint, bias_constraint),
                          **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.pointwise_initializer = _initializers.get(pointwise_initializer)
-        self.pointwise_regularizer = _regularizers.get(pointwise_regularizer)
-        self.pointwise_constraint = pointwise_constraint
+        self._set_weight_args("pointwise", pointwise_initializer, pointwise_regularizer,
+                              pointwise_constraint)
 
     def build(self, input_shape) -> None:
         c = self._channels(input_shape)
         m = self.depth_multiplier
-        self.depthwise_kernel = self._weight("depthwise_kernel", self.kernel_size + (c, m),
-                                             self.kernel_initializer, self.kernel_regularizer,
-                                             self.kernel_constraint)
-        self.pointwise_kernel = self._weight("pointwise_kernel",
-                                             (1,) * self._rank + (c * m, self.filters),
-                                             self.pointwise_initializer,
-                                             self.pointwise_regularizer,
-                                             self.pointwise_constraint)
+        self.depthwise_kernel = self._add_weight_for("kernel", "depthwise_kernel",
+                                                     self.kernel_size + (c, m))
+        self.pointwise_kernel = self._add_weight_for("pointwise", "pointwise_kernel",
+                                                     (1,) * self._rank + (c * m, self.filters))
         self._bias(self.filters)
         self.built = True
 

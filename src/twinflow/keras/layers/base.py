@@ -644,8 +644,9 @@ class Layer(Module, Configurable):
     def _add_weight_for(self, weight: str, name: str, shape: tuple, initializer=None):
         """Adds weight ``name`` with the arguments ``_set_weight_args(weight, ...)`` stored
         (``initializer``, when given, replaces the stored initializer)."""
-        return self.add_weight(name, shape,
-                               initializer=initializer or getattr(self, f"{weight}_initializer"),
+        if initializer is None:
+            initializer = getattr(self, f"{weight}_initializer")
+        return self.add_weight(name, shape, initializer=initializer,
                                regularizer=getattr(self, f"{weight}_regularizer"),
                                constraint=getattr(self, f"{weight}_constraint"))
 

@@ -6,7 +6,7 @@ import string
 
 import numpy as np
 
-from ..core.context import ctx
+from ..core.context import ctx, process
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape, broadcast_shapes
 from ..eager.execute import bind
@@ -131,7 +131,8 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
     Returns:
         The product; batch dims broadcast.
     """
-    if (type(a) is _ET and type(b) is _ET and ctx.graph is None and not ctx.slow_path
+    if (type(a) is _ET and type(b) is _ET
+            and (process.quiet or (ctx.graph is None and not ctx.slow_path))
             and not (transpose_a or transpose_b or adjoint_a or adjoint_b)):
         # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
         # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.

@@ -259,17 +259,21 @@ def atomic_write(path: str, write: Callable[[IO[bytes]], Any] | bytes) -> None:
             write(f)
 
 
-def atomic_write_dir(path: str, files: dict) -> None:
-    """Writes ``files`` (name -> bytes) as the directory ``path``, replacing it as a whole.
+@contextlib.contextmanager
+def atomic_dir(path: str) -> Iterator[str]:
+    """Yields a new, empty temporary folder that replaces the directory ``path`` as a whole
+    when the block ends (files can be streamed into it one at a time).
 
-    The new directory is written and synced beside ``path``; the old one is renamed aside,
-    the new one takes its name, then the old one is deleted. A save killed between the two
-    renames leaves the old version aside, which ``recover`` (called by loaders) and the next
-    save into the folder move back.
+    The new directory is synced beside ``path``; the old one is renamed aside, the new one
+    takes its name, then the old one is deleted. A save killed between the two renames leaves
+    the old version aside, which ``recover`` (called by loaders) and the next save into the
+    folder move back. If the block raises, ``path`` is untouched and the folder is removed.
 
     Args:
         path: the directory to write.
-        files: file name -> content.
+
+    Returns:
+        A context manager yielding the temporary folder's path.
     """
     path = os.path.abspath(os.fspath(path))
     parent = os.path.dirname(path)
@@ -280,11 +284,7 @@ def atomic_write_dir(path: str, files: dict) -> None:
         moved = False
         os.mkdir(tmp, 0o777)
         try:
-            for name, data in files.items():
-                with open(os.path.join(tmp, name), "xb") as f:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
+            yield tmp
             fsync_dir(tmp)
             if os.path.lexists(path):
                 os.replace(path, old)
@@ -301,6 +301,19 @@ def atomic_write_dir(path: str, files: dict) -> None:
         finally:
             if moved:
                 remove_replaced(old)
+
+
+def atomic_write_dir(path: str, files: dict) -> None:
+    """Writes ``files`` (name -> bytes) as the directory ``path``, replacing it as a whole
+    (see ``atomic_dir``).
+
+    Args:
+        path: the directory to write.
+        files: file name -> content.
+    """
+    with atomic_dir(path) as tmp:
+        for name, data in files.items():
+            _write_synced(os.path.join(tmp, name), data)
 
 
 def remove_replaced(old: str) -> None:

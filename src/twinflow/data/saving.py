@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import zipfile
 
 import numpy as np
@@ -132,47 +131,24 @@ def _check_element(vals: list, specs: list) -> None:
 
 
 def _write_folder(ds: Dataset, path: str, elements) -> None:
-    """Writes the shards into a temporary sibling folder, then swaps it in as
-    ``core.files.atomic_write_dir`` does (streaming: shards are not all held in memory)."""
-    path = os.path.abspath(os.fspath(path))
-    parent = os.path.dirname(path)
-    os.makedirs(parent, exist_ok=True)
-    files.clean_stale(parent)
-    tmp, old = files.temp_path(path), files.temp_path(path, "old")
-    with files._claimed(tmp), files._claimed(old):
-        os.mkdir(tmp)
-        moved = False
-        try:
-            buf: list = []
-            shard = total = 0
-            for e in elements:
-                buf.append(e)
-                if len(buf) == _SHARD:
-                    _write_shard(tmp, shard, buf)
-                    shard, total, buf = shard + 1, total + len(buf), []
-            if buf:
+    """Streams the shards into ``core.files.atomic_dir`` (not all held in memory), which swaps
+    the folder in as a whole."""
+    with files.atomic_dir(path) as tmp:
+        buf: list = []
+        shard = total = 0
+        for e in elements:
+            buf.append(e)
+            if len(buf) == _SHARD:
                 _write_shard(tmp, shard, buf)
-                total += len(buf)
-            with open(os.path.join(tmp, "spec.json"), "w") as f:
-                json.dump({"spec": _spec_to_json(ds.element_spec), "count": total,
-                           "shard": _SHARD}, f)
-                f.flush()
-                os.fsync(f.fileno())
-            files.fsync_dir(tmp)
-            if os.path.lexists(path):
-                os.replace(path, old)
-                moved = True
-            os.replace(tmp, path)
-        except BaseException:
-            if moved and not os.path.lexists(path):
-                os.replace(old, path)
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        try:
-            files.fsync_dir(parent)
-        finally:
-            if moved:
-                files.remove_replaced(old)
+                shard, total, buf = shard + 1, total + len(buf), []
+        if buf:
+            _write_shard(tmp, shard, buf)
+            total += len(buf)
+        with open(os.path.join(tmp, "spec.json"), "w") as f:
+            json.dump({"spec": _spec_to_json(ds.element_spec), "count": total,
+                       "shard": _SHARD}, f)
+            f.flush()
+            os.fsync(f.fileno())
 
 
 def _check(compression, *unsupported) -> None:

@@ -87,6 +87,12 @@ def _match_rank(y_true, y_pred):
     return y_true
 
 
+def _aligned_pair(y_true, y_pred) -> tuple:
+    """``_pair`` with ``y_true``'s rank matched to ``y_pred``'s (elementwise losses)."""
+    y_true, y_pred = _pair(y_true, y_pred)
+    return _match_rank(y_true, y_pred), y_pred
+
+
 def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean((y_true - y_pred) ** 2, axis=-1)``.
 
@@ -97,8 +103,7 @@ def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
@@ -112,8 +117,7 @@ def mean_absolute_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
@@ -128,8 +132,7 @@ def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     err = math_ops.abs(y_pred - y_true)
     quad = math_ops.minimum(err, delta)
     lin = err - quad
@@ -150,8 +153,7 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
@@ -257,8 +259,8 @@ def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
+    y_true = _hinge_labels(y_true)
     return reduction_ops.reduce_mean(nn_ops.relu(1.0 - y_true * y_pred), axis=-1)
 
 
@@ -272,8 +274,8 @@ def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _hinge_labels(_match_rank(y_true, y_pred))
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
+    y_true = _hinge_labels(y_true)
     return reduction_ops.reduce_mean(math_ops.square(nn_ops.relu(1.0 - y_true * y_pred)),
                                      axis=-1)
 
@@ -304,8 +306,8 @@ def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    x = y_pred - _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
+    x = y_pred - y_true
     return reduction_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - 0.6931471805599453,
                                      axis=-1)
 
@@ -320,8 +322,7 @@ def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + 1e-7), axis=-1)
 
 
@@ -351,8 +352,7 @@ def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Te
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     diff = math_ops.abs((y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), 1e-7))
     return 100.0 * reduction_ops.reduce_mean(diff, axis=-1)
 
@@ -367,8 +367,7 @@ def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Te
     Returns:
         One loss per sample.
     """
-    y_true, y_pred = _pair(y_true, y_pred)
-    y_true = _match_rank(y_true, y_pred)
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
     a = math_ops.log(math_ops.maximum(y_pred, 1e-7) + 1.0)
     b = math_ops.log(math_ops.maximum(y_true, 1e-7) + 1.0)
     return reduction_ops.reduce_mean(math_ops.squared_difference(a, b), axis=-1)

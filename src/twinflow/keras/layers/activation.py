@@ -84,9 +84,7 @@ class PReLU(Layer):
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None, alpha_constraint=None,
                  shared_axes=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.alpha_initializer = _initializers.get(alpha_initializer)
-        self.alpha_regularizer = _regularizers.get(alpha_regularizer)
-        self.alpha_constraint = alpha_constraint
+        self._set_weight_args("alpha", alpha_initializer, alpha_regularizer, alpha_constraint)
         if shared_axes is None:
             self.shared_axes = None
         else:
@@ -104,9 +102,7 @@ class PReLU(Layer):
         if any(d is None for d in dims):
             raise ValueError(f"PReLU needs known input dimensions (or shared_axes for the "
                              f"unknown ones); got input shape {input_shape}.")
-        self.alpha = self.add_weight("alpha", tuple(dims), initializer=self.alpha_initializer,
-                                     regularizer=self.alpha_regularizer,
-                                     constraint=self.alpha_constraint)
+        self.alpha = self._add_weight_for("alpha", "alpha", tuple(dims))
         self.built = True
 
     def call(self, inputs) -> Tensor:

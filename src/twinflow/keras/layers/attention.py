@@ -99,19 +99,14 @@ class EinsumDense(Layer):
         if any(d is None for d in kernel_shape):
             raise ValueError(f"EinsumDense: the kernel shape {kernel_shape} needs known input "
                              f"dimensions; got input shape {input_shape}")
-        self.kernel = self.add_weight("kernel", tuple(kernel_shape),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
+        self.kernel = self._add_weight_for("kernel", "kernel", tuple(kernel_shape))
         self.bias = None
         if self.bias_axes:
             out = self._tw_out_spec
             first = min(out.index(c) for c in self.bias_axes)
             bias_shape = tuple(full[out.index(c)] if c in self.bias_axes else 1
                                for c in out[first:])
-            self.bias = self.add_weight("bias", bias_shape, initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+            self.bias = self._add_weight_for("bias", "bias", bias_shape)
         self.built = True
 
     def call(self, inputs) -> Tensor:

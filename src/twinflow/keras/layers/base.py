@@ -641,6 +641,15 @@ class Layer(Module, Configurable):
         setattr(self, f"{weight}_regularizer", _regularizers.get(regularizer))
         setattr(self, f"{weight}_constraint", constraint)
 
+    def _add_weight_for(self, weight: str, name: str, shape: tuple, initializer=None):
+        """Adds weight ``name`` with the arguments ``_set_weight_args(weight, ...)`` stored
+        (``initializer``, when given, replaces the stored initializer)."""
+        if initializer is None:
+            initializer = getattr(self, f"{weight}_initializer")
+        return self.add_weight(name, shape, initializer=initializer,
+                               regularizer=getattr(self, f"{weight}_regularizer"),
+                               constraint=getattr(self, f"{weight}_constraint"))
+
     def _kernel_bias_config(self) -> dict:
         """The serialized initializers and regularizers of the kernel and the bias."""
         return {"kernel_initializer": _initializers.serialize(self.kernel_initializer),

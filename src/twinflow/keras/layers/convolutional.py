@@ -30,6 +30,20 @@ def _positive(name: str, values: tuple) -> tuple:
     return values
 
 
+def _depthwise_weight_args(depthwise_initializer, bias_initializer, depthwise_regularizer,
+                           bias_regularizer, depthwise_constraint, bias_constraint) -> dict:
+    """The depthwise_* arguments of Depthwise/Separable layers as ``_Conv``'s kernel_* ones."""
+    return dict(kernel_initializer=depthwise_initializer, bias_initializer=bias_initializer,
+                kernel_regularizer=depthwise_regularizer, bias_regularizer=bias_regularizer,
+                kernel_constraint=depthwise_constraint, bias_constraint=bias_constraint)
+
+
+def _rename_kernel_config(cfg: dict) -> None:
+    """``_Conv``'s kernel_* config keys under Keras's depthwise_* names (in place)."""
+    cfg["depthwise_initializer"] = cfg.pop("kernel_initializer")
+    cfg["depthwise_regularizer"] = cfg.pop("kernel_regularizer")
+
+
 class _Conv(Layer):
     """Shared arguments, weights and data-format handling of the convolution layers."""
 
@@ -82,13 +96,21 @@ class _Conv(Layer):
                              f"should be defined. Received input shape {input_shape}")
         return c
 
-    def _weight(self, name: str, shape: tuple, init, reg, constraint):
-        return self.add_weight(name, shape, initializer=init, regularizer=reg,
-                               constraint=constraint)
-
     def _bias(self, size: int) -> None:
-        self.bias = self._weight("bias", (size,), self.bias_initializer, self.bias_regularizer,
-                                 self.bias_constraint) if self.use_bias else None
+        self.bias = self._add_weight_for("bias", "bias", (size,)) if self.use_bias else None
+
+    def _build_kernel(self, shape: tuple, bias_size: int) -> None:
+        """Creates ``kernel`` (kernel_* arguments) and the bias; marks the layer built."""
+        self.kernel = self._add_weight_for("kernel", "kernel", shape)
+        self._bias(bias_size)
+        self.built = True
+
+    def _as_2d(self, kernel):
+        # 1-D layers run the 2-D ops on a height-1 image: the kernel gets a height-1 axis too.
+        return kernel if self._rank == 2 else array_ops.expand_dims(kernel, 0)
+
+    def _op_padding(self) -> str:
+        return "SAME" if self.padding == "same" else "VALID"
 
     def _to_last(self, x):
         if self.data_format == "channels_first":
@@ -135,20 +157,15 @@ class _BaseConv(_Conv):
             raise ValueError(f"The number of input channels must be evenly divisible by the "
                              f"number of groups. Received groups={self.groups}, but the input "
                              f"has {c} channels (full input shape is {input_shape}).")
-        self.kernel = self._weight("kernel", self.kernel_size + (c // self.groups,
-                                                                  self.filters),
-                                   self.kernel_initializer, self.kernel_regularizer,
-                                   self.kernel_constraint)
-        self._bias(self.filters)
-        self.built = True
+        self._build_kernel(self.kernel_size + (c // self.groups, self.filters), self.filters)
 
     def _conv(self, x):
         strides, dilations, _ = self._geometry()
-        k = self.kernel if self._rank == 2 else array_ops.expand_dims(self.kernel, 0)
+        k = self._as_2d(self.kernel)
         if self.padding == "causal":
             left = dilations[1] * (self.kernel_size[0] - 1)
             x = array_ops.pad(x, [[0, 0], [0, 0], [left, 0], [0, 0]])
-        pad = "SAME" if self.padding == "same" else "VALID"
+        pad = self._op_padding()
         if self.groups == 1:
             return nn_ops.conv2d(x, k, strides=strides, padding=pad, dilations=dilations)
         xs = array_ops.split(x, self.groups, axis=-1)
@@ -238,15 +255,11 @@ class _ConvTranspose(_Conv):
 
     def build(self, input_shape) -> None:
         c = self._channels(input_shape)
-        self.kernel = self._weight("kernel", self.kernel_size + (self.filters, c),
-                                   self.kernel_initializer, self.kernel_regularizer,
-                                   self.kernel_constraint)
-        self._bias(self.filters)
-        self.built = True
+        self._build_kernel(self.kernel_size + (self.filters, c), self.filters)
 
     def _conv(self, x):
         strides, dilations, ksize = self._geometry()
-        k = self.kernel if self._rank == 2 else array_ops.expand_dims(self.kernel, 0)
+        k = self._as_2d(self.kernel)
         dims = x.shape.as_list()
         shape = array_ops.shape(x)
         pads = [None, None] if self.output_padding is None else \
@@ -260,7 +273,7 @@ class _ConvTranspose(_Conv):
             sizes.append(_transpose_length(size, ksize[i], strides[i], dilations[i],
                                            self.padding, pads[i]))
         out_shape = array_ops.stack([shape[0], sizes[0], sizes[1], self.filters])
-        pad = "SAME" if self.padding == "same" else "VALID"
+        pad = self._op_padding()
         y = nn_ops.conv2d_transpose(x, k, out_shape, strides=strides, padding=pad,
                                     dilations=dilations)
         if all(isinstance(s, int) for s in sizes):
@@ -322,12 +335,10 @@ class _Depthwise(_Conv):
         super().__init__(None, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias,
-                         kernel_initializer=depthwise_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=depthwise_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         kernel_constraint=depthwise_constraint,
-                         bias_constraint=bias_constraint, **kwargs)
+                         **_depthwise_weight_args(depthwise_initializer, bias_initializer,
+                                                  depthwise_regularizer, bias_regularizer,
+                                                  depthwise_constraint, bias_constraint),
+                         **kwargs)
         if isinstance(depth_multiplier, bool) or not isinstance(depth_multiplier, int) or \
                 depth_multiplier <= 0:
             raise ValueError(f"Invalid value for argument `depth_multiplier`. Expected a "
@@ -337,16 +348,13 @@ class _Depthwise(_Conv):
 
     def build(self, input_shape) -> None:
         c = self._channels(input_shape)
-        self.kernel = self._weight("kernel", self.kernel_size + (c, self.depth_multiplier),
-                                   self.kernel_initializer, self.kernel_regularizer,
-                                   self.kernel_constraint)
-        self._bias(c * self.depth_multiplier)
-        self.built = True
+        self._build_kernel(self.kernel_size + (c, self.depth_multiplier),
+                           c * self.depth_multiplier)
 
     def _conv(self, x):
         strides, dilations, _ = self._geometry()
-        k = self.kernel if self._rank == 2 else array_ops.expand_dims(self.kernel, 0)
-        pad = "SAME" if self.padding == "same" else "VALID"
+        k = self._as_2d(self.kernel)
+        pad = self._op_padding()
         return nn_ops.depthwise_conv2d(x, k, strides=[1] + strides + [1], padding=pad,
                                        dilations=dilations)
 
@@ -355,8 +363,7 @@ class _Depthwise(_Conv):
         for k in ("filters", "groups"):
             cfg.pop(k)
         cfg["depth_multiplier"] = self.depth_multiplier
-        cfg["depthwise_initializer"] = cfg.pop("kernel_initializer")
-        cfg["depthwise_regularizer"] = cfg.pop("kernel_regularizer")
+        _rename_kernel_config(cfg)
         return cfg
 
 
@@ -423,37 +430,28 @@ class _Separable(_Conv):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias,
-                         kernel_initializer=depthwise_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=depthwise_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         kernel_constraint=depthwise_constraint,
-                         bias_constraint=bias_constraint, **kwargs)
+                         **_depthwise_weight_args(depthwise_initializer, bias_initializer,
+                                                  depthwise_regularizer, bias_regularizer,
+                                                  depthwise_constraint, bias_constraint),
+                         **kwargs)
         self.depth_multiplier = int(depth_multiplier)
-        self.pointwise_initializer = _initializers.get(pointwise_initializer)
-        self.pointwise_regularizer = _regularizers.get(pointwise_regularizer)
-        self.pointwise_constraint = pointwise_constraint
+        self._set_weight_args("pointwise", pointwise_initializer, pointwise_regularizer,
+                              pointwise_constraint)
 
     def build(self, input_shape) -> None:
         c = self._channels(input_shape)
         m = self.depth_multiplier
-        self.depthwise_kernel = self._weight("depthwise_kernel", self.kernel_size + (c, m),
-                                             self.kernel_initializer, self.kernel_regularizer,
-                                             self.kernel_constraint)
-        self.pointwise_kernel = self._weight("pointwise_kernel",
-                                             (1,) * self._rank + (c * m, self.filters),
-                                             self.pointwise_initializer,
-                                             self.pointwise_regularizer,
-                                             self.pointwise_constraint)
+        self.depthwise_kernel = self._add_weight_for("kernel", "depthwise_kernel",
+                                                     self.kernel_size + (c, m))
+        self.pointwise_kernel = self._add_weight_for("pointwise", "pointwise_kernel",
+                                                     (1,) * self._rank + (c * m, self.filters))
         self._bias(self.filters)
         self.built = True
 
     def _conv(self, x):
         strides, dilations, _ = self._geometry()
-        dk, pk = self.depthwise_kernel, self.pointwise_kernel
-        if self._rank == 1:
-            dk, pk = array_ops.expand_dims(dk, 0), array_ops.expand_dims(pk, 0)
-        pad = "SAME" if self.padding == "same" else "VALID"
+        dk, pk = self._as_2d(self.depthwise_kernel), self._as_2d(self.pointwise_kernel)
+        pad = self._op_padding()
         return nn_ops.separable_conv2d(x, dk, pk, strides=[1] + strides + [1], padding=pad,
                                        dilations=dilations)
 
@@ -461,8 +459,7 @@ class _Separable(_Conv):
         cfg = super().get_config()
         cfg.pop("groups")
         cfg["depth_multiplier"] = self.depth_multiplier
-        cfg["depthwise_initializer"] = cfg.pop("kernel_initializer")
-        cfg["depthwise_regularizer"] = cfg.pop("kernel_regularizer")
+        _rename_kernel_config(cfg)
         cfg["pointwise_initializer"] = _initializers.serialize(self.pointwise_initializer)
         cfg["pointwise_regularizer"] = _regularizers.serialize(self.pointwise_regularizer)
         return cfg

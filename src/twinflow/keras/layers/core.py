@@ -53,25 +53,17 @@ class Dense(Layer):
         self.units = int(units)
         self.activation = _activations.get(activation)
         self.use_bias = use_bias
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_constraint = kernel_constraint
-        self.bias_constraint = bias_constraint
-        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
-        self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self._set_weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
+        self._set_weight_args("bias", bias_initializer, bias_regularizer, bias_constraint)
 
     def build(self, input_shape) -> None:
         last = TensorShape(input_shape).as_list()[-1] if TensorShape(input_shape).rank else None
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be "
                              f"defined. Found None. Full input shape received: {input_shape}")
-        self.kernel = self.add_weight("kernel", (last, self.units),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.kernel = self._add_weight_for("kernel", "kernel", (last, self.units))
+        self.bias = self._add_weight_for("bias", "bias", (self.units,)) \
+            if self.use_bias else None
         self.built = True
 
     def call(self, inputs) -> Tensor:
@@ -98,11 +90,7 @@ class Dense(Layer):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(units=self.units, activation=_activations.serialize(self.activation),
-                   use_bias=self.use_bias,
-                   kernel_initializer=_initializers.serialize(self.kernel_initializer),
-                   bias_initializer=_initializers.serialize(self.bias_initializer),
-                   kernel_regularizer=_regularizers.serialize(self.kernel_regularizer),
-                   bias_regularizer=_regularizers.serialize(self.bias_regularizer))
+                   use_bias=self.use_bias, **self._kernel_bias_config())
         return cfg
 
 

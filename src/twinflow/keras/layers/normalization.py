@@ -20,6 +20,13 @@ def _axes(layer: Layer, rank: int, dims: list) -> list:
                              f"{rank} (shape {tuple(dims)}).")
     return [int(a) % rank for a in axes]
 
+def _add_affine_weights(layer: Layer, shape: tuple) -> None:
+    """The scale ``gamma`` (when ``layer.scale``) and offset ``beta`` (when ``layer.center``)
+    of a normalization layer, from its gamma_*/beta_* arguments."""
+    layer.gamma = layer._add_weight_for("gamma", "gamma", shape) if layer.scale else None
+    layer.beta = layer._add_weight_for("beta", "beta", shape) if layer.center else None
+
+
 class BatchNormalization(Layer):
     """Normalizes each feature of ``axis`` to zero mean and unit variance.
 
@@ -83,12 +90,7 @@ class BatchNormalization(Layer):
         param_shape = tuple(dims[a] for a in axes)
         # Parameters broadcast against inputs of the full rank.
         self._tw_bshape = [dims[i] if i in axes else 1 for i in range(rank)]
-        self.gamma = self.add_weight("gamma", param_shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
-        self.beta = self.add_weight("beta", param_shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+        _add_affine_weights(self, param_shape)
         self.moving_mean = self.add_weight("moving_mean", param_shape, trainable=False,
                                            initializer=self.moving_mean_initializer)
         self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
@@ -140,12 +142,7 @@ class _Affine(Layer):
         self._set_weight_args("gamma", gamma_initializer, gamma_regularizer, gamma_constraint)
 
     def _affine_weights(self, shape: tuple) -> None:
-        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer,
-                                     constraint=self.gamma_constraint) if self.scale else None
-        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer,
-                                    constraint=self.beta_constraint) if self.center else None
+        _add_affine_weights(self, shape)
 
     def _affine_config(self) -> dict:
         return dict(center=self.center, scale=self.scale,

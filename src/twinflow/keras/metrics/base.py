@@ -361,6 +361,11 @@ class _Confusion(Metric):
         self.true_negatives = self.add_weight("true_negatives", (n,))
         self.false_negatives = self.add_weight("false_negatives", (n,))
 
+    def _tp_rate(self, other) -> Tensor:
+        """``tp / (tp + other)`` at the first threshold (0 where both are 0)."""
+        tp = self.true_positives.read_value()
+        return math_ops.div_no_nan(tp, tp + other.read_value())[0]
+
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         pred = array_ops.reshape(_to_float(y_pred), [-1, 1])
         truth = array_ops.reshape(_to_float(y_true), [-1, 1])
@@ -370,10 +375,12 @@ class _Confusion(Metric):
         if sample_weight is not None:
             w = array_ops.reshape(_to_float(sample_weight), [-1, 1])
             pos, neg = pos * w, neg * w
-        self.true_positives.assign_add(reduction_ops.reduce_sum(above * pos, axis=0))
-        self.false_positives.assign_add(reduction_ops.reduce_sum(above * neg, axis=0))
-        self.true_negatives.assign_add(reduction_ops.reduce_sum((1.0 - above) * neg, axis=0))
-        self.false_negatives.assign_add(reduction_ops.reduce_sum((1.0 - above) * pos, axis=0))
+        below = 1.0 - above
+        for count, hits in ((self.true_positives, above * pos),
+                            (self.false_positives, above * neg),
+                            (self.true_negatives, below * neg),
+                            (self.false_negatives, below * pos)):
+            count.assign_add(reduction_ops.reduce_sum(hits, axis=0))
 
 
 class Precision(_Confusion):
@@ -390,8 +397,7 @@ class Precision(_Confusion):
         super().__init__([thresholds], name=name, dtype=dtype)
 
     def result(self) -> Tensor:
-        tp = self.true_positives.read_value()
-        return math_ops.div_no_nan(tp, tp + self.false_positives.read_value())[0]
+        return self._tp_rate(self.false_positives)
 
 
 class Recall(_Confusion):
@@ -408,8 +414,7 @@ class Recall(_Confusion):
         super().__init__([thresholds], name=name, dtype=dtype)
 
     def result(self) -> Tensor:
-        tp = self.true_positives.read_value()
-        return math_ops.div_no_nan(tp, tp + self.false_negatives.read_value())[0]
+        return self._tp_rate(self.false_negatives)
 
 
 class AUC(_Confusion):

@@ -63,7 +63,7 @@ class Adamax(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         m, u = self.get_slot(variable, "m"), self.get_slot(variable, "u")
-        t = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), variable.dtype)
+        t = self._step_number(variable.dtype)
         m.assign_add((gradient - m) * (1.0 - self.beta_1))
         u.assign(math_ops.maximum(self.beta_2 * u, math_ops.abs(gradient)))
         b1p = math_ops.pow(math_ops.cast(self.beta_1, variable.dtype), t)
@@ -106,7 +106,7 @@ class Nadam(Optimizer):
 
     def _prepare(self, lr) -> None:
         # Once per step, before the variables' updates (Keras' _backend_update_step).
-        t = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), "float32")
+        t = self._step_number("float32")
         self._tw_u_product.assign(
             self._tw_u_product * self.beta_1 * (1.0 - 0.5 * math_ops.pow(0.96, t)))
 
@@ -277,7 +277,7 @@ class Adafactor(Optimizer):
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         dt = variable.dtype
-        step = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), dt)
+        step = self._step_number(dt)
         lr = learning_rate
         if self.relative_step and isinstance(self._tw_lr, Variable):
             lr = math_ops.minimum(lr, 1.0 / math_ops.sqrt(step))

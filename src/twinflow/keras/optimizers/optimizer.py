@@ -102,6 +102,10 @@ class Optimizer(Module, Configurable):
     def iterations(self, value) -> None:
         self._tw_iterations.assign(np.int64(int(value)))
 
+    def _step_number(self, dtype):
+        """The 1-based number of the step being applied, as ``dtype`` (bias corrections)."""
+        return math_ops.cast(self._tw_iterations.read_value() + np.int64(1), dtype)
+
     @property
     def learning_rate(self):
         """The current learning rate: the float32 variable, or a schedule's value now (Keras 3;
@@ -489,7 +493,7 @@ class Adam(Optimizer):
         return ("m", "v", "vhat") if self.amsgrad else ("m", "v")
 
     def _prepare(self, lr) -> None:
-        t = math_ops.cast(self._tw_iterations.read_value() + np.int64(1), lr.dtype)
+        t = self._step_number(lr.dtype)
         b1p = math_ops.pow(math_ops.cast(self.beta_1, lr.dtype), t)
         b2p = math_ops.pow(math_ops.cast(self.beta_2, lr.dtype), t)
         self._tw_alpha = lr * math_ops.sqrt(1.0 - b2p) / (1.0 - b1p)

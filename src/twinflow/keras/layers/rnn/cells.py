@@ -118,18 +118,11 @@ class _Cell(Layer):
 
     def _kernels(self, input_dim: int, bias_shape: tuple, bias_init=None) -> None:
         n = self._gates * self.units
-        self.kernel = self.add_weight("kernel", (input_dim, n),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, n),
-                                                initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer,
-                                                constraint=self.recurrent_constraint)
-        self.bias = self.add_weight("bias", bias_shape,
-                                    initializer=bias_init or self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.kernel = self._add_weight_for("kernel", "kernel", (input_dim, n))
+        self.recurrent_kernel = self._add_weight_for("recurrent", "recurrent_kernel",
+                                                     (self.units, n))
+        self.bias = self._add_weight_for("bias", "bias", bias_shape, bias_init) \
+            if self.use_bias else None
 
     def get_initial_state(self, batch_size=None) -> list:
         """Zero states.
@@ -148,6 +141,11 @@ class _Cell(Layer):
     def reset_dropout_mask(self) -> None:
         """Forgets the dropout masks (the RNN layer calls it after each sequence)."""
         self._tw_masks = {}
+
+    def _dropped_pair(self, inputs, h_prev, training) -> tuple:
+        """The inputs and the previous state, each with its dropout mask (while training)."""
+        return (self._dropped("x", inputs, self.dropout, training),
+                self._dropped("h", h_prev, self.recurrent_dropout, training))
 
     def _dropped(self, kind: str, x, rate: float, training):
         if not training or rate == 0:
@@ -205,8 +203,7 @@ class SimpleRNNCell(_Cell):
 
     def call(self, inputs, states, training=None) -> tuple:
         h_prev = _state(states)
-        x = self._dropped("x", inputs, self.dropout, training)
-        h_in = self._dropped("h", h_prev, self.recurrent_dropout, training)
+        x, h_in = self._dropped_pair(inputs, h_prev, training)
         z = linalg_ops.matmul(x, self.kernel)
         if self.use_bias:
             z = z + self.bias
@@ -270,8 +267,7 @@ class LSTMCell(_Cell):
 
     def call(self, inputs, states, training=None) -> tuple:
         h_prev, c_prev = states
-        x = self._dropped("x", inputs, self.dropout, training)
-        h_in = self._dropped("h", h_prev, self.recurrent_dropout, training)
+        x, h_in = self._dropped_pair(inputs, h_prev, training)
         z = linalg_ops.matmul(x, self.kernel) + linalg_ops.matmul(h_in, self.recurrent_kernel)
         if self.use_bias:
             z = z + self.bias
@@ -331,8 +327,7 @@ class GRUCell(_Cell):
     def call(self, inputs, states, training=None) -> tuple:
         h_prev = _state(states)
         u = self.units
-        x = self._dropped("x", inputs, self.dropout, training)
-        h_in = self._dropped("h", h_prev, self.recurrent_dropout, training)
+        x, h_in = self._dropped_pair(inputs, h_prev, training)
         if self.use_bias:
             input_bias, rec_bias = (self.bias[0], self.bias[1]) if self.reset_after \
                 else (self.bias, None)

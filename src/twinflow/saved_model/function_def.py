@@ -75,6 +75,8 @@ def _arg_name(raw: str, taken: set) -> str:
 
 def _ref(op, index: int) -> str:
     """``node:output_arg:index`` of output ``index`` of ``op``."""
+    if op.type in ("While", "StatelessWhile"):   # after TensorFlow's counter and maximum
+        return f"{op.name}:output:{index + 2}"
     start = 0
     for name, count in output_args(op.opdef, len(op.outputs)):
         if index < start + count:
@@ -158,10 +160,13 @@ class Library:
         kept = [i for i, t in enumerate(g.inputs) if t.op.name not in constants]
         inputs = [g.inputs[i] for i in kept]
         handle_data = [handle_data[i] if i < len(handle_data) else None for i in kept]
-        taken = {op.name.lower() for op in ops}
+        taken = {op.name.lower() for op in ops} | {"while_counter", "while_maximum"}
         args: dict = {}
         sig = proto.signature
         sig.name = fname
+        lead = 2 if while_role else 0   # TensorFlow's loop counter and maximum come first
+        for name in ("while_counter", "while_maximum")[:lead]:
+            sig.input_arg.add(name=name, type=dtypes.int32.as_datatype_enum)
         for i, t in enumerate(inputs):
             raw = t.op.attrs.get("_user_specified_name") or t.op.name
             arg = _arg_name(str(raw), taken)
@@ -171,10 +176,11 @@ class Library:
             if hd is not None:
                 h = a.handle_data.add(dtype=hd[0].as_datatype_enum)
                 fill_shape(h.shape, hd[1])
-            attrs = proto.arg_attr[i].attr
+            attrs = proto.arg_attr[i + lead].attr
             attrs["_user_specified_name"].s = str(raw).encode()
             fill_attr(attrs["_output_shapes"], [t.shape])
-        fill_attr(proto.attr["_input_shapes"], [t.shape for t in inputs])
+        fill_attr(proto.attr["_input_shapes"], [TensorShape([])] * lead +
+                  [t.shape for t in inputs])
         by_name = {op.name: op for op in ops}
         for op in ops:
             if op.name in args or op.name in constants:
@@ -183,38 +189,37 @@ class Library:
         for node in proto.node_def:
             node.input[:] = [self._input(i, by_name, args) for i in node.input]
         outputs = [self._input(_graph_name(t), by_name, args) for t in results]
+        types = [t.dtype for t in results]
         if while_role == "body":   # TensorFlow's body returns every loop value
             outputs += [args[t.op.name] for t in inputs[n_vars:]]
-        extra = self._while_extra(proto, sig, while_role, has_max, outputs)
-        for i, ref in enumerate(outputs):
-            t_dtype = results[i].dtype if i < len(results) else \
-                (inputs[i].dtype if i < len(inputs) else extra[i - len(inputs)])
-            sig.output_arg.add(name=f"output_{i}", type=t_dtype.as_datatype_enum)
+            types += [t.dtype for t in inputs[n_vars:]]
+        if while_role:
+            self._while_extra(proto, while_role, has_max, outputs, types)
+        for i, (ref, dt) in enumerate(zip(outputs, types)):
+            sig.output_arg.add(name=f"output_{i}", type=dt.as_datatype_enum)
             proto.ret[f"output_{i}"] = ref
         if any(op.opdef.stateful and op.type != "Placeholder" for op in ops):
             sig.is_stateful = True
 
-    def _while_extra(self, proto, sig, role, has_max: bool, outputs: list) -> list:
-        """For a While with a maximum: the counter and limit arguments, and the nodes that
-        test (cond) or advance (body) them. Rewrites ``outputs`` in place."""
-        if role is None or not has_max:
-            return []
-        for name in ("while_counter", "while_maximum"):
-            sig.input_arg.add(name=name, type=dtypes.int32.as_datatype_enum)
+    @staticmethod
+    def _while_extra(proto, role: str, has_max: bool, outputs: list, types: list) -> None:
+        """TensorFlow's loop counter: ``cond`` also tests it against the maximum (when there
+        is one), ``body`` advances it. Rewrites ``outputs``/``types`` in place."""
         if role == "cond":
-            less = _node(proto, "while_counter_less", "Less", ["while_counter",
-                                                               "while_maximum"])
-            both = _node(proto, "while_counter_and", "LogicalAnd",
-                         [less.name + ":z:0", outputs[0]], typed=False)
-            outputs[0] = both.name + ":z:0"
-            return []
+            if has_max:
+                less = _node(proto, "while_counter_less", "Less", ["while_counter",
+                                                                   "while_maximum"])
+                both = _node(proto, "while_counter_and", "LogicalAnd",
+                             [less.name + ":z:0", outputs[0]], typed=False)
+                outputs[0] = both.name + ":z:0"
+            return
         one = _node(proto, "while_counter_one", "Const", [], typed=False)
         fill_attr(one.attr["dtype"], dtypes.int32)
         fill_tensor(one.attr["value"].tensor, np.int32(1))
         nxt = _node(proto, "while_counter_next", "AddV2",
                     ["while_counter", one.name + ":output:0"])
-        outputs += [nxt.name + ":z:0", "while_maximum"]
-        return [dtypes.int32, dtypes.int32]
+        outputs[:0] = [nxt.name + ":z:0", "while_maximum"]
+        types[:0] = [dtypes.int32, dtypes.int32]
 
     def _add_op(self, nodes, op) -> None:
         add_node(nodes, op)
@@ -239,16 +244,21 @@ class Library:
             names = list(node.input[:len(ins)])
             controls = list(node.input[len(ins):])
             data = ins[:n] + ins[n + has_max:]
-            new = names[:n] + names[n + has_max:]
-            if has_max:  # a counter from 0 and the limit: two more loop values
-                zero = nodes.add(name=f"{op.name}/while_counter_start", op="Const")
-                fill_attr(zero.attr["dtype"], dtypes.int32)
-                fill_tensor(zero.attr["value"].tensor, np.int32(0))
-                new += [zero.name, names[n]]
-            node.input[:] = new + controls
-            fill_attr(node.attr["T"], [t.dtype for t in data] + [dtypes.int32] * (2 * has_max))
-            shapes = list(a["output_shapes"]) + [t.shape for t in ins[n + has_max:]] + \
-                [TensorShape([])] * (2 * has_max)
+            zero = nodes.add(name=f"{op.name}/loop_counter", op="Const")
+            fill_attr(zero.attr["dtype"], dtypes.int32)
+            fill_tensor(zero.attr["value"].tensor, np.int32(0))
+            lead = [zero.name]
+            if has_max:
+                lead.append(names[n])
+            else:  # -1: no maximum, as TensorFlow writes it
+                unbounded = nodes.add(name=f"{op.name}/maximum_iterations", op="Const")
+                fill_attr(unbounded.attr["dtype"], dtypes.int32)
+                fill_tensor(unbounded.attr["value"].tensor, np.int32(-1))
+                lead.append(unbounded.name)
+            node.input[:] = lead + names[:n] + names[n + has_max:] + controls
+            fill_attr(node.attr["T"], [dtypes.int32] * 2 + [t.dtype for t in data])
+            shapes = [TensorShape([])] * 2 + list(a["output_shapes"]) + \
+                [t.shape for t in ins[n + has_max:]]
             fill_attr(node.attr["output_shapes"], shapes)
             node.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
             node.attr["cond"].func.name = self.add(a["cond"], None, None, "cond", n, has_max)

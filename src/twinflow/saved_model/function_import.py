@@ -150,9 +150,10 @@ class FunctionImporter:
                 nodes[node.name] = (None, outs)
                 return
             if node.op in _IFS:
-                outs = self._branches(node, inputs)
-            elif node.op in _WHILES:
-                outs = self._while(node, inputs)
+                outs = self._branches(node, inputs, shapes)
+            elif node.op in _WHILES:   # outputs in TensorFlow's order
+                nodes[node.name] = (None, self._while(node, inputs, shapes))
+                return
             else:
                 outs = self._plain(node, data, inputs, consts, shapes)
         op = outs[0].op if outs else g.get_operations()[-1]
@@ -186,19 +187,20 @@ class FunctionImporter:
         out = bind(opdef, inputs, attrs, name=node.name)
         return list(out) if isinstance(out, (list, tuple)) else [out]
 
-    def _graph(self, fname: str, specs: list):
-        g, outs = trace(lambda *phs: self.call(fname, list(phs)), specs, fname)
+    def _graph(self, fname: str, specs: list, outer: list, shapes: dict):
+        g, outs = trace(lambda *phs: self.call(fname, list(phs), _inner(phs, outer, shapes)),
+                        specs, fname)
         finish(g, outs)
         return g
 
-    def _branches(self, node, inputs: list) -> list:
+    def _branches(self, node, inputs: list, rshapes: dict) -> list:
         ins = inputs[1:]
         specs = [(t.dtype, t.shape) for t in ins]
         if node.op in ("If", "StatelessIf"):
             names = [node.attr["then_branch"].func.name, node.attr["else_branch"].func.name]
         else:
             names = [f.name for f in node.attr["branches"].list.func]
-        graphs = [self._graph(n, specs) for n in names]
+        graphs = [self._graph(n, specs, ins, rshapes) for n in names]
         tout = [dtypes.as_dtype(t) for t in node.attr["Tout"].list.type]
         shapes = []
         for i in range(len(tout)):
@@ -213,19 +215,65 @@ class FunctionImporter:
             attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
         return list(bind(_IFS[node.op], inputs, attrs, name=node.name))
 
-    def _while(self, node, inputs: list) -> list:
+    def _while(self, node, inputs: list, rshapes: dict) -> list:
         given = [shape_of_proto(s) for s in node.attr["output_shapes"].list.shape] \
             if "output_shapes" in node.attr else []
         shapes = [given[i] if i < len(given) else TensorShape(None)
                   for i in range(len(inputs))]
-        specs = [(t.dtype, sh) for t, sh in zip(inputs, shapes)]
-        cond = self._graph(node.attr["cond"].func.name, specs)
-        body = self._graph(node.attr["body"].func.name, specs)
-        attrs = {"cond": cond, "body": body, "T": [t.dtype for t in inputs],
-                 "output_shapes": shapes, "n_vars": len(inputs), "has_max": False,
+        body_name = node.attr["body"].func.name
+        # Values the body passes through unchanged are captures in twinflow's While (after
+        # the loop variables): a variable handle then gets its gradient as a capture.
+        fixed = set(self._passthrough(body_name))
+        order = [i for i in range(len(inputs)) if i not in fixed] + sorted(fixed)
+        n_vars = len(inputs) - len(fixed)
+        back = {j: i for i, j in enumerate(order)}
+
+        def in_tf_order(phs):
+            return [phs[back[j]] for j in range(len(inputs))]
+
+        specs = [(inputs[j].dtype, shapes[j]) for j in order]
+        def run(fname, phs):
+            tf_order = in_tf_order(phs)
+            return self.call(fname, tf_order, _inner(tf_order, inputs, rshapes))
+
+        cond, c = trace(lambda *phs: run(node.attr["cond"].func.name, phs), specs,
+                        "while_cond")
+        finish(cond, c)
+        body, b = trace(lambda *phs: run(body_name, phs), specs, "while_body")
+        finish(body, [b[j] for j in order[:n_vars]])
+        attrs = {"cond": cond, "body": body, "T": [inputs[j].dtype for j in order[:n_vars]],
+                 "output_shapes": [shapes[j] for j in order[:n_vars]], "n_vars": n_vars,
+                 "has_max": False,
                  "parallel_iterations": int(_attr_value(node.attr["parallel_iterations"]))
                  if "parallel_iterations" in node.attr else 10}
-        return list(bind(_WHILES[node.op], inputs, attrs, name=node.name))[:len(inputs)]
+        res = bind(_WHILES[node.op], [inputs[j] for j in order], attrs, name=node.name)
+        out = list(inputs)
+        for k, j in enumerate(order[:n_vars]):
+            out[j] = res[k]
+        return out
+
+    def _passthrough(self, fname: str) -> list:
+        """The argument positions a loop body returns unchanged (directly or through
+        Identity nodes)."""
+        fdef = self.fdef(fname)
+        args = [a.name for a in fdef.signature.input_arg]
+        nodes = {n.name: n for n in fdef.node_def}
+        out = []
+        for i, a in enumerate(fdef.signature.output_arg):
+            ref = fdef.ret[a.name]
+            for _ in range(8):
+                src = nodes.get(_producer(ref))
+                if src is None or src.op != "Identity":
+                    break
+                ref = src.input[0]
+            if i < len(args) and ref == args[i]:
+                out.append(i)
+        return out
+
+
+def _inner(phs, outer: list, shapes: dict) -> dict:
+    """The variable (dtype, shape) of each resource placeholder, from its outer tensor."""
+    return {id(p): shapes[id(o)] for p, o in zip(phs, outer) if id(o) in shapes}
 
 
 def _ordered(nodes: list, values: dict) -> list:

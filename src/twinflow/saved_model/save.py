@@ -105,6 +105,7 @@ class _Saver:
         self.concrete_names: dict = {}  # id(ConcreteFunction) -> function name
         self.assets: list = []       # (source path, file name)
         self.signatures = signatures
+        self.extra: dict = {}     # more children of the root
 
     # ----- the object graph -----
     def walk(self) -> None:
@@ -115,7 +116,10 @@ class _Saver:
             if isinstance(obj, (Function, ConcreteFunction)):
                 i += 1
                 continue
-            for name, child in _children(obj).items():
+            children = _children(obj)
+            if i == 0:
+                children.update(self.extra)
+            for name, child in children.items():
                 if not isinstance(child, (Variable, Function, ConcreteFunction, _Container,
                                           opts.Asset)) and \
                         not hasattr(child, "_trackable_children"):
@@ -389,10 +393,6 @@ def find_signatures(obj, signatures) -> dict:
         key -> ConcreteFunction.
     """
     if signatures is None:
-        hook = getattr(obj, "_default_save_signature", None)
-        if callable(hook):
-            sig = hook()
-            return {} if sig is None else find_signatures(obj, sig)
         found = [f for f in _functions_of(obj).values()
                  if isinstance(f, Function) and f.input_signature is not None]
         return {opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY: found[0].get_concrete_function()} \
@@ -433,7 +433,12 @@ def save(obj, export_dir: str, signatures=None, options=None) -> None:
         raise ValueError(f"Expected an object of type `Trackable`, such as `tw.Module` or a "
                          f"subclass of the `Trackable` class, for export. Got {obj!r} with "
                          f"type {type(obj)}.")
+    hook = getattr(obj, "_default_save_signature", None)
+    extra = {}
+    if signatures is None and callable(hook):   # a Keras model: its serving function
+        extra["serve"] = signatures = hook()
     s = _Saver(obj, find_signatures(obj, signatures), options)
+    s.extra = extra
     s.walk()
     s.fill_nodes()
     s.add_signatures()

@@ -22,6 +22,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.shapes import TensorShape
 from ..graph.graph_def import add_node, fill_attr, fill_shape, fill_tensor
+from ..ops.variables import variable_of
 
 __all__ = ["Library", "output_args", "LIST_OUTPUT_OPS"]
 
@@ -90,9 +91,15 @@ class Library:
 
     Args:
         proto: the ``FunctionDefLibrary`` message to fill.
+        custom_gradient: called as ``custom_gradient(op, function_name, args)`` for each
+            ``tw.custom_gradient`` op written (``args``: placeholder name -> argument name of
+            the function being written); returns the ``_gradient_op_type`` under which it
+            registered the gradient, or None to keep the function's own gradient.
     """
 
-    def __init__(self, proto) -> None:
+    def __init__(self, proto, custom_gradient=None) -> None:
+        self.custom_gradient = custom_gradient
+        self._current: list = []    # (function name, args) of the functions being written
         self.proto = proto
         self._names: dict = {}      # id(graph) -> function name
         self._keep: list = []       # graphs named (their ids stay unique)
@@ -182,10 +189,12 @@ class Library:
         fill_attr(proto.attr["_input_shapes"], [TensorShape([])] * lead +
                   [t.shape for t in inputs])
         by_name = {op.name: op for op in ops}
+        self._current.append((fname, args))
         for op in ops:
             if op.name in args or op.name in constants:
                 continue
             self._add_op(proto.node_def, op)
+        self._current.pop()
         for node in proto.node_def:
             node.input[:] = [self._input(i, by_name, args) for i in node.input]
         outputs = [self._input(_graph_name(t), by_name, args) for t in results]
@@ -227,10 +236,29 @@ class Library:
         if op.type in _CONTROL_FLOW:
             self._control_flow(nodes, node, op)
         elif op.type == "CustomGradient":
-            raise ValueError(
-                "this function uses tw.custom_gradient, which a SavedModel does not keep: "
-                "save it with tw.saved_model.SaveOptions(experimental_custom_gradients=False) "
-                "to save the function's own gradient instead")
+            self._custom_gradient(nodes, node, op)
+
+    def _custom_gradient(self, nodes, node, op) -> None:
+        """A ``tw.custom_gradient`` op as TensorFlow writes one: an ``IdentityN`` over the
+        results, the arguments and the values of the variables read, whose
+        ``_gradient_op_type`` names the registered gradient function."""
+        node.op = "IdentityN"
+        for k in ("n_out", "T"):
+            if k in node.attr:
+                del node.attr[k]
+        for k, t in enumerate(op.inputs):
+            if t.dtype is dtypes.resource:   # TensorFlow passes the variable's value
+                read = nodes.add(name=f"{op.name}/read_{k}", op="ReadVariableOp")
+                read.input.append(node.input[k])
+                read.attr["dtype"].type = _read_dtype(op, k).as_datatype_enum
+                node.input[k] = read.name + ":value:0"
+        fill_attr(node.attr["T"], [_read_dtype(op, k) if t.dtype is dtypes.resource
+                                   else t.dtype for k, t in enumerate(op.inputs)])
+        if self.custom_gradient is not None:
+            fname, args = self._current[-1]
+            kind = self.custom_gradient(op, fname, args)
+            if kind:
+                node.attr["_gradient_op_type"].s = kind.encode()
 
     def _control_flow(self, nodes, node, op) -> None:
         a = op.attrs
@@ -277,7 +305,7 @@ class Library:
 
     @staticmethod
     def _input(i: str, by_name: dict, args: dict) -> str:
-        if i.startswith("^"):
+        if i.startswith("^") or i.count(":") == 2:   # a control input, or already written
             return i
         name, _, idx = i.partition(":")
         if name in args:
@@ -286,6 +314,16 @@ class Library:
         if op is None:  # a Const that add_node wrote for an attr TensorFlow takes as input
             return f"{name}:output:{int(idx or 0)}"
         return _ref(op, int(idx or 0))
+
+
+def _read_dtype(op, k: int):
+    """The dtype of the variable behind resource input ``k`` of a CustomGradient op (its
+    gradient has that dtype)."""
+    var = variable_of(op.inputs[k])
+    if var is None:
+        raise ValueError(f"{op.name}: a tw.custom_gradient input is a resource that is not a "
+                         "variable; it cannot be saved")
+    return var.dtype
 
 
 def _graph_name(t) -> str:

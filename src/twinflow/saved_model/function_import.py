@@ -10,6 +10,7 @@ axes) must come from a ``Const``. Nothing is evaluated but the graph's own ops.
 """
 from __future__ import annotations
 
+from ..autodiff.custom_gradient import CustomGradient
 from ..control.cond import Case, If, StatelessCase, StatelessIf
 from ..control.subgraph import finish, trace
 from ..control.while_loop import StatelessWhile, While
@@ -19,6 +20,7 @@ from ..eager.execute import bind
 from ..graph.graph import get_default_graph
 from ..graph.graph_def import TF_INPUT_ATTRS, shape_of_proto
 from ..graph.registry import REGISTRY
+from ..ops.core import ZerosLike
 from .function_def import output_args
 from .graph_import import _attr_value, _op_attrs, tensor_of_proto
 
@@ -40,6 +42,9 @@ class FunctionImporter:
 
     def __init__(self, library) -> None:
         self.fdefs = {f.signature.name: f for f in library.function}
+        # _gradient_op_type -> (gradient function, its captures: ("tensor", name in the
+        # forward function) or ("variable", Variable)); set by the loader.
+        self.gradients: dict = {}
 
     def missing_ops(self, names: list) -> list:
         """The op types that ``names`` (and the functions they call) use and twinflow lacks.
@@ -60,6 +65,7 @@ class FunctionImporter:
                 if node.op in self.fdefs:
                     stack.append(node.op)
                 elif node.op not in REGISTRY and node.op not in _CALLS and \
+                        node.op != "IdentityN" and \
                         node.op not in missing:
                     missing.append(node.op)
                 for v in node.attr.values():
@@ -149,6 +155,9 @@ class FunctionImporter:
                 outs = self.call(fname, inputs, shapes)
                 nodes[node.name] = (None, outs)
                 return
+            if node.op == "IdentityN":
+                nodes[node.name] = (None, self._identity_n(node, inputs, values, nodes))
+                return
             if node.op in _IFS:
                 outs = self._branches(node, inputs, shapes)
             elif node.op in _WHILES:   # outputs in TensorFlow's order
@@ -160,6 +169,27 @@ class FunctionImporter:
         nodes[node.name] = (op.opdef, list(op.outputs), op)
         if node.op == "Const":
             consts[node.name] = tensor_of_proto(node.attr["value"].tensor)
+
+    def _identity_n(self, node, inputs: list, values: dict, nodes: dict) -> list:
+        """``IdentityN``: with a registered ``_gradient_op_type``, one CustomGradient op whose
+        gradient calls the saved gradient function; else an Identity per input."""
+        kind = node.attr["_gradient_op_type"].s.decode() \
+            if "_gradient_op_type" in node.attr else None
+        if kind not in self.gradients:
+            return [bind(REGISTRY["Identity"], [t], {}, name=f"{node.name}/{i}")
+                    for i, t in enumerate(inputs)]
+        fname, captures = self.gradients[kind]
+
+        def grad_fn(op, dys):
+            dys = [dy if dy is not None else bind(ZerosLike, [op.outputs[i]])
+                   for i, dy in enumerate(dys)]
+            caps = [ref.handle if what == "variable" else
+                    _in_graph(_by_graph_name(ref, values, nodes), op.graph)
+                    for what, ref in captures]
+            return self.call(fname, dys + caps)
+
+        return list(bind(CustomGradient, inputs, {"n_out": len(inputs), "grad_fn": grad_fn},
+                         name=node.name))
 
     def _plain(self, node, data: list, inputs: list, consts: dict, shapes: dict) -> list:
         if node.op not in REGISTRY:
@@ -269,6 +299,28 @@ class FunctionImporter:
             if i < len(args) and ref == args[i]:
                 out.append(i)
         return out
+
+
+def _by_graph_name(ref: str, values: dict, nodes: dict):
+    """A forward tensor named as in a graph (``node:index``, or an argument ``arg:0``)."""
+    name, _, idx = ref.rpartition(":")
+    if name in values:
+        return values[name][0]
+    if name not in nodes:
+        raise errors.NotFoundError(None, None, f"a gradient function captures {ref!r}, which "
+                                               "its forward function does not have")
+    return nodes[name][1][int(idx)]
+
+
+def _in_graph(t, graph):
+    """``t``, or the tensor of the same name in ``graph`` (the copy of the forward graph a
+    gradient is traced from)."""
+    if t.graph is graph:
+        return t
+    try:
+        return graph.get_tensor_by_name(t.name)
+    except (KeyError, ValueError):
+        return t
 
 
 def _inner(phs, outer: list, shapes: dict) -> dict:

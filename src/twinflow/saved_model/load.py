@@ -265,6 +265,24 @@ class _Loader:
         self.objects: dict = {}
         self.concretes: dict = {}
 
+    def gradients(self) -> None:
+        """Tells the importer the registered gradient functions and what they capture."""
+        for rg in self.mg.graph_def.library.registered_gradients:
+            scf = self.og.concrete_functions.get(rg.gradient_func)
+            caps = []
+            for nid in scf.bound_inputs if scf is not None else ():
+                node = self.og.nodes[nid]
+                if node.WhichOneof("kind") == "captured_tensor":
+                    caps.append(("tensor", node.captured_tensor.name))
+                elif isinstance(self.objects.get(nid), Variable):
+                    caps.append(("variable", self.objects[nid]))
+                else:
+                    raise errors.UnimplementedError(
+                        None, None, f"gradient function {rg.gradient_func!r} captures node "
+                                    f"{nid} ({node.WhichOneof('kind')}), which twinflow does "
+                                    "not restore")
+            self.importer.gradients[rg.registered_op_type] = (rg.gradient_func, caps)
+
     def check(self) -> None:
         names = list(self.og.concrete_functions)
         missing = self.importer.missing_ops(names)
@@ -288,10 +306,11 @@ class _Loader:
                                                                   f"{af.filename!r} leaves "
                                                                   "assets/")
                 self.objects[i] = opts.Asset(path)
-            elif kind in ("function", "bare_concrete_function"):
+            elif kind in ("function", "bare_concrete_function", "captured_tensor"):
                 continue
             else:
                 self.objects[i] = self._container(node)
+        self.gradients()
         for i, node in enumerate(nodes):
             kind = node.WhichOneof("kind")
             if kind == "function":

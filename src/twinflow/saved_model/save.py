@@ -18,13 +18,16 @@ import uuid
 import numpy as np
 
 from ..core import nest
+from ..core.context import graph_mode
 from ..core.files import atomic_dir, atomic_write
-from ..eager.func_graph import TensorSpec
+from ..eager.execute import bind
+from ..eager.func_graph import FuncGraph, TensorSpec
 from ..eager.tensor import EagerTensor
 from ..function.function import ConcreteFunction, Function
 from ..graph.graph_def import GRAPH_DEF_VERSION, fill_attr, fill_shape
 from ..graph.tensor import Tensor
-from ..ops.variables import Variable
+from ..ops.core import ZerosLike
+from ..ops.variables import Variable, variable_of
 from . import options as opts
 from .bundle import write_bundle
 from .function_def import Library
@@ -98,7 +101,7 @@ class _Saver:
         self.sm = saved_model_message("SavedModel")()
         self.mg = self.sm.meta_graphs.add()
         self.og = self.mg.object_graph_def
-        self.library = Library(self.mg.graph_def.library)
+        self.library = Library(self.mg.graph_def.library, self._custom_gradient)
         self.objects: list = []      # node id -> object
         self.ids: dict = {}          # id(object) -> node id
         self.paths: dict = {}        # node id -> checkpoint path
@@ -252,6 +255,56 @@ class _Saver:
                 fg.structured_outputs), c.output_signature)
         return name
 
+    def _custom_gradient(self, op, forward: str, args: dict) -> str | None:
+        """Traces the gradient of a ``tw.custom_gradient`` op as TensorFlow saves one: a
+        function of the output gradients whose captures are tensors of the forward function
+        (``captured_tensor`` nodes) or variables, registered under a new op type."""
+        if not self.options.experimental_custom_gradients:
+            return None
+        kind = self.library.unique("CustomGradient")
+        ins = op.inputs
+        gg = FuncGraph(f"{kind}_grad")
+        with graph_mode(gg):
+            specs = [TensorSpec(variable_of(t).shape, variable_of(t).dtype)
+                     if t.dtype.name == "resource" else TensorSpec(t.shape, t.dtype) for t in ins]
+            dys = [gg.add_input(sp, f"dy_{i}") for i, sp in enumerate(specs)]
+            grads = op.attrs["grad_fn"](op, dys[:op.attrs["n_out"]])
+            outs = [bind(ZerosLike, [dys[i]]) if g is None else
+                    g if getattr(g, "graph", None) is gg else gg.capture(g)
+                    for i, g in enumerate(grads)]
+        gg.outputs = outs
+        gg.structured_outputs = tuple(outs)
+        bound, handle_data, constants = [], [None] * len(dys), {}
+        for outer, ph in gg.captures:
+            var = variable_of(outer) if outer.dtype.name == "resource" else None
+            if isinstance(var, Variable) and id(var) in self.ids:
+                bound.append(self.ids[id(var)])
+                handle_data.append((var.dtype, var.shape))
+            elif isinstance(outer, EagerTensor) and outer.dtype.name != "resource":
+                constants[ph.op.name] = np.asarray(outer._value)
+                handle_data.append(None)
+            elif isinstance(outer, Tensor) and not isinstance(outer, EagerTensor):
+                nid = self._node(_Captured(), "")
+                ct = self.og.nodes[nid].captured_tensor
+                src = outer.op.name
+                index = outer.value_index + (2 if outer.op.type.endswith("While") else 0)
+                ct.name = f"{args.get(src, src)}:{index}"
+                ct.concrete_function = forward
+                bound.append(nid)
+                handle_data.append(None)
+            else:
+                raise ValueError(f"the gradient of {op.name} (tw.custom_gradient) captures "
+                                 f"{outer!r}, which a SavedModel cannot hold")
+        name = self.library.add(gg, self.library.unique(f"__inference_{kind}_grad"),
+                                handle_data, constants=constants)
+        c = self.og.concrete_functions[name]
+        c.bound_inputs.extend(bound)
+        encode_structure((tuple(specs), {}), c.canonicalized_input_signature)
+        encode_structure(tuple(TensorSpec(t.shape, t.dtype) for t in outs), c.output_signature)
+        self.mg.graph_def.library.registered_gradients.add(gradient_func=name,
+                                                          registered_op_type=kind)
+        return kind
+
     # ----- signatures -----
     def add_signatures(self) -> None:
         sig_map_id = self._node(_SignatureMap(), "")
@@ -315,6 +368,8 @@ class _Saver:
         tensors = {}
         for nid, obj in enumerate(self.objects):
             tnode = tog.nodes.add()
+            if isinstance(obj, _Captured):
+                continue
             for ref in self.og.nodes[nid].children:
                 tnode.children.add(node_id=ref.node_id, local_name=ref.local_name)
             if isinstance(obj, Variable):
@@ -345,6 +400,10 @@ class _Saver:
 
 class _SignatureMap:
     """The ``signatures`` node of the object graph."""
+
+
+class _Captured:
+    """A ``captured_tensor`` node: a forward tensor that a gradient function uses."""
 
 
 def _escape(path: str) -> str:

@@ -18,11 +18,12 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import get_default_graph
-from ..graph.graph_def import TF_INPUT_ATTRS, shape_of_proto
+from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto
 from ..graph.registry import REGISTRY
 from ..ops.core import ZerosLike
 from .function_def import output_args
 from .graph_import import _attr_value, _op_attrs, tensor_of_proto
+from .tf_defaults import TF_DEFAULTS
 
 __all__ = ["FunctionImporter"]
 
@@ -196,7 +197,7 @@ class FunctionImporter:
             raise errors.NotFoundError(None, None, f"Op type not registered '{node.op}': "
                                                    "twinflow has no such op")
         opdef = REGISTRY[node.op]
-        attrs = _op_attrs(node, opdef)
+        attrs = _op_attrs(_with_defaults(node), opdef)
         if node.op in TF_INPUT_ATTRS and opdef.schema is not None and \
                 len(data) > len(opdef.schema.inputs) - any(s.variadic
                                                            for s in opdef.schema.inputs):
@@ -310,6 +311,20 @@ def _by_graph_name(ref: str, values: dict, nodes: dict):
         raise errors.NotFoundError(None, None, f"a gradient function captures {ref!r}, which "
                                                "its forward function does not have")
     return nodes[name][1][int(idx)]
+
+
+def _with_defaults(node):
+    """``node`` with TensorFlow's default value of each attr it omits (TensorFlow strips
+    them on save) that twinflow's op requires."""
+    missing = {k: v for (op, k), v in TF_DEFAULTS.items() if op == node.op and
+               k not in node.attr}
+    if not missing:
+        return node
+    full = type(node)()
+    full.CopyFrom(node)
+    for k, v in missing.items():
+        fill_attr(full.attr[k], list(v) if isinstance(v, tuple) else v)
+    return full
 
 
 def _in_graph(t, graph):

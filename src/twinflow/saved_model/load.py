@@ -63,20 +63,14 @@ class Loaded:
         visit(self)
         return tuple(out)
 
-    @property
-    def variables(self) -> tuple:
-        """Every variable of this object and its children."""
-        return self._flatten(None)
-
-    @property
-    def trainable_variables(self) -> tuple:
-        """The trainable variables."""
-        return self._flatten(True)
-
-    @property
-    def non_trainable_variables(self) -> tuple:
-        """The variables that are not trainable."""
-        return self._flatten(False)
+    def __getattr__(self, name: str):
+        # ``variables``/``trainable_variables``/``non_trainable_variables``, unless the
+        # SavedModel had children of those names (then they are plain attributes).
+        which = {"variables": None, "trainable_variables": True,
+                 "non_trainable_variables": False}
+        if name in which:
+            return self._flatten(which[name])
+        raise AttributeError(f"this restored object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return f"<tw.saved_model Loaded object with {sorted(self._trackable_children())}>"

@@ -125,7 +125,7 @@ class Library:
     def add(self, g, name: str | None = None, handle_data: list | None = None,
             while_role: str | None = None, n_vars: int = 0, has_max: bool = False,
             outputs: list | None = None, constants: dict | None = None,
-            role: str | None = None) -> str:
+            role: str | None = None, input_order: list | None = None) -> str:
         """Writes the FunctionDef of a graph (once per graph and role) and returns its name.
 
         Args:
@@ -140,6 +140,8 @@ class Library:
             outputs: the tensors to return instead of ``g.outputs``.
             constants: placeholder name -> array: inputs written as Const nodes.
             role: distinguishes functions written from the same graph (a signature).
+            input_order: the positions of ``g.inputs`` in the order the function takes them
+                (default: as they are).
 
         Returns:
             The function's name.
@@ -152,19 +154,20 @@ class Library:
         self._keep.append(g)
         self._write(self.proto.function.add(), g, fname, handle_data or [], while_role,
                     n_vars, has_max, list(g.outputs) if outputs is None else list(outputs),
-                    constants or {})
+                    constants or {}, input_order)
         return fname
 
     # ----- writing one function -----
     def _write(self, proto, g, fname: str, handle_data: list, while_role, n_vars: int,
-               has_max: bool, results: list, constants: dict) -> None:
+               has_max: bool, results: list, constants: dict, order=None) -> None:
         ops = g.get_operations()
         for t in g.inputs:
             if t.op.name in constants:
                 const = proto.node_def.add(name=t.op.name, op="Const")
                 fill_attr(const.attr["dtype"], t.dtype)
                 fill_tensor(const.attr["value"].tensor, constants[t.op.name])
-        kept = [i for i, t in enumerate(g.inputs) if t.op.name not in constants]
+        order = list(range(len(g.inputs))) if order is None else list(order)
+        kept = [i for i in order if g.inputs[i].op.name not in constants]
         inputs = [g.inputs[i] for i in kept]
         handle_data = [handle_data[i] if i < len(handle_data) else None for i in kept]
         taken = {op.name.lower() for op in ops} | {"while_counter", "while_maximum"}

@@ -10,6 +10,8 @@ axes) must come from a ``Const``. Nothing is evaluated but the graph's own ops.
 """
 from __future__ import annotations
 
+import inspect
+
 from ..autodiff.custom_gradient import CustomGradient
 from ..control.cond import Case, If, StatelessCase, StatelessIf
 from ..control.subgraph import finish, trace
@@ -212,6 +214,7 @@ class FunctionImporter:
             attrs[attr] = int(value) if kind == "int" or value.ndim == 0 else \
                 tuple(value.reshape(-1).tolist())
             inputs = inputs[:pos % len(inputs)] + inputs[pos % len(inputs) + 1:]
+        _derived_type_attrs(opdef, inputs, attrs)
         if node.op == "ReadVariableOp":
             known = shapes.get(id(inputs[0]))
             attrs["shape"] = known[1] if known else TensorShape(None)
@@ -311,6 +314,18 @@ def _by_graph_name(ref: str, values: dict, nodes: dict):
         raise errors.NotFoundError(None, None, f"a gradient function captures {ref!r}, which "
                                                "its forward function does not have")
     return nodes[name][1][int(idx)]
+
+
+def _derived_type_attrs(opdef, inputs: list, attrs: dict) -> None:
+    """Type attrs (``Tidx``) that twinflow's op takes although they follow from its inputs:
+    set from the inputs' dtypes."""
+    params = inspect.signature(opdef.infer).parameters if opdef.infer else {}
+    pos = 0
+    for spec in opdef.schema.inputs if opdef.schema is not None else ():
+        t = spec.type_attr
+        if t and t not in attrs and t in params and pos < len(inputs):
+            attrs[t] = inputs[pos].dtype
+        pos += 1
 
 
 def _with_defaults(node):

@@ -231,9 +231,10 @@ class _Saver:
                 raise ValueError(f"tw.saved_model.save: function {cf.name!r} captures "
                                  f"{outer!r}, which a SavedModel cannot hold")
         base = f"__inference_{key}_signature_wrapper" if key else f"__inference_{cf.name}"
+        order = _signature_order(cf) if key else None
         name = self.library.add(fg, self.library.unique(base), handle_data,
                                 outputs=signature_outputs, constants=constants,
-                                role=key)
+                                role=key, input_order=order)
         self.concrete_names[cache] = name
         c = self.og.concrete_functions[name]
         c.bound_inputs.extend(bound)
@@ -330,7 +331,8 @@ class _Saver:
         n_args = len(fg.inputs) - len(fg.captures)
         names = _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
         call_inputs = []
-        for n, t in zip(names, fg.inputs[:n_args]):
+        order = _signature_order(cf)[:n_args]
+        for n, t in [(names[i], fg.inputs[i]) for i in order]:
             ph = gd.node.add(name=f"{key}_{n}", op="Placeholder")
             fill_attr(ph.attr["dtype"], t.dtype)
             fill_attr(ph.attr["shape"], t.shape)
@@ -354,7 +356,7 @@ class _Saver:
                            opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY else "StatefulPartitionedCall",
                            op="StatefulPartitionedCall")
         call.input.extend(call_inputs)
-        fill_attr(call.attr["Tin"], [t.dtype for t in fg.inputs])
+        fill_attr(call.attr["Tin"], [fg.inputs[i].dtype for i in _signature_order(cf)])
         fill_attr(call.attr["Tout"], [t.dtype for t in outs])
         call.attr["f"].func.name = fname
         for i, (k, t) in enumerate(zip(keys, outs)):
@@ -420,6 +422,15 @@ def _flat_names(names: list, flat: list) -> list:
             n = n.split(":")[0] if isinstance(n, str) else f"input_{i}"
         out.append(n)
     return out
+
+
+def _signature_order(cf) -> list:
+    """A signature takes its inputs as keyword arguments, in sorted order; then the
+    captures."""
+    fg = cf.graph
+    n_args = len(fg.inputs) - len(fg.captures)
+    names = _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
+    return sorted(range(n_args), key=lambda i: names[i]) + list(range(n_args, len(fg.inputs)))
 
 
 def _signature_dict(cf) -> tuple:

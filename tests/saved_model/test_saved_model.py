@@ -174,7 +174,7 @@ def test_loads_a_keras_export_tensorflow_wrote():
 
 
 def test_a_missing_op_is_named():
-    with pytest.raises(tw.errors.NotFoundError, match="'Bucketize'"):
+    with pytest.raises(tw.errors.NotFoundError, match="'LRN'"):
         tw.saved_model.load(os.path.join(FIXTURES, "tf_unknown_op"))
 
 
@@ -270,3 +270,15 @@ def test_load_skipping_the_checkpoint_and_unknown_tags(tmp_path):
     assert r.v.numpy().tolist() == [0.0, 0.0]
     with pytest.raises(RuntimeError, match="could not be found"):
         tw.saved_model.load(d, tags=["train"])
+
+
+def test_twinflow_inspect_prints_the_signatures(fresh, capsys):
+    from twinflow.cli import main
+    out, _ = fresh
+    assert main(["inspect", str(out / "module")]) == 0
+    text = capsys.readouterr().out
+    assert "signature_def['serving_default']:" in text
+    assert "inputs['x'] tensor_info:" in text and "shape: (-1, 3)" in text
+    assert "outputs['y'] tensor_info:" in text
+    assert "Function Name: 'scaled'" in text
+    assert main(["inspect", str(out)]) == 1   # a folder that is no SavedModel

@@ -199,7 +199,10 @@ class FunctionImporter:
             raise errors.NotFoundError(None, None, f"Op type not registered '{node.op}': "
                                                    "twinflow has no such op")
         opdef = REGISTRY[node.op]
-        attrs = _op_attrs(_with_defaults(node), opdef)
+        if opdef.schema is None:   # no schema to map attrs: they pass under TensorFlow's names
+            attrs = {k: _attr_value(v) for k, v in node.attr.items() if not k.startswith("_")}
+        else:
+            attrs = _op_attrs(_with_defaults(node), opdef)
         if node.op in TF_INPUT_ATTRS and opdef.schema is not None and \
                 len(data) > len(opdef.schema.inputs) - any(s.variadic
                                                            for s in opdef.schema.inputs):

@@ -115,3 +115,50 @@ def test_export_writes_the_file(tmp_path):
     assert onnx.load(str(path)) == proto
     x = np.ones((4, 3), np.float32)
     np.testing.assert_allclose(run(session(proto), x)[0], model(x).numpy(), rtol=1e-6)
+
+
+L = k.layers
+MORE_LAYERS = {
+    "conv_transpose": ([L.Conv2DTranspose(3, 3, strides=2, padding="same"),
+                        L.Conv2DTranspose(2, 2, strides=2, padding="valid")], [None, 5, 5, 2]),
+    "upsampling_padding": ([L.UpSampling2D(), L.ZeroPadding2D(1), L.Cropping2D(1),
+                            L.SeparableConv2D(3, 3), L.GlobalAveragePooling2D()],
+                           [None, 4, 4, 2]),
+    "conv1d": ([L.Conv1D(4, 3, padding="causal"), L.MaxPooling1D(), L.GlobalMaxPooling1D()],
+               [None, 8, 3]),
+    "bidirectional_any_length": ([L.Masking(), L.Bidirectional(L.GRU(3, return_sequences=True)),
+                                  L.SimpleRNN(2)], [None, None, 3]),
+    "norms_activations": ([L.GroupNormalization(2), L.PReLU(), L.Activation("swish"),
+                           L.Reshape((8, 2)), L.Permute((2, 1)), L.Flatten()], [None, 4, 4]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LAYERS))
+def test_more_keras_layers(name):
+    tf.keras.utils.set_random_seed(8)
+    layers, shape = MORE_LAYERS[name]
+    model = k.Sequential([k.Input(shape[1:])] + layers)
+    dims = [2 if d is None else d for d in shape]
+    dims2 = [5 if d is None else d for d in shape]
+    check_same(model, [tf.TensorSpec(shape, tf.float32)], [[tuple(dims)], [tuple(dims2)]],
+               rtol=1e-4, atol=1e-5)
+
+
+def test_embedding_one_hot_where_reverse():
+    tf.keras.utils.set_random_seed(9)
+    emb = L.Embedding(10, 4)
+    emb.build((None,))
+
+    @tf.function
+    def f(ids):
+        hot = tf.one_hot(ids, 6, on_value=2.0, off_value=-1.0, axis=1)
+        pos = tf.cast(tf.where(ids > 4), tf.float32)
+        return emb(ids), hot, pos, tf.reverse(emb(ids), axis=[0, 1])
+    spec = [tf.TensorSpec([None], tf.int32)]
+    sess = session(tf.onnx.export(f, spec))
+    ids = np.array([3, 9, 0, 5, 1, 7], np.int32)
+    for got, want in zip(run(sess, ids), f(ids)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
+    ids = np.array([5, 6, 2], np.int32)    # 6 is out of one_hot's depth: all off
+    for got, want in zip(run(sess, ids), f(ids)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)

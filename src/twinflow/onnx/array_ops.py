@@ -283,3 +283,71 @@ def _dynamic_bounds(cx, op, spec) -> tuple:
         ends = cx.node("Where", [cx.const(np.asarray(shrink)), one_more, ends],
                        f"{op.name}/ends_shrunk")
     return starts, ends
+
+
+@converts("ReverseV2")
+def _reverse(cx, op):
+    axes = [int(a) for a in op.attrs["axis"]]
+    if not axes:
+        return [cx.node("Identity", [cx.name(op.inputs[0])], op.name)]
+    n = len(axes)
+    return [cx.node("Slice", [cx.name(op.inputs[0]), cx.ints([-1] * n), cx.ints([_SMALL] * n),
+                              cx.ints(axes), cx.ints([-1] * n)], op.name)]
+
+
+@converts("Repeat")
+def _repeat(cx, op):
+    """np.repeat with one repeat count: each element copied ``r`` times along ``axis``."""
+    x = op.inputs[0]
+    r = _const_ints(cx, op, op.inputs[1], "repeats")
+    if len(r) != 1:
+        raise unsupported(op, "repeats that differ per element")
+    axis = op.attrs.get("axis")
+    name = cx.name(x)
+    rank = x.shape.rank
+    if axis is None:
+        name, rank, axis = cx.node("Reshape", [name, cx.ints([-1])], f"{op.name}/flat"), 1, 0
+    if rank is None:
+        raise unsupported(op, "a Repeat of a tensor of unknown rank")
+    axis = axis % rank
+    grown = cx.node("Unsqueeze", [name, cx.ints([axis + 1])], f"{op.name}/expand")
+    tiles = [1] * (rank + 1)
+    tiles[axis + 1] = r[0]
+    tiled = cx.node("Tile", [grown, cx.ints(tiles)], f"{op.name}/tile")
+    scale = [1] * rank
+    scale[axis] = r[0]
+    shape = cx.node("Mul", [cx.node("Shape", [name], f"{op.name}/shape", dtype=np.int64),
+                            cx.ints(scale)], f"{op.name}/target")
+    return [cx.node("Reshape", [tiled, shape], op.name)]
+
+
+@converts("OneHot")
+def _one_hot(cx, op):
+    """(indices[..., None] == range(depth)) picks on/off values; a negative or too large
+    index is all off, as in TensorFlow (ONNX's OneHot would count negatives from the end)."""
+    idx, depth, on, off = (cx.name(t) for t in op.inputs)
+    axis = int(op.attrs.get("axis", -1))
+    rank = op.inputs[0].shape.rank
+    if rank is None:
+        raise unsupported(op, "a OneHot of indices of unknown rank")
+    idx = cx.cast(idx, np.int64)
+    zero, one = (cx.const(np.asarray(v, np.int64)) for v in (0, 1))
+    positions = cx.node("Range", [zero, cx.cast(depth, np.int64), one], f"{op.name}/range")
+    hot = cx.node("Equal", [cx.node("Unsqueeze", [idx, cx.ints([rank])], f"{op.name}/idx"),
+                            positions], f"{op.name}/hot", dtype=bool)
+    r = cx.node("Where", [hot, on, off], f"{op.name}/values", dtype=cx.dtype(on))
+    if axis in (-1, rank):
+        return [cx.node("Identity", [r], op.name)]
+    perm = list(range(rank))
+    perm.insert(axis, rank)
+    return [cx.node("Transpose", [r], op.name, perm=perm)]
+
+
+@converts("Where")
+def _where(cx, op):
+    x = cx.name(op.inputs[0])
+    if cx.dtype(x) != np.bool_:
+        x = cx.node("Not", [cx.node("Equal", [x, cx.const(np.asarray(0, cx.dtype(x)))],
+                                    f"{op.name}/zero", dtype=bool)], f"{op.name}/nonzero")
+    nz = cx.node("NonZero", [x], f"{op.name}/nz", dtype=np.int64)
+    return [cx.node("Transpose", [nz], op.name, perm=[1, 0])]

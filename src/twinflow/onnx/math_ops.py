@@ -165,6 +165,26 @@ def _reduce(cx, op):
     return [cx.node(onnx_type, [x], op.name, keepdims=keep, axes=axes)]
 
 
+@converts("Any", "All")
+def _any_all(cx, op):
+    """ReduceMax / ReduceMin over the bools as int32 (ONNX reduces bools from opset 20 on)."""
+    x = cx.cast(cx.name(op.inputs[0]), np.int32, f"{op.name}/int")
+    axis = op.attrs.get("axis")
+    keep = int(bool(op.attrs.get("keepdims", False)))
+    if axis is not None and len(axis) == 0:
+        r = x
+    else:
+        onnx_type = "ReduceMax" if op.type == "Any" else "ReduceMin"
+        if axis is None:
+            r = cx.node(onnx_type, [x], f"{op.name}/reduce", keepdims=keep)
+        elif cx.opset >= 18:
+            r = cx.node(onnx_type, [x, cx.ints(axis)], f"{op.name}/reduce", keepdims=keep)
+        else:
+            r = cx.node(onnx_type, [x], f"{op.name}/reduce", keepdims=keep,
+                        axes=[int(a) for a in axis])
+    return [cx.cast(r, np.bool_, op.name)]
+
+
 @converts("ArgMax", "ArgMin")
 def _arg(cx, op):
     r = cx.node(op.type, [cx.name(op.inputs[0])], f"{op.name}/i64", dtype=np.int64,

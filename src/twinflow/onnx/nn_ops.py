@@ -32,10 +32,10 @@ def _pads(op, x, ksize, strides, dilations) -> dict:
     return {"pads": befores + afters}
 
 
-def _nchw(cx, op, x: str) -> str:
-    if op.inputs[0].shape.rank not in (4, None):
+def _nchw(cx, op, t) -> str:
+    if t.shape.rank not in (4, None):
         raise unsupported(op, "only 4-D (NHWC) inputs convert")
-    return cx.node("Transpose", [x], f"{op.name}/to_nchw", perm=_TO_NCHW)
+    return cx.node("Transpose", [cx.name(t)], f"{op.name}/to_nchw", perm=_TO_NCHW)
 
 
 @converts("Conv2D", "DepthwiseConv2dNative")
@@ -58,7 +58,7 @@ def _conv2d(cx, op):
                      f"{op.name}/filter_groups")
         attrs["group"] = int(c)
     wn = cx.node("Transpose", [wn], f"{op.name}/filter_oihw", perm=[3, 2, 0, 1])
-    y = cx.node("Conv", [_nchw(cx, op, cx.name(x)), wn], f"{op.name}/nchw", **attrs)
+    y = cx.node("Conv", [_nchw(cx, op, x), wn], f"{op.name}/nchw", **attrs)
     return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]
 
 
@@ -74,5 +74,36 @@ def _pool(cx, op):
     onnx_type = "MaxPool" if op.type == "MaxPool" else "AveragePool"
     if onnx_type == "AveragePool":
         attrs["count_include_pad"] = 0   # TensorFlow averages over the valid cells only
-    y = cx.node(onnx_type, [_nchw(cx, op, cx.name(x))], f"{op.name}/nchw", **attrs)
+    y = cx.node(onnx_type, [_nchw(cx, op, x)], f"{op.name}/nchw", **attrs)
+    return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]
+
+
+@converts("Conv2DBackpropInput")
+def _conv2d_transpose(cx, op):
+    """The transposed convolution (Keras Conv2DTranspose): ONNX ConvTranspose with the pads of
+    the forward convolution whose input has this op's output size."""
+    _, w, dy = op.inputs
+    out = op.outputs[0].shape
+    if w.shape.rank != 4 or not w.shape.is_fully_defined() or out.rank != 4 or \
+            out[1] is None or out[2] is None or dy.shape.rank != 4 or None in dy.shape[1:3]:
+        raise unsupported(op, "the filter's and the spatial sizes must be known")
+    ksize = [int(w.shape[0]), int(w.shape[1])]
+    strides = [int(s) for s in op.attrs["strides"]]
+    dil = [int(d) for d in op.attrs.get("dilations") or (1, 1)]
+    explicit = op.attrs.get("explicit_paddings")
+    befores, afters, extra = [], [], []
+    for i, (k, s, d) in enumerate(zip(ksize, strides, dil)):
+        n_out, n_in = int(out[1 + i]), int(dy.shape[1 + i])
+        _, b, a = out_size(n_out, k, s, d, op.attrs["padding"],
+                           tuple(explicit[i]) if explicit else None)
+        full = s * (n_in - 1) + (k - 1) * d + 1 - b - a
+        if not 0 <= n_out - full < s:
+            raise unsupported(op, f"output size {n_out} does not fit the input size {n_in}")
+        befores.append(b)
+        afters.append(a)
+        extra.append(n_out - full)
+    wn = cx.node("Transpose", [cx.name(w)], f"{op.name}/filter_iohw", perm=[3, 2, 0, 1])
+    y = cx.node("ConvTranspose", [_nchw(cx, op, dy), wn], f"{op.name}/nchw",
+                kernel_shape=ksize, strides=strides, dilations=dil, pads=befores + afters,
+                output_padding=extra)
     return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]

@@ -25,10 +25,31 @@ def collectives(out: str) -> None:
     gathered_bool = comm.all_gather(np.array([r == 1]))
     b = comm.broadcast([np.full(3, r, np.float64), np.array([r], np.int8)], root=n - 1)
     comm.barrier()
-    np.savez(os.path.join(out, f"rank{r}.npz"), size=n,
+    graph = _graph_collectives(comm)
+    np.savez(os.path.join(out, f"rank{r}.npz"), size=n, **graph,
              s0=s[0], s1=s[1], s2=s[2], s3=s[3], m0=m[0], m1=m[1], m2=m[2],
              lo0=lo[0], lo1=lo[1], hi0=hi[0], hi1=hi[1], g=gathered, gb=gathered_bool,
              b0=b[0], b1=b[1], calls=comm.stats["calls"])
+
+
+def _graph_collectives(comm) -> dict:
+    """The collectives as ops in a tw.function, and their gradients."""
+    import twinflow as tw
+    from twinflow.distribute import mpi_ops
+
+    x = tw.constant(np.arange(4.0, dtype=np.float32).reshape(2, 2) + comm.rank)
+
+    @tw.function
+    def step(x):
+        with tw.GradientTape() as tape:
+            tape.watch(x)
+            total, = mpi_ops.all_reduce([x * x], "sum")
+            rows = mpi_ops.all_gather(x[: comm.rank + 1] * (comm.rank + 1.0))
+            loss = tw.reduce_sum(total) + tw.reduce_sum(rows * rows)
+        return total, rows, tape.gradient(loss, x)
+
+    total, rows, grad = step(x)
+    return {"gt": total.numpy(), "grows": rows.numpy(), "ggrad": grad.numpy()}
 
 
 def hang(out: str) -> None:

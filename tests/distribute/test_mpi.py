@@ -62,6 +62,14 @@ def test_collectives_between_two_workers(tmp_path):
         np.testing.assert_array_equal(d["gb"], [False, True])
         np.testing.assert_array_equal(d["b0"], [1.0, 1.0, 1.0])  # from the last worker
         np.testing.assert_array_equal(d["b1"], [1])
+        x0, x1 = np.arange(4.0).reshape(2, 2), np.arange(4.0).reshape(2, 2) + 1
+        np.testing.assert_allclose(d["gt"], x0 * x0 + x1 * x1)
+        np.testing.assert_allclose(d["grows"], np.concatenate([x0[:1], x1 * 2]))
+    # d loss / d x_r: every worker's sum(total) depends on x_r (2 workers * 2 x_r), and the
+    # gathered rows of x_r appear on both workers (2 * 2 * (r+1)^2 * x_r on its rows)
+    x0, x1 = np.arange(4.0).reshape(2, 2), np.arange(4.0).reshape(2, 2) + 1
+    np.testing.assert_allclose(seen[0]["ggrad"], 4 * x0 + np.array([[4.0], [0.0]]) * x0)
+    np.testing.assert_allclose(seen[1]["ggrad"], 4 * x1 + 16 * x1)
 
 
 @needs_mpi

@@ -1,5 +1,4 @@
-"""Who the workers are (``tf.distribute.cluster_resolver``, ``tf.train.ClusterSpec``) and how
-they talk (``tf.distribute.experimental.CommunicationOptions``).
+"""Who the workers are: ``tf.distribute.cluster_resolver`` and ``tf.train.ClusterSpec``.
 
 twinflow's workers are the processes of one MPI job: MPI, not a list of gRPC addresses, connects
 them. ``MPIClusterResolver`` reads the rank and size MPI gave this process (from the launcher's
@@ -9,13 +8,11 @@ index agree with the MPI job.
 """
 from __future__ import annotations
 
-import enum
 import json
 import os
 import socket
 
-__all__ = ["ClusterResolver", "ClusterSpec", "CollectiveHints", "CommunicationImplementation",
-           "CommunicationOptions", "MPIClusterResolver", "SimpleClusterResolver",
+__all__ = ["ClusterResolver", "ClusterSpec", "MPIClusterResolver", "SimpleClusterResolver",
            "TFConfigClusterResolver", "mpi_rank_and_size"]
 
 # (rank, size) variables that MPI launchers set: Open MPI, MPICH/Intel MPI (PMI), Slurm's srun.
@@ -148,6 +145,7 @@ class ClusterResolver:
     task_id: int | None = None
     rpc_layer: str | None = None
     environment: str = ""
+    _master: str = ""  # this task's address when given (SimpleClusterResolver)
 
     def cluster_spec(self) -> ClusterSpec:
         """The cluster.
@@ -169,13 +167,15 @@ class ClusterResolver:
         Returns:
             The address, or ``''`` when there is no cluster.
         """
+        layer = rpc_layer or self.rpc_layer
+        if task_type is None and task_id is None and self._master:
+            return f"{layer}://{self._master}" if layer else self._master
         task_type = self.task_type if task_type is None else task_type
         task_id = self.task_id if task_id is None else task_id
         spec = self.cluster_spec()
         if not spec or task_type is None or task_id is None:
             return ""
         address = spec.task_address(task_type, task_id)
-        layer = rpc_layer or self.rpc_layer
         return f"{layer}://{address}" if layer else address
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
@@ -222,23 +222,6 @@ class SimpleClusterResolver(ClusterResolver):
             A ClusterSpec.
         """
         return self._spec
-
-    def master(self, task_type: str | None = None, task_id: int | None = None,
-               rpc_layer: str | None = None) -> str:
-        """The master given (or, for another task, its address).
-
-        Args:
-            task_type: the job name.
-            task_id: the task index.
-            rpc_layer: e.g. ``'grpc'``.
-
-        Returns:
-            The address.
-        """
-        if task_type is None and task_id is None:
-            layer = rpc_layer or self.rpc_layer
-            return f"{layer}://{self._master}" if layer and self._master else self._master
-        return super().master(task_type, task_id, rpc_layer)
 
     def num_accelerators(self, task_type: str | None = None, task_id: int | None = None,
                          config_proto=None) -> dict:
@@ -323,64 +306,3 @@ class MPIClusterResolver(ClusterResolver):
         """
         host = socket.gethostname()
         return ClusterSpec({"worker": [f"{host}/rank{r}" for r in range(self.num_workers)]})
-
-
-class CommunicationImplementation(enum.Enum):
-    """Which collective library to use: twinflow's multi-worker collectives always run over
-    MPI, which ``AUTO`` selects; ``RING`` and ``NCCL`` are refused by the strategy."""
-
-    AUTO = "AUTO"
-    RING = "RING"
-    NCCL = "NCCL"
-
-
-CollectiveCommunication = CommunicationImplementation
-
-
-class CommunicationOptions:
-    """Options of the cross-worker collectives.
-
-    Args:
-        bytes_per_pack: split the fused gradient buffer into packs of about this many bytes
-            (0: one pack per dtype).
-        timeout_seconds: how long a collective waits for the other workers before it fails
-            (None: ``TWINFLOW_MPI_TIMEOUT`` or 300 s).
-        implementation: a ``CommunicationImplementation``.
-    """
-
-    def __init__(self, bytes_per_pack: int = 0, timeout_seconds: float | None = None,
-                 implementation=CommunicationImplementation.AUTO) -> None:
-        if isinstance(bytes_per_pack, bool) or not isinstance(bytes_per_pack, int) \
-                or bytes_per_pack < 0:
-            raise ValueError(f"bytes_per_pack must be a non-negative integer, got "
-                             f"{bytes_per_pack!r}")
-        if timeout_seconds is not None and (isinstance(timeout_seconds, bool) or not
-                                            isinstance(timeout_seconds, (int, float))
-                                            or timeout_seconds <= 0):
-            raise ValueError(f"timeout_seconds must be a positive number, got "
-                             f"{timeout_seconds!r}")
-        if isinstance(implementation, str):
-            implementation = CommunicationImplementation(implementation.upper())
-        if not isinstance(implementation, CommunicationImplementation):
-            raise ValueError(f"implementation must be a CommunicationImplementation, got "
-                             f"{implementation!r}")
-        self.bytes_per_pack = bytes_per_pack
-        self.timeout_seconds = timeout_seconds
-        self.implementation = implementation
-
-    def __repr__(self) -> str:
-        return (f"CommunicationOptions(bytes_per_pack={self.bytes_per_pack}, "
-                f"timeout_seconds={self.timeout_seconds}, "
-                f"implementation={self.implementation})")
-
-
-class CollectiveHints(CommunicationOptions):
-    """The older name of ``CommunicationOptions`` (``bytes_per_pack``, ``timeout_seconds``).
-
-    Args:
-        bytes_per_pack: see ``CommunicationOptions``.
-        timeout_seconds: see ``CommunicationOptions``.
-    """
-
-    def __init__(self, bytes_per_pack: int = 0, timeout_seconds: float | None = None) -> None:
-        super().__init__(bytes_per_pack, timeout_seconds)

@@ -4,8 +4,6 @@ SeparableConv1D/2D, DepthwiseConv1D/2D. 1-D layers run the 2-D ops on a height-1
 are Keras 3's."""
 from __future__ import annotations
 
-import inspect
-
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, nn_ops
@@ -13,6 +11,7 @@ from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .base import Layer
+from .ranked import Ranked
 from .reshaping import _data_format, _tuple
 
 
@@ -46,8 +45,7 @@ def _rename_kernel_config(cfg: dict) -> None:
     cfg["depthwise_regularizer"] = cfg.pop("kernel_regularizer")
 
 
-# The Args sections of the concrete layers, one per family: ``_doc`` fills in how the sizes
-# of a layer of that rank are given.
+# The Args sections of the concrete layers, one per family (see ``Ranked``).
 _GEOMETRY_ARGS = """kernel_size: the window size, {size}.
 strides: the step, {size}.
 padding: {padding}.
@@ -78,46 +76,20 @@ _DEPTHWISE_ARGS = (_GEOMETRY_ARGS + "\ndepth_multiplier: filters per input chann
 _SEPARABLE_ARGS = (_FILTERS + _GEOMETRY_ARGS + "\ndepth_multiplier: depthwise filters per "
                    "input channel.\n" + _weight_args(("depthwise", "the depthwise kernel"),
                                                      ("pointwise", "the pointwise kernel"), _BIAS))
-_SIZES = {1: "an int", 2: "an int or a pair", 3: "an int or a triple"}
-
-
-def _doc(summary: str, rank: int, args: str, causal: bool) -> str:
-    """The docstring of a rank-``rank`` layer: ``summary`` and its family's Args section.
-
-    Args:
-        summary: the first paragraph.
-        rank: the number of spatial dimensions.
-        args: the family's template (``_CONV_ARGS``...).
-        causal: whether ``padding='causal'`` is accepted.
-
-    Returns:
-        The docstring.
-    """
-    padding = "``'valid'``, ``'same'`` or ``'causal'``" if causal else "``'valid'`` or ``'same'``"
-    filled = args.format(size=_SIZES[rank], padding=padding).replace("\n", "\n    ")
-    return f"{inspect.cleandoc(summary)}\n\nArgs:\n    {filled}\n"
-
-
-class _Conv(Layer):
-    """Shared arguments, weights and data-format handling of the convolution layers.
-
-    A concrete layer names its rank, ``class Conv1D(_BaseConv, rank=1)``, and gets the Args
-    section of its family (``_args_doc``) after its own docstring.
-    """
+class _Conv(Ranked, Layer):
+    """Shared arguments, weights and data-format handling of the convolution layers."""
 
     _rank = 2
     _transpose = False
-    _args_doc = ""
-
-    def __init_subclass__(cls, rank: int | None = None, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        if rank is not None:
-            cls._rank = rank
-            cls.__doc__ = _doc(cls.__doc__, rank, cls._args_doc, cls._allows_causal())
 
     @classmethod
     def _allows_causal(cls) -> bool:
         return cls._rank == 1 and not cls._transpose
+
+    @classmethod
+    def _doc_fields(cls) -> dict:
+        causal = "``'valid'``, ``'same'`` or ``'causal'``"
+        return {"padding": causal if cls._allows_causal() else "``'valid'`` or ``'same'``"}
 
     def __init__(self, filters, kernel_size, strides=1, padding: str = "valid",
                  data_format=None, dilation_rate=1, groups: int = 1, activation=None,

@@ -1,20 +1,17 @@
 """``twinflow export``: a SavedModel signature or FILE.py:NAME to an ONNX file."""
 from __future__ import annotations
 
+import pathlib
 import textwrap
 
 import numpy as np
-import pytest
 
 import twinflow as tf
 from twinflow import cli
 
 from .helpers import onnx, run, session
 
-
-def _has_saved_model() -> bool:
-    sm = getattr(tf, "saved_model", None)
-    return getattr(sm, "save", None) is not None and getattr(sm, "load", None) is not None
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "onnx"
 
 
 def test_export_a_function_of_a_file(tmp_path, capsys):
@@ -50,7 +47,6 @@ def test_export_errors_are_reported(tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.skipif(not _has_saved_model(), reason="tw.saved_model.save/load not in this tree")
 def test_export_a_saved_model_signature(tmp_path, capsys):
     tf.keras.utils.set_random_seed(3)
     module = tf.Module()
@@ -67,3 +63,17 @@ def test_export_a_saved_model_signature(tmp_path, capsys):
     np.testing.assert_allclose(got, module.dense(x).numpy(), rtol=1e-5)
     assert cli.main(["export", str(saved), str(out), "--signature", "nope"]) == 1
     assert "serving_default" in capsys.readouterr().err
+
+
+def test_export_a_saved_model_written_by_tensorflow(tmp_path, capsys):
+    """tests/fixtures/onnx/make_fixtures.py wrote the SavedModel and TensorFlow's outputs."""
+    out = tmp_path / "tf.onnx"
+    assert cli.main(["export", str(FIXTURES / "tf_saved_model"), str(out), "--opset",
+                     "13"]) == 0, capsys.readouterr().err
+    io = np.load(FIXTURES / "tf_saved_model_io.npz")
+    sess = session(onnx.load(str(out)))
+    assert [i.name for i in sess.get_inputs()] == ["image"]
+    assert [o.name for o in sess.get_outputs()] == ["probs"]
+    np.testing.assert_allclose(run(sess, io["image"])[0], io["probs"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(run(sess, io["image"][:2])[0], io["probs"][:2], rtol=1e-5,
+                               atol=1e-6)

@@ -127,6 +127,11 @@ def _const(cx, op):
     return [cx.const(arr.astype(op.outputs[0].dtype.np, copy=False), op.name)]
 
 
+@converts("NoOp")
+def _no_op(cx, op):
+    return []   # a control dependency's anchor: nothing to compute
+
+
 @converts("ReadVariableOp")
 def _read_variable(cx, op):
     handle = cx.env.get(id(op.inputs[0]))

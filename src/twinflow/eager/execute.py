@@ -74,10 +74,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
-    if quiet or ctx.graph is None:
-        if not quiet and (ctx.slow_path or process.eager_hook):
-            return _bind_eager_slow(opdef, inputs, attrs)
+    # No thread builds a graph or records: skip the per-thread ctx.
+    if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
         check = opdef.validate_eager
         if check is not None:  # the op's schema (and infer, if it says so): as in a graph
             check(inputs, attrs)
@@ -92,6 +90,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
                 out = _string_scalar(out)
             result = EagerTensor(out)
         return result
+    if ctx.graph is None:
+        return _bind_eager_slow(opdef, inputs, attrs)
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
 
 
@@ -143,10 +143,7 @@ def bind_binary(opdef: OpDef, x, y):
     Returns:
         The output tensor.
     """
-    quiet = process.quiet
-    if quiet or ctx.graph is None:
-        if not quiet and (ctx.slow_path or process.eager_hook):
-            return _bind_eager_slow(opdef, (x, y), _EMPTY)
+    if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
         xv = x._value
         yv = y._value
         dt = xv.dtype
@@ -159,6 +156,8 @@ def bind_binary(opdef: OpDef, x, y):
         except KERNEL_ERRORS as e:
             raise kernel_error(opdef, (x, y), _EMPTY, e) from e
         return EagerTensor(out)
+    if ctx.graph is None:
+        return _bind_eager_slow(opdef, (x, y), _EMPTY)
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)
 
 

@@ -327,6 +327,9 @@ def _cast_python(value, dtype) -> np.ndarray:
         if src.size and src.dtype.kind in _REFUSED_KINDS.get(dtype.np.kind, ""):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if dtype.is_string:
+        if not isinstance(value, (np.ndarray, np.generic)):
+            # NumPy's 'S' arrays drop trailing NUL bytes: build from the Python objects
+            src = np.array(value, dtype=object)
         return _as_bytes_array(src.astype(object))
     with np.errstate(all="ignore"):
         return src.astype(dtype.np)

@@ -93,7 +93,8 @@ def test_allocator_tuning_is_on_unless_the_environment_says_no():
     import subprocess
     import sys
     code = "import twinflow.core.allocator as a; print(a.tune())"
-    env = {"PYTHONPATH": str(pathlib.Path(tw.__file__).parents[1]), "PATH": ""}
+    env = {"PYTHONPATH": str(pathlib.Path(tw.__file__).parents[1]), "PATH": "",
+           "PYTHONDONTWRITEBYTECODE": "1"}
     on = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     off = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**env, "TWINFLOW_KEEP_FREED_MEMORY": "0"})

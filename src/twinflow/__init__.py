@@ -5,6 +5,7 @@ This module only re-exports; each op module lists its public names in ``__all__`
 """
 import importlib as _importlib
 
+from .core import allocator as _allocator  # noqa: F401  (freed arrays stay in the process)
 from .core import dtypes as _dtypes
 from .core.context import executing_eagerly
 from .core.devices import DeviceSpec, device

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
+from ..graph.graph import name_scoped
 from ..io.parsing import parse_example
 from ..io.tfrecord import TFRecordWriter as _RecordWriter
 from ..ops.random_ops import get_seed
@@ -73,13 +74,14 @@ load = Dataset.load
 
 
 @register_node
+@name_scoped
 def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False  # noqa: N802
                   ) -> Dataset:
     """Random int64 scalars forever (``tf.data.experimental.RandomDataset``).
 
     Args:
         seed: the seed.
-        name: ignored.
+        name: the name scope of the ops it creates (in a graph).
         rerandomize_each_iteration: a new sequence on each pass.
 
     Returns:

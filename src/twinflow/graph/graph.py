@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import linecache
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import context
@@ -457,6 +458,38 @@ def name_scope(name: str) -> Iterator[str]:
         return
     with g.name_scope(name) as scope:
         yield scope
+
+
+def name_scoped(fn: Callable) -> Callable:
+    """Decorator of a public function made of several ops: its ``name`` argument opens a name
+    scope around the ops it creates in a graph, as TensorFlow's composite functions do (e.g.
+    ``tw.nn.moments(x, [0], name="m")`` makes ``m/Mean``...). Eagerly ops have no names, and
+    the call goes straight through.
+
+    Args:
+        fn: a function with a ``name`` parameter (positional or keyword).
+
+    Returns:
+        The wrapped function.
+    """
+    code = fn.__code__
+    index = code.co_varnames.index("name")
+    position = index if index < code.co_argcount else None  # None: keyword-only
+
+    @functools.wraps(fn)
+    def with_name_scope(*args, **kwargs):
+        g = ctx.graph
+        if g is None:
+            return fn(*args, **kwargs)
+        name = args[position] if position is not None and position < len(args) else \
+            kwargs.get("name")
+        if not name:
+            return fn(*args, **kwargs)
+        with g.name_scope(name):
+            return fn(*args, **kwargs)
+    # A library function: AutoGraph calls it as it is (its source starts with the decorator).
+    with_name_scope.__ag_do_not_convert__ = True
+    return with_name_scope
 
 
 _thread_scopes = threading.local()

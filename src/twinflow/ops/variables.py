@@ -15,7 +15,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
-from ..graph.graph import current_name_scope
+from ..graph.graph import current_name_scope, name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import Reference, Tensor
 from .core import convert
@@ -332,6 +332,7 @@ class Variable:
                 return self.read_value()
         return self
 
+    @name_scoped
     def assign(self, value, use_locking=None, name: str | None = None,
                read_value: bool = True) -> Variable | Tensor | None:
         """Sets the variable to ``value``.
@@ -339,7 +340,7 @@ class Variable:
         Args:
             value: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
+            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -347,6 +348,7 @@ class Variable:
         """
         return self._assign_op(AssignVariableOp, value, read_value)
 
+    @name_scoped
     def assign_add(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Adds ``delta`` to the variable.
@@ -354,7 +356,7 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
+            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -362,6 +364,7 @@ class Variable:
         """
         return self._assign_op(AssignAddVariableOp, delta, read_value)
 
+    @name_scoped
     def assign_sub(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Subtracts ``delta`` from the variable.
@@ -369,7 +372,7 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
+            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:

@@ -80,6 +80,7 @@ _LAZY = {
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None), "graph_util": (".graph_util", None),
+    "saved_model": (".saved_model", None),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),

@@ -28,6 +28,9 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
+# The dtype of most tensors: an identity test passes it before a (slower) set lookup on the
+# hot paths; every op ``bind_binary`` serves accepts it (``tests/eager`` checks).
+F32 = np.dtype(np.float32)
 
 # TensorFlow's kernels overflow to inf / NaN silently; NumPy's floating-point RuntimeWarnings
 # raised by twinflow's own kernel calls (not the user's NumPy code) are silenced the same way.
@@ -121,7 +124,7 @@ def bind_binary(opdef: OpDef, x, y):
         dt = xv.dtype
         if dt is not yv.dtype and dt != yv.dtype:
             check_dtypes_match(opdef.name, (x, y))
-        if dt not in opdef.np_dtypes:  # (bind_binary's ops have no attrs to check)
+        if dt is not F32 and dt not in opdef.np_dtypes:  # (no attrs to check)
             opdef.validate((x, y), _EMPTY)
         try:
             out = opdef.kernel(xv, yv)

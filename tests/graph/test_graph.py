@@ -102,3 +102,31 @@ def test_name_argument_of_composite_functions_opens_a_name_scope():
     # Eagerly the call goes straight through; AutoGraph leaves the library function alone.
     assert float(tw.nn.moments(tw.constant([1.0, 3.0]), [0], name="m")[0]) == 2.0
     assert float(tw.function(tw.nn.l2_loss)(tw.constant([3.0]), name="l")) == 4.5
+
+
+def test_name_scoped_documents_the_name_argument():
+    from twinflow.graph.graph import name_scoped
+
+    @name_scoped
+    def only_name(name=None) -> None:
+        """Does nothing.
+
+        Returns:
+            None.
+        """
+
+    @name_scoped
+    def two(x, name=None) -> None:
+        """Does nothing.
+
+        Args:
+            x: a value,
+                on two lines.
+
+        Returns:
+            None.
+        """
+
+    assert "Args:\n    name: the name scope" in only_name.__doc__
+    assert "on two lines.\n    name: the name scope" in two.__doc__
+    assert "name: the name scope" in tw.nn.l2_loss.__doc__

@@ -24,7 +24,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
         ys: a tensor or list of tensors of the graph being built.
         xs: a tensor/variable or list of them.
         grad_ys: optional initial gradients, one per ``ys``.
-        name: the name scope of the ops it creates (in a graph).
         gate_gradients: unused.
         aggregation_method: unused.
         stop_gradients: unused.

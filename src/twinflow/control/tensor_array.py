@@ -458,7 +458,6 @@ class TensorArray:
 
         Args:
             indices: a 1-D int tensor or list of element indices.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             A tensor of shape ``[len(indices)] + element_shape``.
@@ -495,7 +494,6 @@ class TensorArray:
         Args:
             indices: a 1-D int tensor or list of element indices.
             value: a tensor with one row per index.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The TensorArray after the writes.
@@ -542,7 +540,6 @@ class TensorArray:
         """Does nothing: twinflow frees the elements with the TensorArray.
 
         Args:
-            name: the name scope of the ops it creates (in a graph).
         """
         return None
 

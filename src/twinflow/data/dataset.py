@@ -151,7 +151,6 @@ class Dataset(TransformMethods):
 
         Args:
             tensors: a tensor/array/list, or a tuple/dict of them (same first dimension).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -165,7 +164,6 @@ class Dataset(TransformMethods):
 
         Args:
             tensors: the element.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -180,7 +178,6 @@ class Dataset(TransformMethods):
         Args:
             *args: start, stop, step as for Python's range.
             output_type: the element dtype.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -197,7 +194,6 @@ class Dataset(TransformMethods):
 
         Args:
             *datasets: datasets, or one tuple/dict of datasets.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -221,7 +217,6 @@ class Dataset(TransformMethods):
             output_shapes: the element shapes (unknown when omitted), with output_types.
             args: arguments for ``generator``.
             output_signature: TensorSpecs of the element (the newer form).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -236,7 +231,6 @@ class Dataset(TransformMethods):
 
         Args:
             elements: the elements.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -293,7 +287,6 @@ class Dataset(TransformMethods):
             start: the first value.
             step: the increment.
             dtype: the element dtype.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -309,7 +302,6 @@ class Dataset(TransformMethods):
         Args:
             seed: the seed.
             rerandomize_each_iteration: a new sequence on each pass.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -327,7 +319,6 @@ class Dataset(TransformMethods):
             file_pattern: the pattern(s).
             shuffle: shuffle the names (default True, as TensorFlow).
             seed: the shuffle seed.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -373,9 +364,6 @@ class Dataset(TransformMethods):
     @name_scoped
     def get_single_element(self, name: str | None = None) -> Any:
         """The only element of a one-element dataset.
-
-        Args:
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The element.

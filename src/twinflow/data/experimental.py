@@ -81,7 +81,6 @@ def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False
 
     Args:
         seed: the seed.
-        name: the name scope of the ops it creates (in a graph).
         rerandomize_each_iteration: a new sequence on each pass.
 
     Returns:

@@ -57,7 +57,6 @@ class TransformMethods:
             map_func: the function.
             num_parallel_calls: None (serial), a number of threads, or AUTOTUNE.
             deterministic: False lets results come in completion order.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -73,7 +72,6 @@ class TransformMethods:
 
         Args:
             predicate: the function.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -90,7 +88,6 @@ class TransformMethods:
             drop_remainder: drop a last, smaller batch.
             num_parallel_calls: checked; batches are stacked on the consumer's thread.
             deterministic: accepted (batching is always in order).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -110,7 +107,6 @@ class TransformMethods:
                 batch (default: all dims so).
             padding_values: per component (or one for all), the pad value (0, b"" for strings).
             drop_remainder: drop a last, smaller batch.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -122,9 +118,6 @@ class TransformMethods:
     @name_scoped
     def unbatch(self, name=None) -> Dataset:
         """Splits each element's first dimension into separate elements.
-
-        Args:
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -138,7 +131,6 @@ class TransformMethods:
         Args:
             batch_size: the new batch size (an int; a list of sizes is not supported).
             drop_remainder: drop a last, smaller batch.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -156,7 +148,6 @@ class TransformMethods:
             buffer_size: the buffer; at least the dataset size for a full shuffle.
             seed: the random seed (with the global seed, ``tw.random.set_seed``).
             reshuffle_each_iteration: a new order on each iteration.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -170,7 +161,6 @@ class TransformMethods:
 
         Args:
             count: the number of repetitions.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -184,7 +174,6 @@ class TransformMethods:
 
         Args:
             count: how many.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -197,7 +186,6 @@ class TransformMethods:
 
         Args:
             count: how many to skip (-1: all).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -210,7 +198,6 @@ class TransformMethods:
 
         Args:
             buffer_size: the buffer size (AUTOTUNE: 2); 0 adds no thread.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -228,7 +215,6 @@ class TransformMethods:
 
         Args:
             filename: must be empty (in-memory cache).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -243,7 +229,6 @@ class TransformMethods:
 
         Args:
             start: the first index.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -257,7 +242,6 @@ class TransformMethods:
 
         Args:
             dataset: the other dataset.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -271,7 +255,6 @@ class TransformMethods:
         Args:
             num_shards: the number of shards.
             index: this shard.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -304,7 +287,6 @@ class TransformMethods:
         Args:
             options: the options; ``deterministic=False`` lets parallel maps yield in
                 completion order.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -336,7 +318,6 @@ class TransformMethods:
             shift: the step between windows' first elements (default ``size``).
             stride: the step between elements of a window.
             drop_remainder: drop windows shorter than ``size`` at the end.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             A dataset of datasets.
@@ -352,7 +333,6 @@ class TransformMethods:
 
         Args:
             map_func: element -> Dataset (called per element, in Python).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -371,7 +351,6 @@ class TransformMethods:
             block_length: consecutive elements taken from each (default 1).
             num_parallel_calls: open datasets are read by that many threads.
             deterministic: False lets elements come in the order threads produce them.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -391,7 +370,6 @@ class TransformMethods:
         Args:
             initial_state: the first state (structure of tensors).
             scan_func: the step function.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset of ``out`` values.
@@ -409,7 +387,6 @@ class TransformMethods:
             reduce_func: (key, window dataset) -> dataset.
             window_size: elements per window.
             window_size_func: key -> window size (instead of ``window_size``).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -441,7 +418,6 @@ class TransformMethods:
             pad_to_bucket_boundary: pad to the bucket's boundary - 1 instead.
             no_padding: batch without padding (elements must have equal shapes).
             drop_remainder: drop a bucket's last, smaller batch.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -457,7 +433,6 @@ class TransformMethods:
 
         Args:
             log_warning: log each dropped error.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -470,7 +445,6 @@ class TransformMethods:
 
         Args:
             predicate: element -> boolean scalar.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -480,9 +454,6 @@ class TransformMethods:
     @name_scoped
     def unique(self, name=None) -> Dataset:
         """The elements (int or string scalars) without repeats, in first-seen order.
-
-        Args:
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -500,7 +471,6 @@ class TransformMethods:
             compression: must be None.
             reader_func: not supported.
             shard_func: not supported.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -520,7 +490,6 @@ class TransformMethods:
             target_dist: the wanted class probabilities.
             initial_dist: the input's class probabilities (estimated when None).
             seed: the seed.
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -537,7 +506,6 @@ class TransformMethods:
             batch_size: elements per batch.
             drop_remainder: drop a last, smaller batch.
             row_splits_dtype: the row splits dtype (int64 by default).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.
@@ -557,7 +525,6 @@ class TransformMethods:
         Args:
             batch_size: elements per batch.
             row_shape: the dense shape of each row (each element must fit in it).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             The dataset.

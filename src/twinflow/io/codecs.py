@@ -487,7 +487,6 @@ def matching_files(pattern, name=None) -> Any:
 
     Args:
         pattern: the pattern (or a list of them).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A string vector.

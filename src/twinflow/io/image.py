@@ -94,7 +94,6 @@ def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None) -> An
         contents: a string scalar of PNG bytes.
         channels: 0 (as stored), 1, 3 or 4.
         dtype: must be uint8.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -118,7 +117,6 @@ def decode_jpeg(contents, channels: int = 0, ratio: int = 1, fancy_upscaling: bo
         try_recover_truncated: must be False.
         acceptable_fraction: must be 1.
         dct_method: accepted (Pillow's decoder).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -148,7 +146,6 @@ def decode_gif(contents, name=None) -> Any:
 
     Args:
         contents: a string scalar of GIF bytes.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [frames, height, width, 3].
@@ -163,7 +160,6 @@ def decode_bmp(contents, channels: int = 0, name=None) -> Any:
     Args:
         contents: a string scalar of BMP bytes.
         channels: 0, 3 or 4.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -180,7 +176,6 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
         contents: a string scalar.
         channels: None/0 (as stored), 1, 3 or 4.
         dtype: must be uint8.
-        name: the name scope of the ops it creates (in a graph).
         expand_animations: GIFs give [frames, h, w, 3] (else the first frame).
 
     Returns:
@@ -222,7 +217,6 @@ def encode_png(image, compression: int = -1, name=None) -> Any:
     Args:
         image: the pixels.
         compression: accepted (Pillow's default level).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A string scalar.
@@ -248,7 +242,6 @@ def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = 
         x_density: accepted.
         y_density: accepted.
         xmp_metadata: accepted.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A string scalar.
@@ -263,7 +256,6 @@ def is_jpeg(contents, name=None) -> Any:
 
     Args:
         contents: a string scalar.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A bool scalar tensor.

@@ -21,7 +21,6 @@ def decode_json_example(json_examples, name=None) -> Any:
 
     Args:
         json_examples: a string tensor of JSON texts.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A string tensor of the same shape.
@@ -46,7 +45,6 @@ def match_filenames_once(pattern, name=None) -> Any:
 
     Args:
         pattern: a glob pattern or a list of them.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A string vector.
@@ -61,7 +59,6 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Any:
     Args:
         contents: a string scalar of JPEG bytes.
         output_type: int32 or int64.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A vector of 3 values.
@@ -87,7 +84,6 @@ def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 
         try_recover_truncated: must be False.
         acceptable_fraction: must be 1.
         dct_method: accepted.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [crop_height, crop_width, channels].
@@ -110,7 +106,6 @@ def decode_webp(contents, channels: int = 0, name=None) -> Any:
     Args:
         contents: a string scalar of WebP bytes.
         channels: 0, 3 or 4.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A uint8 tensor [height, width, channels].

@@ -224,7 +224,6 @@ def _row_method(kind: str):
     method.__doc__ = (f"Scatter-{kind.lower()}s ``sparse_delta`` (a ``tw.IndexedSlices``) into "
                       "the variable's rows.\n\nArgs:\n"
                       "    sparse_delta: the rows and their indices.\n    use_locking: unused.\n"
-                      "    name: the name scope of its ops (in a graph).\n"
                       "    read_value: in a graph, return the new value (else None).\n\n"
                       "Returns:\n    The variable eagerly; its new value (or None) in a graph.\n")
     return name_scoped(method)
@@ -238,7 +237,7 @@ def _nd_method(kind: str):
     method.__doc__ = (f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``.\n\n"
                       "Args:\n    indices: an int tensor ``[..., M]``.\n    updates: the values, "
                       "``indices.shape[:-1] + shape[M:]``.\n"
-                      "    name: the name scope of its ops (in a graph).\n\nReturns:\n"
+                      "\nReturns:\n"
                       "    The variable eagerly; its new value in a graph.\n")
     return name_scoped(method)
 
@@ -266,7 +265,6 @@ class _EagerVariableSlice(EagerTensor):
 
         Args:
             value: a tensor or value broadcastable to the slice.
-            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -311,7 +309,6 @@ def _sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         indices: an int tensor of row indices.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The gathered rows.
@@ -325,7 +322,6 @@ def _gather_nd(self, indices: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         indices: an int tensor ``[..., M]``.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The gathered slices.

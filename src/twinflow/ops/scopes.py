@@ -127,7 +127,6 @@ def tuple(tensors, control_inputs=None, name: str | None = None) -> list:
     Args:
         tensors: a list of tensors (or None).
         control_inputs: more ops or tensors to wait for.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A list of tensors with the same values (None entries stay None).
@@ -146,7 +145,6 @@ def identity_n(input, name: str | None = None) -> list:
 
     Args:
         input: a list of tensors.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A list of tensors with the same values.

@@ -340,7 +340,6 @@ class Variable:
         Args:
             value: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -356,7 +355,6 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -372,7 +370,6 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: the name scope of the ops it creates (in a graph).
             read_value: in a graph, return the new value (else None).
 
         Returns:

@@ -169,7 +169,6 @@ def create_file_writer(logdir: str, max_queue: int | None = None, flush_millis=N
         max_queue: records buffered before a flush.
         flush_millis: accepted for compatibility.
         filename_suffix: the event file's suffix (``.v2`` by default).
-        name: the name scope of the ops it creates (in a graph).
         experimental_trackable: ignored.
 
     Returns:
@@ -194,7 +193,6 @@ def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
 
     Args:
         writer: the writer.
-        name: the name scope of the ops it creates (in a graph).
     """
     w = writer or _STATE.writer
     if w is not None:

@@ -260,7 +260,6 @@ class Optimizer(Module, Configurable):
         Args:
             grads_and_vars: pairs ``(gradient, variable)``; pairs with a None gradient are
                 skipped.
-            name: the name scope of the ops it creates (in a graph).
             skip_gradients_aggregation: ignored.
             **kwargs: ignored.
 

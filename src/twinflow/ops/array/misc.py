@@ -87,7 +87,6 @@ def saturate_cast(value: TensorLike, dtype: DTypeLike, name: str | None = None) 
     Args:
         value: a numeric tensor.
         dtype: the target dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The cast tensor (no wrap-around).
@@ -120,7 +119,6 @@ def shape_n(input, out_type: DTypeLike = dtypes.int32, name: str | None = None) 
     Args:
         input: a list of tensors.
         out_type: int32 or int64.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A list of 1-D shape tensors.
@@ -134,7 +132,6 @@ def parallel_stack(values, name: str = "parallel_stack") -> Tensor:
 
     Args:
         values: a list of tensors with the same shape and dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The stacked tensor.

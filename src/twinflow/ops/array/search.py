@@ -82,7 +82,6 @@ def sequence_mask(lengths: TensorLike, maxlen=None, dtype: DTypeLike = dtypes.bo
         lengths: an integer tensor of any shape.
         maxlen: the mask's last dimension (default: the largest length).
         dtype: the mask's dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor of shape ``lengths.shape + [maxlen]`` with ``mask[..., j] = j < lengths[...]``.

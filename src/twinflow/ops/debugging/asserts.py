@@ -306,7 +306,6 @@ def assert_rank(x: TensorLike, rank, message: str | None = None, name: str | Non
         x: a tensor.
         rank: the expected rank (int or scalar int tensor with a known value).
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         None.
@@ -326,7 +325,6 @@ def assert_rank_at_least(x: TensorLike, rank, message: str | None = None,
         x: a tensor.
         rank: the minimum rank (an int).
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         None.
@@ -345,7 +343,6 @@ def assert_scalar(tensor: TensorLike, message: str | None = None,
     Args:
         tensor: a tensor.
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The tensor.
@@ -364,7 +361,6 @@ def assert_type(tensor: TensorLike, tf_type, message: str | None = None,
         tensor: a tensor or variable.
         tf_type: the expected dtype.
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         None.
@@ -384,7 +380,6 @@ def assert_integer(x: TensorLike, message: str | None = None, name: str | None =
     Args:
         x: a tensor or variable.
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         None.
@@ -410,7 +405,6 @@ def assert_shapes(shapes, data: TensorLike | None = None, summarize: int | None 
         data: accepted for compatibility.
         summarize: accepted for compatibility.
         message: text prepended to the error.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         None.

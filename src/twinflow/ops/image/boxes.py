@@ -59,7 +59,6 @@ def crop_and_resize(image: TensorLike, boxes: TensorLike, box_indices: TensorLik
         crop_size: ``[crop_height, crop_width]``, known when the op is built.
         method: "bilinear" or "nearest".
         extrapolation_value: the value of samples outside the image.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         float32 ``[num_boxes, crop_height, crop_width, channels]``.
@@ -213,7 +212,6 @@ def non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size,
         max_output_size: the most boxes to keep.
         iou_threshold: boxes overlapping a kept one by more than this are dropped.
         score_threshold: boxes scoring at most this are dropped.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         int32 indices of the kept boxes, best first.
@@ -237,7 +235,6 @@ def non_max_suppression_with_scores(boxes: TensorLike, scores: TensorLike, max_o
         score_threshold: boxes scoring at most this are dropped.
         soft_nms_sigma: > 0 decays overlapping scores by ``exp(-iou^2 / (2 sigma))``
             instead of dropping them (Soft-NMS).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         (selected_indices, selected_scores).
@@ -263,7 +260,6 @@ def non_max_suppression_padded(boxes: TensorLike, scores: TensorLike, max_output
         iou_threshold: the overlap above which a box is dropped.
         score_threshold: boxes scoring at most this are dropped.
         pad_to_max_output_size: pad the indices with zeros to ``max_output_size``.
-        name: the name scope of the ops it creates (in a graph).
         sorted_input: a speed hint of TensorFlow's (the result does not depend on it).
         canonicalized_coordinates: a speed hint (any corner order is handled).
         tile_size: a speed hint of TensorFlow's tiled kernel.

@@ -56,7 +56,6 @@ def convert_image_dtype(image: TensorLike, dtype: DTypeLike, saturate: bool = Fa
         image: a tensor.
         dtype: the target dtype.
         saturate: clip before casting, so that values out of range do not wrap.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The converted image.
@@ -202,7 +201,6 @@ def rgb_to_grayscale(images: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         images: images with 3 channels last.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., 1]`` images of the input's dtype.
@@ -218,7 +216,6 @@ def grayscale_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         images: images with 1 channel last.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., 3]`` images.
@@ -236,7 +233,6 @@ def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         images: float images with 3 channels last.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The HSV images.
@@ -264,7 +260,6 @@ def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         images: float HSV images with 3 channels last.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The RGB images.
@@ -294,7 +289,6 @@ def adjust_saturation(image: TensorLike, saturation_factor, name: str | None = N
     Args:
         image: RGB images.
         saturation_factor: the multiplier.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The adjusted images, of the input's dtype.
@@ -312,7 +306,6 @@ def adjust_hue(image: TensorLike, delta, name: str | None = None) -> Tensor:
     Args:
         image: RGB images.
         delta: the hue shift, in turns.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The adjusted images, of the input's dtype.

@@ -57,7 +57,6 @@ def transpose(image: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The transposed images.
@@ -73,7 +72,6 @@ def rot90(image: TensorLike, k=1, name: str | None = None) -> Tensor:
     Args:
         image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
         k: the number of quarter turns (known when the op is built).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The rotated images.
@@ -187,7 +185,6 @@ def random_crop(value: TensorLike, size, seed=None, name: str | None = None) -> 
         value: a tensor of any rank.
         size: the window size, one entry per dimension (known when the op is built).
         seed: the op seed.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The window.
@@ -203,7 +200,6 @@ def stateless_random_crop(value: TensorLike, size, seed, name: str | None = None
         value: a tensor of any rank.
         size: the window size, one entry per dimension.
         seed: the stateless seed.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The window (the same for the same seed).

@@ -35,7 +35,6 @@ def psnr(a: TensorLike, b: TensorLike, max_val, name: str | None = None) -> Tens
         a: images ``[..., height, width, channels]``.
         b: images of the same shape.
         max_val: the dynamic range (1.0 for float images, 255 for uint8).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         float32 PSNR per image (``a.shape[:-3]``).
@@ -223,7 +222,6 @@ def total_variation(images: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         images: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         One value per image (a scalar for a single image).
@@ -248,7 +246,6 @@ def extract_patches(images: TensorLike, sizes, strides, rates, padding: str,
         strides: ``[1, stride_rows, stride_cols, 1]``.
         rates: ``[1, rate_rows, rate_cols, 1]`` (dilation).
         padding: "VALID" or "SAME" (zero padding).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[batch, out_rows, out_cols, size_rows * size_cols * channels]``.

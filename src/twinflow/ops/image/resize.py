@@ -205,7 +205,6 @@ def resize(images: TensorLike, size, method: str = "bilinear",
         preserve_aspect_ratio: fit inside ``size`` keeping the aspect ratio.
         antialias: widen the kernel when downsampling (not for nearest and area, as in
             TensorFlow).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The resized images: float32, except for nearest, which keeps the input dtype.

@@ -451,7 +451,6 @@ def polyval(coeffs, x: TensorLike, name: str | None = None) -> Tensor:
     Args:
         coeffs: a list of tensors or numbers, highest degree first.
         x: a tensor.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The polynomial's value at x (Horner's rule); zeros like x for no coefficients.

@@ -131,7 +131,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
         t_list: tensors or IndexedSlices (kept sparse); None entries stay None.
         clip_norm: a positive scalar.
         use_norm: the global norm to use (computed from t_list if None).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         (list of clipped tensors, the global norm).

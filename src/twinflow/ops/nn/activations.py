@@ -291,7 +291,6 @@ def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Te
     Args:
         features: a float tensor.
         beta: the sigmoid's slope.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor of the same shape and dtype.
@@ -311,7 +310,6 @@ def gelu(features: TensorLike, approximate: bool = False, name: str | None = Non
     Args:
         features: a float tensor.
         approximate: use the tanh approximation instead of the exact erf form.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor of the same shape and dtype.
@@ -334,7 +332,6 @@ def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tens
     Args:
         features: a tensor.
         axis: the axis the two halves are joined along.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor twice as long along ``axis``.

@@ -253,7 +253,6 @@ def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_fo
         padding: "SAME", "VALID" or explicit [[0, 0], [left, right], [0, 0]].
         data_format: "NWC" (the only layout supported).
         dilations: an int or a list of 1 or 3 ints.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The convolution, [batch, out_width, out_channels].
@@ -285,7 +284,6 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
         padding: as for conv2d.
         data_format: "NHWC" (default) or "NCHW".
         dilations: as for conv2d.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor [batch, out_height, out_width, in_channels * channel_multiplier].
@@ -310,7 +308,6 @@ def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_
         padding: as for conv2d.
         data_format: "NHWC" (the only layout supported).
         dilations: as for conv2d.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor [batch, out_height, out_width, out_channels].

@@ -160,7 +160,6 @@ def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, ax
         labels: a tensor of the logits' shape; each slice along ``axis`` a distribution.
         logits: a float tensor.
         axis: the class dimension.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The loss, with ``axis`` reduced away.
@@ -301,7 +300,6 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         t: a float tensor.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A scalar of ``t``'s dtype.
@@ -321,7 +319,6 @@ def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
         labels: a tensor of the logits' shape and dtype.
         logits: a float tensor.
         pos_weight: the weight of positive examples.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The per-element loss.
@@ -341,7 +338,6 @@ def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_lo
         targets: a tensor of counts.
         log_input: a float tensor of log-rates, same shape.
         compute_full_loss: add the Stirling approximation of log(targets!).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The per-element loss.

@@ -78,7 +78,6 @@ def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
         axes: the axes to reduce.
         shift: unused (kept for TensorFlow's signature).
         keepdims: keep the reduced axes with length 1.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A pair (mean, variance).
@@ -107,7 +106,6 @@ def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
         offset: a tensor broadcastable to ``x``, or None.
         scale: a tensor broadcastable to ``x``, or None.
         variance_epsilon: a small float added to the variance.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The normalized tensor.
@@ -133,7 +131,6 @@ def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float =
         x: a float tensor.
         axis: the axis or axes to normalize along (None: all).
         epsilon: lower bound on the squared norm.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The normalized tensor.
@@ -153,7 +150,6 @@ def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int
         rate: the probability of dropping each element, in [0, 1).
         noise_shape: shape of the random keep/drop mask (broadcast against ``x``).
         seed: op seed (see ``tw.random.set_seed``).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A tensor of ``x``'s shape and dtype.
@@ -210,7 +206,6 @@ def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
 
     Args:
         value: a numeric tensor.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A float32 scalar.
@@ -230,7 +225,6 @@ def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: Tens
         mean_ss: the (shifted) sum of the elements.
         variance_ss: the (shifted) sum of squares.
         shift: the shift used, or None.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A pair (mean, variance).

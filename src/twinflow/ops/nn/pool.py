@@ -228,7 +228,6 @@ def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
         data_format: "NWC" (the only layout supported).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The pooled tensor.
@@ -247,7 +246,6 @@ def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
         data_format: "NWC" (the only layout supported).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The pooled tensor.

@@ -58,7 +58,6 @@ def concat(values: list, axis, name=None) -> RaggedTensor:
     Args:
         values: RaggedTensors (and dense tensors) of the same rank.
         axis: 0 or 1 (or deeper, applied to the values).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor.
@@ -96,7 +95,6 @@ def expand_dims(rt: RaggedTensor, axis, name=None) -> RaggedTensor:
     Args:
         rt: a RaggedTensor.
         axis: where the new dimension of size 1 goes.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor.
@@ -122,7 +120,6 @@ def stack(values: list, axis=0, name=None) -> RaggedTensor:
     Args:
         values: tensors of the same rank.
         axis: where the new dimension goes.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor.
@@ -145,7 +142,6 @@ def gather(params, indices, axis=0, batch_dims=0, name=None):
         indices: int tensor or RaggedTensor of row numbers.
         axis: must be 0.
         batch_dims: must be 0.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The gathered rows (ragged).
@@ -184,7 +180,6 @@ def tile(rt: RaggedTensor, multiples, name=None) -> RaggedTensor:
     Args:
         rt: a RaggedTensor of rank 2 (ragged_rank 1).
         multiples: two non-negative ints.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor.
@@ -211,7 +206,6 @@ def where(condition, x=None, y=None, name=None):
         condition: a RaggedTensor of bools.
         x: values where True.
         y: values where False.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor.

@@ -140,7 +140,6 @@ def sparse_cross(inputs: list, name=None, separator=None) -> SparseTensor:
 
     Args:
         inputs: rank-2 SparseTensors, RaggedTensors or dense tensors (strings or ints).
-        name: the name scope of the ops it creates (in a graph).
         separator: what joins the crossed features (default "_X_").
 
     Returns:
@@ -157,7 +156,6 @@ def ragged_cross(inputs: list, name=None) -> RaggedTensor:
 
     Args:
         inputs: rank-2 RaggedTensors, SparseTensors or dense tensors (strings or ints).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A ``[rows, (crosses)]`` RaggedTensor of strings joined by "_X_".
@@ -175,7 +173,6 @@ def sparse_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
         inputs: rank-2 SparseTensors, RaggedTensors or dense tensors (strings or ints).
         num_buckets: the hashes are taken modulo this (0: the full int64 range).
         hash_key: the starting key (default TensorFlow's).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A ``[rows, max crosses]`` int64 SparseTensor.
@@ -193,7 +190,6 @@ def ragged_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
         inputs: rank-2 RaggedTensors, SparseTensors or dense tensors (strings or ints).
         num_buckets: the hashes are taken modulo this (0: the full int64 range).
         hash_key: the starting key (default TensorFlow's).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A ``[rows, (crosses)]`` int64 RaggedTensor.

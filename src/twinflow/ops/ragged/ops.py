@@ -47,7 +47,6 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         ragged_rank: how many dimensions after the first are ragged (default: all but
             ``inner_shape``).
         inner_shape: the uniform shape of the innermost values (default ``()``).
-        name: the name scope of the ops it creates (in a graph).
         row_splits_dtype: int32 or int64.
 
     Returns:
@@ -98,7 +97,6 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
         limits: the rows' limits.
         deltas: the rows' steps (non-zero).
         dtype: the values' dtype.
-        name: the name scope of the ops it creates (in a graph).
         row_splits_dtype: int32 or int64.
 
     Returns:
@@ -136,7 +134,6 @@ def row_splits_to_segment_ids(splits, name=None, out_type=None) -> Tensor:
 
     Args:
         splits: a row_splits vector.
-        name: the name scope of the ops it creates (in a graph).
         out_type: the dtype (default: ``splits``' dtype).
 
     Returns:
@@ -157,7 +154,6 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
         segment_ids: sorted int vector.
         num_segments: the number of rows (default: last id + 1).
         out_type: the dtype (default int64).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         An int vector of length ``num_segments + 1``.
@@ -264,7 +260,6 @@ def boolean_mask(data, mask, name=None) -> RaggedTensor | Tensor:
     Args:
         data: a RaggedTensor or dense tensor.
         mask: bools whose shape is a prefix of ``data``'s (ragged or dense).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor (a dense tensor when ``mask`` is a vector over dense rows).
@@ -298,7 +293,6 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> Rag
         data: a tensor (its first dimension is split).
         partitions: int vector, one partition per item, in ``[0, num_partitions)``.
         num_partitions: the number of partitions.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A ``[num_partitions, (None), ...]`` RaggedTensor.

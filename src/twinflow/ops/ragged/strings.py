@@ -167,7 +167,6 @@ def unicode_decode(input: TensorLike, input_encoding: str, errors: str = "replac
         errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict".
         replacement_char: the code point used by "replace".
         replace_control_characters: must be False (not supported).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         int32 code points: a 1-D tensor for a scalar, else a RaggedTensor.
@@ -189,7 +188,6 @@ def unicode_split(input: TensorLike, input_encoding: str, errors: str = "replace
         input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
         errors: "replace", "ignore" or "strict".
         replacement_char: the code point used by "replace".
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         One-character strings: a 1-D tensor for a scalar, else a RaggedTensor.
@@ -211,7 +209,6 @@ def ngrams(data, ngram_width, separator: str = " ", pad_values=None, padding_wid
         pad_values: must be None (padding is not supported).
         padding_width: must be None.
         preserve_short_sequences: a row shorter than the width gives one n-gram of all of it.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A RaggedTensor of n-grams (dense 1-D for 1-D dense input).

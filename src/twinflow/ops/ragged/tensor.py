@@ -193,7 +193,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: a tensor (or RaggedTensor) of the rows' items.
             row_splits: a sorted int vector starting at 0 and ending at ``len(values)``.
-            name: the name scope of the ops it creates (in a graph).
             validate: check the splits (eagerly).
 
         Returns:
@@ -228,7 +227,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_lengths: an int vector: the length of each row.
-            name: the name scope of the ops it creates (in a graph).
             validate: check that the lengths add up to ``len(values)``.
 
         Returns:
@@ -249,7 +247,6 @@ class RaggedTensor(ShapedComposite):
             values: the rows' items.
             value_rowids: a sorted int vector, one row id per value.
             nrows: the number of rows (default: last row id + 1).
-            name: the name scope of the ops it creates (in a graph).
             validate: check the result.
 
         Returns:
@@ -270,7 +267,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_starts: a sorted int vector starting at 0.
-            name: the name scope of the ops it creates (in a graph).
             validate: check the result.
 
         Returns:
@@ -289,7 +285,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_limits: a sorted int vector ending at ``len(values)``.
-            name: the name scope of the ops it creates (in a graph).
             validate: check the result.
 
         Returns:
@@ -308,7 +303,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             flat_values: the innermost values.
             nested_row_splits: row_splits, outermost first.
-            name: the name scope of the ops it creates (in a graph).
             validate: check each level.
 
         Returns:
@@ -328,7 +322,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             flat_values: the innermost values.
             nested_row_lengths: row lengths per ragged dimension.
-            name: the name scope of the ops it creates (in a graph).
             validate: check each level.
 
         Returns:
@@ -349,7 +342,6 @@ class RaggedTensor(ShapedComposite):
             flat_values: the innermost values.
             nested_value_rowids: row ids per ragged dimension.
             nested_nrows: row counts per ragged dimension (default inferred).
-            name: the name scope of the ops it creates (in a graph).
             validate: check each level.
 
         Returns:
@@ -381,7 +373,6 @@ class RaggedTensor(ShapedComposite):
             lengths: the length of each row (the second dimension), or None.
             padding: a value (of the inner shape): trailing entries equal to it are dropped.
             ragged_rank: how many leading dimensions after the first become ragged.
-            name: the name scope of the ops it creates (in a graph).
             row_splits_dtype: int32 or int64.
 
         Returns:
@@ -433,7 +424,6 @@ class RaggedTensor(ShapedComposite):
 
         Args:
             out_type: the dtype (default: row_splits' dtype).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             A scalar tensor.
@@ -445,9 +435,6 @@ class RaggedTensor(ShapedComposite):
     def row_starts(self, name=None) -> Tensor:
         """Where each row starts in ``values``.
 
-        Args:
-            name: the name scope of the ops it creates (in a graph).
-
         Returns:
             An int vector.
         """
@@ -456,9 +443,6 @@ class RaggedTensor(ShapedComposite):
     @name_scoped
     def row_limits(self, name=None) -> Tensor:
         """Where each row ends in ``values``.
-
-        Args:
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             An int vector.
@@ -471,7 +455,6 @@ class RaggedTensor(ShapedComposite):
 
         Args:
             axis: the ragged dimension whose lengths to return (1 = the rows of this tensor).
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             An int vector (axis 1) or a RaggedTensor of lengths (deeper axes).
@@ -486,9 +469,6 @@ class RaggedTensor(ShapedComposite):
     def nested_row_lengths(self, name=None) -> tuple:
         """The row lengths of every ragged dimension, outermost first.
 
-        Args:
-            name: the name scope of the ops it creates (in a graph).
-
         Returns:
             A tuple of int vectors.
         """
@@ -498,9 +478,6 @@ class RaggedTensor(ShapedComposite):
     def value_rowids(self, name=None) -> Tensor:
         """The row of each value.
 
-        Args:
-            name: the name scope of the ops it creates (in a graph).
-
         Returns:
             An int vector as long as ``values``.
         """
@@ -509,9 +486,6 @@ class RaggedTensor(ShapedComposite):
     @name_scoped
     def nested_value_rowids(self, name=None) -> tuple:
         """The value row ids of every ragged dimension, outermost first.
-
-        Args:
-            name: the name scope of the ops it creates (in a graph).
 
         Returns:
             A tuple of int vectors.
@@ -528,7 +502,6 @@ class RaggedTensor(ShapedComposite):
 
         Args:
             axis: one dimension (or a list) instead of all.
-            name: the name scope of the ops it creates (in a graph).
             out_type: the dtype (default: row_splits' dtype).
 
         Returns:
@@ -593,7 +566,6 @@ class RaggedTensor(ShapedComposite):
 
         Args:
             default_value: the padding (default 0 / ``''``).
-            name: the name scope of the ops it creates (in a graph).
             shape: the result's shape (rows cut or padded to it; None dims keep the bound).
 
         Returns:
@@ -634,9 +606,6 @@ class RaggedTensor(ShapedComposite):
     def to_sparse(self, name=None) -> CompositeTensor:
         """The SparseTensor of this tensor's entries.
 
-        Args:
-            name: the name scope of the ops it creates (in a graph).
-
         Returns:
             A SparseTensor of the bounding shape.
         """
@@ -650,7 +619,6 @@ class RaggedTensor(ShapedComposite):
 
         Args:
             st_input: a SparseTensor.
-            name: the name scope of the ops it creates (in a graph).
             row_splits_dtype: int32 or int64.
 
         Returns:

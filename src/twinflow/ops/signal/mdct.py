@@ -26,7 +26,6 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dt
         window_length: the number of samples (even).
         beta: the Kaiser shape parameter.
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A 1-D tensor.
@@ -51,7 +50,6 @@ def mdct(signals: TensorLike, frame_length, window_fn: Callable | None = vorbis_
             None scales by ``1/sqrt(2)`` instead.
         pad_end: zero-pad the end so that every sample is in a frame.
         norm: None or "ortho".
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., frames, frame_length // 2]``.
@@ -82,7 +80,6 @@ def inverse_mdct(mdcts: TensorLike, window_fn: Callable | None = vorbis_window, 
         mdcts: float ``[..., frames, half_length]``.
         window_fn: the synthesis window maker (None: scale by ``1/sqrt(2)``).
         norm: None or "ortho" (as used by ``mdct``).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., samples]``.

@@ -50,7 +50,6 @@ def hann_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float32,
         periodic: a window for spectral analysis (period ``window_length``) rather than a
             symmetric one.
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A 1-D tensor.
@@ -67,7 +66,6 @@ def hamming_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float
         window_length: the number of samples.
         periodic: periodic (spectral analysis) rather than symmetric.
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A 1-D tensor.
@@ -84,7 +82,6 @@ def kaiser_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
         window_length: the number of samples.
         beta: the shape parameter.
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A 1-D tensor.
@@ -109,7 +106,6 @@ def vorbis_window(window_length, dtype: DTypeLike = dtypes.float32,
     Args:
         window_length: the number of samples.
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A 1-D tensor.
@@ -141,7 +137,6 @@ def frame(signal: TensorLike, frame_length, frame_step, pad_end=False, pad_value
         pad_end: pad the end with ``pad_value`` so that every sample is in a frame.
         pad_value: the padding value.
         axis: the time axis.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``signal`` with ``axis`` replaced by ``[frames, frame_length]``.
@@ -175,7 +170,6 @@ def overlap_and_add(signal: TensorLike, frame_step, name: str | None = None) -> 
     Args:
         signal: ``[..., frames, frame_length]`` with both known.
         frame_step: samples between frame starts (<= frame_length).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., (frames - 1) * frame_step + frame_length]``.
@@ -214,7 +208,6 @@ def stft(signals: TensorLike, frame_length, frame_step, fft_length=None,
         fft_length: the FFT size (default: the smallest power of 2 >= frame_length).
         window_fn: ``fn(length, dtype=...)`` making the window; None for none.
         pad_end: zero-pad the end so that every sample is in a frame.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         Complex ``[..., frames, fft_length // 2 + 1]``.
@@ -240,7 +233,6 @@ def inverse_stft(stfts: TensorLike, frame_length, frame_step, fft_length=None,
         frame_step: samples between frames.
         fft_length: the FFT size (default as in ``stft``).
         window_fn: the synthesis window maker; None for none.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         Real ``[..., samples]``.
@@ -267,7 +259,6 @@ def inverse_stft_window_fn(frame_step, forward_window_fn: Callable = hann_window
     Args:
         frame_step: samples between frames.
         forward_window_fn: the window maker ``stft`` used.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``fn(frame_length, dtype)`` returning the synthesis window.
@@ -308,7 +299,6 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
         lower_edge_hertz: the lowest band edge.
         upper_edge_hertz: the highest band edge (<= sample_rate / 2).
         dtype: a float dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[num_spectrogram_bins, num_mel_bins]`` (the DC bin gets no weight).
@@ -365,7 +355,6 @@ def dct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
         n: truncate or zero-pad the signal to this length first.
         axis: must be -1 (as in TensorFlow).
         norm: None or "ortho" (not for type 1).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The DCT, float of the input's dtype.
@@ -409,7 +398,6 @@ def idct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
         n: must be None (as in TensorFlow).
         axis: must be -1.
         norm: None or "ortho".
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The inverse transform.
@@ -427,7 +415,6 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms: TensorLike,
 
     Args:
         log_mel_spectrograms: float ``[..., num_mel_bins]``.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``[..., num_mel_bins]`` coefficients (keep the first few).
@@ -458,7 +445,6 @@ def fftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     Args:
         x: a tensor.
         axes: the axes to shift (default: all).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The shifted tensor.
@@ -473,7 +459,6 @@ def ifftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     Args:
         x: a tensor.
         axes: the axes to shift (default: all).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The shifted tensor.

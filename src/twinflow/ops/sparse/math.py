@@ -116,7 +116,6 @@ def maximum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     Args:
         sp_a: a SparseTensor.
         sp_b: one of the same dense shape.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The SparseTensor of maxima.
@@ -132,7 +131,6 @@ def minimum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     Args:
         sp_a: a SparseTensor.
         sp_b: one of the same dense shape.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The SparseTensor of minima.
@@ -149,7 +147,6 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: str | None = Non
         num_rows: the number of rows.
         num_columns: the number of columns (default ``num_rows``).
         dtype: the values' dtype.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A ``[num_rows, num_columns]`` SparseTensor with ones on the diagonal.
@@ -172,7 +169,6 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
         b: a dense ``[K, N]`` tensor (or a SparseTensor).
         adjoint_a: use the (conjugate) transpose of ``sp_a``.
         adjoint_b: use the (conjugate) transpose of ``b``.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The dense ``[M, N]`` product; differentiable in the values and in ``b``.
@@ -244,7 +240,6 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
         axis: the dimensions to reduce.
         keepdims: keep reduced dimensions with size 1.
         output_is_sparse: return a SparseTensor of the non-empty sums.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A dense tensor (or SparseTensor).
@@ -264,7 +259,6 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
         axis: the dimensions to reduce.
         keepdims: keep reduced dimensions with size 1.
         output_is_sparse: return a SparseTensor of the non-empty maxima.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A dense tensor (or SparseTensor).
@@ -279,7 +273,6 @@ def softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
 
     Args:
         sp_input: a SparseTensor of rank >= 2.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A SparseTensor with the same indices.
@@ -302,7 +295,6 @@ def mask(a, mask_indices: TensorLike, name: str | None = None) -> IndexedSlices:
     Args:
         a: an IndexedSlices.
         mask_indices: the indices to drop.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         An IndexedSlices.
@@ -329,7 +321,6 @@ def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows (default: last segment id + 1).
-        name: the name scope of the ops it creates (in a graph).
         sparse_gradient: accepted (the gradient is the gather's).
 
     Returns:
@@ -352,7 +343,6 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows.
-        name: the name scope of the ops it creates (in a graph).
         sparse_gradient: accepted.
 
     Returns:
@@ -378,7 +368,6 @@ def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLik
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows.
-        name: the name scope of the ops it creates (in a graph).
         sparse_gradient: accepted.
 
     Returns:
@@ -429,7 +418,6 @@ def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights
         sp_ids: a rank-2 SparseTensor of ids (row = example).
         sp_weights: a SparseTensor of weights with the same indices, or None (all 1).
         partition_strategy: accepted for TensorFlow compatibility (one table).
-        name: the name scope of the ops it creates (in a graph).
         combiner: "sum", "mean" (weighted mean) or "sqrtn" (sum / sqrt(sum of weights²)).
         max_norm: if set, embeddings are clipped to this L2 norm first.
         allow_fast_lookup: accepted for TensorFlow compatibility.
@@ -479,7 +467,6 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
         minlength: at least this many bins.
         maxlength: values at or above this are dropped.
         binary_output: 1 for every non-empty bin instead of counts.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A SparseTensor ``[bins]`` (axis 0) or ``[rows, bins]`` (axis -1).

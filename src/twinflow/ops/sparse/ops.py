@@ -87,7 +87,6 @@ def from_dense(tensor: TensorLike, name: str | None = None) -> SparseTensor:
 
     Args:
         tensor: a dense tensor.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A SparseTensor with those entries in row-major order.
@@ -110,7 +109,6 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
         default_value: the value of missing entries (0, or ``''`` for strings).
         validate_indices: check that the indices are in row-major order without repeats
             (out-of-range indices always raise).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The dense tensor. Duplicate indices are summed.
@@ -138,7 +136,6 @@ def to_indicator(sp_input: SparseTensor, vocab_size, name: str | None = None) ->
     Args:
         sp_input: an integer SparseTensor of ids (its last dimension lists a row's ids).
         vocab_size: the size of the last output dimension.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         A bool tensor of rank ``sp_input``'s rank.
@@ -160,7 +157,6 @@ def reorder(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
 
     Args:
         sp_input: a SparseTensor.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The reordered SparseTensor.
@@ -189,7 +185,6 @@ def reshape_sparse(sp_input: SparseTensor, shape_, name: str | None = None) -> S
     Args:
         sp_input: a SparseTensor.
         shape_: the new shape; one dimension may be -1.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The reshaped SparseTensor.
@@ -210,7 +205,6 @@ def transpose_sparse(sp_input: SparseTensor, perm=None, name: str | None = None)
     Args:
         sp_input: a SparseTensor.
         perm: the permutation (default: reversed dimensions).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The transposed SparseTensor.
@@ -241,7 +235,6 @@ def expand_dims_sparse(sp_input: SparseTensor, axis=None, name: str | None = Non
     Args:
         sp_input: a SparseTensor of known rank.
         axis: where the new dimension goes (negative counts from the end, -1 appends).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The expanded SparseTensor.
@@ -271,7 +264,6 @@ def slice_sparse(sp_input: SparseTensor, start, size, name: str | None = None) -
         sp_input: a SparseTensor.
         start: the box's first coordinate per dimension.
         size: its size per dimension (clipped to the dense shape).
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         The sliced SparseTensor.
@@ -295,7 +287,6 @@ def split(sp_input: SparseTensor = None, num_split: int = None, axis: int = None
         sp_input: a SparseTensor of known dense shape along ``axis``.
         num_split: how many pieces.
         axis: the dimension to split.
-        name: the name scope of the ops it creates (in a graph).
         keyword_required: TensorFlow's keyword-only marker; must stay None.
 
     Returns:
@@ -332,7 +323,6 @@ def concat_sparse(axis, sp_inputs, expand_nonconcat_dims: bool = False,
         axis: the dimension to join.
         sp_inputs: SparseTensors of the same rank.
         expand_nonconcat_dims: let the other dimensions differ (the result takes the largest).
-        name: the name scope of the ops it creates (in a graph).
         concat_dim: old name of ``axis``.
 
     Returns:
@@ -401,7 +391,6 @@ def fill_empty_rows(sp_input: SparseTensor, default_value, name: str | None = No
     Args:
         sp_input: a SparseTensor.
         default_value: the value put in empty rows.
-        name: the name scope of the ops it creates (in a graph).
 
     Returns:
         ``(sp_output, empty_row_indicator)``: the filled SparseTensor (reordered) and a bool

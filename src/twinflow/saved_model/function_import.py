@@ -21,7 +21,7 @@ from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import get_default_graph
 from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto
-from ..graph.registry import REGISTRY
+from ..graph.registry import REGISTRY, load_all_op_families
 from ..ops.core import ZerosLike
 from .function_def import output_args
 from .graph_import import _attr_value, _op_attrs, tensor_of_proto
@@ -50,7 +50,8 @@ class FunctionImporter:
         self.gradients: dict = {}
 
     def missing_ops(self, names: list) -> list:
-        """The op types that ``names`` (and the functions they call) use and twinflow lacks.
+        """The op types that ``names`` (and the functions they call) use and twinflow lacks
+        (after importing every op family: the answer does not depend on what was imported).
 
         Args:
             names: function names.
@@ -58,6 +59,13 @@ class FunctionImporter:
         Returns:
             The missing op types, in the order first met.
         """
+        missing = self._missing(names)
+        if missing:
+            load_all_op_families()
+            missing = self._missing(names)
+        return missing
+
+    def _missing(self, names: list) -> list:
         seen, missing, stack = set(), [], list(names)
         while stack:
             fname = stack.pop(0)

@@ -282,3 +282,25 @@ def test_twinflow_inspect_prints_the_signatures(fresh, capsys):
     assert "outputs['y'] tensor_info:" in text
     assert "Function Name: 'scaled'" in text
     assert main(["inspect", str(out)]) == 1   # a folder that is no SavedModel
+
+
+def test_python_arguments_and_defaults_select_the_traced_function(tmp_path):
+    class M(tw.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tw.Variable(2.0)
+
+        @tw.function
+        def f(self, x, mode, scale=3):
+            return x * self.v * scale if mode == "mul" else x + self.v
+
+    m = M()
+    m.f(tw.constant(1.0), "mul")
+    m.f(tw.constant(1.0), "add", scale=1)
+    d = str(tmp_path / "py")
+    tw.saved_model.save(m, d)
+    r = tw.saved_model.load(d)
+    assert float(r.f(tw.constant(1.0), "mul")) == 6.0
+    assert float(r.f(tw.constant(1.0), "add", scale=1)) == 3.0
+    with pytest.raises(ValueError, match="match none"):
+        r.f(tw.constant(1.0), "add")

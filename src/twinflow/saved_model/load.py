@@ -80,9 +80,29 @@ class RestoredFunction:
     """A ``tw.function`` restored from a SavedModel: calls the concrete function whose input
     signature the arguments match."""
 
-    def __init__(self, name: str, concretes: list) -> None:
+    def __init__(self, name: str, concretes: list, argspec: dict | None = None) -> None:
         self.name = name
         self.concrete_functions = list(concretes)
+        self._argspec = argspec or {}
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple:
+        """Arguments as the concrete functions were traced: named arguments (given by
+        keyword or left at their default) in position."""
+        names = list(self._argspec.get("args") or [])
+        if not names or self._argspec.get("varargs"):
+            return args, kwargs
+        defaults = list(self._argspec.get("defaults") or [])
+        first_default = len(names) - len(defaults)
+        kwargs = dict(kwargs)
+        out = list(args)
+        for i in range(len(args), len(names)):
+            if names[i] in kwargs:
+                out.append(kwargs.pop(names[i]))
+            elif i >= first_default:
+                out.append(defaults[i - first_default])
+            else:
+                break
+        return tuple(out), kwargs
 
     def __call__(self, *args, **kwargs):
         """Runs the first concrete function whose signature the arguments fit.
@@ -94,6 +114,7 @@ class RestoredFunction:
         Returns:
             The function's outputs.
         """
+        args, kwargs = self._canonical(args, kwargs)
         for cf in self.concrete_functions:
             if _fits(cf, args, kwargs):
                 return cf(*args, **kwargs)
@@ -113,6 +134,7 @@ class RestoredFunction:
         """
         if not args and not kwargs and len(self.concrete_functions) == 1:
             return self.concrete_functions[0]
+        args, kwargs = self._canonical(args, kwargs)
         for cf in self.concrete_functions:
             if _fits(cf, args, kwargs):
                 return cf
@@ -309,7 +331,9 @@ class _Loader:
             kind = node.WhichOneof("kind")
             if kind == "function":
                 cfs = [self._concrete(n) for n in node.function.concrete_functions]
-                self.objects[i] = RestoredFunction(self._child_name(i), cfs)
+                spec = decode_structure(node.function.function_spec.fullargspec)
+                self.objects[i] = RestoredFunction(self._child_name(i), cfs,
+                                                   spec._asdict() if spec else None)
             elif kind == "bare_concrete_function":
                 self.objects[i] = self._concrete(node.bare_concrete_function
                                                  .concrete_function_name)
@@ -381,16 +405,17 @@ class _Loader:
                                 "does not restore (only variables)")
             bound.append(obj)
         fg = FuncGraph(name)
-        flat_specs = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)]
-        arg_names = _arg_names(args, kwargs, self.importer.fdef(name))
+        flat_specs = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)
+                      if isinstance(s, TensorSpec)]   # Python values were traced in
+        arg_names = _arg_names(flat_specs, self.importer.fdef(name))
         with graph_mode(fg):
-            phs = [fg.add_input(s if isinstance(s, TensorSpec) else TensorSpec(None),
-                                n) for s, n in zip(flat_specs, arg_names)]
+            phs = [fg.add_input(s, n) for s, n in zip(flat_specs, arg_names)]
             caps = [fg.capture(v.handle) for v in bound]
             shapes = {id(c): (v.dtype, v.shape) for c, v in zip(caps, bound)}
             outs = self.importer.call(name, phs + caps, shapes)
         fg.structured_input_signature = (tuple(args), dict(kwargs))
-        fg.python_signature = arg_names[:len(args)] if args else list(kwargs)
+        fg.python_signature = [getattr(a, "name", None) or f"arg{i}"
+                               for i, a in enumerate(args)] if args else sorted(kwargs)
         flat_out = nest.flatten(out_structure, True)
         it = iter(outs)
         packed = [next(it) if isinstance(s, TensorSpec) else s for s in flat_out]
@@ -403,14 +428,11 @@ class _Loader:
         return cf
 
 
-def _arg_names(args, kwargs, fdef) -> list:
-    flat = nest.flatten(list(args), True)
-    names = []
-    for i, s in enumerate(flat):
-        n = getattr(s, "name", None)
-        names.append(n or (fdef.signature.input_arg[i].name
-                           if i < len(fdef.signature.input_arg) else f"arg{i}"))
-    return names + sorted(kwargs)
+def _arg_names(specs: list, fdef) -> list:
+    """A placeholder name per tensor argument: its spec's name, else the FunctionDef's."""
+    args = fdef.signature.input_arg
+    return [s.name or (args[i].name if i < len(args) else f"arg{i}")
+            for i, s in enumerate(specs)]
 
 
 def load(export_dir, tags=None, options=None):

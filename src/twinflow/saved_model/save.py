@@ -11,6 +11,7 @@ the GraphDef). ``variables/`` is a tensor-bundle checkpoint keyed by object path
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 import uuid
@@ -183,17 +184,20 @@ class _Saver:
             concretes = [fn.get_concrete_function()]
         for cf in concretes:
             f.concrete_functions.append(self._concrete(cf))
-        self._spec(f.function_spec, concretes[0] if concretes else None, fn.input_signature)
+        self._spec(f.function_spec, concretes[0] if concretes else None, fn.input_signature,
+                   python_function=fn.python_function)
 
-    def _spec(self, spec, cf, input_signature, kw_only: bool = False) -> None:
+    def _spec(self, spec, cf, input_signature, kw_only: bool = False,
+              python_function=None) -> None:
         names = list(cf.graph.python_signature or []) if cf is not None else []
-        arg_names = [] if kw_only else names
-        kwonly = names if kw_only else []
+        fields = {"args": [] if kw_only else names, "varargs": None, "varkw": None,
+                  "defaults": None, "kwonlyargs": names if kw_only else [],
+                  "kwonlydefaults": None, "annotations": {}}
+        if python_function is not None:
+            fields.update(_argspec(python_function))
         fa = spec.fullargspec.named_tuple_value
         fa.name = "FullArgSpec"
-        for key, value in (("args", arg_names), ("varargs", None), ("varkw", None),
-                           ("defaults", None), ("kwonlyargs", kwonly),
-                           ("kwonlydefaults", None), ("annotations", {})):
+        for key, value in fields.items():
             encode_structure(value, fa.values.add(key=key).value)
         encode_structure(tuple(input_signature) if input_signature is not None else None,
                          spec.input_signature)
@@ -398,6 +402,24 @@ class _Saver:
         self.mg.graph_def.versions.min_consumer = 12
         self.sm.saved_model_schema_version = opts.SAVED_MODEL_SCHEMA_VERSION
         return self.sm.SerializeToString()
+
+
+def _argspec(fn) -> dict:
+    """The FullArgSpec fields of a Python function (``self`` left out of a method); defaults
+    that a SavedModel cannot hold are left out."""
+    try:
+        spec = inspect.getfullargspec(fn)
+    except TypeError:
+        return {}
+    args = list(spec.args[1:] if inspect.ismethod(fn) else spec.args)
+    out = {"args": args, "varargs": spec.varargs, "varkw": spec.varkw,
+           "kwonlyargs": list(spec.kwonlyargs)}
+    simple = (type(None), bool, int, float, str)
+    if spec.defaults and all(isinstance(d, simple) for d in spec.defaults):
+        out["defaults"] = tuple(spec.defaults)
+    if spec.kwonlydefaults and all(isinstance(d, simple) for d in spec.kwonlydefaults.values()):
+        out["kwonlydefaults"] = dict(spec.kwonlydefaults)
+    return out
 
 
 class _SignatureMap:

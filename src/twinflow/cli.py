@@ -113,7 +113,7 @@ _AG_CONTROL_RE = re.compile(r"ag__\.(?!converted_call\b|ld\b)\w+\(")
 # Attributes every op of a kind carries (dtypes, inferred shapes): noise in a listing.
 _QUIET_ATTRS = frozenset(("T", "Tout", "Tin", "dtype", "output_shapes", "out_type", "Tidx",
                           "value"))
-SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "source")
+SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "devices", "source")
 
 
 def parse_arg(text: str):
@@ -273,6 +273,8 @@ def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
         attrs = _attrs_text(op)
         call = f"{op.type}({', '.join(args)}{'; ' + attrs if attrs and args else attrs})"
         right = ", ".join(_shape_text(t) for t in op.outputs)
+        if op.device:
+            right += f"  on {op.device}"
         if op.type == "Placeholder":
             outer = captured.get(id(op.outputs[0]))
             right += "  argument" if outer is None else "  captured" if isinstance(
@@ -344,11 +346,24 @@ def inspect_function(fn, args: Sequence = (), kwargs: dict | None = None,
     if "optimized" in sections:
         _section(out, f"optimized graph: {n_opt} ops")
         _format_graph(cf.optimized_graph, out, cf.optimized_program.outputs)
+    if "devices" in sections and cf.partitions:
+        _devices_section(cf.partitions, out)
     if "source" in sections:
         _section(out, "generated Python (each line: op name (type) user file:line: code)")
         for line in cf.generated_source.rstrip("\n").splitlines():
             out(line)
     return cf
+
+
+def _devices_section(partitions: list, out: Callable[[str], None]) -> None:
+    """The per-device view: each partition's optimized graph, with its _Send/_Recv edges."""
+    names = ", ".join(p.device.short_name for p in partitions)
+    _section(out, f"partitioned across {len(partitions)} devices: {names}")
+    for p in partitions:
+        changes = sum(p.pass_stats.values())
+        out(f"  {p.device.name}: {len(p.optimized.graph.get_operations())} ops "
+            f"({changes} changes by the passes)")
+        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ")
 
 
 def _autograph_section(function: Function, out: Callable[[str], None], explicit: bool) -> None:

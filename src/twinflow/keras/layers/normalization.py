@@ -311,10 +311,7 @@ class UnitNormalization(Layer):
     def call(self, inputs) -> Tensor:
         return nn_ops.l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["axis"] = self.axis
-        return cfg
+    _config_keys = ("axis",)
 
 
 class RMSNormalization(Layer):
@@ -348,7 +345,4 @@ class RMSNormalization(Layer):
             array_ops.reshape(self.scale, self._tw_bshape)
         return inputs * math_ops.rsqrt(ms + self.epsilon) * scale
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon)
-        return cfg
+    _config_keys = ("axis", "epsilon")

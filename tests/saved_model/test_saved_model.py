@@ -304,3 +304,26 @@ def test_python_arguments_and_defaults_select_the_traced_function(tmp_path):
     assert float(r.f(tw.constant(1.0), "add", scale=1)) == 3.0
     with pytest.raises(ValueError, match="match none"):
         r.f(tw.constant(1.0), "add")
+
+
+def test_conv_and_pool_window_attrs_are_tensorflows_in_the_saved_functions(tmp_path):
+    class Conv(tw.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tw.Variable(np.ones((3, 3, 2, 4), np.float32) / 10)
+
+        @tw.function(input_signature=[tw.TensorSpec([None, 8, 8, 2], tw.float32)])
+        def __call__(self, x):
+            y = tw.nn.conv2d(x, self.w, strides=2, padding="SAME")
+            return tw.nn.max_pool2d(y, 2, 2, "VALID")
+
+    m = Conv()
+    d = str(tmp_path / "conv")
+    tw.saved_model.save(m, d)
+    from twinflow.saved_model.load import read_saved_model
+    lib = read_saved_model(d).meta_graphs[0].graph_def.library
+    nodes = {n.op: n for f in lib.function for n in f.node_def}
+    assert list(nodes["Conv2D"].attr["strides"].list.i) == [1, 2, 2, 1]
+    assert list(nodes["MaxPool"].attr["ksize"].list.i) == [1, 2, 2, 1]
+    x = np.random.default_rng(2).normal(size=(2, 8, 8, 2)).astype(np.float32)
+    np.testing.assert_allclose(tw.saved_model.load(d)(x).numpy(), m(x).numpy(), rtol=1e-6)

@@ -20,7 +20,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import get_default_graph
-from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto
+from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto, window_attrs
 from ..graph.registry import REGISTRY, load_all_op_families
 from ..ops.core import ZerosLike
 from .function_def import output_args
@@ -208,7 +208,7 @@ class FunctionImporter:
                                                    "twinflow has no such op")
         opdef = REGISTRY[node.op]
         if opdef.schema is None:   # no schema to map attrs: they pass under TensorFlow's names
-            attrs = {k: _attr_value(v) for k, v in node.attr.items() if not k.startswith("_")}
+            attrs = _schemaless_attrs(node, opdef)
         else:
             attrs = _op_attrs(_with_defaults(node), opdef)
         if node.op in TF_INPUT_ATTRS and opdef.schema is not None and \
@@ -325,6 +325,23 @@ def _by_graph_name(ref: str, values: dict, nodes: dict):
         raise errors.NotFoundError(None, None, f"a gradient function captures {ref!r}, which "
                                                "its forward function does not have")
     return nodes[name][1][int(idx)]
+
+
+def _schemaless_attrs(node, opdef) -> dict:
+    """The attrs of an op twinflow declares without a schema: TensorFlow's, by name; a type
+    attr its declaration does not take (it follows from an input) is dropped, any other it
+    does not take is an error."""
+    attrs = window_attrs(node.op, {k: _attr_value(v) for k, v in node.attr.items()
+                                   if not k.startswith("_")}, to_tf=False)
+    params = inspect.signature(opdef.infer).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return attrs
+    for k in [k for k in attrs if k not in params]:
+        if node.attr[k].WhichOneof("value") != "type":
+            raise errors.UnimplementedError(None, None, f"attr {k!r} of TensorFlow's {node.op} "
+                                                        "is not supported by twinflow's")
+        del attrs[k]
+    return attrs
 
 
 def _derived_type_attrs(opdef, inputs: list, attrs: dict) -> None:

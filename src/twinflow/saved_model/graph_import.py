@@ -8,7 +8,13 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import Graph, get_default_graph
-from ..graph.graph_def import TF_IMPLIED, TF_INPUT_ATTRS, fill_tensor, shape_of_proto
+from ..graph.graph_def import (
+    TF_IMPLIED,
+    TF_INPUT_ATTRS,
+    fill_tensor,
+    shape_of_proto,
+    window_attrs,
+)
 from ..graph.protos import message_class
 from ..graph.registry import REGISTRY
 from ..graph.schema import AttrSpec
@@ -162,7 +168,7 @@ def _op_attrs(node, opdef) -> dict:
                 attrs[spec.name] = spec.default
             elif spec.kind == "shape":
                 attrs[spec.name] = TensorShape(None)
-    return attrs
+    return window_attrs(node.op, attrs, to_tf=False)
 
 
 def _constant_input(by_name: dict, name: str, node, attr: str, kind: str):

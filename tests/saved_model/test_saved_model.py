@@ -49,6 +49,9 @@ for _ in range(3):
     gs = tape.gradient(loss, m.trainable_variables)
     opt.apply_gradients([(g, v) for g, v in zip(gs, m.trainable_variables) if g is not None])
 results["trained"] = [before, float(tw.reduce_sum(m(X)["y"]))]
+ct = tw.saved_model.load(out + "/counter")
+results["counter"] = [float(ct.step(tw.constant(1.5))), float(ct.step(tw.constant(1.5))),
+                      int(ct.count.numpy())]
 lp = tw.saved_model.load(out + "/loop")
 results["loop"] = float(np.abs(np.array([lp(tw.constant(1.5), tw.constant(n)).numpy()
                                           for n in (0, 2, 3)]) - e["loop"]).max())
@@ -115,6 +118,11 @@ def test_restored_variables_get_gradients_and_train(fresh):
     assert after < before
 
 
+def test_assignments_in_a_restored_function_run_in_order(fresh):
+    _, r = fresh
+    assert r["counter"] == [3.0, 6.0, 2]
+
+
 def test_while_loop_and_cond_round_trip_with_gradients(fresh):
     _, r = fresh
     assert r["loop"] < 1e-6
@@ -160,6 +168,7 @@ def test_loads_a_module_tensorflow_wrote():
     np.testing.assert_allclose(m.w.numpy(), e["w"])
     assert m.double(tw.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
     assert m.double(tw.constant([[1, 2]])).numpy().tolist() == [[2, 4]]
+    assert [int(m.bump()), int(m.bump())] == [10, 20] and int(m.count.numpy()) == 2
     with tw.GradientTape() as tape:
         loss = tw.reduce_sum(m(e["x"])["y"])
     grads = tape.gradient(loss, [m.w, m.b, m.scale])

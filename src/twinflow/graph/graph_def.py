@@ -69,6 +69,18 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
     return attrs
 
 
+# Type attrs of TensorFlow's op that twinflow's schema leaves out: attr -> the input whose
+# dtype it is (written on export; dropped again on import).
+TF_TYPE_FROM_INPUT = {
+    **{op: ("dtype", 1) for op in ("AssignVariableOp", "AssignAddVariableOp",
+                                   "AssignSubVariableOp")},
+    **{f"ResourceScatter{k}": ("dtype", 2) for k in ("Add", "Sub", "Mul", "Div", "Min", "Max",
+                                                      "Update")},
+    **{f"ResourceScatterNd{k}": ("T", 2) for k in ("Add", "Sub", "Min", "Max", "Update")},
+    "ResourceStridedSliceAssign": ("T", 4), "RandomUniformInt": ("Tout", 1),
+    "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0),
+}
+
 GraphDef = lazy_message("GraphDef")
 NodeDef = lazy_message("NodeDef")
 AttrValue = lazy_message("AttrValue")
@@ -251,6 +263,9 @@ def tf_attrs(op) -> dict:
             k = spec.tf_name
         attrs[k] = v
     window_attrs(op.type, attrs, to_tf=True)
+    implied = TF_TYPE_FROM_INPUT.get(op.type)
+    if implied is not None and implied[1] < len(op.inputs):
+        attrs.setdefault(implied[0], op.inputs[implied[1]].dtype)
     if schema is not None:
         for k, v in _type_attrs(op, schema).items():
             attrs.setdefault(k, v)

@@ -210,7 +210,7 @@ class FunctionImporter:
         if opdef.schema is None:   # no schema to map attrs: they pass under TensorFlow's names
             attrs = _schemaless_attrs(node, opdef)
         else:
-            attrs = _op_attrs(_with_defaults(node), opdef)
+            attrs = _op_attrs(_with_defaults(node, opdef), opdef)
         if node.op in TF_INPUT_ATTRS and opdef.schema is not None and \
                 len(data) > len(opdef.schema.inputs) - any(s.variadic
                                                            for s in opdef.schema.inputs):
@@ -356,15 +356,22 @@ def _derived_type_attrs(opdef, inputs: list, attrs: dict) -> None:
         pos += 1
 
 
-def _with_defaults(node):
+def _with_defaults(node, opdef):
     """``node`` with TensorFlow's default value of each attr it omits (TensorFlow strips
-    them on save) that twinflow's op requires."""
+    them on save) that twinflow's op requires, and without type attrs twinflow's op derives
+    from its inputs (an assignment's ``dtype``)."""
     missing = {k: v for (op, k), v in TF_DEFAULTS.items() if op == node.op and
                k not in node.attr}
-    if not missing:
+    known = {s.tf_name for s in opdef.schema.attrs.values()} | \
+        {s.type_attr for s in opdef.schema.inputs if s.type_attr}
+    derived = [k for k, v in node.attr.items() if v.WhichOneof("value") == "type" and
+               k not in known and not k.startswith("_")]
+    if not missing and not derived:
         return node
     full = type(node)()
     full.CopyFrom(node)
+    for k in derived:
+        del full.attr[k]
     for k, v in missing.items():
         fill_attr(full.attr[k], list(v) if isinstance(v, tuple) else v)
     return full

@@ -25,7 +25,7 @@ __all__ = ["import_graph_def", "convert_variables_to_constants", "as_graph_def_m
 # TensorFlow attrs twinflow's ops do not take, harmless at these values (hints for gradients
 # and GPU kernels); any other value is refused.
 _TF_ONLY_AT = {"grad_a": False, "grad_b": False, "use_cudnn_on_gpu": True,
-               "explicit_paddings": []}
+               "explicit_paddings": [], "validate_shape": False}
 # TensorProto's repeated field for each kind of dtype (when there is no tensor_content).
 _VAL_FIELD = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val"}
 

@@ -135,3 +135,21 @@ def test_plain_callable_and_int_inputs():
     got = run(sess, i, x)
     np.testing.assert_array_equal(got[0], x[i])
     np.testing.assert_array_equal(got[1], (i * 2).astype(np.float32))
+
+
+def test_conv3d_pool3d_and_switch_case():
+    rng = np.random.default_rng(5)
+    w = tf.constant(rng.normal(size=(2, 2, 2, 2, 3)).astype(np.float32))
+
+    @tf.function
+    def f(x, i):
+        y = tf.nn.conv3d(x, w, strides=[1, 1, 2, 1, 1], padding="SAME")
+        branches = [lambda: y * 1.0, lambda: y * 2.0, lambda: -y]
+        return (tf.nn.max_pool3d(y, 2, 2, "VALID"), tf.nn.avg_pool3d(y, 2, 1, "SAME"),
+                tf.switch_case(i, branches))
+    sess = session(tf.onnx.export(f, [_spec(None, 4, 4, 4, 2), _spec(dtype=tf.int32)]))
+    x = rng.normal(size=(2, 4, 4, 4, 2)).astype(np.float32)
+    for i in (-1, 0, 1, 2, 7):      # out of range runs the last branch
+        i = np.array(i, np.int32)
+        for got, want in zip(run(sess, x, i), f(tf.constant(x), tf.constant(i))):
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)

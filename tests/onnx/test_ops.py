@@ -153,3 +153,17 @@ def test_conv3d_pool3d_and_switch_case():
         i = np.array(i, np.int32)
         for got, want in zip(run(sess, x, i), f(tf.constant(x), tf.constant(i))):
             np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opset", [13, 14])
+def test_reshape_and_output_names_at_old_and_new_opsets(opset):
+    @tf.function
+    def f(x):
+        output_0 = tf.identity(x, name="output_0")   # an op named like the graph output
+        return tf.reshape(output_0, [-1, 2]), tf.reshape(x, [tf.shape(x)[0], 3, 2])
+    sess = check_same(f, [_spec(None, 6)], [[(2, 6)], [(3, 6)]], opset=opset)
+    assert [o.name for o in sess.get_outputs()] == ["output_0", "output_1"]
+    if opset == 13:
+        g = tf.function(lambda x: tf.reshape(x, [0, 2, 2]))
+        with pytest.raises(tf.errors.UnimplementedError, match="opset 14"):
+            tf.onnx.export(g, [_spec(0, 4)], opset=13)

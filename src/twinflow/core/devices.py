@@ -169,10 +169,19 @@ def merge(outer: str, inner: str | None) -> str:
     if not isinstance(inner, str):
         raise TypeError(f"tw.device: expected a device string, a DeviceSpec or None, got "
                         f"{inner!r}")
-    spec = DeviceSpec.from_string(inner)
-    if not outer:
-        return spec.to_string()
-    return DeviceSpec.from_string(outer).make_merged_spec(spec).to_string()
+    key = (outer, inner)
+    got = _MERGED.get(key)
+    if got is None:
+        spec = DeviceSpec.from_string(inner)
+        if outer:
+            spec = DeviceSpec.from_string(outer).make_merged_spec(spec)
+        got = spec.to_string()
+        if len(_MERGED) < 4096:  # (a program names few devices; never grow without bound)
+            _MERGED[key] = got
+    return got
+
+
+_MERGED: dict = {}   # (outer, inner) -> merged string: entering a scope parses nothing
 
 
 class LogicalDeviceConfiguration(NamedTuple):

@@ -16,7 +16,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
-from ..graph.graph import current_name_scope
+from ..graph.graph import current_name_scope, name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import Reference, Tensor
 from .core import convert
@@ -335,6 +335,7 @@ class Variable:
                 return self.read_value()
         return self
 
+    @name_scoped
     def assign(self, value, use_locking=None, name: str | None = None,
                read_value: bool = True) -> Variable | Tensor | None:
         """Sets the variable to ``value``.
@@ -342,7 +343,6 @@ class Variable:
         Args:
             value: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -350,6 +350,7 @@ class Variable:
         """
         return self._assign_op(AssignVariableOp, value, read_value)
 
+    @name_scoped
     def assign_add(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Adds ``delta`` to the variable.
@@ -357,7 +358,6 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -365,6 +365,7 @@ class Variable:
         """
         return self._assign_op(AssignAddVariableOp, delta, read_value)
 
+    @name_scoped
     def assign_sub(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Subtracts ``delta`` from the variable.
@@ -372,7 +373,6 @@ class Variable:
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:

@@ -26,7 +26,9 @@ Then ``class MultiWorkerMirroredStrategy(Strategy)`` constructs that extended ob
 """
 from __future__ import annotations
 
-from . import experimental
+import types
+
+from . import cluster_resolver, experimental
 from .cross_device_ops import (
                                CrossDeviceOps,
                                HierarchicalCopyAllReduce,
@@ -54,9 +56,21 @@ from .strategy import (
                                has_strategy,
                                in_cross_replica_context,
 )
-from .unsupported import ParameterServerStrategy, Server, TPUStrategy
+from .unsupported import (
+                               ClusterCoordinator,
+                               ParameterServerStrategy,
+                               PerWorkerValue,
+                               RemoteValue,
+                               Server,
+                               TPUStrategy,
+)
+from .unsupported import experimental_get_current_worker_index as _worker_index
 from .values import DistributedValues, Mirrored, PerReplica
 from .variables import DistributedVariable, MirroredVariable, SyncOnReadVariable
+
+coordinator = types.SimpleNamespace(
+    ClusterCoordinator=ClusterCoordinator, PerWorkerValue=PerWorkerValue, RemoteValue=RemoteValue,
+    experimental_get_current_worker_index=_worker_index)
 
 __all__ = [
     "CrossDeviceOps", "DistributedDataset", "DistributedIterator", "DistributedValues",
@@ -66,5 +80,5 @@ __all__ = [
     "StrategyExtended", "TPUStrategy", "experimental", "experimental_set_strategy",
     "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",
     "get_cross_replica_context", "Mirrored", "PerReplica", "DistributedVariable",
-    "MirroredVariable", "SyncOnReadVariable",
+    "MirroredVariable", "SyncOnReadVariable", "cluster_resolver", "coordinator",
 ]

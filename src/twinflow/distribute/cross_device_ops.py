@@ -136,6 +136,16 @@ class CollectiveHints(CommunicationOptions):
 _FULL = re.compile(r".*device:(CPU|GPU):(\d+)$", re.IGNORECASE)
 
 
+# Every use of twinflow's device API in this package goes through the three functions below.
+def current_device() -> str:
+    """The full name of the device ops run on here (the innermost ``tw.device`` scope).
+
+    Returns:
+        e.g. ``/job:localhost/replica:0/task:0/device:CPU:0``.
+    """
+    return ctx.device
+
+
 def on_device(name: str):
     """``tw.device`` for a device string in either form (``/cpu:1`` or the full
     ``/job:localhost/replica:0/task:0/device:CPU:1``).
@@ -181,19 +191,19 @@ def destination_devices(destinations) -> tuple:
         A tuple of canonical device strings.
     """
     if destinations is None:
-        return (ctx.device,)
+        return (current_device(),)
     if isinstance(destinations, str):
         return (canonical(destinations),)
     devices = getattr(destinations, "_tw_devices", None)
     if devices is not None:
         return tuple(devices)
     if isinstance(destinations, DistributedValues):
-        return tuple(getattr(v, "device", ctx.device) for v in destinations.values)
+        return tuple(getattr(v, "device", None) or current_device() for v in destinations.values)
     if isinstance(destinations, Sequence):
         return tuple(canonical(d) for d in destinations)
     dev = getattr(destinations, "device", None)
     if isinstance(dev, str):
-        return (canonical(dev) if dev else ctx.device,)
+        return (canonical(dev) if dev else current_device(),)
     raise ValueError(f"destinations must be a device string, a list of them, a variable or "
                      f"distributed values, got {destinations!r}")
 

@@ -24,7 +24,7 @@ from ..ops import math_ops
 from ..ops.core import convert
 from ..ops.variables import Variable, VariableAggregation, VariableSynchronization
 from . import context
-from .cross_device_ops import ReduceOp, on_device
+from .cross_device_ops import ReduceOp, current_device, on_device
 from .values import DistributedValues, Mirrored, PerReplica, local_values
 
 
@@ -63,7 +63,7 @@ class DistributedVariable(DistributedValues, Variable):
         i = self._replica_index()
         if i is not None:
             return self._values[i]
-        dev = ctx.device
+        dev = current_device()
         for v, d in zip(self._values, self._tw_devices):
             if d == dev:
                 return v
@@ -297,7 +297,7 @@ class SyncOnReadVariable(DistributedVariable):
         context.push(self._distribute_strategy, None)
         try:
             return self._distribute_strategy.extended.reduce_to(op, PerReplica(reads),
-                                                                ctx.device)
+                                                                current_device())
         finally:
             context.pop()
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..core import nest
 from ..core.errors import OutOfRangeError
 from ..data.dataset import Dataset
+from ..data.iterator_ops import Optional
 from ..ops import array_ops, math_ops
 from ..ops.core import convert
 from .cross_device_ops import on_device
@@ -223,6 +224,17 @@ class DistributedIterator:
             return next(self)
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self) -> Optional:
+        """The next element as a ``tw.experimental.Optional`` (empty at the end of the data).
+
+        Returns:
+            The Optional.
+        """
+        try:
+            return Optional(next(self), self.element_spec)
+        except StopIteration:
+            return Optional.empty(self.element_spec)
 
     @property
     def element_spec(self) -> Any:

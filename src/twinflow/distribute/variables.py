@@ -346,10 +346,8 @@ def create_distributed_variable(strategy, devices: tuple, next_creator, kwargs: 
     Returns:
         A MirroredVariable or SyncOnReadVariable.
     """
-    sync = kwargs.get("synchronization")
-    sync = VariableSynchronization.AUTO if sync is None else VariableSynchronization(sync)
-    agg = kwargs.get("aggregation")
-    agg = VariableAggregation.NONE if agg is None else VariableAggregation(agg)
+    sync = _enum(VariableSynchronization, kwargs.get("synchronization"), "AUTO")
+    agg = _enum(VariableAggregation, kwargs.get("aggregation"), "NONE")
     name = kwargs.get("name") or "Variable"
     if sync is VariableSynchronization.NONE:
         raise ValueError(f"`NONE` variable synchronization mode is not supported with "
@@ -373,6 +371,20 @@ def create_distributed_variable(strategy, devices: tuple, next_creator, kwargs: 
             copies.append(next_creator(**kw))
     cls = SyncOnReadVariable if on_read else MirroredVariable
     return cls(strategy, copies, devices, agg)
+
+
+def _enum(cls, value, default: str):
+    """A VariableSynchronization/VariableAggregation from the enum, its int or its name
+    (Keras passes ``'on_read'``, ``'sum'``)."""
+    if value is None:
+        return cls[default]
+    if isinstance(value, str):
+        try:
+            return cls[value.upper()]
+        except KeyError:
+            raise ValueError(f"Invalid {cls.__name__}: {value!r}; expected one of "
+                             f"{[m.name.lower() for m in cls]}") from None
+    return cls(value)
 
 
 def _copy_of(primary: Variable):

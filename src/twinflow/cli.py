@@ -115,7 +115,7 @@ _UNKNOWN_DIMS = ("?", "None", "_", "-1")
 _AG_CONTROL_RE = re.compile(r"ag__\.(?!converted_call\b|ld\b)\w+\(")
 # Attributes every op of a kind carries (dtypes, inferred shapes): noise in a listing.
 _QUIET_ATTRS = frozenset(("T", "Tout", "Tin", "dtype", "output_shapes", "out_type", "Tidx",
-                          "value"))
+                          "value", "tensor_type", "send_device", "recv_device"))
 SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "devices", "source")
 
 
@@ -261,7 +261,7 @@ def _attrs_text(op) -> str:
 
 
 def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
-                  indent: str = "  ") -> None:
+                  indent: str = "  ", devices: bool = True) -> None:
     """Lists ``graph``'s ops, grouped under the user's source line that created them."""
     captured = {id(ph): outer for outer, ph in captures}
     rows: list = []   # (source header or None, left column, right column, sub-graphs)
@@ -276,7 +276,7 @@ def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
         attrs = _attrs_text(op)
         call = f"{op.type}({', '.join(args)}{'; ' + attrs if attrs and args else attrs})"
         right = ", ".join(_shape_text(t) for t in op.outputs)
-        if op.device:
+        if op.device and devices:
             right += f"  on {op.device}"
         if op.type == "Placeholder":
             outer = captured.get(id(op.outputs[0]))
@@ -366,7 +366,8 @@ def _devices_section(partitions: list, out: Callable[[str], None]) -> None:
         changes = sum(p.pass_stats.values())
         out(f"  {p.device.name}: {len(p.optimized.graph.get_operations())} ops "
             f"({changes} changes by the passes)")
-        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ")
+        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ",
+                      devices=False)
 
 
 def _autograph_section(function: Function, out: Callable[[str], None], explicit: bool) -> None:

@@ -348,3 +348,18 @@ def test_a_text_format_saved_model_loads(tmp_path):
     with open(os.path.join(d, "saved_model.pbtxt"), "w") as f:
         f.write(text_format.MessageToString(sm))
     assert tw.saved_model.load(d)(tw.constant([1.0, 1.0])).numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_multi_input_keras_model_exports_named_signature_inputs(tmp_path):
+    k = tw.keras
+    a, b = k.Input((3,), name="a"), k.Input((2,), name="b")
+    model = k.Model([a, b], k.layers.Dense(1)(k.layers.Concatenate()([a, b])))
+    xa = np.ones((4, 3), np.float32)
+    xb = np.full((4, 2), 2.0, np.float32)
+    d = str(tmp_path / "multi")
+    model.export(d)
+    r = tw.saved_model.load(d)
+    sig = r.signatures["serving_default"]
+    assert sorted(sig.structured_input_signature[1]) == ["a", "b"]
+    np.testing.assert_allclose(sig(a=tw.constant(xa), b=tw.constant(xb))["output_0"].numpy(),
+                               model([xa, xb]).numpy(), rtol=1e-6)

@@ -115,6 +115,9 @@ def test_bad_arguments():
     f = tf.function(lambda x: x + 1.0)
     with pytest.raises(ValueError, match="input_signature"):
         tf.onnx.export(f)
+    signed = tf.function(lambda x: x + 1.0, input_signature=[_spec(None, 2)])
+    x = np.ones((3, 2), np.float32)
+    np.testing.assert_array_equal(run(session(tf.onnx.export(signed)), x)[0], x + 1)
     with pytest.raises(TypeError, match="TensorSpec"):
         tf.onnx.export(f, [np.zeros(3)])
     with pytest.raises(tf.errors.InvalidArgumentError, match="opset"):

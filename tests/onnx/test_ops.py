@@ -170,3 +170,12 @@ def test_reshape_and_output_names_at_old_and_new_opsets(opset):
         g = tf.function(lambda x: tf.reshape(x, [0, 2, 2]))
         with pytest.raises(tf.errors.UnimplementedError, match="opset 14"):
             tf.onnx.export(g, [_spec(0, 4)], opset=13)
+
+
+def test_split_of_an_unknown_dim_at_opset_18():
+    def f(x):
+        a, b = tf.split(x, 2, axis=1)
+        return a - b
+    check_same(f, [_spec(2, None)], [[(2, 4)], [(2, 10)]], opset=18)
+    with pytest.raises(tf.errors.UnimplementedError, match="unknown"):
+        tf.onnx.export(f, [_spec(2, None)], opset=17)

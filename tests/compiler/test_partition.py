@@ -49,6 +49,11 @@ def test_partitions_are_joined_by_send_and_recv():
     recvs = [op for op in parts["CPU:0"].optimized.graph.get_operations() if op.type == "_Recv"]
     assert sorted(op.get_attr("send_device")[-5:] for op in recvs) == ["CPU:1", "CPU:2"]
     assert all(op.device == CPU + "0" for op in parts["CPU:0"].optimized.graph.get_operations())
+    # GraphDefs carry the placement: requested devices in the traced graph, full names (and
+    # the _Send/_Recv nodes) in the partitions.
+    assert [n.device for n in cf.graph.as_graph_def().node if n.op == "Mul"] == ["/device:CPU:1"]
+    nodes = parts["CPU:1"].optimized.graph.as_graph_def().node
+    assert "_Send" in [n.op for n in nodes] and {n.device for n in nodes} == {CPU + "1"}
     # Every partition went through the passes: the constants folded into each one's Mul/Add.
     assert all(isinstance(p.pass_stats, dict) and "constant_folding" in p.pass_stats
                for p in parts.values())

@@ -117,7 +117,8 @@ def test_concurrent_callers_of_a_partitioned_function_do_not_deadlock():
     f = _sleepers("/cpu:1", "/cpu:2")
     x = tw.constant(1.0)
     results = []
-    threads = [threading.Thread(target=lambda: results.append(float(f(x)))) for _ in range(3)]
+    threads = [threading.Thread(target=lambda: results.append(float(f(x))), daemon=True)
+               for _ in range(3)]   # (daemon: a deadlock fails the test, not the whole run)
     for t in threads:
         t.start()
     for t in threads:

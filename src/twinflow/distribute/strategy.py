@@ -327,7 +327,8 @@ class StrategyExtended:
         Returns:
             The container.
         """
-        return getattr(value, "_tw_container", None) or value
+        container = getattr(value, "_tw_container", None)
+        return value if container is None else container
 
     # ----- flags -----
     @property

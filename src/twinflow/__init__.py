@@ -12,7 +12,8 @@ from .core.dtypes import (DType, as_dtype, bool_ as bool,
                           int16, int32, int64, resource, string, uint8, uint16, uint32, uint64,
                           variant)
 from .core.shapes import TensorShape
-from .eager.execute import constant, convert_to_tensor, is_tensor
+from .eager.execute import constant, is_tensor
+from .ops.core import convert_to_tensor_packed as convert_to_tensor
 from .graph.graph import Graph, control_dependencies, get_default_graph, name_scope
 from .graph.tensor import Tensor
 from .ops import overloads as _overloads  # noqa: F401  (installs Tensor operators)
@@ -79,6 +80,7 @@ _LAZY = {
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None), "graph_util": (".graph_util", None),
+    "saved_model": (".saved_model", None),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),

@@ -43,6 +43,7 @@ from .ops.linalg_ops import (  # noqa: F401
     solve,
     trace,
 )
+from .ops.linalg_tridiag import tridiagonal_matmul, tridiagonal_solve  # noqa: F401
 from .ops.math_ops import global_norm  # noqa: F401
 from .ops.nn_ops import l2_normalize  # noqa: F401
 from .ops.reduction_ops import norm  # noqa: F401

@@ -119,6 +119,14 @@ def test_eager_fast_paths_still_check_dtypes():
     assert tf.add(tf.constant(["a"]), tf.constant(["b"])).numpy().tolist() == [b"ab"]
 
 
+def test_fast_paths_identity_dtype_is_allowed_by_their_ops():
+    # bind_binary and matmul's hot path let float32 through by identity, before the schema's set
+    from twinflow.eager.execute import F32
+    from twinflow.ops.math.binary import BINARY
+    fast = [REGISTRY[row.op] for row in BINARY if row.fast] + [REGISTRY["MatMul"]]
+    assert len(fast) == 4 and all(F32 in op.np_dtypes for op in fast)
+
+
 # --- sizes are int64 and never wrap ----------------------------------------------------------
 
 def test_sizes_beyond_int32_are_kept():

@@ -1,6 +1,7 @@
 """compile/fit/evaluate/predict/train_on_batch, eager vs graph, callbacks, Dataset inputs."""
 from __future__ import annotations
 
+import inspect
 import os
 
 import numpy as np
@@ -78,6 +79,28 @@ def test_fit_with_validation_and_callbacks(tmp_path):
     assert len(seen) == 2 and stopper.stopped_epoch == 1   # no 100.0 improvement: stop
     assert os.path.exists(tmp_path / "w-01.npz") and os.path.exists(tmp_path / "w-02.npz")
     assert model.history is hist
+
+
+def test_model_checkpoint_best_only_and_hook_signatures(tmp_path):
+    saver = K.callbacks.ModelCheckpoint(str(tmp_path / "w-{epoch}"), monitor="loss",
+                                        save_best_only=True, initial_value_threshold=1.0)
+    saved: list = []
+
+    class _Model:
+        def save_weights(self, path):
+            saved.append(path)
+
+    saver.set_model(_Model())
+    for epoch, loss in enumerate([2.0, 0.5, 0.7, 0.4]):
+        saver.on_epoch_end(epoch, {"loss": loss})
+    # 2.0 does not beat the threshold; 0.7 does not beat 0.5.
+    assert [os.path.basename(p) for p in saved] == ["w-2", "w-4"] and saver.best == 0.4
+    hooks = K.callbacks.Callback
+    assert list(inspect.signature(hooks.on_epoch_end).parameters) == ["self", "epoch", "logs"]
+    assert list(inspect.signature(hooks.on_test_batch_end).parameters) == [
+        "self", "batch", "logs"]
+    assert "Args:" in hooks.on_train_begin.__doc__
+    hooks().on_epoch_begin(epoch=0, logs={})
 
 
 def test_fit_on_dataset_and_progress_bar(capsys):

@@ -44,3 +44,24 @@ CASES = [
          lambda a: np.abs(np.linalg.eig(a)[1]).astype(np.float32), name="eig_vectors_f32",
          grad=(), rtol=1e-4, atol=1e-5),
 ]
+
+
+def _np_tridiag(d):
+    m = d.shape[-1]
+    return (d[..., 0, :, None] * np.eye(m, k=1) + d[..., 1, :, None] * np.eye(m)
+            + d[..., 2, :, None] * np.eye(m, k=-1))
+
+
+DIAG = rng.normal(size=(2, 3, 4)) + np.array([0.0, 4.0, 0.0])[:, None]
+TRHS = rng.normal(size=(2, 4, 2))
+
+CASES += [
+    Case(tw.linalg.tridiagonal_matmul, [DIAG, TRHS], lambda d, b: _np_tridiag(d) @ b,
+         name="tridiagonal_matmul", unknown_shapes=False),
+    Case(tw.linalg.tridiagonal_solve, [DIAG, TRHS],
+         lambda d, b: np.linalg.solve(_np_tridiag(d), b), name="tridiagonal_solve",
+         unknown_shapes=False),
+    Case(lambda d, b: tw.linalg.tridiagonal_solve(d, b, transpose_rhs=True), [DIAG[0], TRHS[0].T],
+         lambda d, b: np.linalg.solve(_np_tridiag(d), b.T), name="tridiagonal_solve_transpose",
+         unknown_shapes=False),
+]

@@ -28,6 +28,9 @@ from ..graph.tensor import SymbolicTensor, Tensor
 from .tensor import EagerTensor, _as_bytes_array, _numpy_str
 
 _EMPTY: dict = {}
+# The dtype of most tensors: an identity test passes it before a (slower) set lookup on the
+# hot paths; every op ``bind_binary`` serves accepts it (``tests/eager`` checks).
+F32 = np.dtype(np.float32)
 
 # TensorFlow's kernels overflow to inf / NaN silently; NumPy's floating-point RuntimeWarnings
 # raised by twinflow's own kernel calls (not the user's NumPy code) are silenced the same way.
@@ -121,7 +124,7 @@ def bind_binary(opdef: OpDef, x, y):
         dt = xv.dtype
         if dt is not yv.dtype and dt != yv.dtype:
             check_dtypes_match(opdef.name, (x, y))
-        if dt not in opdef.np_dtypes:  # (bind_binary's ops have no attrs to check)
+        if dt is not F32 and dt not in opdef.np_dtypes:  # (no attrs to check)
             opdef.validate((x, y), _EMPTY)
         try:
             out = opdef.kernel(xv, yv)
@@ -324,6 +327,9 @@ def _cast_python(value, dtype) -> np.ndarray:
         if src.size and src.dtype.kind in _REFUSED_KINDS.get(dtype.np.kind, ""):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
     if dtype.is_string:
+        if not isinstance(value, (np.ndarray, np.generic)):
+            # NumPy's 'S' arrays drop trailing NUL bytes: build from the Python objects
+            src = np.array(value, dtype=object)
         return _as_bytes_array(src.astype(object))
     with np.errstate(all="ignore"):
         return src.astype(dtype.np)

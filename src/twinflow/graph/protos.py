@@ -25,7 +25,8 @@ _DATA_TYPES = [("DT_INVALID", 0), ("DT_FLOAT", 1), ("DT_DOUBLE", 2), ("DT_INT32"
 ENUMS = {"DataType": _DATA_TYPES}
 
 # message -> [(field, number, label, type, type name, oneof)]; label 'o' optional,
-# 'r' repeated, 'map' a map<string, type name> ('string' values allowed); type 'msg' or
+# 'r' repeated, 'map' a map<string, type name> ('string' values allowed), 'map_u32' one with
+# uint32 keys; type 'msg' or
 # 'enum' with a type name, else a scalar type.
 _M = "msg"
 GRAPH_MESSAGES = {
@@ -70,14 +71,28 @@ GRAPH_MESSAGES = {
                      ("type_attr", 4, "o", "string", None),
                      ("number_attr", 5, "o", "string", None),
                      ("type_list_attr", 6, "o", "string", None),
+                     ("handle_data", 7, "r", _M, "ResourceHandleProto.DtypeAndShape"),
                      ("is_ref", 16, "o", "bool", None)],
+    "ResourceHandleProto": [],
+    "ResourceHandleProto.DtypeAndShape": [("dtype", 1, "o", "enum", "DataType"),
+                                          ("shape", 2, "o", _M, "TensorShapeProto")],
     "OpDef": [("name", 1, "o", "string", None), ("input_arg", 2, "r", _M, "OpDef.ArgDef"),
               ("output_arg", 3, "r", _M, "OpDef.ArgDef"),
               ("summary", 5, "o", "string", None), ("description", 6, "o", "string", None),
-              ("is_aggregate", 16, "o", "bool", None), ("is_stateful", 17, "o", "bool", None)],
+              ("is_aggregate", 16, "o", "bool", None), ("is_stateful", 17, "o", "bool", None),
+              ("control_output", 20, "r", "string", None)],
     "FunctionDef": [("signature", 1, "o", _M, "OpDef"), ("attr", 5, "map", _M, "AttrValue"),
-                    ("node_def", 3, "r", _M, "NodeDef"), ("ret", 4, "map", "string", None)],
-    "FunctionDefLibrary": [("function", 1, "r", _M, "FunctionDef")],
+                    ("arg_attr", 7, "map_u32", _M, "FunctionDef.ArgAttrs"),
+                    ("node_def", 3, "r", _M, "NodeDef"), ("ret", 4, "map", "string", None),
+                    ("control_ret", 6, "map", "string", None)],
+    "FunctionDef.ArgAttrs": [("attr", 1, "map", _M, "AttrValue")],
+    "FunctionDefLibrary": [("function", 1, "r", _M, "FunctionDef"),
+                           ("gradient", 2, "r", _M, "GradientDef"),
+                           ("registered_gradients", 3, "r", _M, "RegisteredGradient")],
+    "GradientDef": [("function_name", 1, "o", "string", None),
+                    ("gradient_func", 2, "o", "string", None)],
+    "RegisteredGradient": [("gradient_func", 1, "o", "string", None),
+                           ("registered_op_type", 2, "o", "string", None)],
     "GraphDef": [("node", 1, "r", _M, "NodeDef"), ("versions", 4, "o", _M, "VersionDef"),
                  ("library", 2, "o", _M, "FunctionDefLibrary")],
 }
@@ -89,6 +104,7 @@ def _file_proto(name: str, messages: dict, enums: dict, deps: list):
     scalar = {"bytes": fd.TYPE_BYTES, "float": fd.TYPE_FLOAT, "int64": fd.TYPE_INT64,
               "int32": fd.TYPE_INT32, "string": fd.TYPE_STRING, "bool": fd.TYPE_BOOL,
               "double": fd.TYPE_DOUBLE, "uint32": fd.TYPE_UINT32, "uint64": fd.TYPE_UINT64,
+              "sint64": fd.TYPE_SINT64,
               "fixed32": fd.TYPE_FIXED32, "enum": fd.TYPE_ENUM, _M: fd.TYPE_MESSAGE}
     f = descriptor_pb2.FileDescriptorProto(name=name, package="tensorflow", syntax="proto3",
                                            dependency=deps)
@@ -104,11 +120,11 @@ def _file_proto(name: str, messages: dict, enums: dict, deps: list):
     for full, fields in messages.items():
         m = protos[full]
         for name, number, label, typ, type_name, *oneof in fields:
-            if label == "map":
+            if label in ("map", "map_u32"):
                 entry = m.nested_type.add(name=name.title().replace("_", "") + "Entry")
                 entry.options.map_entry = True
                 entry.field.add(name="key", number=1, label=fd.LABEL_OPTIONAL,
-                                type=fd.TYPE_STRING)
+                                type=fd.TYPE_STRING if label == "map" else fd.TYPE_UINT32)
                 value = entry.field.add(name="value", number=2, label=fd.LABEL_OPTIONAL,
                                         type=scalar[typ])
                 if type_name:

@@ -69,19 +69,38 @@ class OpDef:
         self.set_schema(same_dtype_schema(name) if same_dtype else None)
 
     def set_schema(self, schema: OpSchema | None) -> None:
-        """Sets the op's schema and the validators ``bind`` runs (built here, once).
+        """Sets the op's schema and the validators ``bind`` runs.
 
         ``validate(inputs, attrs)`` checks dtypes and attrs (graph mode); ``validate_eager``
         also runs ``infer`` when the schema says ``check_shapes`` (ops whose kernel would accept
-        shapes that ``infer`` refuses).
+        shapes that ``infer`` refuses). Both are generated on the op's first use (compiling
+        ~300 validators at import would cost ``import twinflow`` ~20 ms): until then they are
+        stubs that build them, install them and run them.
         """
         self.schema = schema
-        check = None if schema is None else validator(schema, self.name)
         # The NumPy dtypes ``bind_binary`` lets through without calling ``validate``.
-        allowed = None if check is None else allowed_np_dtypes(schema)
+        allowed = None if schema is None else allowed_np_dtypes(schema)
         self.np_dtypes = _ANY if allowed is None else allowed
-        self.validate = check
-        if schema is not None and schema.check_shapes:
+        if schema is None:
+            self.validate = self.validate_eager = None
+        else:
+            self.validate, self.validate_eager = self._first_validate, self._first_validate_eager
+
+    def _first_validate(self, inputs, attrs) -> None:
+        self._build_validators()
+        if self.validate is not None:
+            self.validate(inputs, attrs)
+
+    def _first_validate_eager(self, inputs, attrs) -> None:
+        self._build_validators()
+        if self.validate_eager is not None:
+            self.validate_eager(inputs, attrs)
+
+    def _build_validators(self) -> None:
+        # (two threads may both build: the results are equal and assignments atomic)
+        schema = self.schema
+        check = validator(schema, self.name)
+        if schema.check_shapes:
             infer = self.infer
 
             def validate_eager(inputs, attrs):
@@ -91,9 +110,9 @@ class OpDef:
                     infer(*inputs, **attrs)
                 except (ValueError, TypeError) as e:  # InvalidArgumentError is a ValueError
                     raise shape_error(self.name, e) from e
-            self.validate_eager = validate_eager
+            self.validate, self.validate_eager = check, validate_eager
         else:
-            self.validate_eager = check
+            self.validate, self.validate_eager = check, check
 
     def __repr__(self) -> str:
         return f"<OpDef {self.name}>"

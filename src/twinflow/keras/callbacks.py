@@ -12,6 +12,34 @@ from ..ops.variables import Variable
 from ..summary import writer as _summary
 from ..train.checkpoint import Checkpoint, CheckpointManager
 
+_INDEX_DOCS = {"epoch": "the epoch index", "batch": "the batch index"}
+
+
+def _hook(when: str, index: str | None = None) -> Callable[..., None]:
+    """A ``Callback`` hook that does nothing, documented as called when ``when``.
+
+    Args:
+        when: what has just happened, e.g. "training starts".
+        index: "epoch" or "batch" when the hook receives that index before ``logs``.
+
+    Returns:
+        The method.
+    """
+    # The argument is named as in Keras: callers may pass epoch=... or batch=....
+    if index == "epoch":
+        def hook(self, epoch, logs=None) -> None:
+            pass
+    elif index == "batch":
+        def hook(self, batch, logs=None) -> None:
+            pass
+    else:
+        def hook(self, logs=None) -> None:
+            pass
+    args = f"            {index}: {_INDEX_DOCS[index]}.\n" if index else ""
+    hook.__doc__ = (f"Called when {when}.\n\n        Args:\n{args}"
+                    "            logs: a dict of metric values.\n        ")
+    return hook
+
 
 class Callback:
     """Base class: override the ``on_*`` hooks you need; ``self.model`` is the model."""
@@ -36,111 +64,21 @@ class Callback:
         """
         self.params = params
 
-    def on_train_begin(self, logs=None) -> None:
-        """Called when training starts.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_train_end(self, logs=None) -> None:
-        """Called when training ends.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_epoch_begin(self, epoch, logs=None) -> None:
-        """Called when an epoch starts.
-
-        Args:
-            epoch: the epoch index.
-            logs: a dict of metric values.
-        """
-
-    def on_epoch_end(self, epoch, logs=None) -> None:
-        """Called when an epoch ends (``logs`` has the epoch's metrics).
-
-        Args:
-            epoch: the epoch index.
-            logs: a dict of metric values.
-        """
-
-    def on_train_batch_begin(self, batch, logs=None) -> None:
-        """Called when a training batch starts.
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
-
-    def on_train_batch_end(self, batch, logs=None) -> None:
-        """Called when a training batch ends (``logs`` has running metrics).
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
-
-    def on_test_begin(self, logs=None) -> None:
-        """Called when evaluation starts.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_test_end(self, logs=None) -> None:
-        """Called when evaluation ends.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_test_batch_begin(self, batch, logs=None) -> None:
-        """Called when an evaluation batch starts.
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
-
-    def on_test_batch_end(self, batch, logs=None) -> None:
-        """Called when an evaluation batch ends.
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
-
-    def on_predict_begin(self, logs=None) -> None:
-        """Called when prediction starts.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_predict_end(self, logs=None) -> None:
-        """Called when prediction ends.
-
-        Args:
-            logs: a dict of metric values.
-        """
-
-    def on_predict_batch_begin(self, batch, logs=None) -> None:
-        """Called when a prediction batch starts.
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
-
-    def on_predict_batch_end(self, batch, logs=None) -> None:
-        """Called when a prediction batch ends.
-
-        Args:
-            batch: the batch index.
-            logs: a dict of metric values.
-        """
+    # The hooks do nothing here; a subclass overrides those it needs.
+    on_train_begin = _hook("training starts")
+    on_train_end = _hook("training ends")
+    on_epoch_begin = _hook("an epoch starts", "epoch")
+    on_epoch_end = _hook("an epoch ends (``logs`` has the epoch's metrics)", "epoch")
+    on_train_batch_begin = _hook("a training batch starts", "batch")
+    on_train_batch_end = _hook("a training batch ends (``logs`` has running metrics)", "batch")
+    on_test_begin = _hook("evaluation starts")
+    on_test_end = _hook("evaluation ends")
+    on_test_batch_begin = _hook("an evaluation batch starts", "batch")
+    on_test_batch_end = _hook("an evaluation batch ends", "batch")
+    on_predict_begin = _hook("prediction starts")
+    on_predict_end = _hook("prediction ends")
+    on_predict_batch_begin = _hook("a prediction batch starts", "batch")
+    on_predict_batch_end = _hook("a prediction batch ends", "batch")
 
     def on_batch_begin(self, batch, logs=None) -> None:
         """Keras 1's name of ``on_train_batch_begin``.
@@ -214,13 +152,31 @@ def _monitor_mode(monitor: str, mode: str) -> str:
                      or "auc" in monitor) else "min"
 
 
-def _improved(mode: str, current: float, reference: float, min_delta: float = 0.0) -> bool:
-    if mode == "min":
-        return current < reference - min_delta
-    return current > reference + min_delta
+class _MonitorCallback(Callback):
+    """What EarlyStopping and ReduceLROnPlateau share: one logged quantity watched for
+    improvement by at least ``min_delta``, with ``patience`` epochs of waiting."""
+
+    def __init__(self, monitor: str, min_delta: float, patience: int, verbose: int,
+                 mode: str) -> None:
+        super().__init__()
+        self.monitor = monitor
+        self.min_delta = min_delta
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = _monitor_mode(monitor, mode)
+
+    def _better(self, current: float, reference: float) -> bool:
+        if self.mode == "min":
+            return current < reference - self.min_delta
+        return current > reference + self.min_delta
+
+    def _reset(self) -> None:
+        """Forgets the best value and the epochs waited (at the start of training)."""
+        self.wait = 0
+        self.best = math.inf if self.mode == "min" else -math.inf
 
 
-class EarlyStopping(Callback):
+class EarlyStopping(_MonitorCallback):
     """Stops training when ``monitor`` stops improving for ``patience`` epochs.
 
     Args:
@@ -237,25 +193,16 @@ class EarlyStopping(Callback):
     def __init__(self, monitor: str = "val_loss", min_delta: float = 0.0, patience: int = 0,
                  verbose: int = 0, mode: str = "auto", baseline=None,
                  restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
-        super().__init__()
-        self.monitor = monitor
-        self.min_delta = abs(min_delta)
-        self.patience = patience
-        self.verbose = verbose
-        self.mode = _monitor_mode(monitor, mode)
+        super().__init__(monitor, abs(min_delta), patience, verbose, mode)
         self.baseline = baseline
         self.restore_best_weights = restore_best_weights
         self.start_from_epoch = start_from_epoch
         self.stopped_epoch = 0
         self.best_epoch = 0
 
-    def _better(self, current: float, reference: float) -> bool:
-        return _improved(self.mode, current, reference, self.min_delta)
-
     def on_train_begin(self, logs=None) -> None:
-        self.wait = 0
+        self._reset()
         self.stopped_epoch = 0
-        self.best = math.inf if self.mode == "min" else -math.inf
         self.best_weights = None
         self.best_epoch = 0
 
@@ -289,7 +236,7 @@ class EarlyStopping(Callback):
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
 
 
-class ModelCheckpoint(Callback):
+class ModelCheckpoint(_MonitorCallback):
     """Saves the model's weights after epochs (optionally only when ``monitor`` improves).
 
     ``filepath`` may contain ``{epoch}`` and log names (``ckpt-{epoch:02d}-{val_loss:.2f}``).
@@ -311,16 +258,14 @@ class ModelCheckpoint(Callback):
                  save_best_only: bool = False, save_weights_only: bool = False,
                  mode: str = "auto", save_freq="epoch", options=None,
                  initial_value_threshold=None) -> None:
-        super().__init__()
+        super().__init__(monitor, 0.0, 0, verbose, mode)
         self.filepath = os.fspath(filepath)
-        self.monitor = monitor
-        self.verbose = verbose
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
-        self.mode = _monitor_mode(monitor, mode)
         self.save_freq = save_freq
-        self.best = initial_value_threshold if initial_value_threshold is not None else (
-            math.inf if self.mode == "min" else -math.inf)
+        self._reset()
+        if initial_value_threshold is not None:
+            self.best = initial_value_threshold
         self._batches = 0
         self._epoch = 0
 
@@ -331,7 +276,7 @@ class ModelCheckpoint(Callback):
             if current is None:
                 return
             current = float(current)
-            if not _improved(self.mode, current, self.best):
+            if not self._better(current, self.best):
                 return
             if self.verbose:
                 print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {self.best:.5f} to "
@@ -406,7 +351,7 @@ class LearningRateScheduler(Callback):
             logs["learning_rate"] = float(np.asarray(self.model.optimizer.learning_rate))
 
 
-class ReduceLROnPlateau(Callback):
+class ReduceLROnPlateau(_MonitorCallback):
     """Multiplies the learning rate by ``factor`` when ``monitor`` stops improving.
 
     Args:
@@ -423,21 +368,15 @@ class ReduceLROnPlateau(Callback):
     def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
                  verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
                  cooldown: int = 0, min_lr: float = 0.0, **kwargs) -> None:
-        super().__init__()
         if factor >= 1.0:
             raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
-        self.monitor = monitor
+        super().__init__(monitor, min_delta, patience, verbose, mode)
         self.factor = factor
-        self.patience = patience
-        self.verbose = verbose
-        self.mode = _monitor_mode(monitor, mode)
-        self.min_delta = min_delta
         self.cooldown = cooldown
         self.min_lr = min_lr
 
     def on_train_begin(self, logs=None) -> None:
-        self.best = math.inf if self.mode == "min" else -math.inf
-        self.wait = 0
+        self._reset()
         self.cooldown_counter = 0
 
     def on_epoch_end(self, epoch, logs=None) -> None:
@@ -451,7 +390,7 @@ class ReduceLROnPlateau(Callback):
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
             self.wait = 0
-        if _improved(self.mode, current, self.best, self.min_delta):
+        if self._better(current, self.best):
             self.best = current
             self.wait = 0
         elif self.cooldown_counter <= 0:

@@ -67,6 +67,27 @@ def convert(x, dtype=None, name: str = "x", dtype_hint=None) -> Tensor:
     return convert_to_tensor(x, dtype=dtype, dtype_hint=dtype_hint)
 
 
+def convert_to_tensor_packed(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
+    """``tw.convert_to_tensor``: converts tensors, variables, NumPy arrays and Python values.
+
+    A (nested) list that holds tensors is packed into one tensor, as TensorFlow does; in a
+    graph that is a ``Pack`` op, so ``tw.convert_to_tensor([tw.shape(x)[0], 2])`` works while
+    tracing.
+
+    Args:
+        value: the value.
+        dtype: the required dtype; a tensor of another dtype raises.
+        name: the op's name in graph mode.
+        dtype_hint: the dtype to use for Python values when ``dtype`` is not given.
+
+    Returns:
+        An EagerTensor, or a symbolic tensor in graph mode.
+    """
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        return _autopack(value, None if dtype is None else dtypes.as_dtype(dtype))
+    return convert_to_tensor(value, dtype=dtype, name=name, dtype_hint=dtype_hint)
+
+
 def _contains_tensor(x) -> bool:
     for v in x:
         if isinstance(v, Tensor) or isinstance(v, (list, tuple)) and _contains_tensor(v):
@@ -79,6 +100,10 @@ def _autopack(x, dtype):
     dt = dtype
     if dt is None:
         dt = next(v.dtype for v in items if isinstance(v, Tensor))
+    for v in items:
+        if isinstance(v, Tensor) and v.dtype is not dt:
+            raise TypeError(f"Cannot convert a list containing a tensor of dtype {v.dtype.name} "
+                            f"to {dt.name} (Tensor is: {v!r})")
     return bind(Pack, [convert(v, dt) for v in items], {"axis": 0})
 
 
@@ -146,8 +171,7 @@ def convert_n(values, dtype=None) -> list:
             if conv is not None:
                 dtype = v.dtype
                 break
-    return [convert(v, dtype) if isinstance(v, Tensor) else convert_to_tensor(v, dtype)
-            for v in values]
+    return [convert(v, dtype) for v in values]  # (a list holding tensors is packed)
 
 
 def np_dtype_of(x):

@@ -20,6 +20,7 @@ from .core import OnesLike, convert, static_int
 
 _ET = EagerTensor
 _np_matmul = np.matmul
+_F32 = np.dtype(np.float32)   # (identity test before MatMul's dtype set, on the hot path)
 
 # ----- matmul -----------------------------------------------------------------------------------
 
@@ -137,8 +138,9 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
         # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.
         av, bv = a._value, b._value
-        if av.dtype is bv.dtype and av.ndim >= 2 and bv.ndim >= 2 and \
-                av.dtype in MatMul.np_dtypes:  # (MatMul's schema: int8 or bool go to bind)
+        dt = av.dtype
+        if dt is bv.dtype and av.ndim >= 2 and bv.ndim >= 2 and \
+                (dt is _F32 or dt in MatMul.np_dtypes):  # (int8 or bool go to bind)
             try:
                 return _ET(_np_matmul(av, bv))
             except (ValueError, TypeError):

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.errors import NotFoundError
-from ..graph.protos import add_file, message_class
 from ..ops.variables import Variable
 from ..saved_model.bundle import BundleReader, is_bundle, write_bundle
+from ..saved_model.protos import saved_model_message
 from .checkpoint_files import latest_checkpoint, read_arrays
 
 __all__ = ["CheckpointReader", "list_variables", "load_variable", "load_checkpoint",
@@ -28,22 +28,10 @@ __all__ = ["CheckpointReader", "list_variables", "load_variable", "load_checkpoi
 
 VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-_T = "TrackableObjectGraph.TrackableObject"
-_MESSAGES = {
-    "TrackableObjectGraph": [("nodes", 1, "r", "msg", _T)],
-    _T: [("children", 1, "r", "msg", _T + ".ObjectReference"),
-         ("attributes", 2, "r", "msg", _T + ".SerializedTensor")],
-    _T + ".ObjectReference": [("node_id", 1, "o", "int32", None),
-                              ("local_name", 2, "o", "string", None)],
-    _T + ".SerializedTensor": [("name", 1, "o", "string", None),
-                               ("full_name", 2, "o", "string", None),
-                               ("checkpoint_key", 3, "o", "string", None)],
-}
 
 
 def _graph_class():
-    add_file("twinflow/trackable_object_graph.proto", _MESSAGES)
-    return message_class("TrackableObjectGraph")
+    return saved_model_message("TrackableObjectGraph")
 
 
 def object_graph(root) -> tuple:

@@ -146,3 +146,15 @@ def test_bad_arguments():
         L.Conv2D(4, 3, strides=0)
     with pytest.raises(ValueError, match="output padding"):
         L.Conv2DTranspose(4, 3, strides=2, output_padding=2)
+
+
+def test_docstrings_carry_their_family_args_for_their_rank():
+    conv1d, conv2d = tw.keras.layers.Conv1D.__doc__, tw.keras.layers.Conv2D.__doc__
+    assert conv1d.startswith("1-D convolution") and "'causal'" in conv1d
+    assert "'causal'" not in conv2d and "an int or a pair" in conv2d
+    assert "output_padding:" in tw.keras.layers.Conv2DTranspose.__doc__
+    assert "'causal'" not in tw.keras.layers.Conv1DTranspose.__doc__
+    assert "pointwise_initializer:" in tw.keras.layers.SeparableConv1D.__doc__
+    assert "filters:" not in tw.keras.layers.DepthwiseConv2D.__doc__
+    # What the docstring says is what the constructor accepts.
+    tw.keras.layers.DepthwiseConv1D(3, padding="causal")

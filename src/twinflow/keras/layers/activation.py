@@ -64,10 +64,7 @@ class LeakyReLU(Layer):
     def call(self, inputs) -> Tensor:
         return nn_ops.leaky_relu(inputs, alpha=self.negative_slope)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["negative_slope"] = self.negative_slope
-        return cfg
+    _config_keys = ("negative_slope",)
 
 
 class PReLU(Layer):
@@ -132,10 +129,7 @@ class ELU(Layer):
     def call(self, inputs) -> Tensor:
         return _activations.elu(inputs, alpha=self.alpha)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["alpha"] = self.alpha
-        return cfg
+    _config_keys = ("alpha",)
 
 
 class Softmax(Layer):
@@ -174,7 +168,4 @@ class Softmax(Layer):
             out = math_ops.where(mask, out, array_ops.zeros_like(out))
         return out
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["axis"] = self.axis
-        return cfg
+    _config_keys = ("axis",)

@@ -223,10 +223,7 @@ class Attention(_BaseAttention):
             s = self.scale * s
         return self.concat_score_weight * reduction_ops.reduce_sum(math_ops.tanh(s), axis=-1)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["score_mode"] = self.score_mode
-        return cfg
+    _config_keys = _BaseAttention._config_keys + ("score_mode",)
 
 
 class AdditiveAttention(_BaseAttention):

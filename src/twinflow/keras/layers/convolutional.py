@@ -11,6 +11,7 @@ from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .base import Layer
+from .ranked import Ranked
 from .reshaping import _data_format, _tuple
 
 
@@ -44,11 +45,51 @@ def _rename_kernel_config(cfg: dict) -> None:
     cfg["depthwise_regularizer"] = cfg.pop("kernel_regularizer")
 
 
-class _Conv(Layer):
+# The Args sections of the concrete layers, one per family (see ``Ranked``).
+_GEOMETRY_ARGS = """kernel_size: the window size, {size}.
+strides: the step, {size}.
+padding: {padding}.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+dilation_rate: the dilation, {size}."""
+
+
+def _weight_args(*weights: tuple[str, str]) -> str:
+    """The Args lines of the activation, bias and (prefix, description) weights."""
+    lines = ["activation: an activation.", "use_bias: whether to add a bias."]
+    lines += [f"{w}_initializer: initializer of {what}." for w, what in weights]
+    lines += [f"{w}_regularizer: a penalty on {what}." for w, what in weights]
+    lines.append("activity_regularizer: accepted for compatibility.")
+    lines += [f"{w}_constraint: stored on {what}." for w, what in weights]
+    return "\n".join(lines + ["**kwargs: Layer arguments."])
+
+
+_FILTERS = "filters: the number of output channels.\n"
+_BIAS = ("bias", "the bias")
+_CONV_ARGS = (_FILTERS + _GEOMETRY_ARGS + "\ngroups: split the channels into this many "
+              "independent groups.\n" + _weight_args(("kernel", "the kernel"), _BIAS))
+_TRANSPOSE_ARGS = (_FILTERS + _GEOMETRY_ARGS.replace("the step", "the upsampling factors") +
+                   "\noutput_padding: extra output size at the end, {size} (less than the "
+                   "strides).\n**kwargs: activation, use_bias, initializers, regularizers, "
+                   "constraints and Layer arguments.")
+_DEPTHWISE_ARGS = (_GEOMETRY_ARGS + "\ndepth_multiplier: filters per input channel.\n" +
+                   _weight_args(("depthwise", "the kernel"), _BIAS))
+_SEPARABLE_ARGS = (_FILTERS + _GEOMETRY_ARGS + "\ndepth_multiplier: depthwise filters per "
+                   "input channel.\n" + _weight_args(("depthwise", "the depthwise kernel"),
+                                                     ("pointwise", "the pointwise kernel"), _BIAS))
+class _Conv(Ranked, Layer):
     """Shared arguments, weights and data-format handling of the convolution layers."""
 
     _rank = 2
     _transpose = False
+
+    @classmethod
+    def _allows_causal(cls) -> bool:
+        return cls._rank == 1 and not cls._transpose
+
+    @classmethod
+    def _doc_fields(cls) -> dict:
+        causal = "``'valid'``, ``'same'`` or ``'causal'``"
+        return {"padding": causal if cls._allows_causal() else "``'valid'`` or ``'same'``"}
 
     def __init__(self, filters, kernel_size, strides=1, padding: str = "valid",
                  data_format=None, dilation_rate=1, groups: int = 1, activation=None,
@@ -65,7 +106,7 @@ class _Conv(Layer):
         self.filters = filters
         self.kernel_size = _positive("kernel_size", _tuple(kernel_size, n, "kernel_size"))
         self.strides = _positive("strides", _tuple(strides, n, "strides"))
-        self.padding = _padding(padding, allow_causal=(n == 1 and not self._transpose))
+        self.padding = _padding(padding, allow_causal=self._allows_causal())
         self.data_format = _data_format(data_format)
         self.dilation_rate = _positive("dilation_rate", _tuple(dilation_rate, n,
                                                                "dilation_rate"))
@@ -151,6 +192,8 @@ class _Conv(Layer):
 
 
 class _BaseConv(_Conv):
+    _args_doc = _CONV_ARGS
+
     def build(self, input_shape) -> None:
         c = self._channels(input_shape)
         if c % self.groups:
@@ -175,57 +218,13 @@ class _BaseConv(_Conv):
                                  for a, b in zip(xs, ks)], axis=-1)
 
 
-class Conv1D(_BaseConv):
-    """1-D convolution over ``(batch, steps, channels)`` (``padding='causal'`` pads the
-    left only, for sequence models).
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: the window length.
-        strides: the stride.
-        padding: ``'valid'``, ``'same'`` or ``'causal'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: the dilation.
-        groups: split the channels into this many independent groups.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the kernel.
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        kernel_constraint: stored on the kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class Conv1D(_BaseConv, rank=1):
+    """1-D convolution over ``(batch, steps, channels)`` (``padding='causal'`` pads the left
+    only, for sequence models)."""
 
 
-class Conv2D(_BaseConv):
-    """2-D convolution over ``(batch, height, width, channels)`` images.
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: an int or a pair.
-        strides: an int or a pair.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: an int or a pair.
-        groups: split the channels into this many independent groups.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the kernel.
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        kernel_constraint: stored on the kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class Conv2D(_BaseConv, rank=2):
+    """2-D convolution over ``(batch, height, width, channels)`` images."""
 
 
 def _transpose_length(size, k, stride, dilation, padding, output_padding):
@@ -238,6 +237,7 @@ def _transpose_length(size, k, stride, dilation, padding, output_padding):
 
 class _ConvTranspose(_Conv):
     _transpose = True
+    _args_doc = _TRANSPOSE_ARGS
 
     def __init__(self, filters, kernel_size, strides=1, padding: str = "valid",
                  output_padding=None, data_format=None, dilation_rate=1, **kwargs) -> None:
@@ -287,45 +287,19 @@ class _ConvTranspose(_Conv):
         return cfg
 
 
-class Conv1DTranspose(_ConvTranspose):
-    """Transposed 1-D convolution (the gradient of Conv1D; upsamples sequences).
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: the window length.
-        strides: the stride (the upsampling factor).
-        padding: ``'valid'`` or ``'same'``.
-        output_padding: extra length at the end (less than the stride).
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: the dilation.
-        **kwargs: activation, use_bias, initializers, regularizers, constraints and Layer
-            arguments.
-    """
-
-    _rank = 1
+class Conv1DTranspose(_ConvTranspose, rank=1):
+    """Transposed 1-D convolution (the gradient of Conv1D; upsamples sequences)."""
 
 
-class Conv2DTranspose(_ConvTranspose):
-    """Transposed 2-D convolution (the gradient of Conv2D; upsamples images).
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: an int or a pair.
-        strides: an int or a pair (the upsampling factors).
-        padding: ``'valid'`` or ``'same'``.
-        output_padding: extra rows/columns at the end (less than the strides).
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: an int or a pair.
-        **kwargs: activation, use_bias, initializers, regularizers, constraints and Layer
-            arguments.
-    """
-
-    _rank = 2
+class Conv2DTranspose(_ConvTranspose, rank=2):
+    """Transposed 2-D convolution (the gradient of Conv2D; upsamples images)."""
 
 
 class _Depthwise(_Conv):
     """Depthwise convolution: each input channel convolved with its own ``depth_multiplier``
     filters."""
+
+    _args_doc = _DEPTHWISE_ARGS
 
     def __init__(self, kernel_size, strides=1, padding: str = "valid", depth_multiplier: int = 1,
                  data_format=None, dilation_rate=1, activation=None, use_bias: bool = True,
@@ -367,58 +341,18 @@ class _Depthwise(_Conv):
         return cfg
 
 
-class DepthwiseConv1D(_Depthwise):
-    """Depthwise 1-D convolution (``kernel``: ``(k, channels, depth_multiplier)``).
-
-    Args:
-        kernel_size: the window length.
-        strides: the stride.
-        padding: ``'valid'`` or ``'same'``.
-        depth_multiplier: filters per input channel.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: the dilation.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        depthwise_initializer: initializer of the kernel.
-        bias_initializer: initializer of the bias.
-        depthwise_regularizer: a penalty on the kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        depthwise_constraint: stored on the kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class DepthwiseConv1D(_Depthwise, rank=1):
+    """Depthwise 1-D convolution (``kernel``: ``(k, channels, depth_multiplier)``)."""
 
 
-class DepthwiseConv2D(_Depthwise):
-    """Depthwise 2-D convolution (``kernel``: ``(kh, kw, channels, depth_multiplier)``).
-
-    Args:
-        kernel_size: an int or a pair.
-        strides: an int or a pair.
-        padding: ``'valid'`` or ``'same'``.
-        depth_multiplier: filters per input channel.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: an int or a pair.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        depthwise_initializer: initializer of the kernel.
-        bias_initializer: initializer of the bias.
-        depthwise_regularizer: a penalty on the kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        depthwise_constraint: stored on the kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class DepthwiseConv2D(_Depthwise, rank=2):
+    """Depthwise 2-D convolution (``kernel``: ``(kh, kw, channels, depth_multiplier)``)."""
 
 
 class _Separable(_Conv):
     """A depthwise convolution followed by a 1x1 (pointwise) convolution."""
+
+    _args_doc = _SEPARABLE_ARGS
 
     def __init__(self, filters, kernel_size, strides=1, padding: str = "valid",
                  data_format=None, dilation_rate=1, depth_multiplier: int = 1, activation=None,
@@ -465,62 +399,12 @@ class _Separable(_Conv):
         return cfg
 
 
-class SeparableConv1D(_Separable):
-    """Depthwise-separable 1-D convolution.
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: the window length.
-        strides: the stride.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: the dilation.
-        depth_multiplier: depthwise filters per input channel.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        depthwise_initializer: initializer of the depthwise kernel.
-        pointwise_initializer: initializer of the pointwise kernel.
-        bias_initializer: initializer of the bias.
-        depthwise_regularizer: a penalty on the depthwise kernel.
-        pointwise_regularizer: a penalty on the pointwise kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        depthwise_constraint: stored on the depthwise kernel.
-        pointwise_constraint: stored on the pointwise kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class SeparableConv1D(_Separable, rank=1):
+    """Depthwise-separable 1-D convolution."""
 
 
-class SeparableConv2D(_Separable):
-    """Depthwise-separable 2-D convolution.
-
-    Args:
-        filters: the number of output channels.
-        kernel_size: an int or a pair.
-        strides: an int or a pair.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        dilation_rate: an int or a pair.
-        depth_multiplier: depthwise filters per input channel.
-        activation: an activation.
-        use_bias: whether to add a bias.
-        depthwise_initializer: initializer of the depthwise kernel.
-        pointwise_initializer: initializer of the pointwise kernel.
-        bias_initializer: initializer of the bias.
-        depthwise_regularizer: a penalty on the depthwise kernel.
-        pointwise_regularizer: a penalty on the pointwise kernel.
-        bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
-        depthwise_constraint: stored on the depthwise kernel.
-        pointwise_constraint: stored on the pointwise kernel.
-        bias_constraint: stored on the bias.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class SeparableConv2D(_Separable, rank=2):
+    """Depthwise-separable 2-D convolution."""
 
 
 Convolution1D = Conv1D

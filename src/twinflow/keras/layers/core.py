@@ -137,10 +137,7 @@ class Flatten(Layer):
         batch = array_ops.shape(inputs)[:1]
         return array_ops.reshape(inputs, array_ops.stack([batch[0], -1]))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["data_format"] = self.data_format
-        return cfg
+    _config_keys = ("data_format",)
 
 
 class Reshape(Layer):
@@ -165,10 +162,7 @@ class Reshape(Layer):
         batch = array_ops.shape(inputs)[0]
         return array_ops.reshape(inputs, array_ops.stack([batch] + target))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["target_shape"] = self.target_shape
-        return cfg
+    _config_keys = ("target_shape",)
 
 
 class Dropout(Layer):
@@ -198,10 +192,7 @@ class Dropout(Layer):
         return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
                               seed=self.seed)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
-        return cfg
+    _config_keys = ("rate", "noise_shape", "seed")
 
 
 class Embedding(Layer):
@@ -365,7 +356,4 @@ class Masking(Layer):
             axis=-1, keepdims=True)
         return inputs * math_ops.cast(keep, inputs.dtype)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["mask_value"] = self.mask_value
-        return cfg
+    _config_keys = ("mask_value",)

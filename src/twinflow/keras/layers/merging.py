@@ -136,10 +136,7 @@ class Concatenate(_Merge):
         # As Keras: the concatenated per-element masks, reduced over the last axis.
         return reduction_ops.reduce_any(array_ops.concat(full, axis=self.axis), axis=-1)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["axis"] = self.axis
-        return cfg
+    _config_keys = ("axis",)
 
 
 def batch_dot(x: Tensor, y: Tensor, axes) -> Tensor:

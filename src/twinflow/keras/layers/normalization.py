@@ -300,7 +300,4 @@ class UnitNormalization(Layer):
     def call(self, inputs) -> Tensor:
         return nn_ops.l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["axis"] = self.axis
-        return cfg
+    _config_keys = ("axis",)

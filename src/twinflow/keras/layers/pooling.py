@@ -8,6 +8,7 @@ from typing import Any
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from .base import Layer
+from .ranked import Ranked
 from .reshaping import _data_format, _tuple
 
 
@@ -19,9 +20,13 @@ def _pool_padding(padding: str) -> str:
     return p
 
 
-class _Pooling(Layer):
-    _rank = 2
+class _Pooling(Ranked, Layer):
     _max = True
+    _args_doc = """pool_size: the window size, {size}.
+strides: the step, {size} (default: ``pool_size``).
+padding: ``'valid'`` or ``'same'``.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+**kwargs: Layer arguments."""
 
     def __init__(self, pool_size=2, strides=None, padding: str = "valid", data_format=None,
                  **kwargs) -> None:
@@ -51,72 +56,38 @@ class _Pooling(Layer):
             y = array_ops.transpose(y, [0, n + 1] + list(range(1, n + 1)))
         return y
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(pool_size=self.pool_size, strides=self.strides, padding=self.padding,
-                   data_format=self.data_format)
-        return cfg
+    _config_keys = ("pool_size", "strides", "padding", "data_format")
 
 
-class MaxPooling1D(_Pooling):
-    """Maximum over windows of steps.
+class MaxPooling1D(_Pooling, rank=1):
+    """Maximum over windows of steps."""
 
-    Args:
-        pool_size: the window length.
-        strides: the stride (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 1, True
+    _max = True
 
 
-class AveragePooling1D(_Pooling):
-    """Mean over windows of steps.
+class AveragePooling1D(_Pooling, rank=1):
+    """Mean over windows of steps."""
 
-    Args:
-        pool_size: the window length.
-        strides: the stride (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 1, False
-
-
-class MaxPooling2D(_Pooling):
-    """Maximum over ``pool_size`` windows.
-
-    Args:
-        pool_size: an int or a pair.
-        strides: an int or a pair (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 2, True
-
-
-class AveragePooling2D(_Pooling):
-    """Mean over ``pool_size`` windows.
-
-    Args:
-        pool_size: an int or a pair.
-        strides: an int or a pair (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 2, False
-
-
-class _GlobalPooling(Layer):
-    _rank = 1
     _max = False
+
+
+class MaxPooling2D(_Pooling, rank=2):
+    """Maximum over ``pool_size`` windows."""
+
+    _max = True
+
+
+class AveragePooling2D(_Pooling, rank=2):
+    """Mean over ``pool_size`` windows."""
+
+    _max = False
+
+
+class _GlobalPooling(Ranked, Layer):
+    _max = False
+    _args_doc = """data_format: ``'channels_last'`` or ``'channels_first'``.
+keepdims: keep the pooled axes with length 1.
+**kwargs: Layer arguments."""
 
     def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -137,22 +108,13 @@ class _GlobalPooling(Layer):
     def compute_mask(self, inputs, mask=None) -> Any:
         return None
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(data_format=self.data_format, keepdims=self.keepdims)
-        return cfg
+    _config_keys = ("data_format", "keepdims")
 
 
-class GlobalAveragePooling1D(_GlobalPooling):
-    """Mean over the steps axis: ``(N, steps, C) -> (N, C)`` (masked steps left out).
+class GlobalAveragePooling1D(_GlobalPooling, rank=1):
+    """Mean over the steps axis: ``(N, steps, C) -> (N, C)`` (masked steps left out)."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the steps axis with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 1, False
+    _max = False
 
     def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
         super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
@@ -169,64 +131,34 @@ class GlobalAveragePooling1D(_GlobalPooling):
         return math_ops.div_no_nan(total, count)
 
 
-class GlobalMaxPooling1D(_GlobalPooling):
-    """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``.
+class GlobalMaxPooling1D(_GlobalPooling, rank=1):
+    """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the steps axis with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 1, True
+    _max = True
 
 
-class GlobalAveragePooling2D(_GlobalPooling):
-    """Mean over height and width: ``(N, H, W, C) -> (N, C)``.
+class GlobalAveragePooling2D(_GlobalPooling, rank=2):
+    """Mean over height and width: ``(N, H, W, C) -> (N, C)``."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the spatial dimensions with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 2, False
+    _max = False
 
 
-class GlobalMaxPooling2D(_GlobalPooling):
-    """Maximum over height and width: ``(N, H, W, C) -> (N, C)``.
+class GlobalMaxPooling2D(_GlobalPooling, rank=2):
+    """Maximum over height and width: ``(N, H, W, C) -> (N, C)``."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the spatial dimensions with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 2, True
+    _max = True
 
 
-class GlobalAveragePooling3D(_GlobalPooling):
-    """Mean over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``.
+class GlobalAveragePooling3D(_GlobalPooling, rank=3):
+    """Mean over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the spatial dimensions with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 3, False
+    _max = False
 
 
-class GlobalMaxPooling3D(_GlobalPooling):
-    """Maximum over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``.
+class GlobalMaxPooling3D(_GlobalPooling, rank=3):
+    """Maximum over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``."""
 
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        keepdims: keep the spatial dimensions with length 1.
-        **kwargs: Layer arguments.
-    """
-
-    _rank, _max = 3, True
+    _max = True
 
 
 MaxPool1D = MaxPooling1D

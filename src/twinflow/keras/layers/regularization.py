@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 
 from ...graph.tensor import Tensor
-from ...ops import array_ops, math_ops, nn_ops, random_ops, reduction_ops
+from ...ops import array_ops, math_ops, nn_ops, random_ops
+from .. import regularizers as _regularizers
 from .base import Layer
+from .ranked import Ranked
 from .reshaping import _data_format
 
 
@@ -17,8 +19,11 @@ def _rate(value) -> float:
     return float(value)
 
 
-class _SpatialDropout(Layer):
-    _rank = 1
+class _SpatialDropout(Ranked, Layer):
+    _args_doc = """rate: the fraction of channels dropped.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+seed: the op seed.
+**kwargs: Layer arguments."""
 
     def __init__(self, rate: float, data_format=None, seed=None, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -49,45 +54,19 @@ class _SpatialDropout(Layer):
         return cfg
 
 
-class SpatialDropout1D(_SpatialDropout):
-    """Drops whole channels of ``(N, steps, C)`` inputs while training.
-
-    Args:
-        rate: the fraction of channels dropped.
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class SpatialDropout1D(_SpatialDropout, rank=1):
+    """Drops whole channels of ``(N, steps, C)`` inputs while training."""
 
     def __init__(self, rate: float, seed=None, **kwargs) -> None:
         super().__init__(rate, seed=seed, **kwargs)
 
 
-class SpatialDropout2D(_SpatialDropout):
-    """Drops whole feature maps of ``(N, H, W, C)`` inputs while training.
-
-    Args:
-        rate: the fraction of channels dropped.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class SpatialDropout2D(_SpatialDropout, rank=2):
+    """Drops whole feature maps of ``(N, H, W, C)`` inputs while training."""
 
 
-class SpatialDropout3D(_SpatialDropout):
-    """Drops whole feature volumes of ``(N, D, H, W, C)`` inputs while training.
-
-    Args:
-        rate: the fraction of channels dropped.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 3
+class SpatialDropout3D(_SpatialDropout, rank=3):
+    """Drops whole feature volumes of ``(N, D, H, W, C)`` inputs while training."""
 
 
 class GaussianNoise(Layer):
@@ -192,13 +171,8 @@ class ActivityRegularization(Layer):
         self.supports_masking = True
 
     def call(self, inputs) -> Tensor:
-        penalty = None
-        if self.l1:
-            penalty = self.l1 * reduction_ops.reduce_sum(math_ops.abs(inputs))
-        if self.l2:
-            sq = self.l2 * reduction_ops.reduce_sum(math_ops.square(inputs))
-            penalty = sq if penalty is None else penalty + sq
-        if penalty is not None:
+        if self.l1 or self.l2:
+            penalty = _regularizers.L1L2(self.l1, self.l2)(inputs)
             batch = math_ops.cast(array_ops.shape(inputs)[0], inputs.dtype)
             self.add_loss(penalty / batch)
         return array_ops.identity(inputs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...graph.tensor import Tensor
 from ...ops import array_ops
 from .base import Layer
+from .ranked import Ranked
 
 
 def _tuple(value, n: int, name: str) -> tuple:
@@ -48,8 +49,11 @@ def _spatial_axes(n: int, data_format: str) -> list:
     return list(range(1, n + 1)) if data_format == "channels_last" else list(range(2, n + 2))
 
 
-class _UpSampling(Layer):
-    _rank = 1
+class _UpSampling(Ranked, Layer):
+    _args_doc = """size: the repeat factor of each spatial axis, {size}.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+interpolation: ``'nearest'`` (bilinear is not supported).
+**kwargs: Layer arguments."""
 
     def __init__(self, size=2, data_format=None, interpolation: str = "nearest",
                  **kwargs) -> None:
@@ -79,170 +83,111 @@ class _UpSampling(Layer):
         return cfg
 
 
-class UpSampling1D(_UpSampling):
-    """Repeats each step ``size`` times: ``(N, T, C) -> (N, T*size, C)``.
-
-    Args:
-        size: the repeat factor.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class UpSampling1D(_UpSampling, rank=1):
+    """Repeats each step ``size`` times: ``(N, T, C) -> (N, T*size, C)``."""
 
     def __init__(self, size: int = 2, **kwargs) -> None:
         super().__init__(size=size, **kwargs)
 
 
-class UpSampling2D(_UpSampling):
-    """Repeats rows and columns (nearest-neighbour upsampling).
-
-    Args:
-        size: the factors for rows and columns.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        interpolation: ``'nearest'`` (bilinear is not supported).
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class UpSampling2D(_UpSampling, rank=2):
+    """Repeats rows and columns (nearest-neighbour upsampling)."""
 
 
-class UpSampling3D(_UpSampling):
-    """Repeats the three spatial dimensions.
-
-    Args:
-        size: the three factors.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 3
+class UpSampling3D(_UpSampling, rank=3):
+    """Repeats the three spatial dimensions."""
 
 
-class _ZeroPadding(Layer):
-    _rank = 1
+class _EdgePairs(Ranked, Layer):
+    """ZeroPadding and Cropping: a (before, after) pair of each spatial axis, stored under the
+    argument's name (``_arg``); 1-D layers take no ``data_format``."""
 
-    def __init__(self, padding=1, data_format=None, **kwargs) -> None:
+    _arg = "padding"
+
+    def __init__(self, pairs, data_format=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.padding = _pairs(padding, self._rank, "padding")
+        setattr(self, self._arg, _pairs(pairs, self._rank, self._arg))
         self.data_format = _data_format(data_format) if self._rank > 1 else "channels_last"
 
-    def call(self, inputs) -> Tensor:
-        pads = [[0, 0]] * inputs.shape.rank
-        for axis, p in zip(_spatial_axes(self._rank, self.data_format), self.padding):
-            pads[axis] = list(p)
-        return array_ops.pad(inputs, pads)
+    def _axis_pairs(self) -> zip:
+        """(axis, (before, after)) of each spatial axis."""
+        return zip(_spatial_axes(self._rank, self.data_format), getattr(self, self._arg))
 
     def get_config(self) -> dict:
         cfg = super().get_config()
-        cfg["padding"] = self.padding[0] if self._rank == 1 else self.padding
+        pairs = getattr(self, self._arg)
+        cfg[self._arg] = pairs[0] if self._rank == 1 else pairs
         if self._rank > 1:
             cfg["data_format"] = self.data_format
         return cfg
 
 
-class ZeroPadding1D(_ZeroPadding):
-    """Pads the steps axis with zeros.
+class _ZeroPadding(_EdgePairs):
+    _args_doc = """padding: zeros before and after each spatial axis: {size}, or {pairs}.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+**kwargs: Layer arguments."""
 
-    Args:
-        padding: an int, or a (before, after) pair.
-        **kwargs: Layer arguments.
-    """
+    def __init__(self, padding=1, data_format=None, **kwargs) -> None:
+        super().__init__(padding, data_format, **kwargs)
 
-    _rank = 1
+    def call(self, inputs) -> Tensor:
+        pads = [[0, 0]] * inputs.shape.rank
+        for axis, p in self._axis_pairs():
+            pads[axis] = list(p)
+        return array_ops.pad(inputs, pads)
+
+
+class ZeroPadding1D(_ZeroPadding, rank=1):
+    """Pads the steps axis with zeros."""
 
     def __init__(self, padding=1, **kwargs) -> None:
         super().__init__(padding=padding, **kwargs)
 
 
-class ZeroPadding2D(_ZeroPadding):
-    """Pads rows and columns with zeros.
-
-    Args:
-        padding: an int, two ints (symmetric) or two (before, after) pairs.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class ZeroPadding2D(_ZeroPadding, rank=2):
+    """Pads rows and columns with zeros."""
 
 
-class ZeroPadding3D(_ZeroPadding):
-    """Pads the three spatial dimensions with zeros.
-
-    Args:
-        padding: an int, three ints or three (before, after) pairs.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 3
+class ZeroPadding3D(_ZeroPadding, rank=3):
+    """Pads the three spatial dimensions with zeros."""
 
 
-class _Cropping(Layer):
-    _rank = 1
+class _Cropping(_EdgePairs):
+    _arg = "cropping"
+    _args_doc = """cropping: what is cut before and after each spatial axis: {size}, or {pairs}.
+data_format: ``'channels_last'`` or ``'channels_first'``.
+**kwargs: Layer arguments."""
 
     def __init__(self, cropping=1, data_format=None, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.cropping = _pairs(cropping, self._rank, "cropping")
-        self.data_format = _data_format(data_format) if self._rank > 1 else "channels_last"
+        super().__init__(cropping, data_format, **kwargs)
 
     def call(self, inputs) -> Tensor:
         dims = inputs.shape.as_list()
         index = [slice(None)] * len(dims)
-        for axis, (a, b) in zip(_spatial_axes(self._rank, self.data_format), self.cropping):
+        for axis, (a, b) in self._axis_pairs():
             if dims[axis] is not None and a + b >= dims[axis]:
                 raise ValueError(f"{type(self).__name__}: cropping {self.cropping} leaves "
                                  f"nothing of inputs of shape {tuple(dims)}.")
             index[axis] = slice(a, -b if b else None)
         return inputs[tuple(index)]
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["cropping"] = self.cropping[0] if self._rank == 1 else self.cropping
-        if self._rank > 1:
-            cfg["data_format"] = self.data_format
-        return cfg
 
-
-class Cropping1D(_Cropping):
-    """Crops the steps axis.
-
-    Args:
-        cropping: an int, or a (before, after) pair.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 1
+class Cropping1D(_Cropping, rank=1):
+    """Crops the steps axis."""
 
     def __init__(self, cropping=(1, 1), **kwargs) -> None:
         super().__init__(cropping=cropping, **kwargs)
 
 
-class Cropping2D(_Cropping):
-    """Crops rows and columns.
-
-    Args:
-        cropping: an int, two ints or two (before, after) pairs.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 2
+class Cropping2D(_Cropping, rank=2):
+    """Crops rows and columns."""
 
     def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs) -> None:
         super().__init__(cropping=cropping, data_format=data_format, **kwargs)
 
 
-class Cropping3D(_Cropping):
-    """Crops the three spatial dimensions.
-
-    Args:
-        cropping: an int, three ints or three (before, after) pairs.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _rank = 3
+class Cropping3D(_Cropping, rank=3):
+    """Crops the three spatial dimensions."""
 
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs) -> None:
         super().__init__(cropping=cropping, data_format=data_format, **kwargs)
@@ -268,10 +213,7 @@ class RepeatVector(Layer):
                              f"shape {inputs.shape}")
         return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["n"] = self.n
-        return cfg
+    _config_keys = ("n",)
 
 
 class Permute(Layer):
@@ -297,7 +239,4 @@ class Permute(Layer):
                              f" got shape {inputs.shape}")
         return array_ops.transpose(inputs, (0,) + self.dims)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["dims"] = self.dims
-        return cfg
+    _config_keys = ("dims",)

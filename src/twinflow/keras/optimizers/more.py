@@ -192,16 +192,9 @@ class Ftrl(Optimizer):
         variable.assign((clipped - linear) / quadratic)
         acc.assign(new_acc)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(learning_rate_power=self.learning_rate_power,
-                   initial_accumulator_value=self.initial_accumulator_value,
-                   l1_regularization_strength=self.l1_regularization_strength,
-                   l2_regularization_strength=self.l2_regularization_strength,
-                   l2_shrinkage_regularization_strength=(
-                       self.l2_shrinkage_regularization_strength),
-                   beta=self.beta)
-        return cfg
+    _config_keys = ("learning_rate_power", "initial_accumulator_value",
+                    "l1_regularization_strength", "l2_regularization_strength",
+                    "l2_shrinkage_regularization_strength", "beta")
 
 
 class Lion(Optimizer):

@@ -18,8 +18,9 @@ _MAXINT32 = 2**31 - 1
 _STREAMS: dict = {}
 # tw.random.Generator states, by generator id; set_seed leaves them alone, as TensorFlow does.
 _GENERATORS: dict = {}
-# Nondeterministic ops (no seed at all) share one generator seeded from OS entropy.
-_UNSEEDED = np.random.default_rng()
+# Nondeterministic ops (no seed at all) share one generator seeded from OS entropy, made on
+# first use (``numpy.random`` costs ``import twinflow`` ~9 ms).
+_UNSEEDED: list = []
 
 
 def set_seed(seed) -> None:
@@ -75,7 +76,9 @@ def _stream(kind: str, dtype, seed: int, seed2: int, generator=None) -> np.rando
     if generator is not None:
         return _GENERATORS[generator]
     if seed == 0 and seed2 == 0:
-        return _UNSEEDED
+        if not _UNSEEDED:
+            _UNSEEDED.append(np.random.default_rng())  # (a race makes two; one is kept)
+        return _UNSEEDED[0]
     key = (kind, np.dtype(dtype).str, seed, seed2)
     gen = _STREAMS.get(key)
     if gen is None:

@@ -179,11 +179,7 @@ class _Affine(Augmentation):
         """``[n, 8]`` transforms for ``n`` images of ``h``×``w`` (random draws)."""
         raise NotImplementedError
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(fill_mode=self.fill_mode, interpolation=self.interpolation,
-                   fill_value=self.fill_value)
-        return cfg
+    _config_keys = Augmentation._config_keys + ("fill_mode", "interpolation", "fill_value")
 
 
 def _col(v) -> Tensor:
@@ -218,10 +214,7 @@ class RandomRotation(_Affine):
         cols = [c, -s, cx - cx * c + cy * s, s, c, cy - cx * s - cy * c, zeros, zeros]
         return array_ops.concat([_col(v) for v in cols], axis=1)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["factor"] = self.factor
-        return cfg
+    _config_keys = _Affine._config_keys + ("factor",)
 
 
 class RandomZoom(_Affine):
@@ -256,10 +249,7 @@ class RandomZoom(_Affine):
                 (h - 1.0) / 2.0 * (1.0 - zy), zeros, zeros]
         return array_ops.concat(cols, axis=1)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
-        return cfg
+    _config_keys = _Affine._config_keys + ("height_factor", "width_factor")
 
 
 class RandomTranslation(_Affine):
@@ -291,7 +281,4 @@ class RandomTranslation(_Affine):
         ones, zeros = array_ops.ones_like(dy), array_ops.zeros_like(dy)
         return array_ops.concat([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(height_factor=self.height_factor, width_factor=self.width_factor)
-        return cfg
+    _config_keys = _Affine._config_keys + ("height_factor", "width_factor")

@@ -74,10 +74,7 @@ class Augmentation(PreprocessingLayer):
         """
         raise NotImplementedError
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(data_format=self.data_format, seed=self.seed)
-        return cfg
+    _config_keys = ("data_format", "seed")
 
 
 class RandomFlip(Augmentation):
@@ -107,10 +104,7 @@ class RandomFlip(Augmentation):
             x = where(flips, array_ops.reverse(x, [-3]), x)
         return x
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["mode"] = self.mode
-        return cfg
+    _config_keys = Augmentation._config_keys + ("mode",)
 
 
 class RandomCrop(Augmentation):
@@ -144,10 +138,7 @@ class RandomCrop(Augmentation):
             y = resize_as_keras(y, self.height, self.width, "bilinear", False, self._tw_dtype)
         return y
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(height=self.height, width=self.width)
-        return cfg
+    _config_keys = Augmentation._config_keys + ("height", "width")
 
 
 class RandomContrast(Augmentation):
@@ -182,10 +173,7 @@ class RandomContrast(Augmentation):
         return math_ops.clip_by_value(out, float(self.value_range[0]),
                                       float(self.value_range[1]))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(factor=self.factor, value_range=self.value_range)
-        return cfg
+    _config_keys = Augmentation._config_keys + ("factor", "value_range")
 
 
 class RandomBrightness(Augmentation):
@@ -217,7 +205,4 @@ class RandomBrightness(Augmentation):
         return math_ops.clip_by_value(x + delta, float(self.value_range[0]),
                                       float(self.value_range[1]))
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(factor=self.factor, value_range=self.value_range)
-        return cfg
+    _config_keys = Augmentation._config_keys + ("factor", "value_range")

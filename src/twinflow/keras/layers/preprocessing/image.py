@@ -121,14 +121,8 @@ class Resizing(PreprocessingLayer):
             pads = [[0, 0]] + pads
         return array_ops.pad(x, pads, constant_values=self.fill_value)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(data_format=self.data_format, height=self.height, width=self.width,
-                   interpolation=self.interpolation,
-                   crop_to_aspect_ratio=self.crop_to_aspect_ratio,
-                   pad_to_aspect_ratio=self.pad_to_aspect_ratio, fill_mode=self.fill_mode,
-                   fill_value=self.fill_value, antialias=self.antialias)
-        return cfg
+    _config_keys = ("data_format", "height", "width", "interpolation", "crop_to_aspect_ratio",
+                    "pad_to_aspect_ratio", "fill_mode", "fill_value", "antialias")
 
 
 class CenterCrop(PreprocessingLayer):
@@ -159,7 +153,4 @@ class CenterCrop(PreprocessingLayer):
                                 self.width, "bilinear", False, self._tw_dtype)
         return from_last(y, self.data_format)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(data_format=self.data_format, height=self.height, width=self.width)
-        return cfg
+    _config_keys = ("data_format", "height", "width")

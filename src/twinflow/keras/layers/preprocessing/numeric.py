@@ -229,11 +229,7 @@ class Discretization(PreprocessingLayer):
         idx = kernels.bucketize(inputs, self.bin_boundaries)
         return encode(idx, self.output_mode, len(self.bin_boundaries) + 1, self._tw_dtype)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(bin_boundaries=self.bin_boundaries, num_bins=self.num_bins,
-                   epsilon=self.epsilon, output_mode=self.output_mode, sparse=self.sparse)
-        return cfg
+    _config_keys = ("bin_boundaries", "num_bins", "epsilon", "output_mode", "sparse")
 
     @classmethod
     def from_config(cls, config: dict) -> Discretization:
@@ -282,10 +278,7 @@ class CategoryEncoding(PreprocessingLayer):
         return kernels.category_encode(inputs, self.num_tokens, self.output_mode,
                                        self._tw_dtype)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(num_tokens=self.num_tokens, output_mode=self.output_mode)
-        return cfg
+    _config_keys = ("num_tokens", "output_mode")
 
 
 def _salt(salt):
@@ -346,11 +339,7 @@ class Hashing(PreprocessingLayer):
             out = where(mask, array_ops.zeros_like(out), out)
         return encode(out, self.output_mode, self.num_bins, "float32")
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(num_bins=self.num_bins, salt=self.salt, mask_value=self.mask_value,
-                   output_mode=self.output_mode, sparse=self.sparse)
-        return cfg
+    _config_keys = ("num_bins", "salt", "mask_value", "output_mode", "sparse")
 
 
 class HashedCrossing(PreprocessingLayer):
@@ -391,10 +380,7 @@ class HashedCrossing(PreprocessingLayer):
         out = array_ops.reshape(out, shape)
         return encode(out, self.output_mode, self.num_bins, "float32")
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(num_bins=self.num_bins, output_mode=self.output_mode, sparse=self.sparse)
-        return cfg
+    _config_keys = ("num_bins", "output_mode", "sparse")
 
 
 class Rescaling(PreprocessingLayer):
@@ -415,7 +401,4 @@ class Rescaling(PreprocessingLayer):
         dt = self._tw_dtype.np
         return x * np.asarray(self.scale, dt) + np.asarray(self.offset, dt)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(scale=self.scale, offset=self.offset)
-        return cfg
+    _config_keys = ("scale", "offset")

@@ -1,0 +1,466 @@
+"""``tw.saved_model.save``: TensorFlow's SavedModel directory.
+
+``saved_model.pb`` holds one MetaGraphDef (tag ``serve``): its GraphDef's library has one
+FunctionDef per concrete function (``function_def.py``), its SavedObjectGraph the tracked
+objects found from ``obj`` (``tw.Module`` children, variables, ``tw.function`` s with their
+concrete functions, the ``signatures`` map, assets), its SignatureDefs the signatures as
+TensorFlow Serving reads them (placeholders and a ``StatefulPartitionedCall`` per signature in
+the GraphDef). ``variables/`` is a tensor-bundle checkpoint keyed by object path, with the
+``_CHECKPOINTABLE_OBJECT_GRAPH``. The whole directory is written atomically.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import uuid
+
+import numpy as np
+
+from ..core import nest
+from ..core.files import atomic_dir, atomic_write
+from ..eager.func_graph import TensorSpec
+from ..eager.tensor import EagerTensor
+from ..function.function import ConcreteFunction, Function
+from ..graph.graph_def import GRAPH_DEF_VERSION, fill_attr, fill_shape
+from ..graph.tensor import Tensor
+from ..ops.variables import Variable
+from . import options as opts
+from .bundle import write_bundle
+from .function_def import Library
+from .protos import saved_model_message
+from .structure import encode_structure
+
+__all__ = ["save", "find_signatures"]
+
+VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+_SKIPPED_FUNCTIONS = {"train_function", "test_function", "predict_function",
+                      "train_step", "test_step", "predict_step"}
+
+
+def _functions_of(obj) -> dict:
+    """The ``tw.function`` s and ConcreteFunctions reachable as attributes of ``obj``."""
+    out: dict = {}
+    for cls in reversed(type(obj).__mro__):
+        for name, value in vars(cls).items():
+            if isinstance(value, Function) and name not in _SKIPPED_FUNCTIONS:
+                out[name] = getattr(obj, name)
+    for name, value in vars(obj).items() if hasattr(obj, "__dict__") else ():
+        if name.startswith("_") or name in _SKIPPED_FUNCTIONS:
+            continue
+        if isinstance(value, (Function, ConcreteFunction)):
+            out[name] = value
+    return out
+
+
+def _children(obj) -> dict:
+    """name -> child for one object (paths ``a/0`` become nested containers)."""
+    out: dict = {}
+    if isinstance(obj, (Variable, opts.Asset)):
+        return out
+    if isinstance(obj, _Container):
+        return dict(obj.items)
+    if isinstance(obj, opts.TrackableResource):
+        raise ValueError(f"{type(obj).__name__}: saving a TrackableResource in a SavedModel "
+                         "is not supported by twinflow")
+    tree: dict = {}
+    for path, child in (obj._trackable_children() if hasattr(obj, "_trackable_children")
+                        else {}).items():
+        parts = str(path).split("/")
+        node = tree
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = child
+    for k, v in tree.items():
+        out[k] = _Container.of(v) if isinstance(v, dict) else v
+    for k, f in _functions_of(obj).items():
+        out.setdefault(k, f)
+    return out
+
+
+class _Container:
+    """A list or dict on the path to tracked objects (TensorFlow's list/dict wrappers)."""
+
+    def __init__(self, items: dict, kind: str) -> None:
+        self.items, self.kind = items, kind
+
+    @classmethod
+    def of(cls, tree: dict):
+        items = {k: cls.of(v) if isinstance(v, dict) else v for k, v in tree.items()}
+        is_list = all(k.isdigit() for k in items)
+        return cls(items, "trackable_list_wrapper" if is_list else "trackable_dict_wrapper")
+
+
+class _Saver:
+    def __init__(self, root, signatures, options: opts.SaveOptions) -> None:
+        self.root, self.options = root, options
+        self.sm = saved_model_message("SavedModel")()
+        self.mg = self.sm.meta_graphs.add()
+        self.og = self.mg.object_graph_def
+        self.library = Library(self.mg.graph_def.library)
+        self.objects: list = []      # node id -> object
+        self.ids: dict = {}          # id(object) -> node id
+        self.paths: dict = {}        # node id -> checkpoint path
+        self.concrete_names: dict = {}  # id(ConcreteFunction) -> function name
+        self.assets: list = []       # (source path, file name)
+        self.signatures = signatures
+
+    # ----- the object graph -----
+    def walk(self) -> None:
+        self._node(self.root, "")
+        i = 0
+        while i < len(self.objects):
+            obj = self.objects[i]
+            if isinstance(obj, (Function, ConcreteFunction)):
+                i += 1
+                continue
+            for name, child in _children(obj).items():
+                if not isinstance(child, (Variable, Function, ConcreteFunction, _Container,
+                                          opts.Asset)) and \
+                        not hasattr(child, "_trackable_children"):
+                    continue
+                cid = self._node(child, f"{self.paths[i]}/{name}" if self.paths[i] else name)
+                self.og.nodes[i].children.add(node_id=cid, local_name=str(name))
+            i += 1
+
+    def _node(self, obj, path: str) -> int:
+        if id(obj) in self.ids:
+            return self.ids[id(obj)]
+        nid = len(self.objects)
+        self.ids[id(obj)] = nid
+        self.objects.append(obj)
+        self.paths[nid] = path
+        self.og.nodes.add()
+        return nid
+
+    def fill_nodes(self) -> None:
+        for nid, obj in enumerate(list(self.objects)):
+            node = self.og.nodes[nid]
+            if isinstance(obj, Variable):
+                v = node.variable
+                v.dtype = obj.dtype.as_datatype_enum
+                fill_shape(v.shape, obj.shape)
+                v.trainable = bool(obj.trainable)
+                v.name = str(obj.name).split(":")[0]
+            elif isinstance(obj, Function):
+                self._function(node, obj)
+            elif isinstance(obj, ConcreteFunction):
+                self._bare(node, obj, self._concrete(obj))
+            elif isinstance(obj, opts.Asset):
+                node.asset.asset_file_def_index = self._asset(obj)
+            else:
+                ident = obj.kind if isinstance(obj, _Container) else "_generic_user_object"
+                node.user_object.identifier = ident
+                node.user_object.version.producer = 1
+                node.user_object.version.min_consumer = 1
+
+    def _asset(self, asset) -> int:
+        name = os.path.basename(asset._path)
+        if not os.path.isfile(asset._path):
+            raise ValueError(f"tw.saved_model.Asset: {asset._path!r} is not a file")
+        taken = {n for _, n in self.assets}
+        base, i = name, 0
+        while name in taken:
+            i += 1
+            name = f"{i}_{base}"
+        self.assets.append((asset._path, name))
+        af = self.mg.asset_file_def.add(filename=name)
+        af.tensor_info.name = f"asset_path_{len(self.assets) - 1}:0"
+        return len(self.mg.asset_file_def) - 1
+
+    def _function(self, node, fn: Function) -> None:
+        f = node.function
+        concretes = [cf for _, cf in fn._concretes]
+        if not concretes and fn.input_signature is not None:
+            concretes = [fn.get_concrete_function()]
+        for cf in concretes:
+            f.concrete_functions.append(self._concrete(cf))
+        self._spec(f.function_spec, concretes[0] if concretes else None, fn.input_signature)
+
+    def _spec(self, spec, cf, input_signature, kw_only: bool = False) -> None:
+        names = list(cf.graph.python_signature or []) if cf is not None else []
+        arg_names = [] if kw_only else names
+        kwonly = names if kw_only else []
+        fa = spec.fullargspec.named_tuple_value
+        fa.name = "FullArgSpec"
+        for key, value in (("args", arg_names), ("varargs", None), ("varkw", None),
+                           ("defaults", None), ("kwonlyargs", kwonly),
+                           ("kwonlydefaults", None), ("annotations", {})):
+            encode_structure(value, fa.values.add(key=key).value)
+        encode_structure(tuple(input_signature) if input_signature is not None else None,
+                         spec.input_signature)
+
+    def _bare(self, node, cf, name: str, kw_only: bool = False) -> None:
+        b = node.bare_concrete_function
+        b.concrete_function_name = name
+        names = list(cf.graph.python_signature or [])
+        b.argument_keywords.extend(names)
+        b.allowed_positional_arguments = 0 if kw_only else len(names)
+        self._spec(b.function_spec, cf, None, kw_only)
+
+    def _concrete(self, cf: ConcreteFunction, signature_outputs: list | None = None,
+                  key: str | None = None) -> str:
+        cache = (id(cf), key)
+        if cache in self.concrete_names:
+            return self.concrete_names[cache]
+        fg = cf.graph
+        n_args = len(fg.inputs) - len(fg.captures)
+        bound, handle_data, constants = [], [None] * n_args, {}
+        for outer, ph in fg.captures:
+            var = getattr(outer, "_value", None)
+            if isinstance(var, Variable):
+                if id(var) not in self.ids:
+                    raise ValueError(
+                        f"tw.saved_model.save: function {cf.name!r} uses variable "
+                        f"{var.name!r}, which is not tracked by the object being saved; "
+                        "assign it to an attribute of a tracked tw.Module")
+                bound.append(self.ids[id(var)])
+                handle_data.append((var.dtype, var.shape))
+            elif isinstance(outer, EagerTensor) and outer.dtype.name != "resource":
+                constants[ph.op.name] = np.asarray(outer._value)
+                handle_data.append(None)
+            else:
+                raise ValueError(f"tw.saved_model.save: function {cf.name!r} captures "
+                                 f"{outer!r}, which a SavedModel cannot hold")
+        base = f"__inference_{key}_signature_wrapper" if key else f"__inference_{cf.name}"
+        name = self.library.add(fg, self.library.unique(base), handle_data,
+                                outputs=signature_outputs, constants=constants,
+                                role=key)
+        self.concrete_names[cache] = name
+        c = self.og.concrete_functions[name]
+        c.bound_inputs.extend(bound)
+        args, kwargs = fg.structured_input_signature
+        if key:
+            names = list(fg.python_signature or [])
+            flat = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)
+                    if isinstance(s, TensorSpec)]
+            kw = {n: TensorSpec(s.shape, s.dtype, n) for n, s in zip(_flat_names(names, flat),
+                                                                    flat)}
+            encode_structure(((), kw), c.canonicalized_input_signature)
+            keys, outs = _signature_dict(cf)
+            encode_structure({k: TensorSpec(t.shape, t.dtype, k) for k, t in zip(keys, outs)},
+                             c.output_signature)
+        else:
+            encode_structure((tuple(args), dict(kwargs)), c.canonicalized_input_signature)
+            encode_structure(nest.map_structure(
+                lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t,
+                fg.structured_outputs), c.output_signature)
+        return name
+
+    # ----- signatures -----
+    def add_signatures(self) -> None:
+        sig_map_id = self._node(_SignatureMap(), "")
+        node = self.og.nodes[sig_map_id]
+        node.user_object.identifier = "signature_map"
+        node.user_object.version.producer = 1
+        node.user_object.version.min_consumer = 1
+        self.og.nodes[0].children.add(node_id=sig_map_id, local_name="signatures")
+        gd = self.mg.graph_def
+        var_nodes: dict = {}
+        for key, cf in sorted(self.signatures.items()):
+            keys, outs = _signature_dict(cf)
+            name = self._concrete(cf, outs, key)
+            nid = self._node(cf, "")
+            self._bare(self.og.nodes[nid], cf, name, kw_only=True)
+            node.children.add(node_id=nid, local_name=key)
+            self._signature_def(gd, key, cf, name, keys, outs, var_nodes)
+
+    def _signature_def(self, gd, key, cf, fname, keys, outs, var_nodes: dict) -> None:
+        fg = cf.graph
+        sd = self.mg.signature_def[key]
+        sd.method_name = opts.PREDICT_METHOD_NAME
+        n_args = len(fg.inputs) - len(fg.captures)
+        names = _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
+        call_inputs = []
+        for n, t in zip(names, fg.inputs[:n_args]):
+            ph = gd.node.add(name=f"{key}_{n}", op="Placeholder")
+            fill_attr(ph.attr["dtype"], t.dtype)
+            fill_attr(ph.attr["shape"], t.shape)
+            info = sd.inputs[n]
+            info.name, info.dtype = ph.name + ":0", t.dtype.as_datatype_enum
+            fill_shape(info.tensor_shape, t.shape)
+            call_inputs.append(ph.name)
+        for outer, _ in fg.captures:
+            var = getattr(outer, "_value", None)
+            if not isinstance(var, Variable):
+                continue
+            if id(var) not in var_nodes:
+                vn = gd.node.add(name=self.paths[self.ids[id(var)]].replace("/", "_") or "var",
+                                 op="VarHandleOp")
+                fill_attr(vn.attr["dtype"], var.dtype)
+                fill_attr(vn.attr["shape"], var.shape)
+                vn.attr["shared_name"].s = vn.name.encode()
+                var_nodes[id(var)] = vn.name
+            call_inputs.append(var_nodes[id(var)])
+        call = gd.node.add(name=f"StatefulPartitionedCall_{key}" if key !=
+                           opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY else "StatefulPartitionedCall",
+                           op="StatefulPartitionedCall")
+        call.input.extend(call_inputs)
+        fill_attr(call.attr["Tin"], [t.dtype for t in fg.inputs])
+        fill_attr(call.attr["Tout"], [t.dtype for t in outs])
+        call.attr["f"].func.name = fname
+        for i, (k, t) in enumerate(zip(keys, outs)):
+            info = sd.outputs[k]
+            info.name, info.dtype = f"{call.name}:{i}", t.dtype.as_datatype_enum
+            fill_shape(info.tensor_shape, t.shape)
+
+    # ----- writing -----
+    def variables(self) -> dict:
+        tog = saved_model_message("TrackableObjectGraph")()
+        tensors = {}
+        for nid, obj in enumerate(self.objects):
+            tnode = tog.nodes.add()
+            for ref in self.og.nodes[nid].children:
+                tnode.children.add(node_id=ref.node_id, local_name=ref.local_name)
+            if isinstance(obj, Variable):
+                key = _escape(self.paths[nid]) + VALUE_SUFFIX
+                tnode.attributes.add(name="VARIABLE_VALUE", checkpoint_key=key,
+                                     full_name=str(obj.name).split(":")[0])
+                tensors[key] = np.asarray(obj.numpy())
+        tensors[OBJECT_GRAPH_KEY] = np.array(tog.SerializeToString(), dtype=object)
+        return tensors
+
+    def finish(self, tags: list) -> bytes:
+        info = self.mg.meta_info_def
+        info.tags.extend(tags)
+        info.tensorflow_version = "2.21.0"
+        info.tensorflow_git_version = "twinflow"  # who wrote it
+        info.meta_graph_version = "twinflow"
+        for alias, fn in self.options.function_aliases.items():
+            cfs = [cf for _, cf in fn._concretes] if isinstance(fn, Function) else [fn]
+            for cf in cfs:
+                for (cid, key), name in self.concrete_names.items():
+                    if cid == id(cf) and key is None:
+                        info.function_aliases[name] = alias
+        self.mg.graph_def.versions.producer = GRAPH_DEF_VERSION
+        self.mg.graph_def.versions.min_consumer = 12
+        self.sm.saved_model_schema_version = opts.SAVED_MODEL_SCHEMA_VERSION
+        return self.sm.SerializeToString()
+
+
+class _SignatureMap:
+    """The ``signatures`` node of the object graph."""
+
+
+def _escape(path: str) -> str:
+    # TensorFlow escapes '.' in object names; '/' separates them.
+    return "/".join(p.replace(".", "..") for p in path.split("/"))
+
+
+def _flat_names(names: list, flat: list) -> list:
+    out = []
+    for i, t in enumerate(flat):
+        n = names[i] if i < len(names) else None
+        if n is None:
+            n = getattr(t, "name", None)
+            n = n.split(":")[0] if isinstance(n, str) else f"input_{i}"
+        out.append(n)
+    return out
+
+
+def _signature_dict(cf) -> tuple:
+    """(sorted output keys, output tensors) of a signature: a dict is kept, a tensor is
+    ``output_0``, a tuple/list ``output_i``."""
+    so = cf.graph.structured_outputs
+    if isinstance(so, dict):
+        items = {str(k): v for k, v in so.items()}
+    elif isinstance(so, (list, tuple)):
+        items = {f"output_{i}": v for i, v in enumerate(so)}
+    else:
+        items = {"output_0": so}
+    for k, v in items.items():
+        if not isinstance(v, Tensor):
+            raise ValueError(f"a signature's outputs must be tensors (a dict of them); "
+                             f"output {k!r} is {v!r}")
+    keys = sorted(items)
+    return keys, [items[k] for k in keys]
+
+
+def find_signatures(obj, signatures) -> dict:
+    """The signatures to save: key -> ConcreteFunction.
+
+    Args:
+        obj: the object being saved.
+        signatures: None (the one ``tw.function`` of ``obj`` with an input_signature, if
+            exactly one), a tw.function/ConcreteFunction (``serving_default``), or a dict.
+
+    Returns:
+        key -> ConcreteFunction.
+    """
+    if signatures is None:
+        hook = getattr(obj, "_default_save_signature", None)
+        if callable(hook):
+            sig = hook()
+            return {} if sig is None else find_signatures(obj, sig)
+        found = [f for f in _functions_of(obj).values()
+                 if isinstance(f, Function) and f.input_signature is not None]
+        return {opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY: found[0].get_concrete_function()} \
+            if len(found) == 1 else {}
+    if not isinstance(signatures, dict):
+        signatures = {opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY: signatures}
+    out = {}
+    for key, fn in signatures.items():
+        if isinstance(fn, Function):
+            if fn.input_signature is None and not fn._concretes:
+                raise ValueError(f"signature {key!r}: a tw.function given as a signature needs "
+                                 "an input_signature (or pass fn.get_concrete_function(...))")
+            fn = fn.get_concrete_function()
+        if not isinstance(fn, ConcreteFunction):
+            raise ValueError(f"signature {key!r} must be a tw.function or a ConcreteFunction, "
+                             f"got {type(fn).__name__}")
+        out[str(key)] = fn
+    return out
+
+
+def save(obj, export_dir: str, signatures=None, options=None) -> None:
+    """Writes ``obj`` as a SavedModel (TensorFlow's format) to the directory ``export_dir``.
+
+    Args:
+        obj: a trackable object (``tw.Module``, a Keras model, or any object with
+            ``_trackable_children``).
+        export_dir: the directory; it is replaced as a whole, atomically.
+        signatures: the serving signatures: a tw.function with an input_signature, a
+            ConcreteFunction, or a dict key -> either (default: see ``find_signatures``).
+        options: a ``tw.saved_model.SaveOptions``.
+
+    Raises:
+        ValueError: something reachable cannot be saved (an untracked variable, a Python
+            object in a signature).
+    """
+    options = options or opts.SaveOptions()
+    if not hasattr(obj, "_trackable_children"):
+        raise ValueError(f"Expected an object of type `Trackable`, such as `tw.Module` or a "
+                         f"subclass of the `Trackable` class, for export. Got {obj!r} with "
+                         f"type {type(obj)}.")
+    s = _Saver(obj, find_signatures(obj, signatures), options)
+    s.walk()
+    s.fill_nodes()
+    s.add_signatures()
+    tensors = s.variables()
+    data = s.finish([opts.SERVING] + list(options.extra_tags))
+    fp = saved_model_message("FingerprintDef")()
+    fp.saved_model_checksum = _hash(data)
+    fp.graph_def_program_hash = _hash(s.mg.graph_def.SerializeToString(deterministic=True))
+    fp.signature_def_hash = _hash(b"".join(
+        k.encode() + v.SerializeToString(deterministic=True)
+        for k, v in sorted(s.mg.signature_def.items())))
+    fp.saved_object_graph_hash = _hash(s.og.SerializeToString(deterministic=True))
+    fp.uuid = str(uuid.uuid4())
+    fp.version.producer = 1
+    with atomic_dir(export_dir) as tmp:
+        os.makedirs(os.path.join(tmp, opts.VARIABLES_DIRECTORY))
+        os.makedirs(os.path.join(tmp, opts.ASSETS_DIRECTORY))
+        prefix = os.path.join(tmp, opts.VARIABLES_DIRECTORY, opts.VARIABLES_FILENAME)
+        write_bundle(prefix, tensors)
+        with open(prefix + ".index", "rb") as f:
+            fp.checkpoint_hash = _hash(f.read())
+        for src, name in s.assets:
+            shutil.copyfile(src, os.path.join(tmp, opts.ASSETS_DIRECTORY, name))
+        atomic_write(os.path.join(tmp, opts.SAVED_MODEL_FILENAME_PB), data)
+        atomic_write(os.path.join(tmp, opts.FINGERPRINT_FILENAME), fp.SerializeToString())
+
+
+def _hash(data: bytes) -> int:
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
+

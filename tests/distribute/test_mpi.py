@@ -141,6 +141,19 @@ def test_timeout_raises_and_breaks_the_communicator(monkeypatch):
     mpi._broken.clear()
 
 
+def test_timeout_inside_a_function_keeps_its_error_class(monkeypatch):
+    pytest.importorskip("mpi4py")
+    import twinflow as tw
+    from twinflow.distribute import mpi_ops
+
+    monkeypatch.setattr(mpi, "_install_exit_hooks", lambda: None)
+    comm = mpi.Communicator(FakeComm(), timeout=0.05, abort_on_error=False)
+    f = tw.function(lambda x: mpi_ops.all_reduce([x * 2.0], "sum", comm)[0])
+    with pytest.raises(errors.DeadlineExceededError, match="all_reduce\\(sum\\) of 1 float32"):
+        f(tw.constant([1.0]))
+    mpi._broken.clear()
+
+
 def test_one_worker_collectives_and_argument_checks():
     pytest.importorskip("mpi4py")
     comm = mpi.Communicator(_OneComm(), timeout=5)

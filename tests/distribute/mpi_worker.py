@@ -52,6 +52,56 @@ def _graph_collectives(comm) -> dict:
     return {"gt": total.numpy(), "grows": rows.numpy(), "ggrad": grad.numpy()}
 
 
+def train_data():
+    """32 samples of 5 features, 3 regression targets, and the initial weights of worker r."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(32, 5)).astype(np.float32)
+    y = (x @ rng.normal(size=(5, 3)) + 0.1).astype(np.float32)
+    return x, y
+
+
+def initial_weights(seed: int):
+    rng = np.random.default_rng(100 + seed)
+    return rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=3).astype(np.float32)
+
+
+def custom_loop(out: str) -> None:
+    """A custom training loop (strategy.run, ReplicaContext.all_reduce, a distributed dataset)
+    with global batch 8 for 2 epochs; worker r initializes its variables with seed r, so the
+    result only matches one process's if worker 0's values were broadcast."""
+    import twinflow as tw
+    from twinflow.distribute.mpi_strategy import MultiWorkerMirroredStrategy
+
+    strategy = MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id
+    w0, b0 = initial_weights(rank)
+    with strategy.scope():
+        w, b = tw.Variable(w0), tw.Variable(b0)
+    x, y = train_data()
+    dist = strategy.experimental_distribute_dataset(
+        tw.data.Dataset.from_tensor_slices((x, y)).batch(8))
+
+    def replica_step(batch):
+        xb, yb = batch
+        with tw.GradientTape() as tape:
+            err = tw.matmul(xb, w) + b - yb
+            loss = tw.reduce_sum(err * err) / 8.0  # the global batch size
+        grads = tape.gradient(loss, [w, b])
+        grads = tw.distribute.get_replica_context().all_reduce("SUM", grads)
+        w.assign_sub(0.05 * grads[0])
+        b.assign_sub(0.05 * grads[1])
+        return loss
+
+    @tw.function
+    def step(batch):
+        return strategy.reduce("SUM", strategy.run(replica_step, args=(batch,)), axis=None)
+
+    losses = [float(step(batch)) for _ in range(2) for batch in dist]
+    np.savez(os.path.join(out, f"rank{rank}.npz"), w=w.numpy(), b=b.numpy(),
+             losses=np.array(losses), replicas=strategy.num_replicas_in_sync,
+             chief=strategy.extended.should_checkpoint)
+
+
 def hang(out: str) -> None:
     """Worker 1 freezes (as a machine that stops answering); worker 0 must fail in time."""
     comm = mpi.world(timeout=3)
@@ -77,4 +127,5 @@ def die(out: str) -> None:
 
 
 if __name__ == "__main__":
-    {"collectives": collectives, "hang": hang, "die": die}[sys.argv[1]](sys.argv[2])
+    {"collectives": collectives, "hang": hang, "die": die,
+     "custom_loop": custom_loop}[sys.argv[1]](sys.argv[2])

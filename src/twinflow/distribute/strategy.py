@@ -86,7 +86,9 @@ class ReplicaContext:
             return self._runner.merge_call(self._local_id, merge_fn, args, kwargs)
         context.push(self._strategy, None)
         try:
-            return merge_fn(self._strategy, *args, **kwargs)
+            # one local replica (a worker of a multi-worker strategy): its own value, as the
+            # replica threads get theirs
+            return select_replica(self._local_id, merge_fn(self._strategy, *args, **kwargs))
         finally:
             context.pop()
 
@@ -234,8 +236,11 @@ class StrategyExtended:
         pairs = []
         for value, dest in value_destination_pairs:
             if not isinstance(value, DistributedValues):
-                value = _non_distributed(reduce_op, value, self._num_replicas_in_sync,
-                                         self._local_replica_count)
+                # as TensorFlow: on a worker of several with one replica, a plain value (what
+                # `run` returns there) is that replica's value, combined with the others'
+                single = self._num_workers > 1 and self._local_replica_count == 1
+                value = _non_distributed(reduce_op, value, 1 if single else
+                                         self._num_replicas_in_sync, self._local_replica_count)
             pairs.append((value, dest))
         out = self._cross_device_ops.batch_reduce(reduce_op, pairs, self._options(options))
         return [m.values[0] if len(m.values) == 1 else m for m in out]

@@ -206,3 +206,20 @@ def test_options_and_unsupported():
                 D.Server, D.experimental.coordinator.ClusterCoordinator]:
         with pytest.raises(NotImplementedError, match="not supported"):
             cls(None)
+
+
+def test_loss_helpers_count_the_replicas():
+    s = D.MirroredStrategy(DEVICES)
+    assert float(tw.nn.compute_average_loss(tw.ones([4]))) == 1.0
+    per = s.run(lambda: (tw.nn.compute_average_loss(tw.ones([4])),
+                         tw.nn.compute_average_loss(tw.ones([4]), global_batch_size=2),
+                         tw.nn.scale_regularization_loss(1.0)))
+    assert [float(v) for v in per[0].values] == [0.5, 0.5]
+    assert [float(v) for v in per[1].values] == [2.0, 2.0]
+    assert [float(v) for v in per[2].values] == [0.5, 0.5]
+
+
+def test_cross_replica_methods_refused_inside_a_replica():
+    s = D.MirroredStrategy(DEVICES)
+    with pytest.raises(RuntimeError, match="cross-replica context"):
+        s.run(lambda: s.reduce("SUM", tw.constant(1.0), axis=None))

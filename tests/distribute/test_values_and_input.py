@@ -195,3 +195,24 @@ def test_distribute_dataset_bad_input():
     with pytest.raises(NotImplementedError, match="PER_REPLICA"):
         s.experimental_distribute_dataset(tw.data.Dataset.range(3), D.InputOptions(
             experimental_replication_mode=D.InputReplicationMode.PER_REPLICA))
+
+
+def test_datasets_from_function_and_values_in_tw_function():
+    s = D.MirroredStrategy(DEVICES)
+    dist = s.distribute_datasets_from_function(
+        lambda ctx: tw.data.Dataset.range(8).map(lambda i: tw.cast(i, tw.float32)).batch(2))
+
+    @tw.function
+    def total(d):
+        acc = tw.constant(0.0)
+        for b in d:
+            acc += s.reduce("SUM", s.run(tw.reduce_sum, args=(b,)), axis=None)
+        return acc
+    assert float(total(dist)) == 28.0
+
+    @tw.function
+    def from_values():
+        per = s.experimental_distribute_values_from_function(
+            lambda ctx: tw.constant(float(ctx.replica_id_in_sync_group + 1)))
+        return s.reduce("SUM", per, axis=None)
+    assert float(from_values()) == 3.0

@@ -19,10 +19,18 @@ Extension point (multi-worker strategies, e.g. ``mpi*.py``): subclass ``Strategy
   ``ReplicaContext.all_reduce``/``all_gather``, sync-on-read variable reads, and the gradients
   of Keras ``fit``. MEAN divides by the number of values *all processes* contributed;
 * ``_communication_options``: CommunicationOptions merged into every collective's options;
-* ``_shard_dataset(dataset)``: the part of a dataset this process reads (auto-sharding);
+* ``_shard_dataset(dataset)``: the part of a dataset this process reads (auto-sharding by
+  file); ``_split_global_batch(element)``: the local replicas' slices of a global batch (by
+  default each batch is split over all replicas of all processes and this process keeps its
+  own: sharding by data, which also makes Keras ``fit`` on the same arrays in every process
+  equal to one process training on the whole batch);
 * ``should_checkpoint``/``should_save_summary`` follow ``_worker_index == 0``.
 
-Then ``class MultiWorkerMirroredStrategy(Strategy)`` constructs that extended object.
+The simplest base is ``mirrored.MirroredExtended`` (one local replica per device): its
+``_create_variable`` makes ``MirroredVariable``/``SyncOnReadVariable`` copies, which Keras
+``fit`` requires of a model trained under a strategy (with several processes, also broadcast
+the chief's initial values). Then ``class MultiWorkerMirroredStrategy(Strategy)`` constructs
+that extended object, and its names are exported here.
 """
 from __future__ import annotations
 

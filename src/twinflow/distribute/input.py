@@ -253,19 +253,19 @@ class DistributedDataset:
         ext = strategy.extended
         self._devices = tuple(ext.worker_devices)
         dataset = ext._shard_dataset(dataset)
-        parts = len(self._devices)
-        if parts > 1:
+        self._parts = len(self._devices)
+        self._tupled = ext._num_replicas_in_sync > 1
+        if self._tupled:
             tuple_element = isinstance(dataset.element_spec, tuple)
 
             def split(*xs):
                 element = xs if tuple_element else xs[0]
-                return tuple(split_batch(element, parts))
+                return tuple(ext._split_global_batch(element))
             dataset = dataset.map(split)
         self._dataset = dataset
-        self._parts = parts
 
     def _to_per_replica(self, element) -> Any:
-        per_replica = tuple(element) if self._parts > 1 else (element,)
+        per_replica = tuple(element) if self._tupled else (element,)
         if self._options.experimental_fetch_to_device is False:
             return regroup(list(per_replica))
         return _place(self._devices, per_replica)
@@ -283,8 +283,10 @@ class DistributedDataset:
     def element_spec(self) -> Any:
         """The spec of the elements: PerReplicaSpec where replicas get different batches."""
         spec = self._dataset.element_spec
-        if self._parts == 1:
+        if not self._tupled:
             return spec
+        if self._parts == 1:
+            return spec[0]
         flats = [nest.flatten(s) for s in spec]
         leaves = [PerReplicaSpec(*column) for column in zip(*flats)]
         return nest.pack_sequence_as(spec[0], leaves)
@@ -322,6 +324,7 @@ class DistributedDatasetsFromFunction(DistributedDataset):
         self._options = options
         self._devices = tuple(ext.worker_devices)
         self._parts = len(self._devices)
+        self._tupled = self._parts > 1
         if options.experimental_replication_mode is InputReplicationMode.PER_REPLICA:
             datasets = []
             for i, dev in enumerate(self._devices):

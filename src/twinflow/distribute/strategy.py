@@ -9,7 +9,7 @@ subclass decides:
 * ``_cross_device_ops``: the ``CrossDeviceOps`` object every reduction goes through;
 * ``_create_variable(next_creator, **kwargs)``: what ``tw.Variable`` makes under the scope;
 * ``_call_for_each_replica(fn, args, kwargs)``: how ``run`` runs the local replicas;
-* ``_distribute_dataset``/``_shard_dataset``: how input is split.
+* ``_shard_dataset``/``_split_global_batch``: how input is split.
 """
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ from ..core.context import ctx
 from ..function.function import function
 from ..ops import array_ops, math_ops, reduction_ops
 from ..ops.core import convert
+from ..ops.nn.losses import register_num_replicas
 from ..ops.variables import variable_creator_scope
 from . import context
 from .cross_device_ops import CrossDeviceOps, ReduceOp, as_reduce_op, on_device
-from .input import DistributedDataset, DistributedDatasetsFromFunction, ValueContext
+from .input import DistributedDataset, DistributedDatasetsFromFunction, ValueContext, split_batch
 from .values import DistributedValues, Mirrored, PerReplica, local_values, regroup, select_replica
 
 
@@ -194,6 +195,14 @@ class StrategyExtended:
         """The part of ``dataset`` this process reads (all of it in one process)."""
         return dataset
 
+    def _split_global_batch(self, element) -> list:
+        """This process's replicas' slices of a global batch: the batch is split over all
+        ``_num_replicas_in_sync`` replicas and this process keeps its own (one per local
+        replica). Distributed datasets and Keras ``fit`` split batches with it."""
+        parts = split_batch(element, self._num_replicas_in_sync)
+        offset = self._replica_id_offset
+        return parts[offset:offset + self._local_replica_count]
+
     def _options(self, options):
         base = self._communication_options
         return options if base is None else base.merge(options)
@@ -232,6 +241,7 @@ class StrategyExtended:
         Returns:
             One reduced value per pair.
         """
+        _require_cross_replica(self._container_strategy_ref, "batch_reduce_to")
         reduce_op = as_reduce_op(reduce_op)
         pairs = []
         for value, dest in value_destination_pairs:
@@ -357,6 +367,15 @@ class StrategyExtended:
         return self._num_workers > 1
 
 
+def _require_cross_replica(strategy, method: str) -> None:
+    """``method`` combines the replicas' values: a replica of ``strategy`` cannot call it."""
+    entry = context.current()
+    if entry.replica_context is not None and not context.is_default(entry.strategy):
+        raise RuntimeError(f"{method} must be called in a cross-replica context (outside "
+                           "strategy.run); inside a replica use get_replica_context()."
+                           "all_reduce(...) or merge_call(...)")
+
+
 def _non_distributed(reduce_op, value, num_replicas: int, local: int) -> PerReplica:
     """A value the same on every replica, reduced: its MEAN is itself; its SUM is ambiguous
     (TensorFlow refuses it too) unless there is one replica."""
@@ -443,6 +462,7 @@ class Strategy:
             The reduced tensor(s), on the current device.
         """
         reduce_op = as_reduce_op(reduce_op)
+        _require_cross_replica(self, "Strategy.reduce")
         if nest.is_nested(value):
             return nest.map_structure(lambda v: self.reduce(reduce_op, v, axis), value)
         ext = self._extended
@@ -471,6 +491,7 @@ class Strategy:
         Returns:
             The concatenated tensor(s), on the current device.
         """
+        _require_cross_replica(self, "Strategy.gather")
         if nest.is_nested(value):
             return nest.map_structure(lambda v: self.gather(v, axis), value)
         with self.scope():
@@ -604,6 +625,7 @@ class _DefaultStrategy(Strategy):
 
 _DEFAULT = _DefaultStrategy()
 context.register_default(_DEFAULT, ReplicaContext(_DEFAULT, 0))
+register_num_replicas(lambda: context.current().strategy.num_replicas_in_sync)
 
 
 def get_strategy() -> Strategy:

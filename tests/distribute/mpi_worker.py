@@ -23,13 +23,14 @@ def collectives(out: str) -> None:
     hi = comm.all_reduce([grads[0], grads[4]], "max")
     gathered = comm.all_gather(np.full((r + 1, 2), r, np.int32))
     gathered_bool = comm.all_gather(np.array([r == 1]))
-    b = comm.broadcast([np.full(3, r, np.float64), np.array([r], np.int8)], root=n - 1)
+    b = comm.broadcast([np.full(3, r, np.float64), np.array([r], np.int8), np.int64(r)],
+                       root=n - 1)
     comm.barrier()
     graph = _graph_collectives(comm)
     np.savez(os.path.join(out, f"rank{r}.npz"), size=n, **graph,
              s0=s[0], s1=s[1], s2=s[2], s3=s[3], m0=m[0], m1=m[1], m2=m[2],
              lo0=lo[0], lo1=lo[1], hi0=hi[0], hi1=hi[1], g=gathered, gb=gathered_bool,
-             b0=b[0], b1=b[1], calls=comm.stats["calls"])
+             b0=b[0], b1=b[1], b2=b[2], calls=comm.stats["calls"])
 
 
 def _graph_collectives(comm) -> dict:
@@ -102,6 +103,57 @@ def custom_loop(out: str) -> None:
              chief=strategy.extended.should_checkpoint)
 
 
+def fit_data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(26, 5)).astype(np.float32), rng.integers(0, 3, size=26)
+
+
+def fit_model():
+    """The model both the workers and the one-process reference train (seeded)."""
+    import twinflow as tw
+
+    tw.random.set_seed(1)
+    m = tw.keras.Sequential([tw.keras.layers.Dense(8, activation="relu", input_shape=(5,)),
+                             tw.keras.layers.Dense(3)])
+    m.compile(optimizer=tw.keras.optimizers.Adam(0.01),
+              loss=tw.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["accuracy"])
+    return m
+
+
+def keras_fit(out: str) -> None:
+    """Keras fit for 3 epochs (global batch 8) with BackupAndRestore in OUT/backup. With
+    ``crash`` as the third argument, worker 1 dies once epoch 2's backup is written (the
+    workers wait for each other first, so the backup is complete)."""
+    import twinflow as tw
+    from twinflow.distribute.mpi_strategy import MultiWorkerMirroredStrategy
+
+    crash = len(sys.argv) > 3 and sys.argv[3] == "crash"
+    strategy = MultiWorkerMirroredStrategy()
+    rank = strategy.cluster_resolver.task_id
+    with strategy.scope():
+        model = fit_model()
+    epochs_run = []
+
+    class Crash(tw.keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            epochs_run.append(epoch)
+
+        def on_epoch_end(self, epoch, logs=None):
+            if crash and epoch == 1:
+                mpi.world().barrier()
+                if rank == 1:
+                    os._exit(3)
+
+    backup = tw.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"),
+                                                 delete_checkpoint=False)
+    x, y = fit_data()
+    history = model.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0,
+                        callbacks=[backup, Crash()])
+    np.savez(os.path.join(out, f"fit{rank}.npz"), *model.get_weights(),
+             epochs=np.array(epochs_run), loss=np.array(history.history["loss"]))
+
+
 def hang(out: str) -> None:
     """Worker 1 freezes (as a machine that stops answering); worker 0 must fail in time."""
     comm = mpi.world(timeout=3)
@@ -128,4 +180,4 @@ def die(out: str) -> None:
 
 if __name__ == "__main__":
     {"collectives": collectives, "hang": hang, "die": die,
-     "custom_loop": custom_loop}[sys.argv[1]](sys.argv[2])
+     "custom_loop": custom_loop, "keras_fit": keras_fit}[sys.argv[1]](sys.argv[2])

@@ -62,6 +62,7 @@ def test_collectives_between_two_workers(tmp_path):
         np.testing.assert_array_equal(d["gb"], [False, True])
         np.testing.assert_array_equal(d["b0"], [1.0, 1.0, 1.0])  # from the last worker
         np.testing.assert_array_equal(d["b1"], [1])
+        assert d["b2"].shape == () and d["b2"] == 1  # a scalar stays a scalar
         x0, x1 = np.arange(4.0).reshape(2, 2), np.arange(4.0).reshape(2, 2) + 1
         np.testing.assert_allclose(d["gt"], x0 * x0 + x1 * x1)
         np.testing.assert_allclose(d["grows"], np.concatenate([x0[:1], x1 * 2]))

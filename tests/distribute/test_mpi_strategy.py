@@ -50,6 +50,28 @@ def test_two_workers_match_one_process(tmp_path):
         np.testing.assert_allclose(d["losses"], losses, rtol=1e-5)
 
 
+@needs_mpi
+@pytest.mark.mpi
+def test_keras_fit_on_two_workers_resumes_after_a_crash(tmp_path):
+    script = os.path.join(HERE, "mpi_worker.py")
+    crashed = run_workers(script, "keras_fit", str(tmp_path), "crash")
+    assert crashed.returncode != 0
+    backup = tmp_path / "backup"
+    # only the chief wrote: one backup (the second, of epoch 2), nothing else in the folder
+    assert sorted(p.name for p in backup.iterdir()) == [
+        "backup-2.index.json", "backup-2.npz", "checkpoint"]
+    resumed = run_workers(script, "keras_fit", str(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    one = mpi_worker.fit_model()
+    x, y = mpi_worker.fit_data()
+    one.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
+    for rank in (0, 1):
+        d = np.load(tmp_path / f"fit{rank}.npz")
+        assert d["epochs"].tolist() == [2]  # restored on every worker: only epoch 3 ran
+        for i, w in enumerate(one.get_weights()):
+            np.testing.assert_allclose(d[f"arr_{i}"], w, atol=1e-5)
+
+
 @pytest.fixture
 def one_worker():
     saved = mpi._world_comm[0]

@@ -306,7 +306,7 @@ class Communicator:
         """
         if not 0 <= root < self.size:
             raise ValueError(f"broadcast: root {root} is not a rank of a {self.size}-worker job")
-        arrays = [np.ascontiguousarray(np.asarray(a)) for a in arrays]
+        arrays = [np.asarray(a, order="C") for a in arrays]  # (0-d stays 0-d)
         if self.size == 1:
             return [a.copy() for a in arrays]
         sizes = [a.nbytes for a in arrays]

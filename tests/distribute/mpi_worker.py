@@ -11,6 +11,11 @@ import numpy as np
 
 from twinflow.distribute import mpi
 
+try:  # the model and data of the one-process strategy tests
+    from .test_keras import _data, _model
+except ImportError:  # run as a script by mpiexec
+    from test_keras import _data, _model
+
 
 def collectives(out: str) -> None:
     comm = mpi.world(timeout=20)
@@ -103,24 +108,6 @@ def custom_loop(out: str) -> None:
              chief=strategy.extended.should_checkpoint)
 
 
-def fit_data():
-    rng = np.random.default_rng(0)
-    return rng.normal(size=(26, 5)).astype(np.float32), rng.integers(0, 3, size=26)
-
-
-def fit_model():
-    """The model both the workers and the one-process reference train (seeded)."""
-    import twinflow as tw
-
-    tw.random.set_seed(1)
-    m = tw.keras.Sequential([tw.keras.layers.Dense(8, activation="relu", input_shape=(5,)),
-                             tw.keras.layers.Dense(3)])
-    m.compile(optimizer=tw.keras.optimizers.Adam(0.01),
-              loss=tw.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-              metrics=["accuracy"])
-    return m
-
-
 def keras_fit(out: str) -> None:
     """Keras fit for 3 epochs (global batch 8) with BackupAndRestore in OUT/backup. With
     ``crash`` as the third argument, worker 1 dies once epoch 2's backup is written (the
@@ -132,7 +119,7 @@ def keras_fit(out: str) -> None:
     strategy = MultiWorkerMirroredStrategy()
     rank = strategy.cluster_resolver.task_id
     with strategy.scope():
-        model = fit_model()
+        model = _model()
     epochs_run = []
 
     class Crash(tw.keras.callbacks.Callback):
@@ -147,7 +134,7 @@ def keras_fit(out: str) -> None:
 
     backup = tw.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"),
                                                  delete_checkpoint=False)
-    x, y = fit_data()
+    x, y = _data()
     history = model.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0,
                         callbacks=[backup, Crash()])
     np.savez(os.path.join(out, f"fit{rank}.npz"), *model.get_weights(),

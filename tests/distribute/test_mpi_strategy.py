@@ -62,8 +62,8 @@ def test_keras_fit_on_two_workers_resumes_after_a_crash(tmp_path):
         "backup-2.index.json", "backup-2.npz", "checkpoint"]
     resumed = run_workers(script, "keras_fit", str(tmp_path))
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    one = mpi_worker.fit_model()
-    x, y = mpi_worker.fit_data()
+    one = mpi_worker._model()
+    x, y = mpi_worker._data()
     one.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0)
     for rank in (0, 1):
         d = np.load(tmp_path / f"fit{rank}.npz")

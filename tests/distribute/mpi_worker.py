@@ -103,7 +103,10 @@ def custom_loop(out: str) -> None:
         return strategy.reduce("SUM", strategy.run(replica_step, args=(batch,)), axis=None)
 
     losses = [float(step(batch)) for _ in range(2) for batch in dist]
+    np.random.seed(rank)  # the workers' generators differ, until fit(shuffle=True) syncs them
+    strategy.extended._prepare_fit_input(x, True)
     np.savez(os.path.join(out, f"rank{rank}.npz"), w=w.numpy(), b=b.numpy(),
+             order=np.random.permutation(32),
              losses=np.array(losses), replicas=strategy.num_replicas_in_sync,
              chief=strategy.extended.should_checkpoint)
 

@@ -48,6 +48,8 @@ def test_two_workers_match_one_process(tmp_path):
         np.testing.assert_allclose(d["w"], w, atol=1e-5)
         np.testing.assert_allclose(d["b"], b, atol=1e-5)
         np.testing.assert_allclose(d["losses"], losses, rtol=1e-5)
+    orders = [np.load(tmp_path / f"rank{r}.npz")["order"] for r in (0, 1)]
+    np.testing.assert_array_equal(orders[0], orders[1])  # fit's shuffles agree
 
 
 @needs_mpi
@@ -91,6 +93,21 @@ def test_one_worker_strategy(one_worker):
     np.testing.assert_array_equal(strategy.experimental_local_results(out)[0], [2.0, 4.0])
     ds = tw.data.Dataset.range(4).batch(2)
     assert strategy.extended._shard_dataset(ds) is ds
+
+
+def test_fit_refuses_a_file_sharded_dataset_on_several_workers(one_worker):
+    strategy = MultiWorkerMirroredStrategy()
+    options = tw.data.Options()
+    options.experimental_distribute.auto_shard_policy = \
+        tw.data.experimental.AutoShardPolicy.FILE
+    ds = tw.data.Dataset.from_tensor_slices((np.ones((4, 5), np.float32), np.zeros(4))) \
+        .batch(2).with_options(options)
+    strategy.extended._prepare_fit_input(ds, True)  # one worker: nothing to shard
+    strategy.extended._num_workers = 2
+    with strategy.scope():
+        model = mpi_worker._model()
+    with pytest.raises(NotImplementedError, match="shards its input by DATA.*FILE"):
+        model.fit(ds, epochs=1, verbose=0)
 
 
 def test_communication_options(one_worker):

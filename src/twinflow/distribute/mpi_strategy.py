@@ -20,7 +20,11 @@ A collective that waits longer than ``CommunicationOptions.timeout_seconds`` (el
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..data.autoshard import auto_shard
+from ..data.dataset import Dataset
+from ..data.experimental import AutoShardPolicy
 from .cross_device_ops import (
     CollectiveCommunication,
     CommunicationImplementation,
@@ -139,6 +143,27 @@ class MultiWorkerMirroredExtended(MirroredExtended):
             for c in copies:
                 c.assign(value)
         return var
+
+    def _prepare_fit_input(self, x, shuffle: bool) -> None:
+        """Keras ``fit`` reads the whole input on every worker and splits each global batch
+        over all replicas (DATA sharding): a dataset that asks for another policy is refused
+        rather than silently sharded otherwise; arrays shuffled with NumPy's global generator
+        get the same permutations everywhere (its seed is worker 0's)."""
+        if self._num_workers == 1:
+            return
+        if not isinstance(x, Dataset):
+            if shuffle:
+                seed = np.array(np.random.randint(2**31 - 1), np.int64)
+                np.random.seed(int(self._comm.broadcast([seed], root=0)[0]))
+            return
+        policy = x.options().experimental_distribute.auto_shard_policy
+        if policy is not None and \
+                AutoShardPolicy(policy) not in (AutoShardPolicy.AUTO, AutoShardPolicy.DATA):
+            raise NotImplementedError(
+                f"Keras fit under MultiWorkerMirroredStrategy shards its input by DATA (each "
+                f"worker keeps its slice of every global batch); the dataset asks for "
+                f"AutoShardPolicy.{AutoShardPolicy(policy).name}. Use AUTO or DATA, or a "
+                "custom training loop over strategy.experimental_distribute_dataset")
 
     def _shard_dataset(self, dataset):
         return auto_shard(dataset, self._num_workers, self._worker_index)

@@ -73,3 +73,16 @@ def test_model_built_outside_the_scope_is_refused():
     x, _ = _data(4)
     with pytest.raises(ValueError, match="inside `with strategy.scope"):
         m.fit(x, np.zeros((4, 2), np.float32), verbose=0)
+
+
+def test_batch_norm_moving_statistics_stay_mirrored():
+    s = D.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with s.scope():
+        m = tw.keras.Sequential([tw.keras.layers.Dense(4, input_shape=(5,)),
+                                 tw.keras.layers.BatchNormalization(), tw.keras.layers.Dense(3)])
+        m.compile(optimizer="sgd",
+                  loss=tw.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y = _data(16)
+    m.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    for w in m.weights:
+        np.testing.assert_array_equal(w.values[0].numpy(), w.values[1].numpy())

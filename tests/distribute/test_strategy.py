@@ -223,3 +223,19 @@ def test_cross_replica_methods_refused_inside_a_replica():
     s = D.MirroredStrategy(DEVICES)
     with pytest.raises(RuntimeError, match="cross-replica context"):
         s.run(lambda: s.reduce("SUM", tw.constant(1.0), axis=None))
+
+
+def test_replicas_and_copies_run_on_their_logical_devices():
+    from tests.helpers.devices import logical_cpus
+    with logical_cpus(2):
+        s = D.MirroredStrategy(DEVICES)
+        with s.scope():
+            v = tw.Variable([1.0, 2.0])
+        names = list(s.extended.worker_devices)
+        assert [c.device for c in v.values] == names
+        eager = s.run(lambda: v * 2.0)
+        graph = tw.function(lambda: s.run(lambda: v * 2.0))()
+        for out in (eager, graph):
+            assert [t.device for t in out.values] == names
+        g = tw.function(lambda: s.run(lambda: v * 2.0)).get_concrete_function().graph
+        assert {op.device for op in g.get_operations() if op.type == "Mul"} == set(names)

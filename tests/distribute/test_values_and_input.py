@@ -155,6 +155,11 @@ def test_distributed_dataset_in_tw_function():
         return acc
     assert float(total(dist)) == float(x.sum())
 
+    opt_it = iter(dist)
+    for _ in range(2):
+        assert bool(opt_it.get_next_as_optional().has_value())
+    assert not bool(opt_it.get_next_as_optional().has_value())
+
     it = iter(dist)
 
     @tw.function

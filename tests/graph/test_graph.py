@@ -1,6 +1,7 @@
 """Graph IR: ops, names, scopes, lookup, GraphDef text, FuncGraph captures."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import twinflow as tw
@@ -81,3 +82,51 @@ def test_tensors_from_another_graph_are_rejected():
     with g2.as_default():
         with pytest.raises(tw.errors.InaccessibleTensorError, match="belongs to another graph"):
             tw.add(a, a)
+
+
+def test_name_argument_of_composite_functions_opens_a_name_scope():
+    seen = {}
+
+    @tw.function
+    def f(x):
+        seen["moments"] = tw.nn.moments(x, [0], name="stats")[0].name
+        seen["positional"] = tw.nn.l2_normalize(x, 0, 1e-12, "norm").name
+        seen["default"] = tw.nn.l2_normalize(x, 0).name
+        return tw.signal.hann_window(4, name="window")
+
+    np.testing.assert_allclose(f(tw.constant([1.0, 2.0])).numpy(),
+                               [0.0, 0.5, 1.0, 0.5], atol=1e-6)  # periodic
+    assert seen["moments"].startswith("stats/")
+    assert seen["positional"].startswith("norm/")
+    assert "/" not in seen["default"]
+    # Eagerly the call goes straight through; AutoGraph leaves the library function alone.
+    assert float(tw.nn.moments(tw.constant([1.0, 3.0]), [0], name="m")[0]) == 2.0
+    assert float(tw.function(tw.nn.l2_loss)(tw.constant([3.0]), name="l")) == 4.5
+
+
+def test_name_scoped_documents_the_name_argument():
+    from twinflow.graph.graph import name_scoped
+
+    @name_scoped
+    def only_name(name=None) -> None:
+        """Does nothing.
+
+        Returns:
+            None.
+        """
+
+    @name_scoped
+    def two(x, name=None) -> None:
+        """Does nothing.
+
+        Args:
+            x: a value,
+                on two lines.
+
+        Returns:
+            None.
+        """
+
+    assert "Args:\n    name: the name scope" in only_name.__doc__
+    assert "on two lines.\n    name: the name scope" in two.__doc__
+    assert "name: the name scope" in tw.nn.l2_loss.__doc__

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from ..core import nest
 from ..core.context import ctx
+from ..graph.graph import name_scoped
 from ..graph.tensor import Tensor
 from .tape import UnconnectedGradients, _unconnected, backprop
 
 __all__ = ["gradients"]
 
 
+@name_scoped
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE) -> list[Tensor | None]:
@@ -22,7 +24,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
         ys: a tensor or list of tensors of the graph being built.
         xs: a tensor/variable or list of them.
         grad_ys: optional initial gradients, one per ``ys``.
-        name: unused.
         gate_gradients: unused.
         aggregation_method: unused.
         stop_gradients: unused.

@@ -23,7 +23,7 @@ from ..core import dtypes, nest
 from ..core.errors import InvalidArgumentError
 from ..eager.execute import bind, convert_to_tensor
 from ..graph.graph import user_source_location
-from ..graph.registry import register_op
+from ..graph.registry import register_stateful_pair
 from ..graph.tensor import SymbolicTensor, Tensor
 from ..ops import math_ops
 from ..ops.debugging_ops import Assert
@@ -85,44 +85,13 @@ def _case_grad(op, *dys):
     return _branch_grads(op, list(op.attrs["branches"]), dys)
 
 
-@register_op("If", multi_output=True, stateful=True)
-class If:
-    """Runs ``then_branch`` or ``else_branch`` (SubGraphs) on the inputs; has side effects."""
-
-    infer = _infer_branches
-    kernel = _if_kernel
-    grad = _if_grad
-    lower = _if_lower
-
-
-@register_op("StatelessIf", multi_output=True)
-class StatelessIf:
-    """Runs ``then_branch`` or ``else_branch`` (SubGraphs) on the inputs."""
-
-    infer = _infer_branches
-    kernel = _if_kernel
-    grad = _if_grad
-    lower = _if_lower
-
-
-@register_op("Case", multi_output=True, stateful=True)
-class Case:
-    """Runs ``branches[index]`` (the last one if out of range); has side effects."""
-
-    infer = _infer_branches
-    kernel = _case_kernel
-    grad = _case_grad
-    lower = _case_lower
-
-
-@register_op("StatelessCase", multi_output=True)
-class StatelessCase:
-    """Runs ``branches[index]`` (the last one if out of range)."""
-
-    infer = _infer_branches
-    kernel = _case_kernel
-    grad = _case_grad
-    lower = _case_lower
+If, StatelessIf = register_stateful_pair(
+    "If", "Runs ``then_branch`` or ``else_branch`` (SubGraphs) on the inputs.",
+    infer=_infer_branches, kernel=_if_kernel, grad=_if_grad, lower=_if_lower, multi_output=True)
+Case, StatelessCase = register_stateful_pair(
+    "Case", "Runs ``branches[index]`` (the last one if out of range).",
+    infer=_infer_branches, kernel=_case_kernel, grad=_case_grad, lower=_case_lower,
+    multi_output=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,18 +230,24 @@ def build_branches(selector, fns: list, what: str, names=None,
         shapes.append(sh)
     ext = unify_inputs(graphs)
     watch_variables(ext)
-    stateful = any(_has_state(g) for g in graphs)
-    if len(fns) == 2 and selector.dtype is dtypes.bool_:
-        opdef = If if stateful else StatelessIf
-        attrs = {"then_branch": graphs[0], "else_branch": graphs[1], "Tout": tout,
-                 "output_shapes": shapes}
-    else:
-        opdef = Case if stateful else StatelessCase
-        attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
+    is_if = len(fns) == 2 and selector.dtype is dtypes.bool_
+    opdef, attrs = _branch_op(is_if, graphs, tout, shapes)
     outs = bind(opdef, [selector] + ext, attrs, name=op_name or what.split(".")[-1])
     it = iter(outs)
     flat = [python_values[i] if i in python_values else next(it) for i in range(n)]
     return nest.pack_sequence_as(results[0], flat, expand_composites=True)
+
+
+def _branch_op(is_if: bool, graphs: list, tout: list, shapes: list) -> tuple:
+    """The op running one of ``graphs`` and its attrs: (Stateless)If for a boolean choice
+    between two, (Stateless)Case otherwise; stateless unless a branch has state."""
+    stateful = any(_has_state(g) for g in graphs)
+    if is_if:
+        attrs = {"then_branch": graphs[0], "else_branch": graphs[1], "Tout": tout,
+                 "output_shapes": shapes}
+        return (If if stateful else StatelessIf), attrs
+    attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
+    return (Case if stateful else StatelessCase), attrs
 
 
 def _branch_grads(op, branches: list, dys) -> list:
@@ -299,14 +274,7 @@ def _branch_grads(op, branches: list, dys) -> list:
     ext = unify_inputs(graphs)
     tout = [gspecs[i][0] for i in d_in]
     shapes = [gspecs[i][1] for i in d_in]
-    stateful = any(_has_state(g) for g in graphs)
-    if op.type in ("If", "StatelessIf"):
-        opdef = If if stateful else StatelessIf
-        attrs = {"then_branch": graphs[0], "else_branch": graphs[1], "Tout": tout,
-                 "output_shapes": shapes}
-    else:
-        opdef = Case if stateful else StatelessCase
-        attrs = {"branches": graphs, "Tout": tout, "output_shapes": shapes}
+    opdef, attrs = _branch_op(op.type in ("If", "StatelessIf"), graphs, tout, shapes)
     res = bind(opdef, [selector] + list(ins) + seeds + ext, attrs, name=op.type + "Grad")
     grads: list = [None] * len(op.inputs)
     for j, i in enumerate(d_in):

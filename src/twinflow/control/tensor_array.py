@@ -18,6 +18,7 @@ from ..core.errors import InvalidArgumentError, OutOfRangeError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..framework.specs import TensorArraySpec
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
 from ..ops import array_ops
@@ -436,7 +437,7 @@ class TensorArray:
         """All elements stacked along a new first axis.
 
         Args:
-            name: unused (kept for TensorFlow's signature).
+            name: the op name.
 
         Returns:
             A tensor of shape ``[size] + element_shape``.
@@ -451,12 +452,12 @@ class TensorArray:
         return bind(TensorListStack, [self._flow], {
             "element_dtype": self._dtype, "element_shape": self.element_shape}, name=name)
 
+    @name_scoped
     def gather(self, indices: TensorLike, name: str | None = None) -> Tensor:
         """The elements at ``indices``, stacked.
 
         Args:
             indices: a 1-D int tensor or list of element indices.
-            name: unused (kept for TensorFlow's signature).
 
         Returns:
             A tensor of shape ``[len(indices)] + element_shape``.
@@ -471,7 +472,7 @@ class TensorArray:
 
         Args:
             value: a tensor; its first axis indexes the elements.
-            name: unused (kept for TensorFlow's signature).
+            name: the op name.
 
         Returns:
             The TensorArray holding the rows.
@@ -485,6 +486,7 @@ class TensorArray:
         return self._derive(bind(TensorListFromTensor, [v], {"element_shape":
                                                              self.element_shape}, name=name))
 
+    @name_scoped
     def scatter(self, indices: TensorLike, value: TensorLike,
                 name: str | None = None) -> TensorArray:
         """Writes row j of ``value`` to element ``indices[j]``.
@@ -492,7 +494,6 @@ class TensorArray:
         Args:
             indices: a 1-D int tensor or list of element indices.
             value: a tensor with one row per index.
-            name: unused (kept for TensorFlow's signature).
 
         Returns:
             The TensorArray after the writes.
@@ -507,7 +508,7 @@ class TensorArray:
         """The elements concatenated along their first axis.
 
         Args:
-            name: unused (kept for TensorFlow's signature).
+            name: the op name.
 
         Returns:
             A tensor whose first axis is the sum of the elements' first axes.
@@ -521,7 +522,7 @@ class TensorArray:
         """The number of elements.
 
         Args:
-            name: unused (kept for TensorFlow's signature).
+            name: the op name.
 
         Returns:
             An int32 scalar tensor.
@@ -534,11 +535,11 @@ class TensorArray:
         """Returns this TensorArray (TensorFlow's identity; twinflow needs no copy)."""
         return self
 
+    @name_scoped
     def close(self, name: str | None = None) -> None:
         """Does nothing: twinflow frees the elements with the TensorArray.
 
         Args:
-            name: unused (kept for TensorFlow's signature).
         """
         return None
 

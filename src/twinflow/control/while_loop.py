@@ -29,7 +29,7 @@ from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..eager.func_graph import TensorSpec
 from ..graph.graph import user_source_location
-from ..graph.registry import register_op
+from ..graph.registry import register_op, register_stateful_pair
 from ..graph.tensor import Tensor
 from ..ops import math_ops
 from .cond import unify_inputs
@@ -207,24 +207,9 @@ def _while_grad(op, *dys):
     return grads
 
 
-@register_op("While", multi_output=True, stateful=True)
-class While:
-    """Runs ``body`` while ``cond`` holds (SubGraphs); has side effects."""
-
-    infer = _while_infer
-    kernel = _while_kernel
-    grad = _while_grad
-    lower = _while_lower
-
-
-@register_op("StatelessWhile", multi_output=True)
-class StatelessWhile:
-    """Runs ``body`` while ``cond`` holds (SubGraphs)."""
-
-    infer = _while_infer
-    kernel = _while_kernel
-    grad = _while_grad
-    lower = _while_lower
+While, StatelessWhile = register_stateful_pair(
+    "While", "Runs ``body`` while ``cond`` holds (SubGraphs).", infer=_while_infer,
+    kernel=_while_kernel, grad=_while_grad, lower=_while_lower, multi_output=True)
 
 
 def _name_of(names, i) -> str:

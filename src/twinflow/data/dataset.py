@@ -21,6 +21,7 @@ import numpy as np
 from ..core import dtypes, errors
 from ..core.context import ctx
 from ..framework.type_spec import CompositeTensor
+from ..graph.graph import name_scoped
 from .iterator_ops import GraphIterator, graph_for_loop
 from .iterator_ops import Iterator as DatasetIterator
 from .methods import TransformMethods
@@ -144,12 +145,12 @@ class Dataset(TransformMethods):
 
     # ----- sources -----
     @staticmethod
+    @name_scoped
     def from_tensor_slices(tensors, name=None) -> Dataset:
         """Elements are the slices of ``tensors`` along their first dimension.
 
         Args:
             tensors: a tensor/array/list, or a tuple/dict of them (same first dimension).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -157,12 +158,12 @@ class Dataset(TransformMethods):
         return node("Slices")(normalize(tensors))
 
     @staticmethod
+    @name_scoped
     def from_tensors(tensors, name=None) -> Dataset:
         """A dataset of one element, ``tensors``.
 
         Args:
             tensors: the element.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -170,13 +171,13 @@ class Dataset(TransformMethods):
         return node("FromList")([normalize(tensors)])
 
     @staticmethod
+    @name_scoped
     def range(*args, output_type=dtypes.int64, name=None) -> Dataset:
         """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars.
 
         Args:
             *args: start, stop, step as for Python's range.
             output_type: the element dtype.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -187,12 +188,12 @@ class Dataset(TransformMethods):
         return node("Range")(range(*ints), dtypes.as_dtype(output_type).np)
 
     @staticmethod
+    @name_scoped
     def zip(*datasets, name=None) -> Dataset:
         """Elements are tuples (or dicts) of the datasets' elements, until one ends.
 
         Args:
             *datasets: datasets, or one tuple/dict of datasets.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -202,6 +203,7 @@ class Dataset(TransformMethods):
         return node("Zip")(datasets)
 
     @staticmethod
+    @name_scoped
     def from_generator(generator: Callable, output_types=None, output_shapes=None, args=None,
                        output_signature=None, name=None) -> Dataset:
         """Elements come from calling ``generator(*args)`` anew for each iteration.
@@ -215,7 +217,6 @@ class Dataset(TransformMethods):
             output_shapes: the element shapes (unknown when omitted), with output_types.
             args: arguments for ``generator``.
             output_signature: TensorSpecs of the element (the newer form).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -224,12 +225,12 @@ class Dataset(TransformMethods):
                          output_signature)
 
     @staticmethod
+    @name_scoped
     def from_list(elements: list, name=None) -> Dataset:
         """A dataset of the given elements (same structure and dtypes).
 
         Args:
             elements: the elements.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -278,6 +279,7 @@ class Dataset(TransformMethods):
         return node("Choose")(list(datasets), choice_dataset, stop_on_empty_dataset)
 
     @staticmethod
+    @name_scoped
     def counter(start: int = 0, step: int = 1, dtype=dtypes.int64, name=None) -> Dataset:
         """``start, start + step, ...`` forever.
 
@@ -285,7 +287,6 @@ class Dataset(TransformMethods):
             start: the first value.
             step: the increment.
             dtype: the element dtype.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -293,6 +294,7 @@ class Dataset(TransformMethods):
         return node("Counter")(start, step, dtypes.as_dtype(dtype).np)
 
     @staticmethod
+    @name_scoped
     def random(seed=None, rerandomize_each_iteration=None, name=None) -> Dataset:
         """Random int64 scalars forever, from ``seed`` (the same sequence each pass unless
         ``rerandomize_each_iteration``).
@@ -300,7 +302,6 @@ class Dataset(TransformMethods):
         Args:
             seed: the seed.
             rerandomize_each_iteration: a new sequence on each pass.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -309,6 +310,7 @@ class Dataset(TransformMethods):
             rerandomize_each_iteration))
 
     @staticmethod
+    @name_scoped
     def list_files(file_pattern, shuffle: bool | None = None, seed=None,
                    name=None) -> Dataset:
         """The file names matching ``file_pattern`` (a glob, or a list of them), as strings.
@@ -317,7 +319,6 @@ class Dataset(TransformMethods):
             file_pattern: the pattern(s).
             shuffle: shuffle the names (default True, as TensorFlow).
             seed: the shuffle seed.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -360,11 +361,9 @@ class Dataset(TransformMethods):
             state = fn((state, e))
         return map_struct(to_tensor, state)
 
+    @name_scoped
     def get_single_element(self, name: str | None = None) -> Any:
         """The only element of a one-element dataset.
-
-        Args:
-            name: ignored.
 
         Returns:
             The element.

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import dtypes, errors
 from ..eager.func_graph import TensorSpec
+from ..graph.graph import name_scoped
 from ..io.parsing import parse_example
 from ..io.tfrecord import TFRecordWriter as _RecordWriter
 from ..ops.random_ops import get_seed
@@ -57,41 +58,29 @@ class AutotuneAlgorithm(enum.IntEnum):
     STAGE_BASED = 4
 
 
-def cardinality(dataset: Dataset) -> Any:
-    """``dataset.cardinality()``.
-
-    Args:
-        dataset: the dataset.
-
-    Returns:
-        An int64 scalar tensor.
-    """
-    return dataset.cardinality()
 
 
-def Counter(start: int = 0, step: int = 1, dtype=dtypes.int64, name=None) -> Dataset:  # noqa: N802
-    """``start, start + step, ...`` forever.
 
-    Args:
-        start: the first value.
-        step: the increment.
-        dtype: the element dtype.
-        name: ignored.
 
-    Returns:
-        The dataset.
-    """
-    return Dataset.counter(start, step, dtype)
+# TensorFlow's older names of Dataset methods: the same functions.
+cardinality = Dataset.cardinality
+Counter = Dataset.counter
+sample_from_datasets = Dataset.sample_from_datasets
+choose_from_datasets = Dataset.choose_from_datasets
+from_list = Dataset.from_list
+get_single_element = Dataset.get_single_element
+save = Dataset.save
+load = Dataset.load
 
 
 @register_node
+@name_scoped
 def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False  # noqa: N802
                   ) -> Dataset:
     """Random int64 scalars forever (``tf.data.experimental.RandomDataset``).
 
     Args:
         seed: the seed.
-        name: ignored.
         rerandomize_each_iteration: a new sequence on each pass.
 
     Returns:
@@ -109,60 +98,12 @@ def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False
     return Dataset.from_generator(gen, output_signature=TensorSpec([], dtypes.int64))
 
 
-def sample_from_datasets(datasets, weights=None, seed=None,
-                         stop_on_empty_dataset: bool = False) -> Dataset:
-    """``Dataset.sample_from_datasets``.
-
-    Args:
-        datasets: the datasets.
-        weights: their probabilities.
-        seed: the seed.
-        stop_on_empty_dataset: stop at the first exhausted dataset.
-
-    Returns:
-        The dataset.
-    """
-    return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
 
-def choose_from_datasets(datasets, choice_dataset: Dataset,
-                         stop_on_empty_dataset: bool = True) -> Dataset:
-    """``Dataset.choose_from_datasets``.
-
-    Args:
-        datasets: the datasets.
-        choice_dataset: int64 indices.
-        stop_on_empty_dataset: stop when the chosen dataset is exhausted.
-
-    Returns:
-        The dataset.
-    """
-    return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
-def from_list(elements: list, name=None) -> Dataset:
-    """``Dataset.from_list``.
-
-    Args:
-        elements: the elements.
-        name: ignored.
-
-    Returns:
-        The dataset.
-    """
-    return Dataset.from_list(elements)
 
 
-def get_single_element(dataset: Dataset) -> Any:
-    """``dataset.get_single_element()``.
-
-    Args:
-        dataset: a one-element dataset.
-
-    Returns:
-        The element.
-    """
-    return dataset.get_single_element()
 
 
 def get_structure(dataset_or_iterator) -> Any:
@@ -189,33 +130,8 @@ def get_next_as_optional(iterator) -> Optional:
     return iterator.get_next_as_optional()
 
 
-def save(dataset: Dataset, path: str, compression=None, shard_func=None,
-         checkpoint_args=None) -> None:
-    """``dataset.save(path)``.
-
-    Args:
-        dataset: the dataset.
-        path: the directory.
-        compression: must be None.
-        shard_func: not supported.
-        checkpoint_args: not supported.
-    """
-    dataset.save(path, compression, shard_func, checkpoint_args)
 
 
-def load(path: str, element_spec=None, compression=None, reader_func=None) -> Dataset:
-    """``Dataset.load(path)``.
-
-    Args:
-        path: the directory.
-        element_spec: checked against the saved spec when given.
-        compression: must be None.
-        reader_func: not supported.
-
-    Returns:
-        The dataset.
-    """
-    return Dataset.load(path, element_spec, compression, reader_func)
 
 
 def _method(name: str, doc: str) -> Callable:

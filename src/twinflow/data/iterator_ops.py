@@ -135,10 +135,7 @@ def graph_for_loop(ds, extra_test, body, vals: tuple, names: tuple) -> tuple:
 
     Args:
         ds: the dataset.
-        extra_test: None, or a function of the loop variables that must hold to go on.
-        body: function of (element, *loop variables) returning the loop variables.
-        vals: the loop variables' current values.
-        names: their names.
+        extra_test, body, vals, names: as for ``Dataset.__ag_for_stmt__``.
 
     Returns:
         The loop variables after the loop.
@@ -228,17 +225,8 @@ class GraphIterator:
         return next(self)
 
     def __ag_for_stmt__(self, extra_test, body, vals, names):
-        """``for element in iterator`` converted by AutoGraph: the rest of the pass.
-
-        Args:
-            extra_test: None, or a function of the loop variables that must hold to go on.
-            body: function of (element, *loop variables) returning the loop variables.
-            vals: the loop variables' current values.
-            names: their names.
-
-        Returns:
-            The loop variables after the loop.
-        """
+        """``for element in iterator`` converted by AutoGraph: the rest of the pass (the
+        arguments and result are those of ``Dataset.__ag_for_stmt__``)."""
         return _graph_loop_until_end(self._key, self.element_spec, self._types, self._shapes,
                                      extra_test, body, vals, names)
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core import dtypes, errors
+from ..graph.graph import name_scoped
 from .options import Options
 from .registry import node
 from .structure import DEBUG_MODE, check_int_arg
@@ -44,6 +45,7 @@ def _parallelism(value, op: str) -> int | None:
 class TransformMethods:
     """``Dataset.map``, ``batch``, ``window``... each returns a new dataset node."""
 
+    @name_scoped
     def map(self, map_func: Callable, num_parallel_calls=None, deterministic=None,
             name=None) -> Dataset:
         """Applies ``map_func`` to each element (tuples are unpacked into arguments).
@@ -55,7 +57,6 @@ class TransformMethods:
             map_func: the function.
             num_parallel_calls: None (serial), a number of threads, or AUTOTUNE.
             deterministic: False lets results come in completion order.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -65,18 +66,19 @@ class TransformMethods:
             return node("Map")(self, map_func)
         return node("ParallelMap")(self, map_func, n, deterministic is not False)
 
+    @name_scoped
     def filter(self, predicate: Callable, name=None) -> Dataset:
         """Keeps the elements for which ``predicate`` returns True (a boolean scalar).
 
         Args:
             predicate: the function.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Filter")(self, predicate)
 
+    @name_scoped
     def batch(self, batch_size, drop_remainder: bool = False, num_parallel_calls=None,
               deterministic=None, name=None) -> Dataset:
         """Stacks consecutive elements into batches.
@@ -86,7 +88,6 @@ class TransformMethods:
             drop_remainder: drop a last, smaller batch.
             num_parallel_calls: checked; batches are stacked on the consumer's thread.
             deterministic: accepted (batching is always in order).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -95,6 +96,7 @@ class TransformMethods:
         size = _positive(batch_size, "batch_size", "Dataset.batch")
         return node("Batch")(self, size, bool(drop_remainder))
 
+    @name_scoped
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder: bool = False, name=None) -> Dataset:
         """Batches elements, padding each component to ``padded_shapes``.
@@ -105,7 +107,6 @@ class TransformMethods:
                 batch (default: all dims so).
             padding_values: per component (or one for all), the pad value (0, b"" for strings).
             drop_remainder: drop a last, smaller batch.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -114,24 +115,22 @@ class TransformMethods:
         return node("PaddedBatch")(self, size, padded_shapes, padding_values,
                                           bool(drop_remainder))
 
+    @name_scoped
     def unbatch(self, name=None) -> Dataset:
         """Splits each element's first dimension into separate elements.
-
-        Args:
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Unbatch")(self)
 
+    @name_scoped
     def rebatch(self, batch_size, drop_remainder: bool = False, name=None) -> Dataset:
         """Re-slices batches into batches of ``batch_size`` (elements keep their order).
 
         Args:
             batch_size: the new batch size (an int; a list of sizes is not supported).
             drop_remainder: drop a last, smaller batch.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -140,6 +139,7 @@ class TransformMethods:
             raise NotImplementedError("rebatch with a list of batch sizes is not supported")
         return self.unbatch().batch(batch_size, drop_remainder)
 
+    @name_scoped
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration: bool = True,
                 name=None) -> Dataset:
         """Shuffles with a buffer of ``buffer_size`` elements (as ``tf.data``).
@@ -148,7 +148,6 @@ class TransformMethods:
             buffer_size: the buffer; at least the dataset size for a full shuffle.
             seed: the random seed (with the global seed, ``tw.random.set_seed``).
             reshuffle_each_iteration: a new order on each iteration.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -156,12 +155,12 @@ class TransformMethods:
         size = _positive(buffer_size, "buffer_size", "Dataset.shuffle")
         return node("Shuffle")(self, size, seed, reshuffle_each_iteration)
 
+    @name_scoped
     def repeat(self, count=None, name=None) -> Dataset:
         """Repeats the dataset ``count`` times (forever when None or -1).
 
         Args:
             count: the number of repetitions.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -169,36 +168,36 @@ class TransformMethods:
         n = None if count is None else check_int_arg(count, "count", "Dataset.repeat")
         return node("Repeat")(self, None if n is None or n < 0 else n)
 
+    @name_scoped
     def take(self, count, name=None) -> Dataset:
         """The first ``count`` elements (all when -1).
 
         Args:
             count: how many.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Take")(self, check_int_arg(count, "count", "Dataset.take"))
 
+    @name_scoped
     def skip(self, count, name=None) -> Dataset:
         """All but the first ``count`` elements.
 
         Args:
             count: how many to skip (-1: all).
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Skip")(self, check_int_arg(count, "count", "Dataset.skip"))
 
+    @name_scoped
     def prefetch(self, buffer_size, name=None) -> Dataset:
         """Fills a buffer of ``buffer_size`` elements from a background thread.
 
         Args:
             buffer_size: the buffer size (AUTOTUNE: 2); 0 adds no thread.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -210,12 +209,12 @@ class TransformMethods:
                 f"to be -1 for auto-tuning, got {n}")
         return self if n == 0 else node("Prefetch")(self, 2 if n == AUTOTUNE else n)
 
+    @name_scoped
     def cache(self, filename: str = "", name=None) -> Dataset:
         """Remembers the elements of the first complete iteration and replays them.
 
         Args:
             filename: must be empty (in-memory cache).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -224,12 +223,12 @@ class TransformMethods:
             raise NotImplementedError("twinflow caches in memory only (filename='')")
         return node("Cache")(self)
 
+    @name_scoped
     def enumerate(self, start=0, name=None) -> Dataset:
         """Pairs each element with its int64 index: ``(i, element)``.
 
         Args:
             start: the first index.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -237,25 +236,25 @@ class TransformMethods:
         first = check_int_arg(start, "start", "enumerate")
         return self.zip((self.counter(first), self))
 
+    @name_scoped
     def concatenate(self, dataset, name=None) -> Dataset:
         """This dataset's elements followed by ``dataset``'s (same structure and dtypes).
 
         Args:
             dataset: the other dataset.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Concat")(self, dataset)
 
+    @name_scoped
     def shard(self, num_shards, index, name=None) -> Dataset:
         """Every ``num_shards``-th element, starting at ``index``.
 
         Args:
             num_shards: the number of shards.
             index: this shard.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -285,13 +284,13 @@ class TransformMethods:
             raise TypeError(f"apply: the transformation must return a Dataset, got {out!r}")
         return out
 
+    @name_scoped
     def with_options(self, options, name=None) -> Dataset:
         """This dataset with ``options`` (a ``tw.data.Options``) attached.
 
         Args:
             options: the options; ``deterministic=False`` lets parallel maps yield in
                 completion order.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -313,6 +312,7 @@ class TransformMethods:
         return Options()
 
     # ----- windows, nesting and grouping (grouping.py) -----
+    @name_scoped
     def window(self, size, shift=None, stride=1, drop_remainder: bool = False,
                name=None) -> Dataset:
         """Elements are datasets of ``size`` consecutive elements, ``shift`` apart.
@@ -322,7 +322,6 @@ class TransformMethods:
             shift: the step between windows' first elements (default ``size``).
             stride: the step between elements of a window.
             drop_remainder: drop windows shorter than ``size`` at the end.
-            name: ignored.
 
         Returns:
             A dataset of datasets.
@@ -332,18 +331,19 @@ class TransformMethods:
         stride = _positive(stride, "stride", "Dataset.window")
         return node("Window")(self, size, shift, stride, bool(drop_remainder))
 
+    @name_scoped
     def flat_map(self, map_func: Callable, name=None) -> Dataset:
         """Maps each element to a dataset and chains those datasets.
 
         Args:
             map_func: element -> Dataset (called per element, in Python).
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Interleave")(self, map_func, 1, 1, None, True)
 
+    @name_scoped
     def interleave(self, map_func: Callable, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
         """Maps elements to datasets and interleaves ``cycle_length`` of them, taking
@@ -355,7 +355,6 @@ class TransformMethods:
             block_length: consecutive elements taken from each (default 1).
             num_parallel_calls: open datasets are read by that many threads.
             deterministic: False lets elements come in the order threads produce them.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -368,19 +367,20 @@ class TransformMethods:
         return node("Interleave")(self, map_func, cycle, block, par,
                                        deterministic is not False)
 
+    @name_scoped
     def scan(self, initial_state, scan_func: Callable, name=None) -> Dataset:
         """Carries a state through the elements: ``state, out = scan_func(state, element)``.
 
         Args:
             initial_state: the first state (structure of tensors).
             scan_func: the step function.
-            name: ignored.
 
         Returns:
             The dataset of ``out`` values.
         """
         return node("Scan")(self, initial_state, scan_func)
 
+    @name_scoped
     def group_by_window(self, key_func: Callable, reduce_func: Callable, window_size=None,
                         window_size_func: Callable | None = None, name=None) -> Dataset:
         """Groups elements by ``key_func`` into windows of ``window_size`` and maps each
@@ -391,7 +391,6 @@ class TransformMethods:
             reduce_func: (key, window dataset) -> dataset.
             window_size: elements per window.
             window_size_func: key -> window size (instead of ``window_size``).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -406,6 +405,7 @@ class TransformMethods:
                 return size
         return node("GroupByWindow")(self, key_func, reduce_func, window_size_func)
 
+    @name_scoped
     def bucket_by_sequence_length(self, element_length_func: Callable, bucket_boundaries,
                                   bucket_batch_sizes, padded_shapes=None,
                                   padding_values=None, pad_to_bucket_boundary: bool = False,
@@ -422,7 +422,6 @@ class TransformMethods:
             pad_to_bucket_boundary: pad to the bucket's boundary - 1 instead.
             no_padding: batch without padding (elements must have equal shapes).
             drop_remainder: drop a bucket's last, smaller batch.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -432,41 +431,40 @@ class TransformMethods:
             padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
     # ----- more -----
+    @name_scoped
     def ignore_errors(self, log_warning: bool = False, name=None) -> Dataset:
         """Drops the elements whose computation raised an error.
 
         Args:
             log_warning: log each dropped error.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("IgnoreErrors")(self, log_warning)
 
+    @name_scoped
     def take_while(self, predicate: Callable, name=None) -> Dataset:
         """Elements until the first for which ``predicate`` is False.
 
         Args:
             predicate: element -> boolean scalar.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("TakeWhile")(self, predicate)
 
+    @name_scoped
     def unique(self, name=None) -> Dataset:
         """The elements (int or string scalars) without repeats, in first-seen order.
-
-        Args:
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("Unique")(self)
 
+    @name_scoped
     def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
                  name=None) -> Dataset:
         """Saves the elements under ``path`` on the first full pass and reads them from there
@@ -477,7 +475,6 @@ class TransformMethods:
             compression: must be None.
             reader_func: not supported.
             shard_func: not supported.
-            name: ignored.
 
         Returns:
             The dataset.
@@ -486,6 +483,7 @@ class TransformMethods:
             raise NotImplementedError("snapshot: reader_func/shard_func are not supported")
         return node("Snapshot")(self, path, compression)
 
+    @name_scoped
     def rejection_resample(self, class_func: Callable, target_dist, initial_dist=None,
                            seed=None, name=None) -> Dataset:
         """Resamples by rejection so classes follow ``target_dist``; elements become
@@ -496,13 +494,13 @@ class TransformMethods:
             target_dist: the wanted class probabilities.
             initial_dist: the input's class probabilities (estimated when None).
             seed: the seed.
-            name: ignored.
 
         Returns:
             The dataset.
         """
         return node("rejection_resample")(class_func, target_dist, initial_dist, seed)(self)
 
+    @name_scoped
     def ragged_batch(self, batch_size, drop_remainder: bool = False, row_splits_dtype=None,
                      name=None) -> Dataset:
         """Batches elements whose shapes differ: dense components of rank >= 1 become
@@ -512,7 +510,6 @@ class TransformMethods:
             batch_size: elements per batch.
             drop_remainder: drop a last, smaller batch.
             row_splits_dtype: the row splits dtype (int64 by default).
-            name: ignored.
 
         Returns:
             The dataset.
@@ -524,6 +521,7 @@ class TransformMethods:
         return node("RaggedBatch")(self, size, bool(drop_remainder),
                                    row_splits_dtype or dtypes.int64)
 
+    @name_scoped
     def sparse_batch(self, batch_size, row_shape, name=None) -> Dataset:
         """Batches dense elements of varying shape into SparseTensors of dense shape
         ``[batch] + row_shape`` (every entry of an element, zeros included, is stored).
@@ -531,7 +529,6 @@ class TransformMethods:
         Args:
             batch_size: elements per batch.
             row_shape: the dense shape of each row (each element must fit in it).
-            name: ignored.
 
         Returns:
             The dataset.

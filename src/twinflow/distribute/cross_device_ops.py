@@ -8,10 +8,10 @@ strategy replaces the object with one whose methods also combine across processe
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable, Sequence
 
-from ..core.context import canonical_device, ctx, device
+from ..core.context import ctx
+from ..core.devices import LOCAL, DeviceSpec, device
 from ..ops import array_ops, math_ops
 from ..ops.core import convert
 from ..ops.variables import VariableAggregation
@@ -133,7 +133,14 @@ class CollectiveHints(CommunicationOptions):
         super().__init__(bytes_per_pack, timeout_seconds)
 
 
-_FULL = re.compile(r".*device:(CPU|GPU):(\d+)$", re.IGNORECASE)
+# Every use of twinflow's device API in this package goes through the three functions below.
+def current_device() -> str:
+    """The full name of the device ops run on here (the innermost ``tw.device`` scope).
+
+    Returns:
+        e.g. ``/job:localhost/replica:0/task:0/device:CPU:0``.
+    """
+    return canonical(ctx.device_spec)
 
 
 def on_device(name: str):
@@ -146,8 +153,7 @@ def on_device(name: str):
     Returns:
         The ``tw.device`` context manager.
     """
-    m = _FULL.match(name or "")
-    return device(f"/{m.group(1).lower()}:{m.group(2)}" if m else name)
+    return device(name)
 
 
 def canonical(name: str) -> str:
@@ -159,10 +165,11 @@ def canonical(name: str) -> str:
     Returns:
         The full form.
     """
-    m = _FULL.match(name or "")
-    if m:
-        return f"/job:localhost/replica:0/task:0/device:{m.group(1).upper()}:{m.group(2)}"
-    return canonical_device(name)
+    spec = DeviceSpec.from_string(LOCAL).make_merged_spec(DeviceSpec.from_string(name or ""))
+    if spec.device_type is None:
+        spec = spec.replace(device_type="CPU")
+    return spec.to_string() if spec.device_index is not None else \
+        spec.replace(device_index=0).to_string()
 
 
 def _dense(value):
@@ -181,19 +188,19 @@ def destination_devices(destinations) -> tuple:
         A tuple of canonical device strings.
     """
     if destinations is None:
-        return (ctx.device,)
+        return (current_device(),)
     if isinstance(destinations, str):
         return (canonical(destinations),)
     devices = getattr(destinations, "_tw_devices", None)
     if devices is not None:
         return tuple(devices)
     if isinstance(destinations, DistributedValues):
-        return tuple(getattr(v, "device", ctx.device) for v in destinations.values)
+        return tuple(getattr(v, "device", None) or current_device() for v in destinations.values)
     if isinstance(destinations, Sequence):
         return tuple(canonical(d) for d in destinations)
     dev = getattr(destinations, "device", None)
     if isinstance(dev, str):
-        return (canonical(dev) if dev else ctx.device,)
+        return (canonical(dev) if dev else current_device(),)
     raise ValueError(f"destinations must be a device string, a list of them, a variable or "
                      f"distributed values, got {destinations!r}")
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import nest
-from ..core.errors import OutOfRangeError
 from ..data.dataset import Dataset
+from ..data.iterator_ops import Iterator
 from ..ops import array_ops, math_ops
 from ..ops.core import convert
 from .cross_device_ops import on_device
@@ -210,19 +210,10 @@ class DistributedIterator:
     def __next__(self) -> Any:
         return self._distributed._to_per_replica(next(self._it))
 
-    def get_next(self) -> Any:
-        """The next element.
-
-        Returns:
-            The element (PerReplica batches).
-
-        Raises:
-            OutOfRangeError: at the end of the data.
-        """
-        try:
-            return next(self)
-        except StopIteration:
-            raise OutOfRangeError(None, None, "End of sequence") from None
+    # Built on next() and element_spec, as tw.data's iterator: OutOfRangeError / an empty
+    # Optional at the end of the data.
+    get_next = Iterator.get_next
+    get_next_as_optional = Iterator.get_next_as_optional
 
     @property
     def element_spec(self) -> Any:

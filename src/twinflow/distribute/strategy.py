@@ -19,14 +19,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import nest
-from ..core.context import ctx
 from ..function.function import function
 from ..ops import array_ops, math_ops, reduction_ops
 from ..ops.core import convert
 from ..ops.nn.losses import register_num_replicas
 from ..ops.variables import variable_creator_scope
 from . import context
-from .cross_device_ops import CrossDeviceOps, ReduceOp, as_reduce_op, on_device
+from .cross_device_ops import CrossDeviceOps, ReduceOp, as_reduce_op, current_device, on_device
 from .input import DistributedDataset, DistributedDatasetsFromFunction, ValueContext, split_batch
 from .values import DistributedValues, Mirrored, PerReplica, local_values, regroup, select_replica
 
@@ -163,7 +162,7 @@ class StrategyExtended:
     @property
     def worker_devices(self) -> tuple:
         """The devices of this process's replicas."""
-        return (ctx.device,)
+        return (current_device(),)
 
     @property
     def parameter_devices(self) -> tuple:
@@ -468,17 +467,17 @@ class Strategy:
         ext = self._extended
         if axis is None:
             with self.scope():
-                return ext.reduce_to(reduce_op, value, ctx.device)
+                return ext.reduce_to(reduce_op, value, current_device())
         values = local_values(value, ext._local_replica_count) \
             if isinstance(value, DistributedValues) else (convert(value),) * \
             ext._local_replica_count
         sums = PerReplica([reduction_ops.reduce_sum(v, axis=axis) for v in values])
         with self.scope():
-            total = ext.reduce_to(ReduceOp.SUM, sums, ctx.device)
+            total = ext.reduce_to(ReduceOp.SUM, sums, current_device())
             if reduce_op is ReduceOp.SUM:
                 return total
             counts = PerReplica([_axis_length(v, axis) for v in values])
-            count = ext.reduce_to(ReduceOp.SUM, counts, ctx.device)
+            count = ext.reduce_to(ReduceOp.SUM, counts, current_device())
         return total / math_ops.cast(count, total.dtype)
 
     def gather(self, value, axis: int) -> Any:
@@ -495,7 +494,7 @@ class Strategy:
         if nest.is_nested(value):
             return nest.map_structure(lambda v: self.gather(v, axis), value)
         with self.scope():
-            return self._extended._gather_to(value, ctx.device, axis)
+            return self._extended._gather_to(value, current_device(), axis)
 
     def experimental_local_results(self, value) -> tuple:
         """The values of this process's replicas.

@@ -24,7 +24,7 @@ from ..ops import math_ops
 from ..ops.core import convert
 from ..ops.variables import Variable, VariableAggregation, VariableSynchronization
 from . import context
-from .cross_device_ops import ReduceOp, on_device
+from .cross_device_ops import ReduceOp, current_device, on_device
 from .values import DistributedValues, Mirrored, PerReplica, local_values
 
 
@@ -63,7 +63,7 @@ class DistributedVariable(DistributedValues, Variable):
         i = self._replica_index()
         if i is not None:
             return self._values[i]
-        dev = ctx.device
+        dev = current_device()
         for v, d in zip(self._values, self._tw_devices):
             if d == dev:
                 return v
@@ -297,7 +297,7 @@ class SyncOnReadVariable(DistributedVariable):
         context.push(self._distribute_strategy, None)
         try:
             return self._distribute_strategy.extended.reduce_to(op, PerReplica(reads),
-                                                                ctx.device)
+                                                                current_device())
         finally:
             context.pop()
 
@@ -346,10 +346,8 @@ def create_distributed_variable(strategy, devices: tuple, next_creator, kwargs: 
     Returns:
         A MirroredVariable or SyncOnReadVariable.
     """
-    sync = kwargs.get("synchronization")
-    sync = VariableSynchronization.AUTO if sync is None else VariableSynchronization(sync)
-    agg = kwargs.get("aggregation")
-    agg = VariableAggregation.NONE if agg is None else VariableAggregation(agg)
+    sync = _enum(VariableSynchronization, kwargs.get("synchronization"), "AUTO")
+    agg = _enum(VariableAggregation, kwargs.get("aggregation"), "NONE")
     name = kwargs.get("name") or "Variable"
     if sync is VariableSynchronization.NONE:
         raise ValueError(f"`NONE` variable synchronization mode is not supported with "
@@ -373,6 +371,20 @@ def create_distributed_variable(strategy, devices: tuple, next_creator, kwargs: 
             copies.append(next_creator(**kw))
     cls = SyncOnReadVariable if on_read else MirroredVariable
     return cls(strategy, copies, devices, agg)
+
+
+def _enum(cls, value, default: str):
+    """A VariableSynchronization/VariableAggregation from the enum, its int or its name
+    (Keras passes ``'on_read'``, ``'sum'``)."""
+    if value is None:
+        return cls[default]
+    if isinstance(value, str):
+        try:
+            return cls[value.upper()]
+        except KeyError:
+            raise ValueError(f"Invalid {cls.__name__}: {value!r}; expected one of "
+                             f"{[m.name.lower() for m in cls]}") from None
+    return cls(value)
 
 
 def _copy_of(primary: Variable):

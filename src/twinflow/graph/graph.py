@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import linecache
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import context
@@ -209,7 +211,7 @@ class Graph:
         op_name = self.unique_name(name or opdef.name)
         controls = [c for deps in self._control_deps for c in deps]
         op = Operation(self, opdef, op_name, inputs, attrs, output_specs, controls,
-                       ctx.device, user_source_location())
+                       ctx.device_stack[-1], user_source_location())
         self._ops.append(op)
         self._by_name[op_name] = op
         self._version += 1
@@ -457,6 +459,58 @@ def name_scope(name: str) -> Iterator[str]:
         return
     with g.name_scope(name) as scope:
         yield scope
+
+
+_NAME_DOC = "name: the name scope of the ops it creates (in a graph)."
+
+
+def _with_name_doc(doc: str | None) -> str:
+    """``doc`` (cleaned) with the ``name`` entry at the end of its Args section."""
+    lines = inspect.cleandoc(doc or "").split("\n")
+    if any(line.startswith(("name:", "    name:")) for line in lines):
+        return "\n".join(lines)
+    if "Args:" in lines:
+        end = lines.index("Args:") + 1
+        while end < len(lines) and lines[end].startswith("    "):
+            end += 1
+        lines[end:end] = ["    " + _NAME_DOC]
+    else:
+        at = lines.index("Returns:") if "Returns:" in lines else len(lines)
+        lines[at:at] = (["Args:", "    " + _NAME_DOC] + ([""] if at < len(lines) else []))
+    return "\n".join(lines)
+
+
+def name_scoped(fn: Callable) -> Callable:
+    """Decorator of a public function made of several ops: its ``name`` argument opens a name
+    scope around the ops it creates in a graph, as TensorFlow's composite functions do (e.g.
+    ``tw.nn.moments(x, [0], name="m")`` makes ``m/Mean``...). Eagerly ops have no names, and
+    the call goes straight through. The docstring gets the ``name`` entry of its Args.
+
+    Args:
+        fn: a function with a ``name`` parameter (positional or keyword).
+
+    Returns:
+        The wrapped function.
+    """
+    code = fn.__code__
+    index = code.co_varnames.index("name")
+    position = index if index < code.co_argcount else None  # None: keyword-only
+
+    @functools.wraps(fn)
+    def with_name_scope(*args, **kwargs):
+        g = ctx.graph
+        if g is None:
+            return fn(*args, **kwargs)
+        name = args[position] if position is not None and position < len(args) else \
+            kwargs.get("name")
+        if not name:
+            return fn(*args, **kwargs)
+        with g.name_scope(name):
+            return fn(*args, **kwargs)
+    with_name_scope.__doc__ = _with_name_doc(fn.__doc__)
+    # A library function: AutoGraph calls it as it is (its source starts with the decorator).
+    with_name_scope.__ag_do_not_convert__ = True
+    return with_name_scope
 
 
 _thread_scopes = threading.local()

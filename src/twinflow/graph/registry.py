@@ -171,6 +171,28 @@ def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
     return deco
 
 
+def register_stateful_pair(name: str, doc: str, **rules) -> tuple[OpDef, OpDef]:
+    """Declares op ``name`` (stateful: its sub-graphs may have side effects) and
+    ``Stateless<name>`` with the same rules, as TensorFlow pairs If/StatelessIf, While/...
+
+    Args:
+        name: the stateful op's type name.
+        doc: what both ops do.
+        **rules: the declaration (``infer=``, ``kernel=``, ``grad=``, ``lower=``...) and
+            ``register_op``'s keyword arguments (``multi_output=``...).
+
+    Returns:
+        (the stateful OpDef, the stateless OpDef).
+    """
+    options = {k: rules.pop(k) for k in ("same_dtype", "multi_output", "schema", "check_shapes")
+               if k in rules}
+    stateful = register_op(name, stateful=True, **options)(
+        type(name, (), {**rules, "__doc__": doc + " Has side effects."}))
+    stateless = register_op("Stateless" + name, **options)(
+        type("Stateless" + name, (), {**rules, "__doc__": doc}))
+    return stateful, stateless
+
+
 def get_op(name: str) -> OpDef:
     """The registered OpDef called ``name`` (KeyError if none)."""
     try:

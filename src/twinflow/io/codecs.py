@@ -16,6 +16,7 @@ import numpy as np
 from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from .atomic import write_atomic
 from .gfile import glob as gfile_glob
@@ -480,12 +481,12 @@ def decode_base64(input, name=None) -> Any:  # noqa: A002
     return bind(DecodeBase64, [_string_scalar(input, "input")], name=name)
 
 
+@name_scoped
 def matching_files(pattern, name=None) -> Any:
     """The sorted file names matching a glob pattern (a string vector).
 
     Args:
         pattern: the pattern (or a list of them).
-        name: ignored.
 
     Returns:
         A string vector.

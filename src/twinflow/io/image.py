@@ -14,6 +14,7 @@ import numpy as np
 from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from .codecs import bytes_of as _bytes
 from .codecs import string_tensor
@@ -85,6 +86,7 @@ def _decode(contents, channels: int, formats, what: str, expand: bool = False):
                                    "what": what, "expand_animations": expand})
 
 
+@name_scoped
 def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None) -> Any:
     """Decodes a PNG image.
 
@@ -92,7 +94,6 @@ def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None) -> An
         contents: a string scalar of PNG bytes.
         channels: 0 (as stored), 1, 3 or 4.
         dtype: must be uint8.
-        name: ignored.
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -102,6 +103,7 @@ def decode_png(contents, channels: int = 0, dtype=dtypes.uint8, name=None) -> An
     return _decode(contents, channels, ("PNG",), "decode_png")
 
 
+@name_scoped
 def decode_jpeg(contents, channels: int = 0, ratio: int = 1, fancy_upscaling: bool = True,
                 try_recover_truncated: bool = False, acceptable_fraction: float = 1,
                 dct_method: str = "", name=None) -> Any:
@@ -115,7 +117,6 @@ def decode_jpeg(contents, channels: int = 0, ratio: int = 1, fancy_upscaling: bo
         try_recover_truncated: must be False.
         acceptable_fraction: must be 1.
         dct_method: accepted (Pillow's decoder).
-        name: ignored.
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -139,12 +140,12 @@ def check_jpeg_options(what: str, ratio: int, try_recover_truncated: bool,
                                   "acceptable_fraction are not supported")
 
 
+@name_scoped
 def decode_gif(contents, name=None) -> Any:
     """Decodes a GIF to its frames.
 
     Args:
         contents: a string scalar of GIF bytes.
-        name: ignored.
 
     Returns:
         A uint8 tensor [frames, height, width, 3].
@@ -152,13 +153,13 @@ def decode_gif(contents, name=None) -> Any:
     return _decode(contents, 3, ("GIF",), "decode_gif")
 
 
+@name_scoped
 def decode_bmp(contents, channels: int = 0, name=None) -> Any:
     """Decodes a BMP image.
 
     Args:
         contents: a string scalar of BMP bytes.
         channels: 0, 3 or 4.
-        name: ignored.
 
     Returns:
         A uint8 tensor [height, width, channels].
@@ -166,6 +167,7 @@ def decode_bmp(contents, channels: int = 0, name=None) -> Any:
     return _decode(contents, channels, ("BMP",), "decode_bmp")
 
 
+@name_scoped
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
                  expand_animations: bool = True) -> Any:
     """Decodes a PNG, JPEG, GIF or BMP image (the format is detected).
@@ -174,7 +176,6 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
         contents: a string scalar.
         channels: None/0 (as stored), 1, 3 or 4.
         dtype: must be uint8.
-        name: ignored.
         expand_animations: GIFs give [frames, h, w, 3] (else the first frame).
 
     Returns:
@@ -209,13 +210,13 @@ class EncodeImage:
         return np.asarray(buf.getvalue(), dtype=object)
 
 
+@name_scoped
 def encode_png(image, compression: int = -1, name=None) -> Any:
     """Encodes a uint8 image [h, w, c] as PNG.
 
     Args:
         image: the pixels.
         compression: accepted (Pillow's default level).
-        name: ignored.
 
     Returns:
         A string scalar.
@@ -223,6 +224,7 @@ def encode_png(image, compression: int = -1, name=None) -> Any:
     return bind(EncodeImage, [convert_to_tensor(image)], {"fmt": "PNG", "quality": 0})
 
 
+@name_scoped
 def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = False,  # noqa: A002
                 optimize_size: bool = False, chroma_downsampling: bool = True,
                 density_unit: str = "in", x_density: int = 300, y_density: int = 300,
@@ -240,7 +242,6 @@ def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = 
         x_density: accepted.
         y_density: accepted.
         xmp_metadata: accepted.
-        name: ignored.
 
     Returns:
         A string scalar.
@@ -249,12 +250,12 @@ def encode_jpeg(image, format: str = "", quality: int = 95, progressive: bool = 
                                                           "quality": int(quality)})
 
 
+@name_scoped
 def is_jpeg(contents, name=None) -> Any:
     """Whether the bytes start like a JPEG file.
 
     Args:
         contents: a string scalar.
-        name: ignored.
 
     Returns:
         A bool scalar tensor.

@@ -8,18 +8,19 @@ import numpy as np
 
 from ..core import dtypes, errors
 from ..eager.execute import convert_to_tensor
+from ..graph.graph import name_scoped
 from .codecs import bytes_of as _bytes
 from .codecs import matching_files
 from .image import _decode, _open, check_jpeg_options
 from .protos import message_class
 
 
+@name_scoped
 def decode_json_example(json_examples, name=None) -> Any:
     """Converts Examples written as JSON (protobuf's JSON mapping) to serialized Examples.
 
     Args:
         json_examples: a string tensor of JSON texts.
-        name: ignored.
 
     Returns:
         A string tensor of the same shape.
@@ -38,12 +39,12 @@ def decode_json_example(json_examples, name=None) -> Any:
                              .reshape(np.shape(t._value)))
 
 
+@name_scoped
 def match_filenames_once(pattern, name=None) -> Any:
     """The files matching ``pattern``, looked up once (now).
 
     Args:
         pattern: a glob pattern or a list of them.
-        name: ignored.
 
     Returns:
         A string vector.
@@ -51,13 +52,13 @@ def match_filenames_once(pattern, name=None) -> Any:
     return matching_files(pattern)
 
 
+@name_scoped
 def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Any:
     """``[height, width, channels]`` of a JPEG image, without decoding its pixels.
 
     Args:
         contents: a string scalar of JPEG bytes.
         output_type: int32 or int64.
-        name: ignored.
 
     Returns:
         A vector of 3 values.
@@ -68,6 +69,7 @@ def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None) -> Any:
     return convert_to_tensor(np.asarray([img.height, img.width, c], dtype=dt.np))
 
 
+@name_scoped
 def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 1,
                          fancy_upscaling: bool = True, try_recover_truncated: bool = False,
                          acceptable_fraction: float = 1, dct_method: str = "", name=None) -> Any:
@@ -82,7 +84,6 @@ def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 
         try_recover_truncated: must be False.
         acceptable_fraction: must be 1.
         dct_method: accepted.
-        name: ignored.
 
     Returns:
         A uint8 tensor [crop_height, crop_width, channels].
@@ -98,13 +99,13 @@ def decode_and_crop_jpeg(contents, crop_window, channels: int = 0, ratio: int = 
     return convert_to_tensor(img[y:y + h, x:x + w])
 
 
+@name_scoped
 def decode_webp(contents, channels: int = 0, name=None) -> Any:
     """Decodes a WebP image (through Pillow).
 
     Args:
         contents: a string scalar of WebP bytes.
         channels: 0, 3 or 4.
-        name: ignored.
 
     Returns:
         A uint8 tensor [height, width, channels].

@@ -15,6 +15,7 @@ import numpy as np
 from ..core.context import ctx
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import SymbolicTensor, Tensor, TensorLike
 from .array_ops import (
@@ -223,10 +224,9 @@ def _row_method(kind: str):
     method.__doc__ = (f"Scatter-{kind.lower()}s ``sparse_delta`` (a ``tw.IndexedSlices``) into "
                       "the variable's rows.\n\nArgs:\n"
                       "    sparse_delta: the rows and their indices.\n    use_locking: unused.\n"
-                      "    name: unused.\n    read_value: in a graph, "
-                      "return the new value (else None).\n\nReturns:\n    The variable eagerly; "
-                      "its new value (or None) in a graph.\n")
-    return method
+                      "    read_value: in a graph, return the new value (else None).\n\n"
+                      "Returns:\n    The variable eagerly; its new value (or None) in a graph.\n")
+    return name_scoped(method)
 
 
 def _nd_method(kind: str):
@@ -236,9 +236,10 @@ def _nd_method(kind: str):
     method.__name__ = f"scatter_nd_{kind.lower()}"
     method.__doc__ = (f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``.\n\n"
                       "Args:\n    indices: an int tensor ``[..., M]``.\n    updates: the values, "
-                      "``indices.shape[:-1] + shape[M:]``.\n    name: unused.\n\nReturns:\n"
+                      "``indices.shape[:-1] + shape[M:]``.\n"
+                      "\nReturns:\n"
                       "    The variable eagerly; its new value in a graph.\n")
-    return method
+    return name_scoped(method)
 
 
 # ----- v[key].assign(value) --------------------------------------------------------------------
@@ -258,12 +259,12 @@ class _EagerVariableSlice(EagerTensor):
 
     __slots__ = ()
 
+    @name_scoped
     def assign(self, value, name=None, read_value: bool = True):
         """Sets this slice of the variable to ``value`` (NumPy broadcasting).
 
         Args:
             value: a tensor or value broadcastable to the slice.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -302,12 +303,12 @@ def _variable_getitem(self, key) -> Tensor:
     return t
 
 
+@name_scoped
 def _sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
     """The variable's rows at ``indices`` (``gather`` of its value).
 
     Args:
         indices: an int tensor of row indices.
-        name: unused.
 
     Returns:
         The gathered rows.
@@ -315,12 +316,12 @@ def _sparse_read(self, indices: TensorLike, name: str | None = None) -> Tensor:
     return gather(self.read_value(), indices)
 
 
+@name_scoped
 def _gather_nd(self, indices: TensorLike, name: str | None = None) -> Tensor:
     """``gather_nd`` of the variable's value.
 
     Args:
         indices: an int tensor ``[..., M]``.
-        name: unused.
 
     Returns:
         The gathered slices.

@@ -13,7 +13,7 @@ from ..core.context import ctx, graph_mode
 from ..eager.execute import constant_value
 from ..graph import graph as _graph
 from ..graph.core_ops import NoOp
-from ..graph.graph import Operation
+from ..graph.graph import Operation, name_scoped
 from ..graph.tensor import SymbolicTensor, Tensor, TensorLike
 from .array.shape import identity
 from .core import convert
@@ -120,13 +120,13 @@ def group(*inputs, **kwargs) -> Operation | None:
         return g.create_op(NoOp, [], {}, [], name=name or "group_deps")
 
 
+@name_scoped
 def tuple(tensors, control_inputs=None, name: str | None = None) -> list:
     """``tensors``, each available only after all of them (``tw.tuple``).
 
     Args:
         tensors: a list of tensors (or None).
         control_inputs: more ops or tensors to wait for.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A list of tensors with the same values (None entries stay None).
@@ -139,12 +139,12 @@ def tuple(tensors, control_inputs=None, name: str | None = None) -> list:
         return [None if t is None else identity(t) for t in tensors]
 
 
+@name_scoped
 def identity_n(input, name: str | None = None) -> list:
     """The identity of each tensor of a list (``tw.identity_n``).
 
     Args:
         input: a list of tensors.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A list of tensors with the same values.

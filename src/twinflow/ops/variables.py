@@ -17,11 +17,12 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx, eager_mode
+from ..core.devices import placed_device
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
-from ..graph.graph import current_name_scope
+from ..graph.graph import current_name_scope, name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import Reference, Tensor
 from .core import convert
@@ -292,6 +293,8 @@ class Variable(metaclass=_VariableMeta):
         _uid[0] += 1
         self._unique_id = _uid[0]
         self.handle = ResourceHandle(self)
+        # As TensorFlow: the device of the tw.device scope the variable is created in.
+        self._device = placed_device("VarHandleOp").name
         graph = ctx.graph
         # A variable made while a graph is built belongs to it (tracking, init ops).
         self._graph = graph
@@ -342,7 +345,7 @@ class Variable(metaclass=_VariableMeta):
 
     @property
     def device(self) -> str:
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        return self._device
 
     @property
     def ndim(self) -> int:
@@ -397,6 +400,7 @@ class Variable(metaclass=_VariableMeta):
                 return self.read_value()
         return self
 
+    @name_scoped
     def assign(self, value, use_locking=None, name: str | None = None,
                read_value: bool = True) -> Variable | Tensor | None:
         """Sets the variable to ``value``.
@@ -404,7 +408,6 @@ class Variable(metaclass=_VariableMeta):
         Args:
             value: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -412,6 +415,7 @@ class Variable(metaclass=_VariableMeta):
         """
         return self._assign_op(AssignVariableOp, value, read_value)
 
+    @name_scoped
     def assign_add(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Adds ``delta`` to the variable.
@@ -419,7 +423,6 @@ class Variable(metaclass=_VariableMeta):
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:
@@ -427,6 +430,7 @@ class Variable(metaclass=_VariableMeta):
         """
         return self._assign_op(AssignAddVariableOp, delta, read_value)
 
+    @name_scoped
     def assign_sub(self, delta, use_locking=None, name: str | None = None,
                    read_value: bool = True) -> Variable | Tensor | None:
         """Subtracts ``delta`` from the variable.
@@ -434,7 +438,6 @@ class Variable(metaclass=_VariableMeta):
         Args:
             delta: a tensor or value of the variable's dtype and shape.
             use_locking: unused.
-            name: unused.
             read_value: in a graph, return the new value (else None).
 
         Returns:

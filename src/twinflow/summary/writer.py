@@ -25,6 +25,7 @@ import numpy as np
 from ..core.context import ctx
 from ..eager.execute import bind, convert_to_tensor
 from ..eager.func_graph import FuncGraph
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops.variables import Variable
@@ -157,6 +158,7 @@ class SummaryWriter:
             pass
 
 
+@name_scoped
 def create_file_writer(logdir: str, max_queue: int | None = None, flush_millis=None,
                        filename_suffix: str | None = None, name: str | None = None,
                        experimental_trackable: bool = False) -> SummaryWriter:
@@ -167,7 +169,6 @@ def create_file_writer(logdir: str, max_queue: int | None = None, flush_millis=N
         max_queue: records buffered before a flush.
         flush_millis: accepted for compatibility.
         filename_suffix: the event file's suffix (``.v2`` by default).
-        name: ignored.
         experimental_trackable: ignored.
 
     Returns:
@@ -186,12 +187,12 @@ def create_noop_writer() -> SummaryWriter | None:
     return None
 
 
+@name_scoped
 def flush(writer: SummaryWriter | None = None, name: str | None = None) -> None:
     """Flushes ``writer`` (default: the current default writer).
 
     Args:
         writer: the writer.
-        name: ignored.
     """
     w = writer or _STATE.writer
     if w is not None:

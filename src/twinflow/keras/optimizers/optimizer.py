@@ -12,6 +12,7 @@ from ...autodiff.tape import GradientTape
 from ...core import dtypes
 from ...core.context import eager_mode
 from ...distribute import training as _distributed_training
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import math_ops
 from ...ops.variables import Variable
@@ -252,6 +253,7 @@ class Optimizer(Module, Configurable):
             return [None if g is None else next(it) for g in grads]
         return grads
 
+    @name_scoped
     def apply_gradients(self, grads_and_vars, name: str | None = None,
                         skip_gradients_aggregation: bool = False, **kwargs) -> Variable:
         """Updates each variable from its gradient and increments ``iterations``.
@@ -259,7 +261,6 @@ class Optimizer(Module, Configurable):
         Args:
             grads_and_vars: pairs ``(gradient, variable)``; pairs with a None gradient are
                 skipped.
-            name: ignored.
             skip_gradients_aggregation: under a strategy, do not sum the gradients of the
                 replicas (they were already).
             **kwargs: ignored.

@@ -9,6 +9,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..core import _fmt, convert
@@ -79,13 +80,13 @@ def reverse_sequence(input: TensorLike, seq_lengths: TensorLike, seq_axis=None, 
     return bind(ReverseSequence, [x, n], {"seq_dim": sd, "batch_dim": bd}, name=name)
 
 
+@name_scoped
 def saturate_cast(value: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts, clipping first to the target dtype's range (``tw.saturate_cast``).
 
     Args:
         value: a numeric tensor.
         dtype: the target dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The cast tensor (no wrap-around).
@@ -111,13 +112,13 @@ def saturate_cast(value: TensorLike, dtype: DTypeLike, name: str | None = None) 
     return cast(x, dt)
 
 
+@name_scoped
 def shape_n(input, out_type: DTypeLike = dtypes.int32, name: str | None = None) -> list:
     """The shapes of a list of tensors (``tw.shape_n``).
 
     Args:
         input: a list of tensors.
         out_type: int32 or int64.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A list of 1-D shape tensors.
@@ -125,12 +126,12 @@ def shape_n(input, out_type: DTypeLike = dtypes.int32, name: str | None = None) 
     return [shape(convert(t), out_type=out_type) for t in input]
 
 
+@name_scoped
 def parallel_stack(values, name: str = "parallel_stack") -> Tensor:
     """Stacks tensors of one shape along a new first axis (``tw.parallel_stack``).
 
     Args:
         values: a list of tensors with the same shape and dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The stacked tensor.

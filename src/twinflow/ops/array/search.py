@@ -9,6 +9,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..core import _fmt, convert
@@ -72,6 +73,7 @@ def roll(input: TensorLike, shift, axis, name: str | None = None) -> Tensor:
 
 # ----- sequence_mask ------------------------------------------------------------------------------
 
+@name_scoped
 def sequence_mask(lengths: TensorLike, maxlen=None, dtype: DTypeLike = dtypes.bool_,
                   name: str | None = None) -> Tensor:
     """A mask of the first ``lengths[i]`` positions of each row (``tw.sequence_mask``).
@@ -80,7 +82,6 @@ def sequence_mask(lengths: TensorLike, maxlen=None, dtype: DTypeLike = dtypes.bo
         lengths: an integer tensor of any shape.
         maxlen: the mask's last dimension (default: the largest length).
         dtype: the mask's dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A tensor of shape ``lengths.shape + [maxlen]`` with ``mask[..., j] = j < lengths[...]``.

@@ -9,7 +9,7 @@ from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value, convert_to_tensor
 from ...eager.tensor import EagerTensor
-from ...graph.graph import Operation
+from ...graph.graph import Operation, name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..math import comparison
@@ -298,6 +298,7 @@ def _describe(x) -> str:
     return "x" if isinstance(x, EagerTensor) else getattr(x, "name", "x")
 
 
+@name_scoped
 def assert_rank(x: TensorLike, rank, message: str | None = None, name: str | None = None) -> None:
     """Asserts that ``x`` has rank ``rank`` (checked on the static shape).
 
@@ -305,7 +306,6 @@ def assert_rank(x: TensorLike, rank, message: str | None = None, name: str | Non
         x: a tensor.
         rank: the expected rank (int or scalar int tensor with a known value).
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         None.
@@ -316,6 +316,7 @@ def assert_rank(x: TensorLike, rank, message: str | None = None, name: str | Non
     return None
 
 
+@name_scoped
 def assert_rank_at_least(x: TensorLike, rank, message: str | None = None,
                          name: str | None = None) -> None:
     """Asserts that ``x`` has rank at least ``rank`` (checked on the static shape).
@@ -324,7 +325,6 @@ def assert_rank_at_least(x: TensorLike, rank, message: str | None = None,
         x: a tensor.
         rank: the minimum rank (an int).
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         None.
@@ -335,6 +335,7 @@ def assert_rank_at_least(x: TensorLike, rank, message: str | None = None,
     return None
 
 
+@name_scoped
 def assert_scalar(tensor: TensorLike, message: str | None = None,
                   name: str | None = None) -> Tensor:
     """Asserts that ``tensor`` is a scalar; returns it.
@@ -342,7 +343,6 @@ def assert_scalar(tensor: TensorLike, message: str | None = None,
     Args:
         tensor: a tensor.
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         The tensor.
@@ -352,6 +352,7 @@ def assert_scalar(tensor: TensorLike, message: str | None = None,
     return t
 
 
+@name_scoped
 def assert_type(tensor: TensorLike, tf_type, message: str | None = None,
                 name: str | None = None) -> None:
     """Asserts that ``tensor`` has dtype ``tf_type`` (raises TypeError otherwise).
@@ -360,7 +361,6 @@ def assert_type(tensor: TensorLike, tf_type, message: str | None = None,
         tensor: a tensor or variable.
         tf_type: the expected dtype.
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         None.
@@ -373,13 +373,13 @@ def assert_type(tensor: TensorLike, tf_type, message: str | None = None,
     return None
 
 
+@name_scoped
 def assert_integer(x: TensorLike, message: str | None = None, name: str | None = None) -> None:
     """Asserts that ``x`` has an integer dtype (raises TypeError otherwise).
 
     Args:
         x: a tensor or variable.
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         None.
@@ -391,6 +391,7 @@ def assert_integer(x: TensorLike, message: str | None = None, name: str | None =
     return None
 
 
+@name_scoped
 def assert_shapes(shapes, data: TensorLike | None = None, summarize: int | None = None,
                   message: str | None = None, name: str | None = None) -> None:
     """Asserts tensor shapes and consistent symbolic dimensions across tensors.
@@ -404,7 +405,6 @@ def assert_shapes(shapes, data: TensorLike | None = None, summarize: int | None 
         data: accepted for compatibility.
         summarize: accepted for compatibility.
         message: text prepended to the error.
-        name: unused.
 
     Returns:
         None.

@@ -10,6 +10,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.gather import gather, gather_nd
@@ -43,6 +44,7 @@ def _axis_taps(c, n_in: int, method: str):
     return lo, hi, c - f
 
 
+@name_scoped
 def crop_and_resize(image: TensorLike, boxes: TensorLike, box_indices: TensorLike, crop_size,
                     method: str = "bilinear", extrapolation_value=0.0,
                     name: str | None = None) -> Tensor:
@@ -57,7 +59,6 @@ def crop_and_resize(image: TensorLike, boxes: TensorLike, box_indices: TensorLik
         crop_size: ``[crop_height, crop_width]``, known when the op is built.
         method: "bilinear" or "nearest".
         extrapolation_value: the value of samples outside the image.
-        name: unused name prefix, for compatibility.
 
     Returns:
         float32 ``[num_boxes, crop_height, crop_width, channels]``.
@@ -198,6 +199,7 @@ def _nms_call(boxes, scores, max_output_size, iou_threshold, score_threshold, si
     return bind(NonMaxSuppressionV5, args, {"pad_to_max_output_size": bool(pad)})
 
 
+@name_scoped
 def non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size,
                         iou_threshold=0.5, score_threshold=float("-inf"),
                         name: str | None = None) -> Tensor:
@@ -210,7 +212,6 @@ def non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size,
         max_output_size: the most boxes to keep.
         iou_threshold: boxes overlapping a kept one by more than this are dropped.
         score_threshold: boxes scoring at most this are dropped.
-        name: unused name prefix, for compatibility.
 
     Returns:
         int32 indices of the kept boxes, best first.
@@ -219,6 +220,7 @@ def non_max_suppression(boxes: TensorLike, scores: TensorLike, max_output_size,
                      False)[0]
 
 
+@name_scoped
 def non_max_suppression_with_scores(boxes: TensorLike, scores: TensorLike, max_output_size,
                                     iou_threshold=0.5, score_threshold=float("-inf"),
                                     soft_nms_sigma=0.0, name: str | None = None) -> tuple:
@@ -233,7 +235,6 @@ def non_max_suppression_with_scores(boxes: TensorLike, scores: TensorLike, max_o
         score_threshold: boxes scoring at most this are dropped.
         soft_nms_sigma: > 0 decays overlapping scores by ``exp(-iou^2 / (2 sigma))``
             instead of dropping them (Soft-NMS).
-        name: unused name prefix, for compatibility.
 
     Returns:
         (selected_indices, selected_scores).
@@ -243,6 +244,7 @@ def non_max_suppression_with_scores(boxes: TensorLike, scores: TensorLike, max_o
     return _NMSWithScores(sel, sc)
 
 
+@name_scoped
 def non_max_suppression_padded(boxes: TensorLike, scores: TensorLike, max_output_size,
                                iou_threshold=0.5, score_threshold=float("-inf"),
                                pad_to_max_output_size=False, name: str | None = None,
@@ -258,7 +260,6 @@ def non_max_suppression_padded(boxes: TensorLike, scores: TensorLike, max_output
         iou_threshold: the overlap above which a box is dropped.
         score_threshold: boxes scoring at most this are dropped.
         pad_to_max_output_size: pad the indices with zeros to ``max_output_size``.
-        name: unused name prefix, for compatibility.
         sorted_input: a speed hint of TensorFlow's (the result does not depend on it).
         canonicalized_coordinates: a speed hint (any corner order is handled).
         tile_size: a speed hint of TensorFlow's tiled kernel.

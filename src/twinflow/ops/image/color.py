@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..array.join import concat, tile
 from ..array.layout import expand_dims, stack, unstack
@@ -43,6 +44,7 @@ def _rgb(x, what: str) -> Tensor:
     return x
 
 
+@name_scoped
 def convert_image_dtype(image: TensorLike, dtype: DTypeLike, saturate: bool = False,
                         name: str | None = None) -> Tensor:
     """Converts between image dtypes, rescaling values (``tw.image.convert_image_dtype``).
@@ -54,7 +56,6 @@ def convert_image_dtype(image: TensorLike, dtype: DTypeLike, saturate: bool = Fa
         image: a tensor.
         dtype: the target dtype.
         saturate: clip before casting, so that values out of range do not wrap.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The converted image.
@@ -194,12 +195,12 @@ def yiq_to_rgb(images: TensorLike) -> Tensor:
     return _mix(images, _YIQ_INV, "yiq_to_rgb")
 
 
+@name_scoped
 def rgb_to_grayscale(images: TensorLike, name: str | None = None) -> Tensor:
     """Luma of RGB images, keeping a channel dim of 1 (``tw.image.rgb_to_grayscale``).
 
     Args:
         images: images with 3 channels last.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., 1]`` images of the input's dtype.
@@ -209,12 +210,12 @@ def rgb_to_grayscale(images: TensorLike, name: str | None = None) -> Tensor:
     return _back(expand_dims(tensordot(x, w, [[-1], [0]]), -1), orig)
 
 
+@name_scoped
 def grayscale_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
     """Repeats a single channel three times (``tw.image.grayscale_to_rgb``).
 
     Args:
         images: images with 1 channel last.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., 3]`` images.
@@ -226,12 +227,12 @@ def grayscale_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
         if x.shape.rank is not None else concat([x, x, x], -1)
 
 
+@name_scoped
 def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor:
     """RGB in [0, 1] to hue, saturation, value in [0, 1] (``tw.image.rgb_to_hsv``).
 
     Args:
         images: float images with 3 channels last.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The HSV images.
@@ -253,12 +254,12 @@ def rgb_to_hsv(images: TensorLike, name: str | None = None) -> Tensor:
     return stack([h, s, v], axis=-1)
 
 
+@name_scoped
 def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
     """Hue, saturation, value in [0, 1] to RGB (``tw.image.hsv_to_rgb``).
 
     Args:
         images: float HSV images with 3 channels last.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The RGB images.
@@ -281,13 +282,13 @@ def hsv_to_rgb(images: TensorLike, name: str | None = None) -> Tensor:
     return stack([o + m for o in out], axis=-1)
 
 
+@name_scoped
 def adjust_saturation(image: TensorLike, saturation_factor, name: str | None = None) -> Tensor:
     """Scales the saturation, clipped to [0, 1] (``tw.image.adjust_saturation``).
 
     Args:
         image: RGB images.
         saturation_factor: the multiplier.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The adjusted images, of the input's dtype.
@@ -298,13 +299,13 @@ def adjust_saturation(image: TensorLike, saturation_factor, name: str | None = N
     return _back(hsv_to_rgb(stack([h, s, v], axis=-1)), orig)
 
 
+@name_scoped
 def adjust_hue(image: TensorLike, delta, name: str | None = None) -> Tensor:
     """Rotates the hue by ``delta`` (in [-1, 1]) (``tw.image.adjust_hue``).
 
     Args:
         image: RGB images.
         delta: the hue shift, in turns.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The adjusted images, of the input's dtype.

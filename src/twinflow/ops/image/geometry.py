@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from ..array.layout import reverse
 from ..array.layout import transpose as _transpose
@@ -50,12 +51,12 @@ def flip_up_down(image: TensorLike) -> Tensor:
     return reverse(_image(image, "flip_up_down"), [-3])
 
 
+@name_scoped
 def transpose(image: TensorLike, name: str | None = None) -> Tensor:
     """Swaps height and width (``tw.image.transpose``).
 
     Args:
         image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The transposed images.
@@ -64,13 +65,13 @@ def transpose(image: TensorLike, name: str | None = None) -> Tensor:
     return _transpose(x, [1, 0, 2] if x.shape.rank == 3 else [0, 2, 1, 3])
 
 
+@name_scoped
 def rot90(image: TensorLike, k=1, name: str | None = None) -> Tensor:
     """Rotates images counter-clockwise by ``k`` quarter turns (``tw.image.rot90``).
 
     Args:
         image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
         k: the number of quarter turns (known when the op is built).
-        name: unused name prefix, for compatibility.
 
     Returns:
         The rotated images.
@@ -176,6 +177,7 @@ def _crop(value, size, uniform, what: str):
     return _slice(x, offsets, list(dims))
 
 
+@name_scoped
 def random_crop(value: TensorLike, size, seed=None, name: str | None = None) -> Tensor:
     """A random ``size`` window of ``value`` (``tw.image.random_crop``).
 
@@ -183,7 +185,6 @@ def random_crop(value: TensorLike, size, seed=None, name: str | None = None) -> 
         value: a tensor of any rank.
         size: the window size, one entry per dimension (known when the op is built).
         seed: the op seed.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The window.
@@ -191,6 +192,7 @@ def random_crop(value: TensorLike, size, seed=None, name: str | None = None) -> 
     return _crop(value, size, _stateful(seed), "random_crop")
 
 
+@name_scoped
 def stateless_random_crop(value: TensorLike, size, seed, name: str | None = None) -> Tensor:
     """``random_crop`` placed by ``seed`` (a shape-[2] int tensor).
 
@@ -198,7 +200,6 @@ def stateless_random_crop(value: TensorLike, size, seed, name: str | None = None
         value: a tensor of any rank.
         size: the window size, one entry per dimension.
         seed: the stateless seed.
-        name: unused name prefix, for compatibility.
 
     Returns:
         The window (the same for the same seed).

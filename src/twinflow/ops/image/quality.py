@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat, pad
 from ..array.layout import stack
@@ -26,6 +27,7 @@ def _float(x, what: str, rank: tuple = (3, 4)) -> Tensor:
     return x if x.dtype.is_floating else cast(x, dtypes.float32)
 
 
+@name_scoped
 def psnr(a: TensorLike, b: TensorLike, max_val, name: str | None = None) -> Tensor:
     """Peak signal-to-noise ratio between images (``tw.image.psnr``).
 
@@ -33,7 +35,6 @@ def psnr(a: TensorLike, b: TensorLike, max_val, name: str | None = None) -> Tens
         a: images ``[..., height, width, channels]``.
         b: images of the same shape.
         max_val: the dynamic range (1.0 for float images, 255 for uint8).
-        name: unused name prefix, for compatibility.
 
     Returns:
         float32 PSNR per image (``a.shape[:-3]``).
@@ -215,12 +216,12 @@ def image_gradients(image: TensorLike) -> tuple:
     return dy, dx
 
 
+@name_scoped
 def total_variation(images: TensorLike, name: str | None = None) -> Tensor:
     """Sum of absolute differences between neighbouring pixels (``tw.image.total_variation``).
 
     Args:
         images: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        name: unused name prefix, for compatibility.
 
     Returns:
         One value per image (a scalar for a single image).
@@ -234,6 +235,7 @@ def total_variation(images: TensorLike, name: str | None = None) -> Tensor:
         reduce_sum(abs(x[:, :, 1:] - x[:, :, :-1]), axis=[1, 2, 3])
 
 
+@name_scoped
 def extract_patches(images: TensorLike, sizes, strides, rates, padding: str,
                     name: str | None = None) -> Tensor:
     """Patches of ``sizes`` gathered into the depth dimension (``tw.image.extract_patches``).
@@ -244,7 +246,6 @@ def extract_patches(images: TensorLike, sizes, strides, rates, padding: str,
         strides: ``[1, stride_rows, stride_cols, 1]``.
         rates: ``[1, rate_rows, rate_cols, 1]`` (dilation).
         padding: "VALID" or "SAME" (zero padding).
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[batch, out_rows, out_cols, size_rows * size_cols * channels]``.

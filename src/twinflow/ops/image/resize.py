@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from ..array.gather import gather
 from ..array.join import pad
@@ -190,6 +191,7 @@ def _resize4(x, h: int, w: int, nh: int, nw: int, method: str, antialias: bool):
     return einsum("jw,biwc->bijc", mw, einsum("ih,bhwc->biwc", mh, xf))
 
 
+@name_scoped
 def resize(images: TensorLike, size, method: str = "bilinear",
            preserve_aspect_ratio: bool = False, antialias: bool = False,
            name: str | None = None) -> Tensor:
@@ -203,7 +205,6 @@ def resize(images: TensorLike, size, method: str = "bilinear",
         preserve_aspect_ratio: fit inside ``size`` keeping the aspect ratio.
         antialias: widen the kernel when downsampling (not for nearest and area, as in
             TensorFlow).
-        name: unused name prefix, for compatibility.
 
     Returns:
         The resized images: float32, except for nearest, which keeps the input dtype.

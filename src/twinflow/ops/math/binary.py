@@ -13,6 +13,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
@@ -443,13 +444,13 @@ def accumulate_n(inputs, shape: ShapeLike | None = None, tensor_dtype=None,
     return add_n(inputs, name=name)
 
 
+@name_scoped
 def polyval(coeffs, x: TensorLike, name: str | None = None) -> Tensor:
     """Evaluates the polynomial coeffs[0] * x**(n-1) + ... + coeffs[n-1] (``tw.math.polyval``).
 
     Args:
         coeffs: a list of tensors or numbers, highest degree first.
         x: a tensor.
-        name: unused (TensorFlow compatibility).
 
     Returns:
         The polynomial's value at x (Horner's rule); zeros like x for no coefficients.

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
@@ -121,6 +122,7 @@ def global_norm(t_list, name: str | None = None) -> Tensor:
     return sqrt(add_n(sums), name=name)
 
 
+@name_scoped
 def clip_by_global_norm(t_list, clip_norm, use_norm=None,
                         name: str | None = None) -> tuple[list[Tensor], Tensor]:
     """Scales tensors so that their global norm is at most ``clip_norm`` (TensorFlow's rule).
@@ -129,7 +131,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None,
         t_list: tensors or IndexedSlices (kept sparse); None entries stay None.
         clip_norm: a positive scalar.
         use_norm: the global norm to use (computed from t_list if None).
-        name: unused; for TensorFlow compatibility.
 
     Returns:
         (list of clipped tensors, the global norm).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
@@ -283,13 +284,13 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None
     return bind(LeakyRelu, [_float_arg(features, "LeakyRelu")], {"alpha": float(alpha)}, name=name)
 
 
+@name_scoped
 def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
     """Sigmoid-weighted linear unit, features * sigmoid(beta * features) (``tw.nn.silu``).
 
     Args:
         features: a float tensor.
         beta: the sigmoid's slope.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor of the same shape and dtype.
@@ -302,13 +303,13 @@ def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Te
 swish = silu
 
 
+@name_scoped
 def gelu(features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
     """Gaussian error linear unit (``tw.nn.gelu``).
 
     Args:
         features: a float tensor.
         approximate: use the tanh approximation instead of the exact erf form.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor of the same shape and dtype.
@@ -324,13 +325,13 @@ def gelu(features: TensorLike, approximate: bool = False, name: str | None = Non
 
 # ----- compositions -------------------------------------------------------------------------------
 
+@name_scoped
 def crelu(features: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Concatenated ReLU: concat([relu(x), relu(-x)], axis) (``tw.nn.crelu``).
 
     Args:
         features: a tensor.
         axis: the axis the two halves are joined along.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor twice as long along ``axis``.

@@ -1,17 +1,17 @@
 """Convolutions (im2col-style) and bias_add: conv1d/2d, transposed, depthwise, separable, atrous."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
-from ..core import ZerosLike, convert, convert_pair
+from ..core import ZerosLike, convert, convert_pair, quietly
+from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
     _check_dy,
@@ -87,7 +87,8 @@ class BiasAddGrad:
 
     def kernel(dy, *, data_format="NHWC"):
         ch = _channel_axis(dy.ndim, data_format) % dy.ndim
-        return np.sum(dy, axis=tuple(i for i in range(dy.ndim) if i != ch), dtype=dy.dtype)
+        axes = tuple(i for i in range(dy.ndim) if i != ch)
+        return quietly(add_reduce, dy, axes, dy.dtype, False)  # (a BLAS product for NHWC)
 
     def grad(op, ddb):
         dy = op.inputs[0]
@@ -240,6 +241,7 @@ def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Shape
     return bind(Conv2DBackpropInput, [sizes, w, x], attrs, name=name)
 
 
+@name_scoped
 def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_format: str = "NWC",
            dilations=None, name: str | None = None) -> Tensor:
     """1-D convolution of [batch, width, channels] inputs (``tw.nn.conv1d``).
@@ -251,7 +253,6 @@ def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_fo
         padding: "SAME", "VALID" or explicit [[0, 0], [left, right], [0, 0]].
         data_format: "NWC" (the only layout supported).
         dilations: an int or a list of 1 or 3 ints.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The convolution, [batch, out_width, out_channels].
@@ -267,6 +268,7 @@ def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_fo
     return squeeze(out, [1])
 
 
+@name_scoped
 def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: str,
                      data_format: str | None = None, dilations=None,
                      name: str | None = None) -> Tensor:
@@ -282,7 +284,6 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
         padding: as for conv2d.
         data_format: "NHWC" (default) or "NCHW".
         dilations: as for conv2d.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor [batch, out_height, out_width, in_channels * channel_multiplier].
@@ -293,6 +294,7 @@ def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides, padding: st
     return depthwise_conv2d_native(x, f, strides, padding, data_format or "NHWC", dilations)
 
 
+@name_scoped
 def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_filter: TensorLike,
                      strides, padding: str, data_format: str | None = None, dilations=None,
                      name: str | None = None) -> Tensor:
@@ -306,7 +308,6 @@ def separable_conv2d(input: TensorLike, depthwise_filter: TensorLike, pointwise_
         padding: as for conv2d.
         data_format: "NHWC" (the only layout supported).
         dilations: as for conv2d.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor [batch, out_height, out_width, out_channels].

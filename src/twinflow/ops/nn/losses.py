@@ -10,6 +10,7 @@ from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.create import ones_like, zeros_like
@@ -152,6 +153,7 @@ def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None,
     return bind(SigmoidCrossEntropyWithLogits, [logits, labels], name=name)
 
 
+@name_scoped
 def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1,
                                       name: str | None = None) -> Tensor:
     """Cross entropy between ``labels`` (distributions) and softmax(``logits``).
@@ -160,7 +162,6 @@ def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, ax
         labels: a tensor of the logits' shape; each slice along ``axis`` a distribution.
         logits: a float tensor.
         axis: the class dimension.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The loss, with ``axis`` reduced away.
@@ -295,12 +296,12 @@ def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,
     return bind(SparseSoftmaxCrossEntropyWithLogits, [logits, labels], name=name)[0]
 
 
+@name_scoped
 def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """sum(t ** 2) / 2 (``tw.nn.l2_loss``).
 
     Args:
         t: a float tensor.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A scalar of ``t``'s dtype.
@@ -311,6 +312,7 @@ def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
 
 # ----- compositions -------------------------------------------------------------------------------
 
+@name_scoped
 def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
                                        pos_weight: TensorLike, name: str | None = None) -> Tensor:
     """Logistic loss with positive examples weighted by ``pos_weight``.
@@ -319,7 +321,6 @@ def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
         labels: a tensor of the logits' shape and dtype.
         logits: a float tensor.
         pos_weight: the weight of positive examples.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The per-element loss.
@@ -330,6 +331,7 @@ def weighted_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
     return add(multiply(subtract(1.0, z), x), multiply(log_weight, softplus(negative(x))))
 
 
+@name_scoped
 def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_loss: bool = False,
                      name: str | None = None) -> Tensor:
     """Poisson negative log-likelihood from log-rates (``tw.nn.log_poisson_loss``).
@@ -338,7 +340,6 @@ def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_lo
         targets: a tensor of counts.
         log_input: a float tensor of log-rates, same shape.
         compute_full_loss: add the Stirling approximation of log(targets!).
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The per-element loss.

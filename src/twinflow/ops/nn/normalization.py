@@ -8,6 +8,7 @@ from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from .. import random_ops
@@ -67,6 +68,7 @@ def in_top_k(targets: TensorLike, predictions: TensorLike, k, name: str | None =
 
 # ----- normalization and dropout ----------------------------------------------------------------
 
+@name_scoped
 def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
             keepdims: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
     """Mean and variance of ``x`` over ``axes`` (``tw.nn.moments``).
@@ -76,7 +78,6 @@ def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
         axes: the axes to reduce.
         shift: unused (kept for TensorFlow's signature).
         keepdims: keep the reduced axes with length 1.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A pair (mean, variance).
@@ -92,6 +93,7 @@ def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
     return mean, variance
 
 
+@name_scoped
 def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
                         offset: TensorLike | None, scale: TensorLike | None,
                         variance_epsilon: float, name: str | None = None) -> Tensor:
@@ -104,7 +106,6 @@ def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
         offset: a tensor broadcastable to ``x``, or None.
         scale: a tensor broadcastable to ``x``, or None.
         variance_epsilon: a small float added to the variance.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The normalized tensor.
@@ -121,6 +122,7 @@ def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
     return add(multiply(x, inv), shift)
 
 
+@name_scoped
 def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float = 1e-12,
                  name: str | None = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)) (``tw.nn.l2_normalize``).
@@ -129,7 +131,6 @@ def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float =
         x: a float tensor.
         axis: the axis or axes to normalize along (None: all).
         epsilon: lower bound on the squared norm.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The normalized tensor.
@@ -139,6 +140,7 @@ def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float =
     return multiply(x, rsqrt(maximum(sq, epsilon)))
 
 
+@name_scoped
 def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int | None = None,
             name: str | None = None) -> Tensor:
     """Zeroes elements with probability ``rate``, scaling the rest by 1 / (1 - rate).
@@ -148,7 +150,6 @@ def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int
         rate: the probability of dropping each element, in [0, 1).
         noise_shape: shape of the random keep/drop mask (broadcast against ``x``).
         seed: op seed (see ``tw.random.set_seed``).
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A tensor of ``x``'s shape and dtype.
@@ -199,12 +200,12 @@ def embedding_lookup(params: TensorLike, ids: TensorLike, max_norm=None,
         convert(max_norm, dtype_hint=out.dtype), norm), 1.0))
 
 
+@name_scoped
 def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
     """The fraction of entries of ``value`` that are zero (``tw.nn.zero_fraction``).
 
     Args:
         value: a numeric tensor.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A float32 scalar.
@@ -214,6 +215,7 @@ def zero_fraction(value: TensorLike, name: str | None = None) -> Tensor:
     return reduce_mean(zeros)
 
 
+@name_scoped
 def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: TensorLike,
                       shift: TensorLike | None, name: str | None = None) -> tuple[Tensor, Tensor]:
     """Mean and variance from sufficient statistics (``tw.nn.normalize_moments``).
@@ -223,7 +225,6 @@ def normalize_moments(counts: TensorLike, mean_ss: TensorLike, variance_ss: Tens
         mean_ss: the (shifted) sum of the elements.
         variance_ss: the (shifted) sum of squares.
         shift: the shift used, or None.
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         A pair (mean, variance).

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.layout import expand_dims, squeeze, transpose
@@ -216,6 +217,7 @@ def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
     return squeeze(out, [1])
 
 
+@name_scoped
 def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
                name: str | None = None) -> Tensor:
     """Max pooling of [batch, width, channels] inputs (``tw.nn.max_pool1d``).
@@ -226,7 +228,6 @@ def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
         data_format: "NWC" (the only layout supported).
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The pooled tensor.
@@ -234,6 +235,7 @@ def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
 
 
+@name_scoped
 def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
                name: str | None = None) -> Tensor:
     """Average pooling of [batch, width, channels] inputs (``tw.nn.avg_pool1d``).
@@ -244,7 +246,6 @@ def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
         data_format: "NWC" (the only layout supported).
-        name: unused (kept for TensorFlow's signature).
 
     Returns:
         The pooled tensor.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from .. import array_ops as A
 from .. import math_ops as M
@@ -49,6 +50,7 @@ def _concat_rows(rts: list) -> RaggedTensor:
     return RaggedTensor.from_row_lengths(vals, lengths, validate=False)
 
 
+@name_scoped
 def concat(values: list, axis, name=None) -> RaggedTensor:
     """``tw.concat`` of RaggedTensors (dense inputs are converted): rows joined along axis 0,
     or each row's items joined along axis 1.
@@ -56,7 +58,6 @@ def concat(values: list, axis, name=None) -> RaggedTensor:
     Args:
         values: RaggedTensors (and dense tensors) of the same rank.
         axis: 0 or 1 (or deeper, applied to the values).
-        name: unused.
 
     Returns:
         A RaggedTensor.
@@ -87,13 +88,13 @@ def concat(values: list, axis, name=None) -> RaggedTensor:
                                          validate=False)
 
 
+@name_scoped
 def expand_dims(rt: RaggedTensor, axis, name=None) -> RaggedTensor:
     """``tw.expand_dims`` of a RaggedTensor (axis 0 or 1; deeper axes apply to the values).
 
     Args:
         rt: a RaggedTensor.
         axis: where the new dimension of size 1 goes.
-        name: unused.
 
     Returns:
         A RaggedTensor.
@@ -112,13 +113,13 @@ def expand_dims(rt: RaggedTensor, axis, name=None) -> RaggedTensor:
     return rt.with_values(new)
 
 
+@name_scoped
 def stack(values: list, axis=0, name=None) -> RaggedTensor:
     """``tw.stack`` / ``tw.ragged.stack`` of RaggedTensors (and dense tensors).
 
     Args:
         values: tensors of the same rank.
         axis: where the new dimension goes.
-        name: unused.
 
     Returns:
         A RaggedTensor.
@@ -132,6 +133,7 @@ def stack(values: list, axis=0, name=None) -> RaggedTensor:
     return concat([expand_dims(r, a) for r in rts], a)
 
 
+@name_scoped
 def gather(params, indices, axis=0, batch_dims=0, name=None):
     """``tw.gather`` on a RaggedTensor (rows, axis 0) or with ragged indices.
 
@@ -140,7 +142,6 @@ def gather(params, indices, axis=0, batch_dims=0, name=None):
         indices: int tensor or RaggedTensor of row numbers.
         axis: must be 0.
         batch_dims: must be 0.
-        name: unused.
 
     Returns:
         The gathered rows (ragged).
@@ -171,6 +172,7 @@ def _regroup(flat: RaggedTensor, idx: Tensor) -> RaggedTensor:
     return out
 
 
+@name_scoped
 def tile(rt: RaggedTensor, multiples, name=None) -> RaggedTensor:
     """``tw.tile`` of a 2-D RaggedTensor: rows repeated ``multiples[0]`` times, each row's
     items ``multiples[1]`` times.
@@ -178,7 +180,6 @@ def tile(rt: RaggedTensor, multiples, name=None) -> RaggedTensor:
     Args:
         rt: a RaggedTensor of rank 2 (ragged_rank 1).
         multiples: two non-negative ints.
-        name: unused.
 
     Returns:
         A RaggedTensor.
@@ -197,6 +198,7 @@ def tile(rt: RaggedTensor, multiples, name=None) -> RaggedTensor:
     return RaggedTensor.from_row_lengths(vals, r.row_lengths() * m[1], validate=False)
 
 
+@name_scoped
 def where(condition, x=None, y=None, name=None):
     """``tw.where`` with ragged arguments of one row partition (elementwise choice).
 
@@ -204,7 +206,6 @@ def where(condition, x=None, y=None, name=None):
         condition: a RaggedTensor of bools.
         x: values where True.
         y: values where False.
-        name: unused.
 
     Returns:
         A RaggedTensor.

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.shapes import TensorShape
+from ...graph.graph import name_scoped
 from .. import array_ops as A
 from .. import math_ops as M
 from ..core import bind, constant_value, convert, register_op
@@ -133,12 +134,12 @@ def _hashing(num_buckets, hash_key) -> tuple:
     return n, _DEFAULT_HASH_KEY if hash_key is None else int(hash_key) & _U64
 
 
+@name_scoped
 def sparse_cross(inputs: list, name=None, separator=None) -> SparseTensor:
     """Row-wise crosses of features as a SparseTensor (``tw.sparse.cross``).
 
     Args:
         inputs: rank-2 SparseTensors, RaggedTensors or dense tensors (strings or ints).
-        name: unused.
         separator: what joins the crossed features (default "_X_").
 
     Returns:
@@ -149,12 +150,12 @@ def sparse_cross(inputs: list, name=None, separator=None) -> SparseTensor:
     return rt.to_sparse()
 
 
+@name_scoped
 def ragged_cross(inputs: list, name=None) -> RaggedTensor:
     """Row-wise crosses of features as a RaggedTensor (``tw.ragged.cross``).
 
     Args:
         inputs: rank-2 RaggedTensors, SparseTensors or dense tensors (strings or ints).
-        name: unused.
 
     Returns:
         A ``[rows, (crosses)]`` RaggedTensor of strings joined by "_X_".
@@ -163,6 +164,7 @@ def ragged_cross(inputs: list, name=None) -> RaggedTensor:
     return RaggedTensor.from_row_splits(vals, splits, validate=False)
 
 
+@name_scoped
 def sparse_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
                         name=None) -> SparseTensor:
     """Row-wise crosses as TensorFlow's int64 hashes (``tw.sparse.cross_hashed``).
@@ -171,7 +173,6 @@ def sparse_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
         inputs: rank-2 SparseTensors, RaggedTensors or dense tensors (strings or ints).
         num_buckets: the hashes are taken modulo this (0: the full int64 range).
         hash_key: the starting key (default TensorFlow's).
-        name: unused.
 
     Returns:
         A ``[rows, max crosses]`` int64 SparseTensor.
@@ -180,6 +181,7 @@ def sparse_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
     return RaggedTensor.from_row_splits(vals, splits, validate=False).to_sparse()
 
 
+@name_scoped
 def ragged_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
                         name=None) -> RaggedTensor:
     """Row-wise crosses as TensorFlow's int64 hashes (``tw.ragged.cross_hashed``).
@@ -188,7 +190,6 @@ def ragged_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
         inputs: rank-2 RaggedTensors, SparseTensors or dense tensors (strings or ints).
         num_buckets: the hashes are taken modulo this (0: the full int64 range).
         hash_key: the starting key (default TensorFlow's).
-        name: unused.
 
     Returns:
         A ``[rows, (crosses)]`` int64 RaggedTensor.

@@ -14,6 +14,7 @@ import numpy as np
 from ...core import dtypes, nest
 from ...eager.execute import constant as _dense_constant
 from ...eager.tensor import EagerTensor
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from .. import array_ops as A
 from .. import math_ops as M
@@ -35,6 +36,7 @@ def _depth(x) -> int:
     return 1 + max((_depth(v) for v in x), default=0)
 
 
+@name_scoped
 def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
              row_splits_dtype=dtypes.int64) -> RaggedTensor:
     """A RaggedTensor from nested Python lists (``tw.ragged.constant``).
@@ -45,7 +47,6 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
         ragged_rank: how many dimensions after the first are ragged (default: all but
             ``inner_shape``).
         inner_shape: the uniform shape of the innermost values (default ``()``).
-        name: unused.
         row_splits_dtype: int32 or int64.
 
     Returns:
@@ -86,6 +87,7 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None,
     return RaggedTensor.from_nested_row_splits(flat, splits)
 
 
+@name_scoped
 def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
           row_splits_dtype=dtypes.int64) -> RaggedTensor:
     """Row ``i`` is ``range(starts[i], limits[i], deltas[i])`` (``tw.ragged.range``).
@@ -95,7 +97,6 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
         limits: the rows' limits.
         deltas: the rows' steps (non-zero).
         dtype: the values' dtype.
-        name: unused.
         row_splits_dtype: int32 or int64.
 
     Returns:
@@ -127,12 +128,12 @@ def _hint(*vals):
     return dtypes.float32 if any(isinstance(v, float) for v in flat) else dtypes.int32
 
 
+@name_scoped
 def row_splits_to_segment_ids(splits, name=None, out_type=None) -> Tensor:
     """The row id of every value, from row_splits.
 
     Args:
         splits: a row_splits vector.
-        name: unused.
         out_type: the dtype (default: ``splits``' dtype).
 
     Returns:
@@ -144,6 +145,7 @@ def row_splits_to_segment_ids(splits, name=None, out_type=None) -> Tensor:
     return ids if out_type is None else M.cast(ids, out_type)
 
 
+@name_scoped
 def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None
                               ) -> Tensor:
     """row_splits from sorted segment ids.
@@ -152,7 +154,6 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
         segment_ids: sorted int vector.
         num_segments: the number of rows (default: last id + 1).
         out_type: the dtype (default int64).
-        name: unused.
 
     Returns:
         An int vector of length ``num_segments + 1``.
@@ -252,13 +253,13 @@ def _broadcast_dense(fn, x, rt: RaggedTensor):
 
 # ----- masking and partitioning ---------------------------------------------------------------
 
+@name_scoped
 def boolean_mask(data, mask, name=None) -> RaggedTensor | Tensor:
     """The items of ``data`` where ``mask`` is True, as a RaggedTensor (``tw.ragged.boolean_mask``).
 
     Args:
         data: a RaggedTensor or dense tensor.
         mask: bools whose shape is a prefix of ``data``'s (ragged or dense).
-        name: unused.
 
     Returns:
         A RaggedTensor (a dense tensor when ``mask`` is a vector over dense rows).
@@ -284,6 +285,7 @@ def boolean_mask(data, mask, name=None) -> RaggedTensor | Tensor:
     return RaggedTensor.from_row_lengths(vals, lengths, validate=False)
 
 
+@name_scoped
 def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> RaggedTensor:
     """Row ``p`` holds the items of ``data`` whose partition is ``p``, in order.
 
@@ -291,7 +293,6 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> Rag
         data: a tensor (its first dimension is split).
         partitions: int vector, one partition per item, in ``[0, num_partitions)``.
         num_partitions: the number of partitions.
-        name: unused.
 
     Returns:
         A ``[num_partitions, (None), ...]`` RaggedTensor.

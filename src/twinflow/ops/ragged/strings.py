@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.shapes import TensorShape
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from .. import array_ops as A
 from .. import math_ops as M
@@ -154,6 +155,7 @@ def _unicode(input, encoding: str, errors: str, replacement_char: int, as_chars:
     return _nest(x, values, splits)
 
 
+@name_scoped
 def unicode_decode(input: TensorLike, input_encoding: str, errors: str = "replace",
                    replacement_char: int = 65533, replace_control_characters: bool = False,
                    name: str | None = None) -> Tensor | RaggedTensor:
@@ -165,7 +167,6 @@ def unicode_decode(input: TensorLike, input_encoding: str, errors: str = "replac
         errors: "replace" (invalid bytes become ``replacement_char``), "ignore" or "strict".
         replacement_char: the code point used by "replace".
         replace_control_characters: must be False (not supported).
-        name: unused.
 
     Returns:
         int32 code points: a 1-D tensor for a scalar, else a RaggedTensor.
@@ -176,6 +177,7 @@ def unicode_decode(input: TensorLike, input_encoding: str, errors: str = "replac
                     "tw.strings.unicode_decode")
 
 
+@name_scoped
 def unicode_split(input: TensorLike, input_encoding: str, errors: str = "replace",
                   replacement_char: int = 65533, name: str | None = None
                   ) -> Tensor | RaggedTensor:
@@ -186,7 +188,6 @@ def unicode_split(input: TensorLike, input_encoding: str, errors: str = "replace
         input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
         errors: "replace", "ignore" or "strict".
         replacement_char: the code point used by "replace".
-        name: unused.
 
     Returns:
         One-character strings: a 1-D tensor for a scalar, else a RaggedTensor.
@@ -195,6 +196,7 @@ def unicode_split(input: TensorLike, input_encoding: str, errors: str = "replace
                     "tw.strings.unicode_split")
 
 
+@name_scoped
 def ngrams(data, ngram_width, separator: str = " ", pad_values=None, padding_width=None,
            preserve_short_sequences: bool = False, name: str | None = None
            ) -> Tensor | RaggedTensor:
@@ -207,7 +209,6 @@ def ngrams(data, ngram_width, separator: str = " ", pad_values=None, padding_wid
         pad_values: must be None (padding is not supported).
         padding_width: must be None.
         preserve_short_sequences: a row shorter than the width gives one n-gram of all of it.
-        name: unused.
 
     Returns:
         A RaggedTensor of n-grams (dense 1-D for 1-D dense input).

@@ -16,6 +16,7 @@ from ...core.shapes import TensorShape
 from ...eager.func_graph import TensorSpec
 from ...eager.tensor import EagerTensor
 from ...framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from .. import array_ops as A
 from .. import math_ops as M
@@ -184,6 +185,7 @@ class RaggedTensor(ShapedComposite):
 
     # ----- factories -----
     @classmethod
+    @name_scoped
     def from_row_splits(cls, values, row_splits, name=None, validate: bool = True
                         ) -> RaggedTensor:
         """Rows ``values[row_splits[i]:row_splits[i+1]]``.
@@ -191,7 +193,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: a tensor (or RaggedTensor) of the rows' items.
             row_splits: a sorted int vector starting at 0 and ending at ``len(values)``.
-            name: unused.
             validate: check the splits (eagerly).
 
         Returns:
@@ -218,6 +219,7 @@ class RaggedTensor(ShapedComposite):
         return cls(values, splits, _internal=True)
 
     @classmethod
+    @name_scoped
     def from_row_lengths(cls, values, row_lengths, name=None, validate: bool = True
                          ) -> RaggedTensor:
         """Rows of the given lengths, taken from ``values`` in order.
@@ -225,7 +227,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_lengths: an int vector: the length of each row.
-            name: unused.
             validate: check that the lengths add up to ``len(values)``.
 
         Returns:
@@ -237,6 +238,7 @@ class RaggedTensor(ShapedComposite):
                                    validate=validate)
 
     @classmethod
+    @name_scoped
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None,
                           validate: bool = True) -> RaggedTensor:
         """Rows from each value's (sorted) row id.
@@ -245,7 +247,6 @@ class RaggedTensor(ShapedComposite):
             values: the rows' items.
             value_rowids: a sorted int vector, one row id per value.
             nrows: the number of rows (default: last row id + 1).
-            name: unused.
             validate: check the result.
 
         Returns:
@@ -258,6 +259,7 @@ class RaggedTensor(ShapedComposite):
         return cls.from_row_lengths(values, lengths, validate=validate)
 
     @classmethod
+    @name_scoped
     def from_row_starts(cls, values, row_starts, name=None, validate: bool = True
                         ) -> RaggedTensor:
         """Rows starting at ``row_starts`` (each ending where the next starts).
@@ -265,7 +267,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_starts: a sorted int vector starting at 0.
-            name: unused.
             validate: check the result.
 
         Returns:
@@ -276,6 +277,7 @@ class RaggedTensor(ShapedComposite):
         return cls.from_row_splits(values, A.concat([starts, n], 0), validate=validate)
 
     @classmethod
+    @name_scoped
     def from_row_limits(cls, values, row_limits, name=None, validate: bool = True
                         ) -> RaggedTensor:
         """Rows ending at ``row_limits`` (the first starting at 0).
@@ -283,7 +285,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             values: the rows' items.
             row_limits: a sorted int vector ending at ``len(values)``.
-            name: unused.
             validate: check the result.
 
         Returns:
@@ -294,6 +295,7 @@ class RaggedTensor(ShapedComposite):
                                    validate=validate)
 
     @classmethod
+    @name_scoped
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None,
                                validate: bool = True) -> RaggedTensor:
         """A RaggedTensor with one ragged dimension per entry of ``nested_row_splits``.
@@ -301,7 +303,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             flat_values: the innermost values.
             nested_row_splits: row_splits, outermost first.
-            name: unused.
             validate: check each level.
 
         Returns:
@@ -313,6 +314,7 @@ class RaggedTensor(ShapedComposite):
         return rt
 
     @classmethod
+    @name_scoped
     def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
                                 validate: bool = True) -> RaggedTensor:
         """Like ``from_nested_row_splits`` with row lengths, outermost first.
@@ -320,7 +322,6 @@ class RaggedTensor(ShapedComposite):
         Args:
             flat_values: the innermost values.
             nested_row_lengths: row lengths per ragged dimension.
-            name: unused.
             validate: check each level.
 
         Returns:
@@ -332,6 +333,7 @@ class RaggedTensor(ShapedComposite):
         return rt
 
     @classmethod
+    @name_scoped
     def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None,
                                  name=None, validate: bool = True) -> RaggedTensor:
         """Like ``from_nested_row_splits`` with value row ids, outermost first.
@@ -340,7 +342,6 @@ class RaggedTensor(ShapedComposite):
             flat_values: the innermost values.
             nested_value_rowids: row ids per ragged dimension.
             nested_nrows: row counts per ragged dimension (default inferred).
-            name: unused.
             validate: check each level.
 
         Returns:
@@ -361,6 +362,7 @@ class RaggedTensor(ShapedComposite):
         return rt
 
     @classmethod
+    @name_scoped
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank: int = 1, name=None,
                     row_splits_dtype=dtypes.int64) -> RaggedTensor:
         """A RaggedTensor from a dense tensor, cutting rows at ``lengths`` or trailing
@@ -371,7 +373,6 @@ class RaggedTensor(ShapedComposite):
             lengths: the length of each row (the second dimension), or None.
             padding: a value (of the inner shape): trailing entries equal to it are dropped.
             ragged_rank: how many leading dimensions after the first become ragged.
-            name: unused.
             row_splits_dtype: int32 or int64.
 
         Returns:
@@ -417,12 +418,12 @@ class RaggedTensor(ShapedComposite):
         dims = self._static_shape.as_tuple()
         return RaggedTensorSpec(dims, self.dtype, self.ragged_rank, self.row_splits_dtype)
 
+    @name_scoped
     def nrows(self, out_type=None, name=None) -> Tensor:
         """The number of rows.
 
         Args:
             out_type: the dtype (default: row_splits' dtype).
-            name: unused.
 
         Returns:
             A scalar tensor.
@@ -430,34 +431,30 @@ class RaggedTensor(ShapedComposite):
         n = A.shape(self._row_splits, out_type=self.row_splits_dtype)[0] - 1
         return n if out_type is None else M.cast(n, out_type)
 
+    @name_scoped
     def row_starts(self, name=None) -> Tensor:
         """Where each row starts in ``values``.
-
-        Args:
-            name: unused.
 
         Returns:
             An int vector.
         """
         return self._row_splits[:-1]
 
+    @name_scoped
     def row_limits(self, name=None) -> Tensor:
         """Where each row ends in ``values``.
-
-        Args:
-            name: unused.
 
         Returns:
             An int vector.
         """
         return self._row_splits[1:]
 
+    @name_scoped
     def row_lengths(self, axis: int = 1, name=None) -> Tensor | RaggedTensor:
         """The length of each row (of dimension ``axis``).
 
         Args:
             axis: the ragged dimension whose lengths to return (1 = the rows of this tensor).
-            name: unused.
 
         Returns:
             An int vector (axis 1) or a RaggedTensor of lengths (deeper axes).
@@ -468,33 +465,27 @@ class RaggedTensor(ShapedComposite):
             raise ValueError(f"row_lengths: axis {axis} is not a ragged dimension")
         return self.with_values(self._values.row_lengths(axis - 1))
 
+    @name_scoped
     def nested_row_lengths(self, name=None) -> tuple:
         """The row lengths of every ragged dimension, outermost first.
-
-        Args:
-            name: unused.
 
         Returns:
             A tuple of int vectors.
         """
         return tuple(s[1:] - s[:-1] for s in self.nested_row_splits)
 
+    @name_scoped
     def value_rowids(self, name=None) -> Tensor:
         """The row of each value.
-
-        Args:
-            name: unused.
 
         Returns:
             An int vector as long as ``values``.
         """
         return A.repeat(A.range(self.nrows(), dtype=self.row_splits_dtype), self.row_lengths())
 
+    @name_scoped
     def nested_value_rowids(self, name=None) -> tuple:
         """The value row ids of every ragged dimension, outermost first.
-
-        Args:
-            name: unused.
 
         Returns:
             A tuple of int vectors.
@@ -505,12 +496,12 @@ class RaggedTensor(ShapedComposite):
             rt = rt._values
         return tuple(out)
 
+    @name_scoped
     def bounding_shape(self, axis=None, name=None, out_type=None) -> Tensor:
         """The smallest dense shape holding this tensor.
 
         Args:
             axis: one dimension (or a list) instead of all.
-            name: unused.
             out_type: the dtype (default: row_splits' dtype).
 
         Returns:
@@ -569,12 +560,12 @@ class RaggedTensor(ShapedComposite):
         return _IMPL["merge_dims"](self, outer_axis, inner_axis)
 
     # ----- conversion -----
+    @name_scoped
     def to_tensor(self, default_value=None, name=None, shape=None) -> Tensor:
         """The dense tensor, rows padded with ``default_value``.
 
         Args:
             default_value: the padding (default 0 / ``''``).
-            name: unused.
             shape: the result's shape (rows cut or padded to it; None dims keep the bound).
 
         Returns:
@@ -611,11 +602,9 @@ class RaggedTensor(ShapedComposite):
                                 if self.dtype is not dtypes.string else object)
         return out
 
+    @name_scoped
     def to_sparse(self, name=None) -> CompositeTensor:
         """The SparseTensor of this tensor's entries.
-
-        Args:
-            name: unused.
 
         Returns:
             A SparseTensor of the bounding shape.
@@ -623,13 +612,13 @@ class RaggedTensor(ShapedComposite):
         return _IMPL["to_sparse"](self)
 
     @classmethod
+    @name_scoped
     def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64) -> RaggedTensor:
         """A RaggedTensor from a rank-2 SparseTensor in row-major order (rows keep their
         entries, left-aligned).
 
         Args:
             st_input: a SparseTensor.
-            name: unused.
             row_splits_dtype: int32 or int64.
 
         Returns:

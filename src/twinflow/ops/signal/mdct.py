@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..array.join import concat, split
 from ..array.layout import reverse
@@ -15,6 +16,7 @@ from ..math.cast import cast
 from .spectral import _axis_len, _window, dct, frame, kaiser_values, overlap_and_add, vorbis_window
 
 
+@name_scoped
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
                                  name: str | None = None) -> Tensor:
     """The Kaiser-Bessel-derived window (``tw.signal.kaiser_bessel_derived_window``), for
@@ -24,7 +26,6 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dt
         window_length: the number of samples (even).
         beta: the Kaiser shape parameter.
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A 1-D tensor.
@@ -37,6 +38,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype: DTypeLike = dt
     return _window(np.concatenate([halfw, halfw[::-1]]), dtype)
 
 
+@name_scoped
 def mdct(signals: TensorLike, frame_length, window_fn: Callable | None = vorbis_window,
          pad_end=False, norm=None, name: str | None = None) -> Tensor:
     """Modified DCT of real signals in half-overlapping frames (``tw.signal.mdct``).
@@ -48,7 +50,6 @@ def mdct(signals: TensorLike, frame_length, window_fn: Callable | None = vorbis_
             None scales by ``1/sqrt(2)`` instead.
         pad_end: zero-pad the end so that every sample is in a frame.
         norm: None or "ortho".
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., frames, frame_length // 2]``.
@@ -70,6 +71,7 @@ def mdct(signals: TensorLike, frame_length, window_fn: Callable | None = vorbis_
     return dct(concat([first, second], -1), type=4, norm=norm)
 
 
+@name_scoped
 def inverse_mdct(mdcts: TensorLike, window_fn: Callable | None = vorbis_window, norm=None,
                  name: str | None = None) -> Tensor:
     """Signals back from their MDCT (``tw.signal.inverse_mdct``).
@@ -78,7 +80,6 @@ def inverse_mdct(mdcts: TensorLike, window_fn: Callable | None = vorbis_window, 
         mdcts: float ``[..., frames, half_length]``.
         window_fn: the synthesis window maker (None: scale by ``1/sqrt(2)``).
         norm: None or "ortho" (as used by ``mdct``).
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., samples]``.

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...eager.execute import constant_value
+from ...graph.graph import name_scoped
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.join import concat, pad
@@ -39,6 +40,7 @@ def _raised_cosine(window_length, periodic, dtype, a: float, b: float, what: str
     return _window(a - b * np.cos(2 * np.pi * np.arange(n) / max(denom, 1)), dtype)
 
 
+@name_scoped
 def hann_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float32,
                 name: str | None = None) -> Tensor:
     """A Hann window (``tw.signal.hann_window``).
@@ -48,7 +50,6 @@ def hann_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float32,
         periodic: a window for spectral analysis (period ``window_length``) rather than a
             symmetric one.
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A 1-D tensor.
@@ -56,6 +57,7 @@ def hann_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float32,
     return _raised_cosine(window_length, periodic, dtype, 0.5, 0.5, "hann_window")
 
 
+@name_scoped
 def hamming_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float32,
                    name: str | None = None) -> Tensor:
     """A Hamming window (``tw.signal.hamming_window``).
@@ -64,7 +66,6 @@ def hamming_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float
         window_length: the number of samples.
         periodic: periodic (spectral analysis) rather than symmetric.
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A 1-D tensor.
@@ -72,6 +73,7 @@ def hamming_window(window_length, periodic=True, dtype: DTypeLike = dtypes.float
     return _raised_cosine(window_length, periodic, dtype, 0.54, 0.46, "hamming_window")
 
 
+@name_scoped
 def kaiser_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
                   name: str | None = None) -> Tensor:
     """A Kaiser window (``tw.signal.kaiser_window``).
@@ -80,7 +82,6 @@ def kaiser_window(window_length, beta=12.0, dtype: DTypeLike = dtypes.float32,
         window_length: the number of samples.
         beta: the shape parameter.
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A 1-D tensor.
@@ -97,6 +98,7 @@ def kaiser_values(n: int, beta: float) -> np.ndarray:
     return np.i0(beta * np.sqrt(np.clip(1 - t * t, 0, None))) / np.i0(beta)
 
 
+@name_scoped
 def vorbis_window(window_length, dtype: DTypeLike = dtypes.float32,
                   name: str | None = None) -> Tensor:
     """The Vorbis power-complementary window (``tw.signal.vorbis_window``).
@@ -104,7 +106,6 @@ def vorbis_window(window_length, dtype: DTypeLike = dtypes.float32,
     Args:
         window_length: the number of samples.
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         A 1-D tensor.
@@ -123,6 +124,7 @@ def _axis_len(x, axis: int, what: str) -> int:
     return n
 
 
+@name_scoped
 def frame(signal: TensorLike, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
           name: str | None = None) -> Tensor:
     """Overlapping frames of ``frame_length`` samples every ``frame_step`` along ``axis``
@@ -135,7 +137,6 @@ def frame(signal: TensorLike, frame_length, frame_step, pad_end=False, pad_value
         pad_end: pad the end with ``pad_value`` so that every sample is in a frame.
         pad_value: the padding value.
         axis: the time axis.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``signal`` with ``axis`` replaced by ``[frames, frame_length]``.
@@ -162,13 +163,13 @@ def frame(signal: TensorLike, frame_length, frame_step, pad_end=False, pad_value
     return gather(x, idx, axis=ax)
 
 
+@name_scoped
 def overlap_and_add(signal: TensorLike, frame_step, name: str | None = None) -> Tensor:
     """Sums frames back into a signal (``tw.signal.overlap_and_add``).
 
     Args:
         signal: ``[..., frames, frame_length]`` with both known.
         frame_step: samples between frame starts (<= frame_length).
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., (frames - 1) * frame_step + frame_length]``.
@@ -194,6 +195,7 @@ def _fft_len(frame_length: int) -> int:
     return 1 << max(frame_length - 1, 0).bit_length()
 
 
+@name_scoped
 def stft(signals: TensorLike, frame_length, frame_step, fft_length=None,
          window_fn: Callable | None = hann_window, pad_end=False,
          name: str | None = None) -> Tensor:
@@ -206,7 +208,6 @@ def stft(signals: TensorLike, frame_length, frame_step, fft_length=None,
         fft_length: the FFT size (default: the smallest power of 2 >= frame_length).
         window_fn: ``fn(length, dtype=...)`` making the window; None for none.
         pad_end: zero-pad the end so that every sample is in a frame.
-        name: unused name prefix, for compatibility.
 
     Returns:
         Complex ``[..., frames, fft_length // 2 + 1]``.
@@ -220,6 +221,7 @@ def stft(signals: TensorLike, frame_length, frame_step, fft_length=None,
     return _fft.rfft(frames, [n])
 
 
+@name_scoped
 def inverse_stft(stfts: TensorLike, frame_length, frame_step, fft_length=None,
                  window_fn: Callable | None = hann_window, name: str | None = None) -> Tensor:
     """Signals back from their STFT (``tw.signal.inverse_stft``; use
@@ -231,7 +233,6 @@ def inverse_stft(stfts: TensorLike, frame_length, frame_step, fft_length=None,
         frame_step: samples between frames.
         fft_length: the FFT size (default as in ``stft``).
         window_fn: the synthesis window maker; None for none.
-        name: unused name prefix, for compatibility.
 
     Returns:
         Real ``[..., samples]``.
@@ -249,6 +250,7 @@ def inverse_stft(stfts: TensorLike, frame_length, frame_step, fft_length=None,
     return overlap_and_add(frames, frame_step)
 
 
+@name_scoped
 def inverse_stft_window_fn(frame_step, forward_window_fn: Callable = hann_window,
                            name: str | None = None) -> Callable:
     """A window maker for ``inverse_stft`` that undoes ``forward_window_fn``'s overlap
@@ -257,7 +259,6 @@ def inverse_stft_window_fn(frame_step, forward_window_fn: Callable = hann_window
     Args:
         frame_step: samples between frames.
         forward_window_fn: the window maker ``stft`` used.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``fn(frame_length, dtype)`` returning the synthesis window.
@@ -283,6 +284,7 @@ def _hz_to_mel(f):
     return 1127.0 * np.log(1.0 + np.asarray(f) / 700.0)
 
 
+@name_scoped
 def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000,
                                 lower_edge_hertz=125.0, upper_edge_hertz=3800.0,
                                 dtype: DTypeLike = dtypes.float32,
@@ -297,7 +299,6 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
         lower_edge_hertz: the lowest band edge.
         upper_edge_hertz: the highest band edge (<= sample_rate / 2).
         dtype: a float dtype.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[num_spectrogram_bins, num_mel_bins]`` (the DC bin gets no weight).
@@ -343,6 +344,7 @@ def _dct_matrix(n: int, kind: int, norm: str | None) -> np.ndarray:
     return m
 
 
+@name_scoped
 def dct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
         name: str | None = None) -> Tensor:
     """Discrete cosine transform of types I-IV along the last axis (``tw.signal.dct``).
@@ -353,7 +355,6 @@ def dct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
         n: truncate or zero-pad the signal to this length first.
         axis: must be -1 (as in TensorFlow).
         norm: None or "ortho" (not for type 1).
-        name: unused name prefix, for compatibility.
 
     Returns:
         The DCT, float of the input's dtype.
@@ -385,6 +386,7 @@ def dct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
     return tensordot(x, convert(m.astype(x.dtype.np)), [[-1], [0]])
 
 
+@name_scoped
 def idct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
          name: str | None = None) -> Tensor:
     """Inverse DCT (``tw.signal.idct``): the DCT of the inverse type (exact inverse with
@@ -396,7 +398,6 @@ def idct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
         n: must be None (as in TensorFlow).
         axis: must be -1.
         norm: None or "ortho".
-        name: unused name prefix, for compatibility.
 
     Returns:
         The inverse transform.
@@ -406,6 +407,7 @@ def idct(input: TensorLike, type=2, n=None, axis=-1, norm=None,
     return dct(input, type={1: 1, 2: 3, 3: 2, 4: 4}.get(type, type), axis=axis, norm=norm)
 
 
+@name_scoped
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms: TensorLike,
                                     name: str | None = None) -> Tensor:
     """MFCCs: the orthonormal-scaled DCT-II of log mel spectrograms
@@ -413,7 +415,6 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms: TensorLike,
 
     Args:
         log_mel_spectrograms: float ``[..., num_mel_bins]``.
-        name: unused name prefix, for compatibility.
 
     Returns:
         ``[..., num_mel_bins]`` coefficients (keep the first few).
@@ -437,13 +438,13 @@ def _shift(x, axes, sign: int, what: str) -> Tensor:
     return roll(x, stack([dims[a % r] // 2 * sign for a in axes]), [a % r for a in axes])
 
 
+@name_scoped
 def fftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     """Moves the zero-frequency bin to the center (``tw.signal.fftshift``).
 
     Args:
         x: a tensor.
         axes: the axes to shift (default: all).
-        name: unused name prefix, for compatibility.
 
     Returns:
         The shifted tensor.
@@ -451,13 +452,13 @@ def fftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     return _shift(x, axes, 1, "fftshift")
 
 
+@name_scoped
 def ifftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     """Inverse of ``fftshift`` (``tw.signal.ifftshift``).
 
     Args:
         x: a tensor.
         axes: the axes to shift (default: all).
-        name: unused name prefix, for compatibility.
 
     Returns:
         The shifted tensor.

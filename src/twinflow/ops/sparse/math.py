@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from .. import array_ops as A
 from .. import math_ops as M
@@ -107,6 +108,7 @@ def _union(a: SparseTensor, b: SparseTensor, fn, op: str) -> SparseTensor:
     return union.with_values(fn(gather_nd(da, union.indices), gather_nd(db, union.indices)))
 
 
+@name_scoped
 def maximum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None
                    ) -> SparseTensor:
     """Elementwise max of two SparseTensors over the union of their entries (absent = 0).
@@ -114,7 +116,6 @@ def maximum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     Args:
         sp_a: a SparseTensor.
         sp_b: one of the same dense shape.
-        name: unused.
 
     Returns:
         The SparseTensor of maxima.
@@ -122,6 +123,7 @@ def maximum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     return _union(sp_a, sp_b, _maximum, "maximum")
 
 
+@name_scoped
 def minimum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None
                    ) -> SparseTensor:
     """Elementwise min of two SparseTensors over the union of their entries (absent = 0).
@@ -129,7 +131,6 @@ def minimum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     Args:
         sp_a: a SparseTensor.
         sp_b: one of the same dense shape.
-        name: unused.
 
     Returns:
         The SparseTensor of minima.
@@ -137,6 +138,7 @@ def minimum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = No
     return _union(sp_a, sp_b, _minimum, "minimum")
 
 
+@name_scoped
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: str | None = None
         ) -> SparseTensor:
     """The identity matrix as a SparseTensor.
@@ -145,7 +147,6 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: str | None = Non
         num_rows: the number of rows.
         num_columns: the number of columns (default ``num_rows``).
         dtype: the values' dtype.
-        name: unused.
 
     Returns:
         A ``[num_rows, num_columns]`` SparseTensor with ones on the diagonal.
@@ -158,6 +159,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: str | None = Non
 
 # ----- arithmetic -------------------------------------------------------------------------------
 
+@name_scoped
 def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = False,
                         name: str | None = None) -> Tensor:
     """``sp_a @ b`` for a rank-2 SparseTensor (or ``a @ sp_b`` with a dense ``a``).
@@ -167,7 +169,6 @@ def sparse_dense_matmul(sp_a, b, adjoint_a: bool = False, adjoint_b: bool = Fals
         b: a dense ``[K, N]`` tensor (or a SparseTensor).
         adjoint_a: use the (conjugate) transpose of ``sp_a``.
         adjoint_b: use the (conjugate) transpose of ``b``.
-        name: unused.
 
     Returns:
         The dense ``[M, N]`` product; differentiable in the values and in ``b``.
@@ -228,6 +229,7 @@ def _reduce(sp: SparseTensor, axis, keepdims: bool, segment_fn, op: str, output_
     return reshape(red, out_shape)
 
 
+@name_scoped
 def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
                output_is_sparse: bool = False, name: str | None = None
                ) -> Tensor | SparseTensor:
@@ -238,7 +240,6 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
         axis: the dimensions to reduce.
         keepdims: keep reduced dimensions with size 1.
         output_is_sparse: return a SparseTensor of the non-empty sums.
-        name: unused.
 
     Returns:
         A dense tensor (or SparseTensor).
@@ -247,6 +248,7 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
                    "reduce_sum", output_is_sparse)
 
 
+@name_scoped
 def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
                output_is_sparse: bool = False, name: str | None = None
                ) -> Tensor | SparseTensor:
@@ -257,7 +259,6 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
         axis: the dimensions to reduce.
         keepdims: keep reduced dimensions with size 1.
         output_is_sparse: return a SparseTensor of the non-empty maxima.
-        name: unused.
 
     Returns:
         A dense tensor (or SparseTensor).
@@ -266,12 +267,12 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
                    "reduce_max", output_is_sparse)
 
 
+@name_scoped
 def softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
     """Softmax over the present entries of each innermost row.
 
     Args:
         sp_input: a SparseTensor of rank >= 2.
-        name: unused.
 
     Returns:
         A SparseTensor with the same indices.
@@ -287,13 +288,13 @@ def softmax(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
     return sp.with_values(e / gather(unsorted_segment_sum(e, lin, n), lin))
 
 
+@name_scoped
 def mask(a, mask_indices: TensorLike, name: str | None = None) -> IndexedSlices:
     """The slices of an IndexedSlices whose index is not in ``mask_indices``.
 
     Args:
         a: an IndexedSlices.
         mask_indices: the indices to drop.
-        name: unused.
 
     Returns:
         An IndexedSlices.
@@ -309,6 +310,7 @@ def mask(a, mask_indices: TensorLike, name: str | None = None) -> IndexedSlices:
 
 # ----- segments over gathered rows --------------------------------------------------------------
 
+@name_scoped
 def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
                 num_segments=None, name: str | None = None, sparse_gradient: bool = False
                 ) -> Tensor:
@@ -319,7 +321,6 @@ def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows (default: last segment id + 1).
-        name: unused.
         sparse_gradient: accepted (the gradient is the gather's).
 
     Returns:
@@ -331,6 +332,7 @@ def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
     return _seg_sum(rows, segment_ids)
 
 
+@name_scoped
 def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
                  num_segments=None, name: str | None = None, sparse_gradient: bool = False
                  ) -> Tensor:
@@ -341,7 +343,6 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows.
-        name: unused.
         sparse_gradient: accepted.
 
     Returns:
@@ -356,6 +357,7 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
     return s / reshape(_maximum(n, 1), concat([shape(n), ones_like(shape(s)[1:])], 0))
 
 
+@name_scoped
 def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
                    num_segments=None, name: str | None = None, sparse_gradient: bool = False
                    ) -> Tensor:
@@ -366,7 +368,6 @@ def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLik
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows.
-        name: unused.
         sparse_gradient: accepted.
 
     Returns:
@@ -404,6 +405,7 @@ SparseTensor.__abs__ = lambda self: self.with_values(_abs(self.values))
 
 # ----- embeddings, counts, sampled products ------------------------------------------------------
 
+@name_scoped
 def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights=None,
                             partition_strategy: str = "mod", name: str | None = None,
                             combiner: str = "mean", max_norm=None,
@@ -416,7 +418,6 @@ def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights
         sp_ids: a rank-2 SparseTensor of ids (row = example).
         sp_weights: a SparseTensor of weights with the same indices, or None (all 1).
         partition_strategy: accepted for TensorFlow compatibility (one table).
-        name: unused.
         combiner: "sum", "mean" (weighted mean) or "sqrtn" (sum / sqrt(sum of weights²)).
         max_norm: if set, embeddings are clipped to this L2 norm first.
         allow_fast_lookup: accepted for TensorFlow compatibility.
@@ -454,6 +455,7 @@ def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights
     return M.div_no_nan(total, expand_dims(den, 1))
 
 
+@name_scoped
 def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
              binary_output: bool = False, name: str | None = None) -> SparseTensor:
     """Counts of each value, as a SparseTensor of the non-empty bins (``tw.sparse.bincount``).
@@ -465,7 +467,6 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
         minlength: at least this many bins.
         maxlength: values at or above this are dropped.
         binary_output: 1 for every non-empty bin instead of counts.
-        name: unused.
 
     Returns:
         A SparseTensor ``[bins]`` (axis 0) or ``[rows, bins]`` (axis -1).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ...core import dtypes
 from ...core.shapes import TensorShape
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import (
     argsort,
@@ -80,12 +81,12 @@ def _unravel(linear: Tensor, dense_shape: Tensor) -> Tensor:
 
 # ----- conversion ---------------------------------------------------------------------------------
 
+@name_scoped
 def from_dense(tensor: TensorLike, name: str | None = None) -> SparseTensor:
     """The SparseTensor of the non-zero entries of a dense tensor (``tw.sparse.from_dense``).
 
     Args:
         tensor: a dense tensor.
-        name: unused (op names come from the component ops).
 
     Returns:
         A SparseTensor with those entries in row-major order.
@@ -98,6 +99,7 @@ def from_dense(tensor: TensorLike, name: str | None = None) -> SparseTensor:
     return SparseTensor(idx, gather_nd(t, idx), shape(t, out_type=_I64), _shape=t.shape)
 
 
+@name_scoped
 def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool = True,
              name: str | None = None) -> Tensor:
     """The dense tensor of a SparseTensor; missing entries are ``default_value``.
@@ -107,7 +109,6 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
         default_value: the value of missing entries (0, or ``''`` for strings).
         validate_indices: check that the indices are in row-major order without repeats
             (out-of-range indices always raise).
-        name: unused.
 
     Returns:
         The dense tensor. Duplicate indices are summed.
@@ -128,13 +129,13 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
     return dense
 
 
+@name_scoped
 def to_indicator(sp_input: SparseTensor, vocab_size, name: str | None = None) -> Tensor:
     """``[..., vocab_size]`` bools: True where a row's ids contain that index.
 
     Args:
         sp_input: an integer SparseTensor of ids (its last dimension lists a row's ids).
         vocab_size: the size of the last output dimension.
-        name: unused.
 
     Returns:
         A bool tensor of rank ``sp_input``'s rank.
@@ -150,12 +151,12 @@ def to_indicator(sp_input: SparseTensor, vocab_size, name: str | None = None) ->
 
 # ----- ordering and restructuring -------------------------------------------------------------
 
+@name_scoped
 def reorder(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
     """The same SparseTensor with its entries in row-major (canonical) order.
 
     Args:
         sp_input: a SparseTensor.
-        name: unused.
 
     Returns:
         The reordered SparseTensor.
@@ -177,13 +178,13 @@ def _canonical(indices: Tensor, values: Tensor, dense_shape: Tensor, static) -> 
                         dense_shape, _shape=static)
 
 
+@name_scoped
 def reshape_sparse(sp_input: SparseTensor, shape_, name: str | None = None) -> SparseTensor:
     """The SparseTensor with a new dense shape (same entries in row-major order).
 
     Args:
         sp_input: a SparseTensor.
         shape_: the new shape; one dimension may be -1.
-        name: unused.
 
     Returns:
         The reshaped SparseTensor.
@@ -197,13 +198,13 @@ def reshape_sparse(sp_input: SparseTensor, shape_, name: str | None = None) -> S
     return SparseTensor(_unravel(lin, new), sp.values, new)
 
 
+@name_scoped
 def transpose_sparse(sp_input: SparseTensor, perm=None, name: str | None = None) -> SparseTensor:
     """The SparseTensor with permuted dimensions (reordered).
 
     Args:
         sp_input: a SparseTensor.
         perm: the permutation (default: reversed dimensions).
-        name: unused.
 
     Returns:
         The transposed SparseTensor.
@@ -226,6 +227,7 @@ def _tshape(dims):
     return TensorShape(dims)
 
 
+@name_scoped
 def expand_dims_sparse(sp_input: SparseTensor, axis=None, name: str | None = None
                        ) -> SparseTensor:
     """The SparseTensor with a new dimension of size 1 at ``axis``.
@@ -233,7 +235,6 @@ def expand_dims_sparse(sp_input: SparseTensor, axis=None, name: str | None = Non
     Args:
         sp_input: a SparseTensor of known rank.
         axis: where the new dimension goes (negative counts from the end, -1 appends).
-        name: unused.
 
     Returns:
         The expanded SparseTensor.
@@ -255,6 +256,7 @@ def expand_dims_sparse(sp_input: SparseTensor, axis=None, name: str | None = Non
                         _shape=_tshape(dims[:a] + [1] + dims[a:]))
 
 
+@name_scoped
 def slice_sparse(sp_input: SparseTensor, start, size, name: str | None = None) -> SparseTensor:
     """The entries of the box ``[start, start + size)``, shifted to start at 0.
 
@@ -262,7 +264,6 @@ def slice_sparse(sp_input: SparseTensor, start, size, name: str | None = None) -
         sp_input: a SparseTensor.
         start: the box's first coordinate per dimension.
         size: its size per dimension (clipped to the dense shape).
-        name: unused.
 
     Returns:
         The sliced SparseTensor.
@@ -277,6 +278,7 @@ def slice_sparse(sp_input: SparseTensor, start, size, name: str | None = None) -
                         boolean_mask(sp.values, inside), _maximum(end - start, 0))
 
 
+@name_scoped
 def split(sp_input: SparseTensor = None, num_split: int = None, axis: int = None,
           name: str | None = None, keyword_required=None) -> list:
     """``num_split`` SparseTensors along ``axis`` (the first ones one larger if uneven).
@@ -285,7 +287,6 @@ def split(sp_input: SparseTensor = None, num_split: int = None, axis: int = None
         sp_input: a SparseTensor of known dense shape along ``axis``.
         num_split: how many pieces.
         axis: the dimension to split.
-        name: unused.
         keyword_required: TensorFlow's keyword-only marker; must stay None.
 
     Returns:
@@ -313,6 +314,7 @@ def split(sp_input: SparseTensor = None, num_split: int = None, axis: int = None
     return out
 
 
+@name_scoped
 def concat_sparse(axis, sp_inputs, expand_nonconcat_dims: bool = False,
                   name: str | None = None, concat_dim=None) -> SparseTensor:
     """The SparseTensors joined along ``axis`` (``tw.sparse.concat``).
@@ -321,7 +323,6 @@ def concat_sparse(axis, sp_inputs, expand_nonconcat_dims: bool = False,
         axis: the dimension to join.
         sp_inputs: SparseTensors of the same rank.
         expand_nonconcat_dims: let the other dimensions differ (the result takes the largest).
-        name: unused.
         concat_dim: old name of ``axis``.
 
     Returns:
@@ -383,13 +384,13 @@ def reset_shape(sp_input: SparseTensor, new_shape=None) -> SparseTensor:
     return SparseTensor(sp.indices, sp.values, cast(convert(new_shape), _I64))
 
 
+@name_scoped
 def fill_empty_rows(sp_input: SparseTensor, default_value, name: str | None = None) -> tuple:
     """Adds ``default_value`` at ``[row, 0, ...]`` for every empty row of a SparseTensor.
 
     Args:
         sp_input: a SparseTensor.
         default_value: the value put in empty rows.
-        name: unused.
 
     Returns:
         ``(sp_output, empty_row_indicator)``: the filled SparseTensor (reordered) and a bool

@@ -19,6 +19,7 @@ from ...ops import math_ops
 from .. import compile_utils as _compile_utils
 from .. import losses as _losses
 from .. import metrics as _metrics
+from .. import mixed_precision as _mixed
 from .. import optimizers as _optimizers
 from .data import _batch_size, unpack_x_y_sample_weight
 
@@ -50,6 +51,11 @@ class TrainerMixin:
         self._tw_optimizer = _optimizers.get(optimizer)
         # Compiled under strategy.scope(): fit/evaluate/predict split batches over its replicas.
         self._tw_strategy = _distribute.get_strategy() if _distribute.has_strategy() else None
+        policy = getattr(self, "_tw_policy", None)
+        if policy is not None and policy.name == "mixed_float16" and \
+                not isinstance(self._tw_optimizer, _mixed.LossScaleOptimizer):
+            # As Keras: float16 gradients need loss scaling.
+            self._tw_optimizer = _mixed.LossScaleOptimizer(self._tw_optimizer)
         self._tw_loss = loss
         self._tw_loss_tracker = _metrics.Mean(name="loss")
         names = _compile_utils.output_names_of(self)
@@ -250,8 +256,10 @@ class TrainerMixin:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sw)
-            # Under a strategy: this replica's share of the global batch's mean loss.
-            scaled = _distributed_training.scale_loss_for_replica(loss, x)
+            # Under a strategy: this replica's share of the global batch's mean loss (then the
+            # loss scale of a LossScaleOptimizer).
+            scaled = self._tw_optimizer.scale_loss(
+                _distributed_training.scale_loss_for_replica(loss, x))
         variables = self.trainable_variables
         grads = tape.gradient(scaled, variables)
         self._tw_optimizer.apply_gradients(zip(grads, variables))

@@ -141,7 +141,9 @@ def keras_fit(out: str) -> None:
     history = model.fit(x, y, batch_size=8, epochs=3, shuffle=False, verbose=0,
                         callbacks=[backup, Crash()])
     np.savez(os.path.join(out, f"fit{rank}.npz"), *model.get_weights(),
-             epochs=np.array(epochs_run), loss=np.array(history.history["loss"]))
+             epochs=np.array(epochs_run), loss=np.array(history.history["loss"]),
+             evaluated=np.array(model.evaluate(x, y, batch_size=8, verbose=0)),
+             predicted=model.predict(x, batch_size=8, verbose=0))
 
 
 def hang(out: str) -> None:

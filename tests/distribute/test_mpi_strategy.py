@@ -72,6 +72,11 @@ def test_keras_fit_on_two_workers_resumes_after_a_crash(tmp_path):
         assert d["epochs"].tolist() == [2]  # restored on every worker: only epoch 3 ran
         for i, w in enumerate(one.get_weights()):
             np.testing.assert_allclose(d[f"arr_{i}"], w, atol=1e-5)
+        # evaluate reads the metrics across the workers; predict gathers every worker's rows
+        np.testing.assert_allclose(d["evaluated"], one.evaluate(x, y, batch_size=8, verbose=0),
+                                   rtol=1e-5)
+        np.testing.assert_allclose(d["predicted"], one.predict(x, batch_size=8, verbose=0),
+                                   atol=1e-5)
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ import numpy as np
 from ..data.autoshard import auto_shard
 from ..data.dataset import Dataset
 from ..data.experimental import AutoShardPolicy
+from ..ops.core import convert
 from .cross_device_ops import (
     CollectiveCommunication,
     CommunicationImplementation,
@@ -33,13 +34,16 @@ from .cross_device_ops import (
     ReduceOp,
     _mean,
     as_reduce_op,
+    on_device,
 )
 from .mirrored import MirroredExtended
 from .mpi import Communicator, world
 from .mpi_cluster import MPIClusterResolver, TFConfigClusterResolver
 from .mpi_ops import all_gather as mpi_all_gather
 from .mpi_ops import all_reduce as mpi_all_reduce
+from .replica_context import ReplicaContext
 from .strategy import Strategy
+from .values import DistributedValues, PerReplica, select_replica
 
 __all__ = ["MPICrossDeviceOps", "MultiWorkerMirroredStrategy",
            "ExperimentalMultiWorkerMirroredStrategy"]
@@ -144,6 +148,33 @@ class MultiWorkerMirroredExtended(MirroredExtended):
                 c.assign(value)
         return var
 
+    def _call_for_each_replica(self, fn, args: tuple, kwargs: dict):
+        if self._local_replica_count > 1:
+            return super()._call_for_each_replica(fn, args, kwargs)
+        with _OneReplicaContext(self._container_strategy_ref, self._replica_id_offset):
+            with on_device(self.worker_devices[0]):
+                return fn(*args, **kwargs)
+
+    def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
+        """Reduces values over every replica of every worker, each onto its destinations.
+
+        As in TensorFlow, with one local replica a plain value (what ``run`` returns then) is
+        that replica's value, combined with the other workers'.
+
+        Args:
+            reduce_op: SUM or MEAN.
+            value_destination_pairs: ``(value, destinations)`` pairs.
+            options: CommunicationOptions.
+
+        Returns:
+            The reduced values.
+        """
+        pairs = list(value_destination_pairs)
+        if self._local_replica_count == 1:
+            pairs = [(v if isinstance(v, DistributedValues) else PerReplica((convert(v),)), d)
+                     for v, d in pairs]
+        return super().batch_reduce_to(reduce_op, pairs, options)
+
     def _prepare_fit_input(self, x, shuffle: bool) -> None:
         """Keras ``fit`` reads the whole input on every worker and splits each global batch
         over all replicas (DATA sharding): a dataset that asks for another policy is refused
@@ -167,6 +198,14 @@ class MultiWorkerMirroredExtended(MirroredExtended):
 
     def _shard_dataset(self, dataset):
         return auto_shard(dataset, self._num_workers, self._worker_index)
+
+
+class _OneReplicaContext(ReplicaContext):
+    """The context of a worker's only replica: ``merge_call`` hands it its own value of the
+    result (as the replica threads of several local replicas get theirs)."""
+
+    def merge_call(self, merge_fn, args=(), kwargs=None):
+        return select_replica(self._local_id, super().merge_call(merge_fn, args, kwargs))
 
 
 def _check_resolver(resolver, comm: Communicator):

@@ -256,8 +256,7 @@ class TrainerMixin:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sw)
-            # Under a strategy: this replica's share of the global batch's mean loss (then the
-            # loss scale of a LossScaleOptimizer).
+            # Under a strategy: this replica's share of the global batch's mean loss.
             scaled = self._tw_optimizer.scale_loss(
                 _distributed_training.scale_loss_for_replica(loss, x))
         variables = self.trainable_variables

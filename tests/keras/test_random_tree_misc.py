@@ -132,3 +132,22 @@ def test_config_caps_epochs_and_steps():
     assert len(hist.history["loss"]) == 2 and int(model.optimizer.iterations.numpy()) == 6
     with pytest.raises(ValueError, match="positive"):
         keras.config.set_max_epochs(0)
+
+
+def test_serialize_keras_object_round_trips():
+    u = keras.utils
+    for obj in [keras.layers.Dense(3, name="d"), keras.optimizers.Adam(0.25),
+                keras.losses.Huber(delta=3.0), keras.metrics.Mean(name="m"),
+                keras.initializers.Constant(2.0), keras.regularizers.L2(0.5),
+                keras.DTypePolicy("mixed_float16")]:
+        s = u.serialize_keras_object(obj)
+        assert s["class_name"] == type(obj).__name__ and "module" in s
+        again = u.deserialize_keras_object(s)
+        assert type(again) is type(obj)
+        if hasattr(obj, "get_config"):
+            assert again.get_config() == obj.get_config()
+    assert u.serialize_keras_object("relu") == "relu"
+    with pytest.raises(TypeError, match="serialize"):
+        u.serialize_keras_object(lambda t: t)
+    with pytest.raises(ValueError, match="Unknown layer"):
+        u.deserialize_keras_object({"class_name": "NoSuchThing", "config": {}})

@@ -18,6 +18,10 @@ from . import registry as _registry
 from . import saving as _saving
 from .backend import clear_session, is_keras_tensor  # noqa: F401  (tw.keras.utils names)
 from .models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
+from .serialization import (  # noqa: F401  (tw.keras.utils names)
+    deserialize_keras_object,
+    serialize_keras_object,
+)
 
 
 def _interactive(stream) -> bool:

@@ -20,7 +20,7 @@ from ..graph.graph import get_default_graph
 from ..graph.graph_def import TF_INPUT_ATTRS, shape_of_proto
 from ..graph.registry import REGISTRY
 from .function_def import output_args
-from .graph_import import _attr_value, _op_attrs, tensor_of_proto
+from .graph_import import _attr_value, _op_attrs, _ordered, tensor_of_proto
 
 __all__ = ["FunctionImporter"]
 
@@ -107,7 +107,7 @@ class FunctionImporter:
         values = {a.name: [t] for a, t in zip(args, inputs)}
         nodes: dict = {}
         consts: dict = {}
-        for node in _ordered(list(fdef.node_def), values):
+        for node in _ordered(list(fdef.node_def)):
             try:
                 self._import_node(node, values, nodes, consts, shapes)
             except errors.OpError as e:
@@ -226,26 +226,3 @@ class FunctionImporter:
                  "parallel_iterations": int(_attr_value(node.attr["parallel_iterations"]))
                  if "parallel_iterations" in node.attr else 10}
         return list(bind(_WHILES[node.op], inputs, attrs, name=node.name))[:len(inputs)]
-
-
-def _ordered(nodes: list, values: dict) -> list:
-    """The nodes in an order where each comes after the nodes its inputs name."""
-    by_name = {n.name: n for n in nodes}
-    done: set = set()
-    out = []
-    for root in nodes:
-        stack = [(root, False)]
-        while stack:
-            n, expanded = stack.pop()
-            if n.name in done:
-                continue
-            if expanded:
-                done.add(n.name)
-                out.append(n)
-                continue
-            stack.append((n, True))
-            for i in n.input:
-                src = by_name.get(_producer(i))
-                if src is not None and src.name not in done:
-                    stack.append((src, False))
-    return out

@@ -23,7 +23,7 @@ LAYERS = [
     ("function",),
     ("io",),
     ("saved_model",),
-    ("keras", "data", "train", "summary", "compat"),
+    ("keras", "data", "train", "summary", "compat", "onnx"),
     ("cli", "bench"),
 ]
 LEVEL = {name: i for i, group in enumerate(LAYERS) for name in group}

@@ -5,8 +5,10 @@ This module only re-exports; each op module lists its public names in ``__all__`
 """
 import importlib as _importlib
 
+from .core import allocator as _allocator  # noqa: F401  (freed arrays stay in the process)
 from .core import dtypes as _dtypes
-from .core.context import device, executing_eagerly
+from .core.context import executing_eagerly
+from .core.devices import DeviceSpec, device
 from .core.dtypes import (DType, as_dtype, bool_ as bool,
                           complex64, complex128, double, float16, float32, float64, half, int8,
                           int16, int32, int64, resource, string, uint8, uint16, uint32, uint64,
@@ -80,7 +82,7 @@ _LAZY = {
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None), "graph_util": (".graph_util", None),
-    "saved_model": (".saved_model", None),
+    "onnx": (".onnx", None), "saved_model": (".saved_model", None),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),

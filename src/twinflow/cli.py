@@ -1,4 +1,4 @@
-"""The ``twinflow`` command: ``demo``, ``bench``, ``inspect`` and ``version``.
+"""The ``twinflow`` command: ``demo``, ``bench``, ``inspect``, ``export`` and ``version``.
 
 ``twinflow inspect FILE.py:NAME --arg 'float32[2,3]' --arg 3`` traces a function for the given
 arguments and prints what each compiler stage made of it (see ``inspect_function``).
@@ -113,7 +113,7 @@ _AG_CONTROL_RE = re.compile(r"ag__\.(?!converted_call\b|ld\b)\w+\(")
 # Attributes every op of a kind carries (dtypes, inferred shapes): noise in a listing.
 _QUIET_ATTRS = frozenset(("T", "Tout", "Tin", "dtype", "output_shapes", "out_type", "Tidx",
                           "value"))
-SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "source")
+SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "devices", "source")
 
 
 def parse_arg(text: str):
@@ -273,6 +273,8 @@ def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
         attrs = _attrs_text(op)
         call = f"{op.type}({', '.join(args)}{'; ' + attrs if attrs and args else attrs})"
         right = ", ".join(_shape_text(t) for t in op.outputs)
+        if op.device:
+            right += f"  on {op.device}"
         if op.type == "Placeholder":
             outer = captured.get(id(op.outputs[0]))
             right += "  argument" if outer is None else "  captured" if isinstance(
@@ -344,11 +346,24 @@ def inspect_function(fn, args: Sequence = (), kwargs: dict | None = None,
     if "optimized" in sections:
         _section(out, f"optimized graph: {n_opt} ops")
         _format_graph(cf.optimized_graph, out, cf.optimized_program.outputs)
+    if "devices" in sections and cf.partitions:
+        _devices_section(cf.partitions, out)
     if "source" in sections:
         _section(out, "generated Python (each line: op name (type) user file:line: code)")
         for line in cf.generated_source.rstrip("\n").splitlines():
             out(line)
     return cf
+
+
+def _devices_section(partitions: list, out: Callable[[str], None]) -> None:
+    """The per-device view: each partition's optimized graph, with its _Send/_Recv edges."""
+    names = ", ".join(p.device.short_name for p in partitions)
+    _section(out, f"partitioned across {len(partitions)} devices: {names}")
+    for p in partitions:
+        changes = sum(p.pass_stats.values())
+        out(f"  {p.device.name}: {len(p.optimized.graph.get_operations())} ops "
+            f"({changes} changes by the passes)")
+        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ")
 
 
 def _autograph_section(function: Function, out: Callable[[str], None], explicit: bool) -> None:
@@ -429,6 +444,55 @@ def _inspect_main(argv: Sequence[str]) -> int:
     return 0
 
 
+def _export_target(target: str, signature: str, arg_texts: list):
+    """The ConcreteFunction ``twinflow export`` converts: a SavedModel signature (``target``
+    a directory) or ``FILE.py:NAME`` traced for ``--arg`` specs."""
+    if os.path.isdir(target):
+        saved_model = getattr(tw, "saved_model", None)
+        if getattr(saved_model, "load", None) is None:
+            raise LookupError("this twinflow has no tw.saved_model.load to read a SavedModel "
+                              "directory; export FILE.py:NAME with --arg specs instead")
+        sigs = getattr(saved_model.load(target), "signatures", None) or {}
+        if signature not in sigs:
+            raise LookupError(f"{target} has no signature {signature!r}; it has: "
+                              f"{', '.join(sorted(sigs)) or 'none'}")
+        return sigs[signature], None
+    specs = [parse_arg(a) for a in arg_texts]
+    if not specs or not all(isinstance(s, TensorSpec) for s in specs):
+        raise ValueError("give one --arg DTYPE[dims] per argument, e.g. --arg 'float32[?,8]'")
+    return load_target(target), specs
+
+
+def _export_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="twinflow export",
+        description="Convert a SavedModel signature, or a function or Keras model of a Python "
+                    "file, to an ONNX model (needs the onnx package: twinflow[onnx]).",
+        epilog="examples:  twinflow export saved_dir model.onnx --signature serving_default\n"
+               "           twinflow export model.py:net model.onnx --arg 'float32[?,784]'",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", help="a SavedModel directory, or FILE.py:NAME")
+    parser.add_argument("output", help="the .onnx file to write")
+    parser.add_argument("--signature", default="serving_default",
+                        help="the SavedModel signature to convert (default: serving_default)")
+    parser.add_argument("--arg", action="append", default=[], metavar="SPEC",
+                        help="for FILE.py:NAME: one argument spec, DTYPE[dims] ('?' for any "
+                             "size), in order")
+    parser.add_argument("--opset", type=int, default=None, help="the ONNX opset (default 17)")
+    ns = parser.parse_args(argv)
+    try:
+        fn, specs = _export_target(ns.source, ns.signature, ns.arg)
+        kwargs = {} if ns.opset is None else {"opset": ns.opset}
+        model = tw.onnx.export(fn, specs, ns.output, **kwargs)
+    except Exception as e:  # noqa: BLE001  (loading, tracing or converting failed: report it)
+        print(f"twinflow export: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {ns.output}: {len(model.graph.node)} ONNX nodes, opset "
+          f"{model.opset_import[0].version}, inputs "
+          f"{', '.join(i.name for i in model.graph.input)}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``twinflow`` console command.
 
@@ -448,12 +512,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("inspect", add_help=False,
                    help="trace a function and show its graph, passes and generated Python "
                         "(twinflow inspect --help)")
+    sub.add_parser("export", add_help=False,
+                   help="convert a SavedModel or a function to ONNX (twinflow export --help)")
     sub.add_parser("version", help="print the version")
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
         return bench.main(argv[1:])
     if argv and argv[0] == "inspect":
         return _inspect_main(argv[1:])
+    if argv and argv[0] == "export":
+        return _export_main(argv[1:])
     if argv and argv[0] == "demo":
         if "--tour" in argv[1:]:
             eager_tour()

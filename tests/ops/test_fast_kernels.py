@@ -112,3 +112,42 @@ def test_sum_to_shape_kernel_matches_a_plain_sum(xs, target):
     for _ in range(2):  # the second call finds the axes cached
         got = array_ops.SumToShape.kernel(x, np.array(target, np.int32))
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, axis, keepdims", [
+    ((32, 26, 26, 16), (0, 1, 2), False), ((32, 24, 24, 16), (1, 2), True),
+    ((32, 24, 24, 16), (-3, -2), False), ((4096, 3), 0, False), ((64, 70, 5), (1,), True),
+    ((100, 100), (1,), False), ((50, 100, 300), (0,), False), ((7, 8, 100), (0, 2), False)])
+def test_add_reduce_over_leading_axes_is_a_close_sum_of_the_same_shape(dtype, shape, axis,
+                                                                       keepdims):
+    from twinflow.ops.math.fast_reduce import add_reduce
+    x = np.random.default_rng(3).normal(size=shape).astype(dtype)
+    want = np.add.reduce(x.astype(np.float64), axis=axis, keepdims=keepdims)
+    got = add_reduce(x, axis, x.dtype, keepdims)
+    assert got.shape == want.shape and got.dtype == x.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == np.float32 else 1e-12,
+                               atol=1e-3 if dtype == np.float32 else 1e-10)
+    x.flat[5] = np.nan   # NaN and inf still reach the sums they belong to
+    x.flat[-1] = np.inf
+    got = add_reduce(x, axis, x.dtype, keepdims)
+    want = np.add.reduce(x, axis=axis, keepdims=keepdims)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+
+
+def test_add_reduce_keeps_numpy_for_other_cases():
+    from twinflow.ops.math.fast_reduce import add_reduce
+    x = np.arange(2 * 4096 * 3).reshape(2, 4096, 3)
+    assert add_reduce(x, (1,)).tobytes() == np.add.reduce(x, axis=1).tobytes()   # integers
+    f = x.astype(np.float32)
+    assert add_reduce(f.transpose(1, 0, 2), (0,)).tobytes() == \
+        np.add.reduce(f.transpose(1, 0, 2), axis=0).tobytes()                    # a view
+    assert add_reduce(f, (2,)).tobytes() == np.add.reduce(f, axis=2).tobytes()   # last axis
+    assert add_reduce(f, None).tobytes() == np.add.reduce(f, axis=None).tobytes()
+    # a graph and eager agree (one kernel) and bias gradients take the fast path
+    dy = tw.constant(np.ones((8, 30, 30, 4), np.float32))
+    assert tw.nn.bias_add(dy, tw.zeros([4])).shape == (8, 30, 30, 4)
+    assert tw.reduce_sum(dy, axis=[0, 1, 2]).numpy().tolist() == [7200.0] * 4
+    f = tw.function(lambda t: tw.reduce_mean(t, axis=[1, 2]))
+    np.testing.assert_array_equal(f(dy).numpy(), tw.reduce_mean(dy, axis=[1, 2]).numpy())

@@ -20,6 +20,8 @@ for _m in _MODULES:
 # (they name the test that covers them).
 COVERED_ELSEWHERE = {
     "Placeholder": "used by every case",
+    "_Send": "tests/compiler/test_partition.py::test_partitions_are_joined_by_send_and_recv",
+    "_Recv": "tests/compiler/test_partition.py::test_partitions_are_joined_by_send_and_recv",
     "Const": "used by every case",
     "NoOp": "tests/compat/test_session.py::test_initializer_resets_variables",
     "WriteSummary": "tests/summary/test_summary.py::test_summary_inside_function_writes_each_call",

@@ -42,7 +42,7 @@ class FusionOptions:
 
     min_elements: int = 1 << 14
     block_bytes: int = 1 << 19
-    parallel_min: int = 1 << 20
+    parallel_min: int = 1 << 19
 
 
 DEFAULT = FusionOptions()

@@ -1,6 +1,7 @@
 """Run-time switches and device listing, re-exported as ``tw.config``.
 
-twinflow runs every op on the host CPU, so the device lists always hold exactly one CPU.
+The machine has one physical device, the host CPU; ``set_logical_device_configuration`` splits
+it into N logical CPUs (``core/devices.py``) before the runtime starts.
 """
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ import numpy as np
 
 from . import blas
 from .context import ctx
+from .devices import LogicalDeviceConfiguration, runtime
 
 __all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
            "get_visible_devices", "set_visible_devices", "run_functions_eagerly",
            "functions_run_eagerly", "experimental", "threading", "optimizer",
-           "get_soft_device_placement", "set_soft_device_placement", "cpu_count"]
+           "get_soft_device_placement", "set_soft_device_placement", "cpu_count",
+           "LogicalDeviceConfiguration", "set_logical_device_configuration",
+           "get_logical_device_configuration"]
 
 
 class PhysicalDevice(NamedTuple):
@@ -35,7 +39,6 @@ class LogicalDevice(NamedTuple):
 
 
 _CPU = PhysicalDevice(name="/physical_device:CPU:0", device_type="CPU")
-_LOGICAL_CPU = LogicalDevice(name="/device:CPU:0", device_type="CPU")
 
 
 def list_physical_devices(device_type: str | None = None) -> list:
@@ -53,17 +56,57 @@ def list_physical_devices(device_type: str | None = None) -> list:
 
 
 def list_logical_devices(device_type: str | None = None) -> list:
-    """The runtime's devices (``tw.config.list_logical_devices``).
+    """The runtime's devices (``tw.config.list_logical_devices``); starts the runtime.
 
     Args:
         device_type: ``'CPU'``, ``'GPU'``... or None for all.
 
     Returns:
-        A list of LogicalDevice.
+        A list of LogicalDevice: one per logical CPU.
     """
+    runtime.start()
     if device_type is None or device_type.upper() == "CPU":
-        return [_LOGICAL_CPU]
+        return [LogicalDevice(name=d.logical_name, device_type=d.device_type)
+                for d in runtime.devices]
     return []
+
+
+def set_logical_device_configuration(device, logical_devices) -> None:
+    """Splits a physical device into logical devices (before the runtime starts).
+
+    Args:
+        device: the PhysicalDevice (the CPU).
+        logical_devices: a list of LogicalDeviceConfiguration, one per logical device; an
+            empty list (or None) keeps one device.
+
+    Raises:
+        ValueError: not the CPU, or a memory limit (not supported on CPUs, as in TensorFlow).
+        RuntimeError: the runtime has started (an op ran, a device was listed or scoped).
+    """
+    if not isinstance(device, PhysicalDevice) or device != _CPU:
+        raise ValueError(f"Unrecognized device: {device!r}")
+    configs = list(logical_devices or [])
+    for c in configs:
+        if not isinstance(c, LogicalDeviceConfiguration):
+            raise ValueError(f"Expected a list of LogicalDeviceConfiguration, got {c!r}")
+        if c.memory_limit is not None:
+            raise ValueError("Setting memory limit on CPU virtual devices is currently not "
+                             "supported")
+    runtime.configure(configs)
+
+
+def get_logical_device_configuration(device) -> list | None:
+    """The logical device configuration set for ``device``.
+
+    Args:
+        device: the PhysicalDevice.
+
+    Returns:
+        The list of LogicalDeviceConfiguration, or None if none was set.
+    """
+    if not isinstance(device, PhysicalDevice) or device != _CPU:
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return None if runtime.configs is None else list(runtime.configs)
 
 
 def get_visible_devices(device_type: str | None = None) -> list:
@@ -136,25 +179,23 @@ def functions_run_eagerly() -> bool:
     return ctx.run_functions_eagerly
 
 
-_soft_placement = [True]
-
-
 def get_soft_device_placement() -> bool:
-    """Whether ops may fall back to another device (always effectively true: all run on CPU).
+    """Whether an op placed on a device that does not exist falls back to CPU:0.
 
     Returns:
-        The stored flag.
+        The flag (True by default, as in TensorFlow).
     """
-    return _soft_placement[0]
+    return runtime.soft_placement
 
 
 def set_soft_device_placement(enabled: bool) -> None:
-    """Stores the soft placement flag (ops run on the CPU whatever it is).
+    """Sets soft placement: when off, an op placed on a missing device raises
+    InvalidArgumentError instead of running on CPU:0.
 
     Args:
         enabled: the flag.
     """
-    _soft_placement[0] = bool(enabled)
+    runtime.set_soft_placement(enabled)
 
 
 def _memory_growth(device, enable: bool) -> None:
@@ -174,6 +215,9 @@ experimental = types.SimpleNamespace(
     set_visible_devices=set_visible_devices,
     set_memory_growth=_memory_growth,
     get_memory_growth=_get_memory_growth,
+    set_virtual_device_configuration=set_logical_device_configuration,
+    get_virtual_device_configuration=get_logical_device_configuration,
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
     enable_op_determinism=lambda: None,
 )
 

@@ -18,8 +18,6 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-_CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
-
 
 class ProcessState:
     """Settings shared by every thread, and the count behind the eager fast path."""
@@ -33,6 +31,9 @@ class ProcessState:
         # Threads whose graph is set or whose slow_path is on; quiet while there are none.
         self.busy_threads: int = 0
         self.quiet: bool = True
+        # Counted in busy_threads while set: every eager op must look at the device runtime
+        # (not started yet, or logging placement); see core/devices.py.
+        self.eager_hook: bool = False
         self.lock = threading.Lock()
 
     def next_op_seed(self) -> int:
@@ -92,7 +93,9 @@ class Context(threading.local):
         self.graph_stack: list = []
         # Tapes currently recording, innermost last. Empty list is falsy: no tape work.
         self.tapes: list = []
-        self.device_stack: list = [_CPU]
+        # Merged device strings of the enclosing tw.device scopes ('' at the bottom: no scope);
+        # graph ops record the top as their requested device (core/devices.py resolves it).
+        self.device_stack: list = [""]
         # When set, every op checks its float outputs for NaN/Inf (tw.debugging); per thread,
         # as TensorFlow's op callbacks.
         self.check_numerics: bool = False
@@ -110,8 +113,8 @@ class Context(threading.local):
 
     def refresh(self) -> None:
         """Recomputes ``slow_path`` (and the process's fast-path flag) after ``graph``,
-        ``tapes`` or ``check_numerics`` changed."""
-        self.slow_path = bool(self.tapes) or self.check_numerics
+        ``tapes``, ``check_numerics`` or the device scope changed."""
+        self.slow_path = bool(self.tapes) or self.check_numerics or bool(self.device_stack[-1])
         self._busy.set(self.slow_path or self.graph is not None)
 
     @property
@@ -119,7 +122,8 @@ class Context(threading.local):
         return self.graph is None
 
     @property
-    def device(self) -> str:
+    def device_spec(self) -> str:
+        """The merged device string of the innermost ``tw.device`` scope ('' for none)."""
         return self.device_stack[-1]
 
 
@@ -135,6 +139,11 @@ def executing_eagerly() -> bool:
 def graph_mode(graph) -> Iterator[Any]:
     """Makes ``graph`` the graph that ops are added to, for the duration of the block."""
     c = ctx
+    # A graph built from eager code starts without the eager tw.device scopes (as in
+    # TensorFlow: a traced function's unplaced ops follow its caller's device at each call).
+    clear_devices = c.graph is None and graph is not None and c.device_stack[-1] != ""
+    if clear_devices:
+        c.device_stack.append("")
     c.graph_stack.append(c.graph)
     c.graph = graph
     saved_tapes = c.tapes
@@ -146,6 +155,8 @@ def graph_mode(graph) -> Iterator[Any]:
     finally:
         c.graph = c.graph_stack.pop()
         c.tapes = saved_tapes
+        if clear_devices:
+            c.device_stack.pop()
         c.refresh()
 
 
@@ -165,35 +176,3 @@ def pop_tape(tape) -> None:
     c = ctx
     c.tapes = [t for t in c.tapes if t is not tape]
     c.refresh()
-
-
-@contextlib.contextmanager
-def device(name: str) -> Iterator[None]:
-    """Scopes op placement; twinflow runs every op on the CPU, so this records the request.
-
-    Args:
-        name: a device string such as ``"/CPU:0"`` or ``"GPU:0"``; empty keeps the current one.
-
-    Returns:
-        A context manager (``with tw.device(name):``).
-    """
-    ctx.device_stack.append(canonical_device(name))
-    try:
-        yield
-    finally:
-        ctx.device_stack.pop()
-
-
-def canonical_device(name: str) -> str:
-    if not name:
-        return ctx.device
-    spec = name.strip().lstrip("/")
-    parts = spec.split(":")
-    kind = parts[0].lower().split("/")[-1].replace("device", "").strip() or "cpu"
-    if kind not in ("cpu", "gpu"):
-        raise ValueError(f"Unknown device {name!r}: expected '/cpu:N' or '/gpu:N'")
-    index = int(parts[-1]) if len(parts) > 1 and parts[-1].isdigit() else 0
-    if kind == "gpu":
-        raise RuntimeError(f"Device {name!r} is not available: twinflow runs on the CPU only "
-                           "(tw.config.list_physical_devices('GPU') is empty).")
-    return f"/job:localhost/replica:0/task:0/device:CPU:{index}"

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx, process
+from ..core.devices import placed_device, runtime
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.shapes import TensorShape
 from ..graph.checks import (
@@ -76,8 +77,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
-    if quiet or ctx.graph is None:
+    # No thread builds a graph or records: skip the per-thread ctx.
+    if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
         check = opdef.validate_eager
         if check is not None:  # the op's schema (and infer, if it says so): as in a graph
             check(inputs, attrs)
@@ -91,10 +92,38 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             if type(out) is bytes:  # an element of a string (object) array: keep an array
                 out = _string_scalar(out)
             result = EagerTensor(out)
-        if not quiet and ctx.slow_path:
-            _after_eager(opdef, inputs, attrs, result)
         return result
+    if ctx.graph is None:
+        return _bind_eager_slow(opdef, inputs, attrs)
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def _bind_eager_slow(opdef: OpDef, inputs, attrs: dict):
+    """An eager op when its thread is in a device scope or records, or the device runtime
+    needs to see it (not started yet, logging placement): ``bind``'s eager path plus
+    placement, tape recording and numeric checks."""
+    dev = placed_device(opdef.name)
+    if runtime.log_placement:
+        runtime.log(f"Executing op {opdef.name} in device {dev.name}")
+    check = opdef.validate_eager
+    if check is not None:
+        check(inputs, attrs)
+    try:
+        out = opdef.kernel(*[t._value for t in inputs], **attrs)
+    except KERNEL_ERRORS as e:
+        raise kernel_error(opdef, inputs, attrs, e) from e
+    if opdef.multi_output:
+        result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
+        outputs = result
+    else:
+        result = EagerTensor(out if type(out) is not bytes else _string_scalar(out))
+        outputs = [result]
+    if dev is not runtime.default:
+        for t in outputs:
+            t._device = dev.name
+    if ctx.slow_path:
+        _after_eager(opdef, inputs, attrs, outputs)
+    return result
 
 
 def _string_scalar(b: bytes) -> np.ndarray:
@@ -117,8 +146,7 @@ def bind_binary(opdef: OpDef, x, y):
     Returns:
         The output tensor.
     """
-    quiet = process.quiet
-    if quiet or ctx.graph is None:
+    if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
         xv = x._value
         yv = y._value
         dt = xv.dtype
@@ -130,15 +158,13 @@ def bind_binary(opdef: OpDef, x, y):
             out = opdef.kernel(xv, yv)
         except KERNEL_ERRORS as e:
             raise kernel_error(opdef, (x, y), _EMPTY, e) from e
-        result = EagerTensor(out)
-        if not quiet and ctx.slow_path:
-            _after_eager(opdef, (x, y), _EMPTY, result)
-        return result
+        return EagerTensor(out)
+    if ctx.graph is None:
+        return _bind_eager_slow(opdef, (x, y), _EMPTY)
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)
 
 
-def _after_eager(opdef: OpDef, inputs, attrs: dict, result) -> None:
-    outputs = result if opdef.multi_output else [result]
+def _after_eager(opdef: OpDef, inputs, attrs: dict, outputs: list) -> None:
     if ctx.check_numerics:
         for t in outputs:
             _check_numerics(opdef.name, t._value, "")
@@ -411,7 +437,12 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
         arr = arr.copy()
     g = ctx.graph
     if g is None:
-        return EagerTensor(arr)
+        t = EagerTensor(arr)
+        if not process.quiet and (ctx.device_stack[-1] or process.eager_hook):
+            dev = placed_device("Const")
+            if dev is not runtime.default:
+                t._device = dev.name
+        return t
     dt = dtypes.from_numpy(arr.dtype)
     op = g.create_op(Const, [], {"value": arr, "dtype": dt},
                      [(dt, TensorShape._from_tuple(arr.shape))], name or "Const")

@@ -12,6 +12,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..graph.tensor import Tensor
 
+_CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 _from_numpy = dtypes.from_numpy
 _BY_NP = dtypes._BY_NP
 
@@ -19,7 +20,9 @@ _BY_NP = dtypes._BY_NP
 class EagerTensor(Tensor):
     """A concrete tensor: the result of running an op eagerly."""
 
-    __slots__ = ("_value", "__weakref__")
+    # ``_device`` is set only on tensors placed off the default device (an unset slot costs
+    # nothing to create): ``device`` then names it.
+    __slots__ = ("_value", "_device", "__weakref__")
 
     def __init__(self, value) -> None:
         self._value = value
@@ -57,7 +60,16 @@ class EagerTensor(Tensor):
 
     @property
     def device(self) -> str:
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        """The full name of the device holding the tensor (the op's ``tw.device`` scope)."""
+        try:
+            return self._device
+        except AttributeError:
+            return _CPU0
+
+    @property
+    def backing_device(self) -> str:
+        """Where the tensor's memory lives (its device: logical CPUs share the host's)."""
+        return self.device
 
     def numpy(self):
         """The value as a NumPy array (a copy: changing it does not change the tensor)."""

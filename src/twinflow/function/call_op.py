@@ -12,10 +12,12 @@ from __future__ import annotations
 from ..autodiff.tape import _sum as sum_gradients
 from ..autodiff.tape import backprop
 from ..compiler.codegen import compile_program
+from ..compiler.partition import PlacedRunner
 from ..compiler.pipeline import optimize, passes_for
 from ..compiler.program import Program, Rewriter, copy_program
 from ..core import dtypes
 from ..core.context import ctx, graph_mode
+from ..core.devices import runtime
 from ..eager.execute import bind
 from ..graph.core_ops import Placeholder
 from ..graph.graph import Graph
@@ -43,6 +45,11 @@ class GraphCallable:
         self.optimized, self.pass_stats = optimize(program, passes_for(jit_compile))
         self.compiled = compile_program(self.optimized, name)
         self.run = self.compiled.run
+        # Ops placed with tw.device: runs per caller scope, partitioned across devices.
+        self.placed: PlacedRunner | None = None
+        if any(op.device for op in program.graph.get_operations()):
+            self.placed = PlacedRunner(program, self.compiled, passes_for(jit_compile), name)
+            self.run = self.placed.run
         self._tape_forward: GraphCallable | None = None
         # Set on the forward variant: how its gradient is computed.
         self.backward: GraphCallable | None = None
@@ -55,6 +62,20 @@ class GraphCallable:
 
     def __repr__(self) -> str:
         return f"<GraphCallable {self.name}>"
+
+    def output_devices(self) -> list | None:
+        """The device names of the outputs of a call from this thread (None: all CPU:0).
+
+        Returns:
+            One name (or None for CPU:0) per output, or None.
+        """
+        spec = ctx.device_stack[-1]
+        if self.placed is not None:
+            return self.placed.plan(spec).output_names
+        if not spec:
+            return None
+        dev = runtime.resolve(spec, self.name)
+        return None if dev is runtime.default else [dev.name] * len(self.program.outputs)
 
     def tape_forward(self) -> GraphCallable:
         """The variant to run under a tape: also returns what the backward pass needs."""

@@ -65,6 +65,26 @@ def _make_packer(structure):
     return pack
 
 
+def _make_placed_packer(structure):
+    """``_make_packer`` for a call whose outputs may sit on devices other than CPU:0:
+    ``pack(outs, names)`` also names each output tensor's device (None: CPU:0)."""
+    flat = nest.flatten(structure, expand_composites=True)
+    slots = [isinstance(x, SymbolicTensor) for x in flat]
+
+    def pack(outs, names):
+        it = iter(zip(outs, names or [None] * len(outs)))
+        vals = []
+        for x, s in zip(flat, slots):
+            if s:
+                v, name = next(it)
+                x = EagerTensor(_array(v))
+                if name is not None:
+                    x._device = name
+            vals.append(x)
+        return nest.pack_sequence_as(structure, vals, expand_composites=True)
+    return pack
+
+
 def _array(v):
     """``v``, or a 0-d object array for a string scalar (bytes) taken out of an object array."""
     return v if type(v) is not bytes else np.asarray(v, dtype=object)
@@ -104,6 +124,9 @@ class ConcreteFunction:
         flat_sig = nest.flatten(list(args), True) + nest.flatten(kwargs, True)
         self._tensor_positions = [i for i, s in enumerate(flat_sig) if isinstance(s, TensorSpec)]
         self._taped: GraphCallable | None = None
+        self._placed_pack = _make_placed_packer(fg.structured_outputs)
+        if self._callable.placed is not None:  # outputs may be on other devices
+            self._call_fast = self._call_placed
 
     # ----- inspection -----
     @property
@@ -157,6 +180,17 @@ class ConcreteFunction:
         """Intermediate memory before and after planning (``compiler/memory.py``):
         ``{'unplanned_bytes', 'peak_bytes', 'bytes_saved', 'buffers_reused', ...}``."""
         return memory_stats(self._callable.optimized)
+
+    @property
+    def partitions(self) -> list:
+        """The per-device partitions a call from this thread runs (``compiler/partition.py``:
+        each has ``device``, ``program``, ``optimized``, ``pass_stats``, ``compiled``); empty
+        when every op runs on one device."""
+        placed = self._callable.placed
+        if placed is None:
+            return []
+        plan = placed.plan(ctx.device_stack[-1]).partitioned
+        return [] if plan is None else list(plan.partitions)
 
     @property
     def generated_source(self) -> str:
@@ -241,11 +275,18 @@ class ConcreteFunction:
         if ctx.tapes:
             return self._call_taped(leaves)
         vals = [_leaf_value(x) for x in leaves]
+        names = self._callable.output_devices() if ctx.device_stack[-1] or \
+            self._callable.placed is not None else None
         try:
             outs = self._run(*vals)
         except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
             raise self._callable.compiled.error(e) from e
-        return self._pack(outs)
+        return self._pack(outs) if names is None else self._placed_pack(outs, names)
+
+    def _call_placed(self, args: tuple):
+        """``_call_fast`` of a graph with placed ops: outputs name their devices."""
+        pos = self._tensor_positions
+        return self._call_leaves([args[i] for i in pos] if len(pos) != len(args) else args)
 
     def _call_fast(self, args: tuple):
         """A call whose arguments are all tensors or Python scalars (no nesting)."""

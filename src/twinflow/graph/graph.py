@@ -211,7 +211,7 @@ class Graph:
         op_name = self.unique_name(name or opdef.name)
         controls = [c for deps in self._control_deps for c in deps]
         op = Operation(self, opdef, op_name, inputs, attrs, output_specs, controls,
-                       ctx.device, user_source_location())
+                       ctx.device_stack[-1], user_source_location())
         self._ops.append(op)
         self._by_name[op_name] = op
         self._version += 1

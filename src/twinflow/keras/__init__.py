@@ -11,6 +11,7 @@ from . import (
     metrics,
     mixed_precision,
     models,
+    ops,
     optimizers,
     regularizers,
     saving,
@@ -27,6 +28,7 @@ from .regularizers import Regularizer
 
 __all__ = ["activations", "backend", "callbacks", "constraints", "datasets", "initializers",
            "layers", "losses",
-           "metrics", "mixed_precision", "models", "optimizers", "regularizers", "saving", "utils",
+           "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
+           "saving", "utils",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

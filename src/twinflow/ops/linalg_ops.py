@@ -133,7 +133,8 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         The product; batch dims broadcast.
     """
     if (type(a) is _ET and type(b) is _ET
-            and (process.quiet or (ctx.graph is None and not ctx.slow_path))
+            and (process.quiet or (ctx.graph is None and not ctx.slow_path
+                                  and not process.eager_hook))
             and not (transpose_a or transpose_b or adjoint_a or adjoint_b)):
         # The eager hot path (``power(x, 100)``): no conversion, no attrs, no bind. Anything
         # unusual (mixed dtypes, bad shapes, object arrays) goes the long way for its error.

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.context import ctx, eager_mode
+from ..core.devices import placed_device
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
@@ -227,6 +228,8 @@ class Variable:
         _uid[0] += 1
         self._unique_id = _uid[0]
         self.handle = ResourceHandle(self)
+        # As TensorFlow: the device of the tw.device scope the variable is created in.
+        self._device = placed_device("VarHandleOp").name
         graph = ctx.graph
         # A variable made while a graph is built belongs to it (tracking, init ops).
         self._graph = graph
@@ -277,7 +280,7 @@ class Variable:
 
     @property
     def device(self) -> str:
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        return self._device
 
     @property
     def ndim(self) -> int:

@@ -25,6 +25,7 @@ from ..core import (
     unary_infer,
 )
 from ..dispatch import CompositeArgument, dispatch
+from ..math.fast_reduce import add_reduce
 
 
 @register_op("Identity")
@@ -203,13 +204,13 @@ class SumToShape:
         if axes is None:
             axes = _sum_to_axes(x.shape, shape)
         if axes and x.dtype.kind in "fc":  # the gradient case, without np.sum's wrapper
-            return np.add.reduce(x, axis=axes, keepdims=True).reshape(shape)
+            return add_reduce(x, axes, None, True).reshape(shape)
         out = np.sum(x, axis=axes, keepdims=True) if axes else x
         return np.reshape(out, shape).astype(x.dtype, copy=False)
 
     def lower(op):
         """Codegen hint: with both shapes static the axes are worked out once, at compile time,
-        and NumPy's add.reduce is called directly."""
+        and ``add_reduce`` is called directly."""
         x, s = op.inputs
         target, xs = constant_value(s), known_shape(x)
         if target is None or xs is None or x.dtype.np is None or x.dtype.np.kind not in "fc":
@@ -243,10 +244,10 @@ def _sum_to_lowered(xs: tuple, target: tuple):
         i + lead for i, d in enumerate(target) if d == 1 and xs[i + lead] != 1)
     if tuple(d for i, d in enumerate(xs) if i not in axes) == target:
         def sum_to(x, shape):
-            return np.add.reduce(x, axis=axes)
+            return add_reduce(x, axes)
     else:
         def sum_to(x, shape):
-            return np.add.reduce(x, axis=axes, keepdims=True).reshape(target)
+            return add_reduce(x, axes, None, True).reshape(target)
     sum_to.fresh_result = True
     return sum_to
 

@@ -335,7 +335,8 @@ def slice_helper(tensor, key) -> Tensor:
     if not isinstance(key, tuple):
         key = (key,)
     if (type(tensor) is EagerTensor and _plain(key)
-            and (process.quiet or (ctx.graph is None and not ctx.slow_path))):
+            and (process.quiet or (ctx.graph is None and not ctx.slow_path
+                                  and not process.eager_hook))):
         # Nothing records this op, so NumPy's identical basic indexing can do it directly.
         try:
             v = tensor._value[key]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.context import ctx
+from ...core.devices import set_log_placement
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind, convert_to_tensor
 from ...graph.registry import register_op
@@ -108,11 +109,12 @@ def assert_all_finite(x: TensorLike, message, name: str | None = None) -> Tensor
 
 
 def set_log_device_placement(enabled: bool) -> None:
-    """Accepted for compatibility: every op runs on the CPU.
+    """Logs the device of every eager op and of every node of a placed graph (to stderr).
 
     Args:
-        enabled: ignored.
+        enabled: True to log, False to stop.
     """
+    set_log_placement(enabled)
 
 
 def is_numeric_tensor(tensor: TensorLike) -> bool:

@@ -16,6 +16,7 @@ from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, sh
 from ..core import convert, known_shape, normalize_axis, quietly
 from ..dispatch import CompositeArgument, dispatch
 from .binary import Mul, divide, multiply, subtract
+from .fast_reduce import add_reduce
 
 # ----- shape rules and helpers ------------------------------------------------------------------
 
@@ -189,8 +190,9 @@ class Sum:
     infer = _numeric_infer
 
     def kernel(x, *, axis, keepdims=False):
-        # np.sum's own step, quietly: TensorFlow overflows to inf (inf - inf: nan) silently.
-        return quietly(np.add.reduce, x, axis, x.dtype, None, keepdims)
+        # np.sum's own step (BLAS for leading axes), quietly: TensorFlow overflows to inf
+        # (inf - inf: nan) silently.
+        return quietly(add_reduce, x, axis, x.dtype, keepdims)
 
     def grad(op, dy):
         x = op.inputs[0]
@@ -273,9 +275,10 @@ def _reciprocal(n: int, dtype):
 
 
 def _float_mean(x, axis, keepdims: bool, dtype, count):
-    """``np.mean(x, axis, dtype=dtype)`` for float and complex ``x``, bit for bit: its own steps
-    (sum, then divide by the count as an intp) without its Python-level argument handling."""
-    total = np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    """``np.mean(x, axis, dtype=dtype)`` for float and complex ``x``: its own steps (sum, then
+    divide by the count as an intp) without its Python-level argument handling; bit for bit,
+    except that a sum over leading axes is a BLAS product (``fast_reduce``)."""
+    total = add_reduce(x, axis, dtype, keepdims)
     if type(total) is np.ndarray:
         return np.true_divide(total, count, out=total, casting="unsafe")
     return total.dtype.type(total / count)

@@ -1,8 +1,6 @@
 """Convolutions (im2col-style) and bias_add: conv1d/2d, transposed, depthwise, separable, atrous."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
@@ -12,7 +10,8 @@ from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
-from ..core import ZerosLike, convert, convert_pair
+from ..core import ZerosLike, convert, convert_pair, quietly
+from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
     _check_dy,
@@ -88,7 +87,8 @@ class BiasAddGrad:
 
     def kernel(dy, *, data_format="NHWC"):
         ch = _channel_axis(dy.ndim, data_format) % dy.ndim
-        return np.sum(dy, axis=tuple(i for i in range(dy.ndim) if i != ch), dtype=dy.dtype)
+        axes = tuple(i for i in range(dy.ndim) if i != ch)
+        return quietly(add_reduce, dy, axes, dy.dtype, False)  # (a BLAS product for NHWC)
 
     def grad(op, ddb):
         dy = op.inputs[0]

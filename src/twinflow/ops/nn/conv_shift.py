@@ -12,6 +12,8 @@ filter gradient is ``dW[k] = X[off[k]:][:M].T @ dYwide[:M]`` and the input gradi
 ``dX[off[k]:][:M] += dYwide[:M] @ W[k].T`` (``dYwide``: dy placed on the wide grid, zeros
 elsewhere), both again products of contiguous row ranges.
 
+The sums of products accumulate in place (``core.blas.gemm`` with ``beta=1``: no temporary
+and no separate addition per offset; NumPy's matmul and add where the library is not there).
 Large batches are split over the intra-op thread pool; the products run with BLAS on one
 thread (``core.blas.single_threaded``).
 """
@@ -77,11 +79,13 @@ def conv(xp, w, dilations):
         xa = xp[a:b].reshape(-1, c)
         m = xa.shape[0] - offs[-1]
         y = np.empty((xa.shape[0], o), out.dtype)
-        np.matmul(xa[offs[0]:offs[0] + m], wk[0], out=y[:m])
-        tmp = np.empty((m, o), out.dtype)
-        for k in range(1, len(offs)):
-            np.matmul(xa[offs[k]:offs[k] + m], wk[k], out=tmp)
-            np.add(y[:m], tmp, out=y[:m])
+        if not all(blas.gemm(xa[off:off + m], wk[k], y[:m], k > 0)   # y += X[off:] @ W[k]
+                   for k, off in enumerate(offs)):
+            np.matmul(xa[offs[0]:offs[0] + m], wk[0], out=y[:m])
+            tmp = np.empty((m, o), out.dtype)
+            for k in range(1, len(offs)):
+                np.matmul(xa[offs[k]:offs[k] + m], wk[k], out=tmp)
+                np.add(y[:m], tmp, out=y[:m])
         out[a:b] = y.reshape(b - a, *padded, o)[(slice(None), *valid)]
 
     _run(share, _shares(n, n * size * c * o * len(offs)))
@@ -153,10 +157,12 @@ def backprop_input(padded_shape, w, dy, dilations):
         dya = _wide(dy[a:b], padded, valid)
         dxa = dx[a:b].reshape(-1, c)
         m = dxa.shape[0] - offs[-1]
-        tmp = np.empty((m, c), dt)
-        for k, off in enumerate(offs):
-            np.matmul(dya[:m], wt[k], out=tmp)
-            np.add(dxa[off:off + m], tmp, out=dxa[off:off + m])
+        tmp = None
+        for k, off in enumerate(offs):   # dX[off:] += dY @ W[k].T
+            if not blas.gemm(dya[:m], wt[k], dxa[off:off + m], 1):
+                tmp = np.empty((m, c), dt) if tmp is None else tmp
+                np.matmul(dya[:m], wt[k], out=tmp)
+                np.add(dxa[off:off + m], tmp, out=dxa[off:off + m])
 
     _run(share, _shares(n, n * int(np.prod(padded)) * c * o * len(offs)))
     return dx

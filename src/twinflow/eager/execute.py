@@ -79,23 +79,26 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     """
     # No thread builds a graph or records: skip the per-thread ctx.
     if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
-        check = opdef.validate_eager
-        if check is not None:  # the op's schema (and infer, if it says so): as in a graph
-            check(inputs, attrs)
-        try:
-            out = opdef.kernel(*[t._value for t in inputs], **attrs)
-        except KERNEL_ERRORS as e:
-            raise kernel_error(opdef, inputs, attrs, e) from e
-        if opdef.multi_output:
-            result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
-        else:
-            if type(out) is bytes:  # an element of a string (object) array: keep an array
-                out = _string_scalar(out)
-            result = EagerTensor(out)
-        return result
+        return _run_kernel(opdef, inputs, attrs)
     if ctx.graph is None:
         return _bind_eager_slow(opdef, inputs, attrs)
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def _run_kernel(opdef: OpDef, inputs, attrs: dict):
+    """The op run eagerly: its checks, its kernel on the inputs' arrays, the result(s) as
+    EagerTensors."""
+    check = opdef.validate_eager
+    if check is not None:  # the op's schema (and infer, if it says so): as in a graph
+        check(inputs, attrs)
+    try:
+        out = opdef.kernel(*[t._value for t in inputs], **attrs)
+    except KERNEL_ERRORS as e:
+        raise kernel_error(opdef, inputs, attrs, e) from e
+    # An element of a string (object) array comes out as bytes: keep it an array.
+    if opdef.multi_output:
+        return [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
+    return EagerTensor(out if type(out) is not bytes else _string_scalar(out))
 
 
 def _bind_eager_slow(opdef: OpDef, inputs, attrs: dict):
@@ -105,19 +108,8 @@ def _bind_eager_slow(opdef: OpDef, inputs, attrs: dict):
     dev = placed_device(opdef.name)
     if runtime.log_placement:
         runtime.log(f"Executing op {opdef.name} in device {dev.name}")
-    check = opdef.validate_eager
-    if check is not None:
-        check(inputs, attrs)
-    try:
-        out = opdef.kernel(*[t._value for t in inputs], **attrs)
-    except KERNEL_ERRORS as e:
-        raise kernel_error(opdef, inputs, attrs, e) from e
-    if opdef.multi_output:
-        result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
-        outputs = result
-    else:
-        result = EagerTensor(out if type(out) is not bytes else _string_scalar(out))
-        outputs = [result]
+    result = _run_kernel(opdef, inputs, attrs)
+    outputs = result if opdef.multi_output else [result]
     if dev is not runtime.default:
         for t in outputs:
             t._device = dev.name

@@ -105,5 +105,15 @@ def __dir__() -> list:
 # tw.compat.v1 resolves the TF2 names it does not define here (declared, not looked up).
 import sys as _sys  # noqa: E402
 from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
+from .graph.registry import register_op_family_loader as _register_op_families  # noqa: E402
 
 _register_compat_v1(_sys.modules[__name__])
+
+
+def _load_op_families() -> None:
+    # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
+    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal"):
+        __getattr__(_name)
+
+
+_register_op_families(_load_op_families)

@@ -1,5 +1,7 @@
 """The ``twinflow`` command: ``demo``, ``bench``, ``inspect``, ``export`` and ``version``.
 
+``twinflow inspect DIR`` prints a SavedModel's signatures as ``saved_model_cli show --all``.
+
 ``twinflow inspect FILE.py:NAME --arg 'float32[2,3]' --arg 3`` traces a function for the given
 arguments and prints what each compiler stage made of it (see ``inspect_function``).
 """
@@ -30,6 +32,7 @@ from .graph.graph import Graph
 from .graph.tensor import SymbolicTensor
 from .keras import demo as training_demo
 from .ops.variables import Variable
+from .saved_model.show import show_all
 
 __all__ = ["main", "eager_tour", "inspect_function", "load_target", "parse_arg"]
 
@@ -112,7 +115,7 @@ _UNKNOWN_DIMS = ("?", "None", "_", "-1")
 _AG_CONTROL_RE = re.compile(r"ag__\.(?!converted_call\b|ld\b)\w+\(")
 # Attributes every op of a kind carries (dtypes, inferred shapes): noise in a listing.
 _QUIET_ATTRS = frozenset(("T", "Tout", "Tin", "dtype", "output_shapes", "out_type", "Tidx",
-                          "value"))
+                          "value", "tensor_type", "send_device", "recv_device"))
 SECTIONS = ("signature", "autograph", "graph", "passes", "optimized", "devices", "source")
 
 
@@ -258,7 +261,7 @@ def _attrs_text(op) -> str:
 
 
 def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
-                  indent: str = "  ") -> None:
+                  indent: str = "  ", devices: bool = True) -> None:
     """Lists ``graph``'s ops, grouped under the user's source line that created them."""
     captured = {id(ph): outer for outer, ph in captures}
     rows: list = []   # (source header or None, left column, right column, sub-graphs)
@@ -273,7 +276,7 @@ def _format_graph(graph, out: Callable[[str], None], outputs=None, captures=(),
         attrs = _attrs_text(op)
         call = f"{op.type}({', '.join(args)}{'; ' + attrs if attrs and args else attrs})"
         right = ", ".join(_shape_text(t) for t in op.outputs)
-        if op.device:
+        if op.device and devices:
             right += f"  on {op.device}"
         if op.type == "Placeholder":
             outer = captured.get(id(op.outputs[0]))
@@ -363,7 +366,8 @@ def _devices_section(partitions: list, out: Callable[[str], None]) -> None:
         changes = sum(p.pass_stats.values())
         out(f"  {p.device.name}: {len(p.optimized.graph.get_operations())} ops "
             f"({changes} changes by the passes)")
-        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ")
+        _format_graph(p.optimized.graph, out, p.optimized.outputs, indent="    ",
+                      devices=False)
 
 
 def _autograph_section(function: Function, out: Callable[[str], None], explicit: bool) -> None:
@@ -384,6 +388,16 @@ def _autograph_section(function: Function, out: Callable[[str], None], explicit:
             out(line)
 
 
+def _inspect_saved_model(path: str) -> int:
+    """``twinflow inspect DIR``: a SavedModel's signatures, as ``saved_model_cli show --all``."""
+    try:
+        show_all(path)
+    except (OSError, tw.errors.OpError) as e:
+        print(f"twinflow inspect: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _inspect_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="twinflow inspect",
@@ -396,7 +410,8 @@ def _inspect_main(argv: Sequence[str]) -> int:
                "'float32[?]' --show source\nQuote specs: [ ] are shell glob characters.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("target", help="FILE.py:NAME or package.module:NAME (NAME may be "
-                                       "dotted: obj.fn); FILE.py alone lists its functions")
+                                       "dotted: obj.fn); FILE.py alone lists its functions; "
+                                       "a SavedModel directory prints its signatures")
     parser.add_argument("--arg", action="append", default=[], metavar="SPEC",
                         help="one argument, in order: DTYPE[dims] ('float32[2,3]', 'int32[]', "
                              "'float32[?,3]'), or a Python literal (3, 0.5, True, \"'relu'\"); "
@@ -406,6 +421,8 @@ def _inspect_main(argv: Sequence[str]) -> int:
     parser.add_argument("--show", default=",".join(SECTIONS),
                         help=f"comma-separated sections to print (default: all of "
                              f"{','.join(SECTIONS)})")
+    if len(argv) == 1 and os.path.isdir(argv[0]):   # a SavedModel directory
+        return _inspect_saved_model(argv[0])
     ns = parser.parse_args(argv)
     sections = [s.strip() for s in ns.show.split(",") if s.strip()]
     unknown = [s for s in sections if s not in SECTIONS]

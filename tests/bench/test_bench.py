@@ -26,6 +26,14 @@ def test_quick_run_output_format(capsys):
     assert "< 1 µs" in out[3] and "<= 1.8x" in out[2]
 
 
+def test_cpu_timer_is_named_in_the_header_and_reset_after(capsys):
+    assert bench.main(["--quick", "--repeat", "1", "--min-time", "0", "--no-others",
+                       "--mode", "eager", "--only", "add2", "--timer", "cpu"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "; cpu time; ratio" in out[0] and ROW.match(out[2])
+    assert bench._timer[0] == "wall"
+
+
 def test_every_workload_computes_what_numpy_does():
     for w in WORKLOADS:
         if w.name == "while1000" or w.numpy is None:

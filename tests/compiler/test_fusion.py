@@ -73,7 +73,7 @@ def test_gelu_is_one_fused_block_with_comment():
     assert cf.pass_stats["fusion"] == 9
     assert "9 elementwise ops fused into one blocked loop" in src
     assert "return 0.5 * x * (1.0 + tw.tanh(" in src        # the user's line is named
-    assert "tanh(t" in src and "out=o[s:e]" in src
+    assert "tanh(t" in src and "out=tO" in src and "tO = o[s:e]" in src  # (result block reused)
     xn = x.numpy()
     f = np.float32
     ref = f(0.5) * xn * (f(1.0) + np.tanh(f(0.79788456) * (xn + f(0.044715) * xn * xn * xn)))
@@ -139,11 +139,16 @@ def test_memory_stats_before_and_after_planning():
 
     f(x)
     st = f.get_concrete_function(x).memory_stats
-    # unfused: four full-size float32 results; planned: the fused result plus one block-sized
-    # scratch buffer (every step after the first writes in place)
+    # unfused: four full-size float32 results; planned: the fused result only (every step
+    # writes in place, in the result's own block: no scratch buffer)
     assert st["unplanned_bytes"] == 4 * 1_600_000
     assert st["fused_groups"] == 1 and st["exact"]
-    assert st["peak_bytes"] == 1_600_000 + fusion.DEFAULT.block_bytes
+    assert st["peak_bytes"] == 1_600_000
+    # a tree needs one block-sized scratch buffer beside the result's block
+    g = tw.function(lambda x: tw.tanh(x * 2.0) * (x + 1.0))
+    g(x)
+    assert g.get_concrete_function(x).memory_stats["peak_bytes"] == \
+        1_600_000 + fusion.DEFAULT.block_bytes
     assert st["bytes_saved"] == st["unplanned_bytes"] - st["peak_bytes"]
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import twinflow as tw
+from twinflow.core.devices import runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "guide.md"
@@ -49,8 +50,10 @@ def test_guide_has_examples():
 
 @pytest.fixture
 def restore_switches():
+    runtime.reset(None, start=False)  # as in a new process: logical devices configurable
     yield
     tw.config.run_functions_eagerly(False)
+    runtime.reset(None)
 
 
 @pytest.mark.parametrize("where, code, expected", EXAMPLES, ids=[w for w, _, _ in EXAMPLES])

@@ -92,16 +92,21 @@ def test_blocks_cover_the_batch(monkeypatch):
                                dw, rtol=1e-10)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads,gemm", [(1, True), (2, True), (1, False)])
 @pytest.mark.parametrize("spatial,k,dil,padding", [
     ((3, 7, 6), (3, 3), (1, 1), "VALID"), ((2, 6, 7), (3, 2), (2, 1), "SAME"),
     ((2, 9), (4,), (1,), "SAME"), ((2, 4, 5, 4), (2, 3, 2), (1, 1, 1), "SAME")])
-def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads, monkeypatch):
-    # >= SHIFT_MIN_CHANNELS input channels: conv_shift's path, batch split over the pool
+def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads, gemm,
+                                              monkeypatch):
+    # >= SHIFT_MIN_CHANNELS input channels: conv_shift's path, batch split over the pool; the
+    # products accumulate through core.blas.gemm, or (gemm=False) NumPy's matmul and add
     import twinflow as tw
+    from twinflow.core import blas
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    if not gemm:
+        monkeypatch.setattr(blas, "gemm", lambda *a, **k: False)
     old = tw.config.threading.get_intra_op_parallelism_threads()
     tw.config.threading.set_intra_op_parallelism_threads(threads)
     try:

@@ -776,8 +776,8 @@ def test_seed002_memory_aware_training(capsys):
     it are completed the usual way (images and labels, batches, a GradientTape step with loss
     scaling, memory printed every 10 steps). ``psutil`` is optional: without it the peak RSS
     from ``resource`` stands in. Sizes are shrunk: [1000, 32, 32, 3] -> [96, 8, 8, 3].
-    twinflow accepts ``mixed_float16`` and computes in float32 (NumPy gains nothing from
-    float16 on a CPU), so the logits are float32 where TensorFlow's would be float16."""
+    Under ``mixed_float16`` the layers compute in float16 with float32 variables, as in
+    TensorFlow; the global policy is reset afterwards so later tests get float32 layers."""
     def memory_efficient_eager_training():
         """内存高效的 Eager Execution 训练策略"""
         class MemoryAwareModel(tf.keras.Model):
@@ -837,14 +837,20 @@ def test_seed002_memory_aware_training(capsys):
                           f"内存 {get_memory_usage():.2f} MB")
         return model
 
-    model = memory_efficient_eager_training()
-    assert tf.keras.mixed_precision.global_policy().name == "mixed_float16"
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 2
-    for epoch, line in enumerate(lines):
-        assert re.fullmatch(rf"Epoch {epoch} 步骤 0: 损失 \d+\.\d{{4}}, 内存 \d+\.\d\d MB", line)
-    assert len(model.trainable_variables) == 10  # 2 convs, 2 batch norms, 1 dense
-    assert model(tf.zeros([2, 8, 8, 3])).shape == (2, 10)
+    try:
+        model = memory_efficient_eager_training()
+        assert tf.keras.mixed_precision.global_policy().name == "mixed_float16"
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == 2
+        for epoch, line in enumerate(lines):
+            assert re.fullmatch(rf"Epoch {epoch} 步骤 0: 损失 \d+\.\d{{4}}, 内存 \d+\.\d\d MB",
+                                line)
+        assert len(model.trainable_variables) == 10  # 2 convs, 2 batch norms, 1 dense
+        assert model(tf.zeros([2, 8, 8, 3])).shape == (2, 10)
+        assert model(tf.zeros([2, 8, 8, 3])).dtype == tf.float16
+        assert model.conv1.kernel.dtype == tf.float32
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
 
 
 # ===== seed 003: static graphs (the PyTorch parts are not TensorFlow and are skipped) ========

@@ -68,16 +68,31 @@ class _Writer:
         return self.value(f, "f")
 
 
-def _plan_buffers(steps: tuple) -> tuple:
-    """(buffer index of each step's result, None for the last; buffer dtypes)."""
+def _out_reusable(steps: tuple, flat: bool) -> bool:
+    """Whether the result's own block may hold intermediates: a flat loop (every value has the
+    block's shape, so a ufunc's output may be one of its inputs) ending in a ufunc step."""
+    return flat and steps[-1].kind in ("ufunc", "relu")
+
+
+def _plan_buffers(steps: tuple, out_buffer: bool = False) -> tuple:
+    """(buffer of each step's result, None for the last; scratch buffer dtypes).
+
+    A buffer is an index into the scratch buffers, or ``"O"`` for the block of the result
+    itself (with ``out_buffer``: one scratch buffer fewer; the last step then reads what it
+    overwrites, elementwise, which ufuncs allow).
+    """
     last: dict = {}
     for j, s in enumerate(steps):
         for kind, i in s.args:
             if kind == "t":
                 last[i] = j
-    free: dict = {}   # dtype -> [buffer indices]
+    out_dt = np.dtype(steps[-1].dtype)
+    free: dict = {out_dt: ["O"]} if out_buffer else {}   # dtype -> [buffers]
     dtypes: list = []
     where: list = []
+
+    def dtype_of(b):
+        return out_dt if b == "O" else dtypes[b]
     for j, s in enumerate(steps):
         # values dead after this step give their buffers back first, so ufuncs run in place;
         # copy-based steps must not overwrite an argument they still read after writing
@@ -86,7 +101,7 @@ def _plan_buffers(steps: tuple) -> tuple:
                     and where[i] is not None]
         if not keep:
             for b in released:
-                free.setdefault(dtypes[b], []).append(b)
+                free.setdefault(dtype_of(b), []).append(b)
         if j == len(steps) - 1:
             where.append(None)
         else:
@@ -99,7 +114,7 @@ def _plan_buffers(steps: tuple) -> tuple:
             where.append(b)
         if keep:
             for b in released:
-                free.setdefault(dtypes[b], []).append(b)
+                free.setdefault(dtype_of(b), []).append(b)
     return where, dtypes
 
 
@@ -165,7 +180,8 @@ def scratch_bytes(op) -> int:
     """
     total, _, flat, n, rows = block_geometry(op)
     row = total // max(n, 1)
-    _, dts = _plan_buffers(op.attrs["steps"])
+    steps = op.attrs["steps"]
+    _, dts = _plan_buffers(steps, _out_reusable(steps, flat))
     return sum(rows * row * dt.itemsize for dt in dts)
 
 
@@ -190,7 +206,7 @@ def fused_source(op) -> tuple:
     w = _Writer()
     name = _ident(f"fused_{op.name}")
     params = [f"x{i}" for i in range(len(in_shapes))]
-    where, bufdt = _plan_buffers(steps)
+    where, bufdt = _plan_buffers(steps, _out_reusable(steps, flat))
     tail = () if flat or not shape else tuple(shape[1:])
     specs = w.value(tuple((tail, dt) for dt in bufdt), "scratch")
     out_dt = np.dtype(steps[-1].dtype).name
@@ -216,6 +232,8 @@ def fused_source(op) -> tuple:
     lines.append("    def block(s, e, b):")
     body = ["n = e - s"]
     body += [f"t{b} = b[{b}][:n]" for b in range(len(bufdt))]
+    if "O" in where:
+        body.append("tO = o[s:e]")
     for i, sl in enumerate(sliced):
         body.append(f"u{i} = v{i}[s:e]" if sl else f"u{i} = v{i}")
     for j, s in enumerate(steps):
@@ -228,7 +246,7 @@ def fused_source(op) -> tuple:
             else:
                 args.append(w.value(v, "c"))
                 consts.append(f"{args[-1]}={v!r}")
-        out = "o[s:e]" if where[j] is None else f"t{where[j]}"
+        out = ("tO" if "O" in where else "o[s:e]") if where[j] is None else f"t{where[j]}"
         text = _step_lines(w, s, args, out)
         text[-1] += f"  # {s.op_type} {s.op_name}" + (f" ({', '.join(consts)})" if consts else "")
         body += text

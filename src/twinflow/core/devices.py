@@ -330,9 +330,15 @@ class Runtime:
                 raise RuntimeError("Virtual devices cannot be modified after being initialized")
             self.configs = list(configs) or None
 
-    def reset(self, configs: list | None = None) -> None:
+    def reset(self, configs: list | None = None, start: bool = True) -> None:
         """Forgets the started devices so that a test can configure others (as TensorFlow's
-        private ``context._reset_context``); tensors keep the names they were placed on."""
+        private ``context._reset_context``); tensors keep the names they were placed on.
+
+        Args:
+            configs: the logical CPU configurations (None: one CPU).
+            start: start the new devices now; if False, the runtime may be configured again
+                until its next use, as in a new process.
+        """
         with self._lock:
             for d in self.devices:
                 if d._executor is not None:
@@ -341,7 +347,10 @@ class Runtime:
             self.configs = list(configs) if configs else None
             self._resolved.clear()
             self.generation += 1
-        self.start()
+        if start:
+            self.start()
+        else:
+            _set_hook(True)
 
     def resolve(self, spec: str, op_name: str = "") -> Device:
         """The device an op placed by ``spec`` runs on (soft placement falls back to CPU:0).

@@ -77,45 +77,37 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     Returns:
         One tensor, or a list of tensors for a multi-output op.
     """
-    # No thread builds a graph or records: skip the per-thread ctx.
-    if process.quiet or (ctx.graph is None and not (ctx.slow_path or process.eager_hook)):
-        return _run_kernel(opdef, inputs, attrs)
-    if ctx.graph is None:
-        return _bind_eager_slow(opdef, inputs, attrs)
+    quiet = process.quiet  # no thread builds a graph or records: skip the per-thread ctx
+    if quiet or ctx.graph is None:
+        dev = None
+        if not quiet and (ctx.slow_path or process.eager_hook):
+            dev = _place(opdef)  # a device scope, a tape, numeric checks, or logging
+        check = opdef.validate_eager
+        if check is not None:  # the op's schema (and infer, if it says so): as in a graph
+            check(inputs, attrs)
+        try:
+            out = opdef.kernel(*[t._value for t in inputs], **attrs)
+        except KERNEL_ERRORS as e:
+            raise kernel_error(opdef, inputs, attrs, e) from e
+        if opdef.multi_output:
+            result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
+        else:
+            if type(out) is bytes:  # an element of a string (object) array: keep an array
+                out = _string_scalar(out)
+            result = EagerTensor(out)
+        if dev is not None:
+            _after_eager(opdef, inputs, attrs, result if opdef.multi_output else [result], dev)
+        return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
 
 
-def _run_kernel(opdef: OpDef, inputs, attrs: dict):
-    """The op run eagerly: its checks, its kernel on the inputs' arrays, the result(s) as
-    EagerTensors."""
-    check = opdef.validate_eager
-    if check is not None:  # the op's schema (and infer, if it says so): as in a graph
-        check(inputs, attrs)
-    try:
-        out = opdef.kernel(*[t._value for t in inputs], **attrs)
-    except KERNEL_ERRORS as e:
-        raise kernel_error(opdef, inputs, attrs, e) from e
-    # An element of a string (object) array comes out as bytes: keep it an array.
-    if opdef.multi_output:
-        return [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
-    return EagerTensor(out if type(out) is not bytes else _string_scalar(out))
-
-
-def _bind_eager_slow(opdef: OpDef, inputs, attrs: dict):
-    """An eager op when its thread is in a device scope or records, or the device runtime
-    needs to see it (not started yet, logging placement): ``bind``'s eager path plus
-    placement, tape recording and numeric checks."""
+def _place(opdef: OpDef):
+    """The device an eager op runs on (raising for a missing one under hard placement),
+    logged when placement is logged."""
     dev = placed_device(opdef.name)
     if runtime.log_placement:
         runtime.log(f"Executing op {opdef.name} in device {dev.name}")
-    result = _run_kernel(opdef, inputs, attrs)
-    outputs = result if opdef.multi_output else [result]
-    if dev is not runtime.default:
-        for t in outputs:
-            t._device = dev.name
-    if ctx.slow_path:
-        _after_eager(opdef, inputs, attrs, outputs)
-    return result
+    return dev
 
 
 def _string_scalar(b: bytes) -> np.ndarray:
@@ -152,11 +144,17 @@ def bind_binary(opdef: OpDef, x, y):
             raise kernel_error(opdef, (x, y), _EMPTY, e) from e
         return EagerTensor(out)
     if ctx.graph is None:
-        return _bind_eager_slow(opdef, (x, y), _EMPTY)
+        return bind(opdef, (x, y))
     return _bind_graph(ctx.graph, opdef, (x, y), _EMPTY, None)
 
 
-def _after_eager(opdef: OpDef, inputs, attrs: dict, outputs: list) -> None:
+def _after_eager(opdef: OpDef, inputs, attrs: dict, outputs: list, dev) -> None:
+    """Marks the outputs with their device; records them on the tapes, checks numerics."""
+    if dev is not runtime.default:
+        for t in outputs:
+            t._device = dev.name
+    if not ctx.slow_path:
+        return
     if ctx.check_numerics:
         for t in outputs:
             _check_numerics(opdef.name, t._value, "")

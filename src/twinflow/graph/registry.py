@@ -199,3 +199,26 @@ def get_op(name: str) -> OpDef:
         return REGISTRY[name]
     except KeyError:
         raise KeyError(f"No op named {name!r} is registered") from None
+
+
+# Op families that the public namespace imports on first use (tw.keras, tw.data...) register
+# their ops only then; a loader that looks ops up by name (a SavedModel, a GraphDef) first
+# makes them all known, whatever happens to be imported. Registration point:
+# ``register_op_family_loader`` (called by ``twinflow/__init__.py``).
+_FAMILY_LOADERS: list = []
+
+
+def register_op_family_loader(loader: Callable[[], None]) -> None:
+    """Declares how to import the op families loaded lazily (called once by the public
+    namespace).
+
+    Args:
+        loader: imports every package that registers ops.
+    """
+    _FAMILY_LOADERS.append(loader)
+
+
+def load_all_op_families() -> None:
+    """Imports every package that registers ops, so ``REGISTRY`` holds them all."""
+    for loader in list(_FAMILY_LOADERS):
+        loader()

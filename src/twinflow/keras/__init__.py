@@ -3,8 +3,10 @@ from . import (
     activations,
     backend,
     callbacks,
+    config,
     constraints,
     datasets,
+    dtype_policies,
     initializers,
     layers,
     losses,
@@ -18,6 +20,7 @@ from . import (
     utils,
 )
 from .constraints import Constraint
+from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .initializers import Initializer
 from .layers import Input, InputLayer, KerasTensor, Layer
 from .losses import Loss
@@ -26,7 +29,8 @@ from .models import Model, Sequential
 from .optimizers import Optimizer
 from .regularizers import Regularizer
 
-__all__ = ["activations", "backend", "callbacks", "constraints", "datasets", "initializers",
+__all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
+           "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils",

@@ -114,39 +114,56 @@ def load_weights(model, path: str) -> None:
     h5py = _h5py()
     path = os.fspath(path)
     entries = _entries(model)
-    updates: list = []
     try:
         h5 = h5py.File(path, "r")
     except OSError as e:
         raise errors.DataLossError(None, None, f"{path}: not a readable HDF5 weights file "
                                    f"({e})") from None
     with h5:
-        for group_path, variables in entries:
-            group = h5.get(f"{group_path}/vars")
-            if group is None:
-                if variables:
-                    raise ValueError(f"{path}: no weights for {group_path!r} (the file was "
-                                     "saved from a different model)")
-                continue
-            if not isinstance(group, h5py.Group):
-                raise ValueError(f"{path}: {group_path}/vars is not a group")
-            if len(group) != len(variables):
-                raise ValueError(f"{path}: {group_path!r} has {len(group)} variables in the "
-                                 f"file, the model's layer has {len(variables)}")
-            for i, v in enumerate(variables):
-                data = group.get(str(i))
-                if not isinstance(data, h5py.Dataset):
-                    raise ValueError(f"{path}: {group_path}/vars/{i} is missing")
-                want = tuple(v.shape.as_list())
-                if tuple(data.shape) != want:
-                    raise ValueError(f"{path}: {group_path}/vars/{i} has shape "
-                                     f"{tuple(data.shape)}, the variable {v.name} has {want}")
-                if data.dtype.kind not in "fiub":
-                    raise ValueError(f"{path}: {group_path}/vars/{i} holds {data.dtype}, "
-                                     "not numbers")
-                updates.append((v, np.asarray(data[()], dtype=v.dtype.np)))
+        updates = check_entries(h5, entries, path)
     for v, value in updates:
         _assign(v, value)
+
+
+def check_entries(h5, entries: list, path: str) -> list:
+    """``(variable, value)`` for every variable of ``entries`` from the open file ``h5``,
+    after checking counts, shapes and dtypes (so nothing is assigned from a bad file).
+
+    Args:
+        h5: an open h5py File.
+        entries: ``_entries(model)``.
+        path: the file's name, for messages.
+
+    Returns:
+        The list of pairs.
+    """
+    h5py = _h5py()
+    updates: list = []
+    for group_path, variables in entries:
+        group = h5.get(f"{group_path}/vars")
+        if group is None:
+            if variables:
+                raise ValueError(f"{path}: no weights for {group_path!r} (the file was "
+                                 "saved from a different model)")
+            continue
+        if not isinstance(group, h5py.Group):
+            raise ValueError(f"{path}: {group_path}/vars is not a group")
+        if len(group) != len(variables):
+            raise ValueError(f"{path}: {group_path!r} has {len(group)} variables in the "
+                             f"file, the model's layer has {len(variables)}")
+        for i, v in enumerate(variables):
+            data = group.get(str(i))
+            if not isinstance(data, h5py.Dataset):
+                raise ValueError(f"{path}: {group_path}/vars/{i} is missing")
+            want = tuple(v.shape.as_list())
+            if tuple(data.shape) != want:
+                raise ValueError(f"{path}: {group_path}/vars/{i} has shape "
+                                 f"{tuple(data.shape)}, the variable {v.name} has {want}")
+            if data.dtype.kind not in "fiub":
+                raise ValueError(f"{path}: {group_path}/vars/{i} holds {data.dtype}, "
+                                 "not numbers")
+            updates.append((v, np.asarray(data[()], dtype=v.dtype.np)))
+    return updates
 
 
 def _assign(v: Variable, value: np.ndarray) -> None:

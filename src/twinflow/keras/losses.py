@@ -416,6 +416,9 @@ class Loss:
             marks as padding weigh nothing (a mean is over the unmasked steps), as in Keras 3.
         """
         mask = get_keras_mask(y_pred)
+        # As Keras: losses are computed in float32 (mixed-precision models predict float16).
+        y_pred = _at_least_float32(y_pred)
+        y_true = _at_least_float32(y_true)
         losses = self.call(y_true, y_pred)
         if mask is not None:
             sample_weight = _masked_weight(mask, losses, sample_weight, self.reduction)
@@ -428,6 +431,12 @@ class Loss:
             A dict.
         """
         return {"reduction": self.reduction, "name": self.name}
+
+
+def _at_least_float32(x):
+    if isinstance(x, Tensor) and x.dtype is dtypes.float16:
+        return math_ops.cast(x, dtypes.float32)
+    return x
 
 
 def _masked_weight(mask, losses, sample_weight, reduction):

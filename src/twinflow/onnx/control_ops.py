@@ -31,10 +31,21 @@ def _info(cx, name: str, t=None):
     return cx.value_info(name, shape)
 
 
-def _graph_outputs(cx, names: list, tensors: list, hint: str) -> list:
-    """Identity copies of ``names`` (a sub-graph must produce its outputs) and their infos."""
+def _graph_outputs(cx, names: list, tensors: list, hint: str, inputs: tuple = ()) -> list:
+    """The output infos of a sub-graph returning ``names``: Identity copies (a sub-graph must
+    produce its outputs); before opset 14, Identity takes no sequence, so a sequence the
+    sub-graph made or received as an input is returned as it is."""
     infos = []
+    made = {o for node in cx.nodes for o in node.output} | set(inputs)
+    returned: set = set()
     for n, t in zip(names, tensors):
+        if n in cx.sequences and cx.opset < 14:
+            if n not in made or n in returned:
+                raise unsupported(t.op, "a loop or branch returning a TensorList it does not "
+                                        "make needs opset 14 or newer")
+            returned.add(n)
+            infos.append(_info(cx, n, t))
+            continue
         out = cx.fresh(f"{hint}_out")
         cx.nodes.append(cx.helper.make_node("Identity", [n], [out], name=cx.fresh(f"{out}/id")))
         cx.dtypes[out] = cx.dtypes.get(n)
@@ -75,7 +86,7 @@ def _while(cx, op):
         c_nodes, (c1,) = cx.subgraph(cond_g, b_outs + caps, f"{op.name}_cond")
         cx.nodes.extend(c_nodes)
         out_infos = _graph_outputs(cx, [c1] + b_outs, [None] + list(body_g.outputs),
-                                   f"{op.name}_body")
+                                   f"{op.name}_body", tuple(carried))
         in_infos = [cx.value_info(it, [], np.int64), cx.value_info(cin, [], np.bool_)] + \
             [_info(cx, name, t) for name, t in zip(carried, op.inputs[:n])]
         body = cx.helper.make_graph(cx.nodes, cx.fresh(f"{op.name}_body"), in_infos,

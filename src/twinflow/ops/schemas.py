@@ -21,6 +21,10 @@ NUM = f"{REAL},{COMPLEX}"
 IDX = "int32,int64"
 
 # op name -> schema
+# StridedSlice's masks (TensorFlow's attrs; GraphDef/SavedModel export writes them)
+_MASKS = "; ".join(f"{m}_mask:int=0" for m in ("begin", "end", "ellipsis", "new_axis",
+                                               "shrink_axis"))
+
 SCHEMAS = {
     # elementwise, one input
     **{op: f"x:T -> y:T | T:type in [{FLOAT_C}]" for op in (
@@ -189,7 +193,7 @@ SCHEMAS = {
     "Bincount": f"arr:Tidx, weights:any -> bins:any | Tidx:type in [{IDX}]; minlength:int?; "
                 "maxlength:int?; dtype:type; axis:int?; binary_output:bool",
     "StridedSlice": f"x@input:T, begin:Index, end:Index, strides:Index -> output:T | T:type; "
-                    f"Index:type in [{IDX}]",
+                    f"Index:type in [{IDX}]; {_MASKS}",
     "Cast": "x:SrcT -> y:DstT | SrcT:type; DstT:type",
     **{op: "x@input:T -> output:T | T:type" for op in ("Identity", "StopGradient")},
     **{op: "x:T -> y:T | T:type" for op in ("ZerosLike", "OnesLike")},
@@ -208,7 +212,7 @@ SCHEMAS = {
                   "ResourceScatterUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
                   "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceScatterNdUpdate")},
     "ResourceStridedSliceAssign": f"resource:resource, begin:Index, end:Index, strides:Index, "
-                                  f"value:any -> | Index:type in [{IDX}]",
+                                  f"value:any -> | Index:type in [{IDX}]; {_MASKS}",
     # graph building blocks
     "Placeholder": "-> output:dtype | dtype:type; shape:any",
     "Const": "-> output:dtype | dtype:type; value:tensor",

@@ -7,6 +7,10 @@ read earlier keep their values.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+
 import numpy as np
 
 from ..core import dtypes
@@ -137,6 +141,36 @@ def _updater(ufunc):
             resource._set(ufunc(old, value))
         return ()
     return update
+
+
+class _Autocast(threading.local):
+    dtype = None  # the float dtype variables read as in this thread (Keras mixed precision)
+
+
+_AUTOCAST = _Autocast()
+
+
+@contextlib.contextmanager
+def autocast_variables(dtype) -> Iterator[None]:
+    """Within the block (this thread), floating variables read as ``dtype``.
+
+    Keras layers computing in float16 with float32 variables run their ``call`` in this
+    block, so ``x @ self.kernel`` multiplies float16 by a float16 cast of the kernel; the
+    cast is an ordinary op, so gradients reach the float32 variable. Explicit
+    ``read_value()`` calls are not cast.
+
+    Args:
+        dtype: the compute dtype, or None to read variables in their own dtype.
+
+    Returns:
+        A context manager.
+    """
+    old = _AUTOCAST.dtype
+    _AUTOCAST.dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    try:
+        yield
+    finally:
+        _AUTOCAST.dtype = old
 
 
 class VariableAggregation:
@@ -298,9 +332,18 @@ class Variable:
 
     value = read_value
 
-    def _as_tensor(self, dtype=None) -> Tensor:
+    def _read_autocast(self) -> Tensor:
         t = self.read_value()
-        if dtype is not None and dtypes.as_dtype(dtype) is not self._dtype:
+        target = _AUTOCAST.dtype
+        if target is not None and target is not self._dtype and self._dtype.is_floating:
+            t = cast(t, target)
+        return t
+
+    def _as_tensor(self, dtype=None) -> Tensor:
+        if dtype is not None and dtypes.as_dtype(dtype) is self._dtype:
+            return self.read_value()
+        t = self._read_autocast()
+        if dtype is not None and dtypes.as_dtype(dtype) is not t.dtype:
             raise ValueError(f"Incompatible type conversion requested to type "
                              f"{dtypes.as_dtype(dtype).name} for variable of type "
                              f"{self._dtype.name} ({self._name})")
@@ -447,7 +490,7 @@ def _install_operators() -> None:
              "__getitem__", "__pos__"]
     for n in names:
         def method(self, *args, _n=n):
-            return getattr(Tensor, _n)(self.read_value(), *args)
+            return getattr(Tensor, _n)(self._read_autocast(), *args)
         method.__name__ = n
         setattr(Variable, n, method)
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.shapes import TensorShape
 from ..graph.graph_def import add_node, fill_attr, fill_shape, fill_tensor
+from ..ops.variables import variable_of
 
 __all__ = ["Library", "output_args", "LIST_OUTPUT_OPS"]
 
@@ -75,6 +76,8 @@ def _arg_name(raw: str, taken: set) -> str:
 
 def _ref(op, index: int) -> str:
     """``node:output_arg:index`` of output ``index`` of ``op``."""
+    if op.type in ("While", "StatelessWhile"):   # after TensorFlow's counter and maximum
+        return f"{op.name}:output:{index + 2}"
     start = 0
     for name, count in output_args(op.opdef, len(op.outputs)):
         if index < start + count:
@@ -88,9 +91,15 @@ class Library:
 
     Args:
         proto: the ``FunctionDefLibrary`` message to fill.
+        custom_gradient: called as ``custom_gradient(op, function_name, args)`` for each
+            ``tw.custom_gradient`` op written (``args``: placeholder name -> argument name of
+            the function being written); returns the ``_gradient_op_type`` under which it
+            registered the gradient, or None to keep the function's own gradient.
     """
 
-    def __init__(self, proto) -> None:
+    def __init__(self, proto, custom_gradient=None) -> None:
+        self.custom_gradient = custom_gradient
+        self._current: list = []    # (function name, args) of the functions being written
         self.proto = proto
         self._names: dict = {}      # id(graph) -> function name
         self._keep: list = []       # graphs named (their ids stay unique)
@@ -116,7 +125,7 @@ class Library:
     def add(self, g, name: str | None = None, handle_data: list | None = None,
             while_role: str | None = None, n_vars: int = 0, has_max: bool = False,
             outputs: list | None = None, constants: dict | None = None,
-            role: str | None = None) -> str:
+            role: str | None = None, input_order: list | None = None) -> str:
         """Writes the FunctionDef of a graph (once per graph and role) and returns its name.
 
         Args:
@@ -131,6 +140,8 @@ class Library:
             outputs: the tensors to return instead of ``g.outputs``.
             constants: placeholder name -> array: inputs written as Const nodes.
             role: distinguishes functions written from the same graph (a signature).
+            input_order: the positions of ``g.inputs`` in the order the function takes them
+                (default: as they are).
 
         Returns:
             The function's name.
@@ -143,25 +154,29 @@ class Library:
         self._keep.append(g)
         self._write(self.proto.function.add(), g, fname, handle_data or [], while_role,
                     n_vars, has_max, list(g.outputs) if outputs is None else list(outputs),
-                    constants or {})
+                    constants or {}, input_order)
         return fname
 
     # ----- writing one function -----
     def _write(self, proto, g, fname: str, handle_data: list, while_role, n_vars: int,
-               has_max: bool, results: list, constants: dict) -> None:
+               has_max: bool, results: list, constants: dict, order=None) -> None:
         ops = g.get_operations()
         for t in g.inputs:
             if t.op.name in constants:
                 const = proto.node_def.add(name=t.op.name, op="Const")
                 fill_attr(const.attr["dtype"], t.dtype)
                 fill_tensor(const.attr["value"].tensor, constants[t.op.name])
-        kept = [i for i, t in enumerate(g.inputs) if t.op.name not in constants]
+        order = list(range(len(g.inputs))) if order is None else list(order)
+        kept = [i for i in order if g.inputs[i].op.name not in constants]
         inputs = [g.inputs[i] for i in kept]
         handle_data = [handle_data[i] if i < len(handle_data) else None for i in kept]
-        taken = {op.name.lower() for op in ops}
+        taken = {op.name.lower() for op in ops} | {"while_counter", "while_maximum"}
         args: dict = {}
         sig = proto.signature
         sig.name = fname
+        lead = 2 if while_role else 0   # TensorFlow's loop counter and maximum come first
+        for name in ("while_counter", "while_maximum")[:lead]:
+            sig.input_arg.add(name=name, type=dtypes.int32.as_datatype_enum)
         for i, t in enumerate(inputs):
             raw = t.op.attrs.get("_user_specified_name") or t.op.name
             arg = _arg_name(str(raw), taken)
@@ -171,50 +186,52 @@ class Library:
             if hd is not None:
                 h = a.handle_data.add(dtype=hd[0].as_datatype_enum)
                 fill_shape(h.shape, hd[1])
-            attrs = proto.arg_attr[i].attr
+            attrs = proto.arg_attr[i + lead].attr
             attrs["_user_specified_name"].s = str(raw).encode()
             fill_attr(attrs["_output_shapes"], [t.shape])
-        fill_attr(proto.attr["_input_shapes"], [t.shape for t in inputs])
+        fill_attr(proto.attr["_input_shapes"], [TensorShape([])] * lead +
+                  [t.shape for t in inputs])
         by_name = {op.name: op for op in ops}
+        self._current.append((fname, args))
         for op in ops:
             if op.name in args or op.name in constants:
                 continue
             self._add_op(proto.node_def, op)
+        self._current.pop()
         for node in proto.node_def:
             node.input[:] = [self._input(i, by_name, args) for i in node.input]
         outputs = [self._input(_graph_name(t), by_name, args) for t in results]
+        types = [t.dtype for t in results]
         if while_role == "body":   # TensorFlow's body returns every loop value
             outputs += [args[t.op.name] for t in inputs[n_vars:]]
-        extra = self._while_extra(proto, sig, while_role, has_max, outputs)
-        for i, ref in enumerate(outputs):
-            t_dtype = results[i].dtype if i < len(results) else \
-                (inputs[i].dtype if i < len(inputs) else extra[i - len(inputs)])
-            sig.output_arg.add(name=f"output_{i}", type=t_dtype.as_datatype_enum)
+            types += [t.dtype for t in inputs[n_vars:]]
+        if while_role:
+            self._while_extra(proto, while_role, has_max, outputs, types)
+        for i, (ref, dt) in enumerate(zip(outputs, types)):
+            sig.output_arg.add(name=f"output_{i}", type=dt.as_datatype_enum)
             proto.ret[f"output_{i}"] = ref
         if any(op.opdef.stateful and op.type != "Placeholder" for op in ops):
             sig.is_stateful = True
 
-    def _while_extra(self, proto, sig, role, has_max: bool, outputs: list) -> list:
-        """For a While with a maximum: the counter and limit arguments, and the nodes that
-        test (cond) or advance (body) them. Rewrites ``outputs`` in place."""
-        if role is None or not has_max:
-            return []
-        for name in ("while_counter", "while_maximum"):
-            sig.input_arg.add(name=name, type=dtypes.int32.as_datatype_enum)
+    @staticmethod
+    def _while_extra(proto, role: str, has_max: bool, outputs: list, types: list) -> None:
+        """TensorFlow's loop counter: ``cond`` also tests it against the maximum (when there
+        is one), ``body`` advances it. Rewrites ``outputs``/``types`` in place."""
         if role == "cond":
-            less = _node(proto, "while_counter_less", "Less", ["while_counter",
-                                                               "while_maximum"])
-            both = _node(proto, "while_counter_and", "LogicalAnd",
-                         [less.name + ":z:0", outputs[0]], typed=False)
-            outputs[0] = both.name + ":z:0"
-            return []
+            if has_max:
+                less = _node(proto, "while_counter_less", "Less", ["while_counter",
+                                                                   "while_maximum"])
+                both = _node(proto, "while_counter_and", "LogicalAnd",
+                             [less.name + ":z:0", outputs[0]], typed=False)
+                outputs[0] = both.name + ":z:0"
+            return
         one = _node(proto, "while_counter_one", "Const", [], typed=False)
         fill_attr(one.attr["dtype"], dtypes.int32)
         fill_tensor(one.attr["value"].tensor, np.int32(1))
         nxt = _node(proto, "while_counter_next", "AddV2",
                     ["while_counter", one.name + ":output:0"])
-        outputs += [nxt.name + ":z:0", "while_maximum"]
-        return [dtypes.int32, dtypes.int32]
+        outputs[:0] = [nxt.name + ":z:0", "while_maximum"]
+        types[:0] = [dtypes.int32, dtypes.int32]
 
     def _add_op(self, nodes, op) -> None:
         add_node(nodes, op)
@@ -222,10 +239,29 @@ class Library:
         if op.type in _CONTROL_FLOW:
             self._control_flow(nodes, node, op)
         elif op.type == "CustomGradient":
-            raise ValueError(
-                "this function uses tw.custom_gradient, which a SavedModel does not keep: "
-                "save it with tw.saved_model.SaveOptions(experimental_custom_gradients=False) "
-                "to save the function's own gradient instead")
+            self._custom_gradient(nodes, node, op)
+
+    def _custom_gradient(self, nodes, node, op) -> None:
+        """A ``tw.custom_gradient`` op as TensorFlow writes one: an ``IdentityN`` over the
+        results, the arguments and the values of the variables read, whose
+        ``_gradient_op_type`` names the registered gradient function."""
+        node.op = "IdentityN"
+        for k in ("n_out", "T"):
+            if k in node.attr:
+                del node.attr[k]
+        for k, t in enumerate(op.inputs):
+            if t.dtype is dtypes.resource:   # TensorFlow passes the variable's value
+                read = nodes.add(name=f"{op.name}/read_{k}", op="ReadVariableOp")
+                read.input.append(node.input[k])
+                read.attr["dtype"].type = _read_dtype(op, k).as_datatype_enum
+                node.input[k] = read.name + ":value:0"
+        fill_attr(node.attr["T"], [_read_dtype(op, k) if t.dtype is dtypes.resource
+                                   else t.dtype for k, t in enumerate(op.inputs)])
+        if self.custom_gradient is not None:
+            fname, args = self._current[-1]
+            kind = self.custom_gradient(op, fname, args)
+            if kind:
+                node.attr["_gradient_op_type"].s = kind.encode()
 
     def _control_flow(self, nodes, node, op) -> None:
         a = op.attrs
@@ -239,16 +275,21 @@ class Library:
             names = list(node.input[:len(ins)])
             controls = list(node.input[len(ins):])
             data = ins[:n] + ins[n + has_max:]
-            new = names[:n] + names[n + has_max:]
-            if has_max:  # a counter from 0 and the limit: two more loop values
-                zero = nodes.add(name=f"{op.name}/while_counter_start", op="Const")
-                fill_attr(zero.attr["dtype"], dtypes.int32)
-                fill_tensor(zero.attr["value"].tensor, np.int32(0))
-                new += [zero.name, names[n]]
-            node.input[:] = new + controls
-            fill_attr(node.attr["T"], [t.dtype for t in data] + [dtypes.int32] * (2 * has_max))
-            shapes = list(a["output_shapes"]) + [t.shape for t in ins[n + has_max:]] + \
-                [TensorShape([])] * (2 * has_max)
+            zero = nodes.add(name=f"{op.name}/loop_counter", op="Const")
+            fill_attr(zero.attr["dtype"], dtypes.int32)
+            fill_tensor(zero.attr["value"].tensor, np.int32(0))
+            lead = [zero.name]
+            if has_max:
+                lead.append(names[n])
+            else:  # -1: no maximum, as TensorFlow writes it
+                unbounded = nodes.add(name=f"{op.name}/maximum_iterations", op="Const")
+                fill_attr(unbounded.attr["dtype"], dtypes.int32)
+                fill_tensor(unbounded.attr["value"].tensor, np.int32(-1))
+                lead.append(unbounded.name)
+            node.input[:] = lead + names[:n] + names[n + has_max:] + controls
+            fill_attr(node.attr["T"], [dtypes.int32] * 2 + [t.dtype for t in data])
+            shapes = [TensorShape([])] * 2 + list(a["output_shapes"]) + \
+                [t.shape for t in ins[n + has_max:]]
             fill_attr(node.attr["output_shapes"], shapes)
             node.attr["parallel_iterations"].i = int(a.get("parallel_iterations", 10))
             node.attr["cond"].func.name = self.add(a["cond"], None, None, "cond", n, has_max)
@@ -267,7 +308,7 @@ class Library:
 
     @staticmethod
     def _input(i: str, by_name: dict, args: dict) -> str:
-        if i.startswith("^"):
+        if i.startswith("^") or i.count(":") == 2:   # a control input, or already written
             return i
         name, _, idx = i.partition(":")
         if name in args:
@@ -276,6 +317,16 @@ class Library:
         if op is None:  # a Const that add_node wrote for an attr TensorFlow takes as input
             return f"{name}:output:{int(idx or 0)}"
         return _ref(op, int(idx or 0))
+
+
+def _read_dtype(op, k: int):
+    """The dtype of the variable behind resource input ``k`` of a CustomGradient op (its
+    gradient has that dtype)."""
+    var = variable_of(op.inputs[k])
+    if var is None:
+        raise ValueError(f"{op.name}: a tw.custom_gradient input is a resource that is not a "
+                         "variable; it cannot be saved")
+    return var.dtype
 
 
 def _graph_name(t) -> str:

@@ -63,20 +63,14 @@ class Loaded:
         visit(self)
         return tuple(out)
 
-    @property
-    def variables(self) -> tuple:
-        """Every variable of this object and its children."""
-        return self._flatten(None)
-
-    @property
-    def trainable_variables(self) -> tuple:
-        """The trainable variables."""
-        return self._flatten(True)
-
-    @property
-    def non_trainable_variables(self) -> tuple:
-        """The variables that are not trainable."""
-        return self._flatten(False)
+    def __getattr__(self, name: str):
+        # ``variables``/``trainable_variables``/``non_trainable_variables``, unless the
+        # SavedModel had children of those names (then they are plain attributes).
+        which = {"variables": None, "trainable_variables": True,
+                 "non_trainable_variables": False}
+        if name in which:
+            return self._flatten(which[name])
+        raise AttributeError(f"this restored object has no attribute {name!r}")
 
     def __repr__(self) -> str:
         return f"<tw.saved_model Loaded object with {sorted(self._trackable_children())}>"
@@ -86,9 +80,29 @@ class RestoredFunction:
     """A ``tw.function`` restored from a SavedModel: calls the concrete function whose input
     signature the arguments match."""
 
-    def __init__(self, name: str, concretes: list) -> None:
+    def __init__(self, name: str, concretes: list, argspec: dict | None = None) -> None:
         self.name = name
         self.concrete_functions = list(concretes)
+        self._argspec = argspec or {}
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple:
+        """Arguments as the concrete functions were traced: named arguments (given by
+        keyword or left at their default) in position."""
+        names = list(self._argspec.get("args") or [])
+        if not names or self._argspec.get("varargs"):
+            return args, kwargs
+        defaults = list(self._argspec.get("defaults") or [])
+        first_default = len(names) - len(defaults)
+        kwargs = dict(kwargs)
+        out = list(args)
+        for i in range(len(args), len(names)):
+            if names[i] in kwargs:
+                out.append(kwargs.pop(names[i]))
+            elif i >= first_default:
+                out.append(defaults[i - first_default])
+            else:
+                break
+        return tuple(out), kwargs
 
     def __call__(self, *args, **kwargs):
         """Runs the first concrete function whose signature the arguments fit.
@@ -100,6 +114,7 @@ class RestoredFunction:
         Returns:
             The function's outputs.
         """
+        args, kwargs = self._canonical(args, kwargs)
         for cf in self.concrete_functions:
             if _fits(cf, args, kwargs):
                 return cf(*args, **kwargs)
@@ -119,6 +134,7 @@ class RestoredFunction:
         """
         if not args and not kwargs and len(self.concrete_functions) == 1:
             return self.concrete_functions[0]
+        args, kwargs = self._canonical(args, kwargs)
         for cf in self.concrete_functions:
             if _fits(cf, args, kwargs):
                 return cf
@@ -265,6 +281,24 @@ class _Loader:
         self.objects: dict = {}
         self.concretes: dict = {}
 
+    def gradients(self) -> None:
+        """Tells the importer the registered gradient functions and what they capture."""
+        for rg in self.mg.graph_def.library.registered_gradients:
+            scf = self.og.concrete_functions.get(rg.gradient_func)
+            caps = []
+            for nid in scf.bound_inputs if scf is not None else ():
+                node = self.og.nodes[nid]
+                if node.WhichOneof("kind") == "captured_tensor":
+                    caps.append(("tensor", node.captured_tensor.name))
+                elif isinstance(self.objects.get(nid), Variable):
+                    caps.append(("variable", self.objects[nid]))
+                else:
+                    raise errors.UnimplementedError(
+                        None, None, f"gradient function {rg.gradient_func!r} captures node "
+                                    f"{nid} ({node.WhichOneof('kind')}), which twinflow does "
+                                    "not restore")
+            self.importer.gradients[rg.registered_op_type] = (rg.gradient_func, caps)
+
     def check(self) -> None:
         names = list(self.og.concrete_functions)
         missing = self.importer.missing_ops(names)
@@ -288,15 +322,18 @@ class _Loader:
                                                                   f"{af.filename!r} leaves "
                                                                   "assets/")
                 self.objects[i] = opts.Asset(path)
-            elif kind in ("function", "bare_concrete_function"):
+            elif kind in ("function", "bare_concrete_function", "captured_tensor"):
                 continue
             else:
                 self.objects[i] = self._container(node)
+        self.gradients()
         for i, node in enumerate(nodes):
             kind = node.WhichOneof("kind")
             if kind == "function":
                 cfs = [self._concrete(n) for n in node.function.concrete_functions]
-                self.objects[i] = RestoredFunction(self._child_name(i), cfs)
+                spec = decode_structure(node.function.function_spec.fullargspec)
+                self.objects[i] = RestoredFunction(self._child_name(i), cfs,
+                                                   spec._asdict() if spec else None)
             elif kind == "bare_concrete_function":
                 self.objects[i] = self._concrete(node.bare_concrete_function
                                                  .concrete_function_name)
@@ -368,16 +405,17 @@ class _Loader:
                                 "does not restore (only variables)")
             bound.append(obj)
         fg = FuncGraph(name)
-        flat_specs = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)]
-        arg_names = _arg_names(args, kwargs, self.importer.fdef(name))
+        flat_specs = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)
+                      if isinstance(s, TensorSpec)]   # Python values were traced in
+        arg_names = _arg_names(flat_specs, self.importer.fdef(name))
         with graph_mode(fg):
-            phs = [fg.add_input(s if isinstance(s, TensorSpec) else TensorSpec(None),
-                                n) for s, n in zip(flat_specs, arg_names)]
+            phs = [fg.add_input(s, n) for s, n in zip(flat_specs, arg_names)]
             caps = [fg.capture(v.handle) for v in bound]
             shapes = {id(c): (v.dtype, v.shape) for c, v in zip(caps, bound)}
             outs = self.importer.call(name, phs + caps, shapes)
         fg.structured_input_signature = (tuple(args), dict(kwargs))
-        fg.python_signature = arg_names[:len(args)] if args else list(kwargs)
+        fg.python_signature = [getattr(a, "name", None) or f"arg{i}"
+                               for i, a in enumerate(args)] if args else sorted(kwargs)
         flat_out = nest.flatten(out_structure, True)
         it = iter(outs)
         packed = [next(it) if isinstance(s, TensorSpec) else s for s in flat_out]
@@ -390,14 +428,11 @@ class _Loader:
         return cf
 
 
-def _arg_names(args, kwargs, fdef) -> list:
-    flat = nest.flatten(list(args), True)
-    names = []
-    for i, s in enumerate(flat):
-        n = getattr(s, "name", None)
-        names.append(n or (fdef.signature.input_arg[i].name
-                           if i < len(fdef.signature.input_arg) else f"arg{i}"))
-    return names + sorted(kwargs)
+def _arg_names(specs: list, fdef) -> list:
+    """A placeholder name per tensor argument: its spec's name, else the FunctionDef's."""
+    args = fdef.signature.input_arg
+    return [s.name or (args[i].name if i < len(args) else f"arg{i}")
+            for i, s in enumerate(specs)]
 
 
 def load(export_dir, tags=None, options=None):

@@ -11,6 +11,7 @@ the GraphDef). ``variables/`` is a tensor-bundle checkpoint keyed by object path
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import shutil
 import uuid
@@ -18,13 +19,16 @@ import uuid
 import numpy as np
 
 from ..core import nest
+from ..core.context import graph_mode
 from ..core.files import atomic_dir, atomic_write
-from ..eager.func_graph import TensorSpec
+from ..eager.execute import bind
+from ..eager.func_graph import FuncGraph, TensorSpec
 from ..eager.tensor import EagerTensor
 from ..function.function import ConcreteFunction, Function
 from ..graph.graph_def import GRAPH_DEF_VERSION, fill_attr, fill_shape
 from ..graph.tensor import Tensor
-from ..ops.variables import Variable
+from ..ops.core import ZerosLike
+from ..ops.variables import Variable, variable_of
 from . import options as opts
 from .bundle import write_bundle
 from .function_def import Library
@@ -98,13 +102,14 @@ class _Saver:
         self.sm = saved_model_message("SavedModel")()
         self.mg = self.sm.meta_graphs.add()
         self.og = self.mg.object_graph_def
-        self.library = Library(self.mg.graph_def.library)
+        self.library = Library(self.mg.graph_def.library, self._custom_gradient)
         self.objects: list = []      # node id -> object
         self.ids: dict = {}          # id(object) -> node id
         self.paths: dict = {}        # node id -> checkpoint path
         self.concrete_names: dict = {}  # id(ConcreteFunction) -> function name
         self.assets: list = []       # (source path, file name)
         self.signatures = signatures
+        self.extra: dict = {}     # more children of the root
 
     # ----- the object graph -----
     def walk(self) -> None:
@@ -115,7 +120,10 @@ class _Saver:
             if isinstance(obj, (Function, ConcreteFunction)):
                 i += 1
                 continue
-            for name, child in _children(obj).items():
+            children = _children(obj)
+            if i == 0:
+                children.update(self.extra)
+            for name, child in children.items():
                 if not isinstance(child, (Variable, Function, ConcreteFunction, _Container,
                                           opts.Asset)) and \
                         not hasattr(child, "_trackable_children"):
@@ -176,17 +184,20 @@ class _Saver:
             concretes = [fn.get_concrete_function()]
         for cf in concretes:
             f.concrete_functions.append(self._concrete(cf))
-        self._spec(f.function_spec, concretes[0] if concretes else None, fn.input_signature)
+        self._spec(f.function_spec, concretes[0] if concretes else None, fn.input_signature,
+                   python_function=fn.python_function)
 
-    def _spec(self, spec, cf, input_signature, kw_only: bool = False) -> None:
+    def _spec(self, spec, cf, input_signature, kw_only: bool = False,
+              python_function=None) -> None:
         names = list(cf.graph.python_signature or []) if cf is not None else []
-        arg_names = [] if kw_only else names
-        kwonly = names if kw_only else []
+        fields = {"args": [] if kw_only else names, "varargs": None, "varkw": None,
+                  "defaults": None, "kwonlyargs": names if kw_only else [],
+                  "kwonlydefaults": None, "annotations": {}}
+        if python_function is not None:
+            fields.update(_argspec(python_function))
         fa = spec.fullargspec.named_tuple_value
         fa.name = "FullArgSpec"
-        for key, value in (("args", arg_names), ("varargs", None), ("varkw", None),
-                           ("defaults", None), ("kwonlyargs", kwonly),
-                           ("kwonlydefaults", None), ("annotations", {})):
+        for key, value in fields.items():
             encode_structure(value, fa.values.add(key=key).value)
         encode_structure(tuple(input_signature) if input_signature is not None else None,
                          spec.input_signature)
@@ -224,9 +235,10 @@ class _Saver:
                 raise ValueError(f"tw.saved_model.save: function {cf.name!r} captures "
                                  f"{outer!r}, which a SavedModel cannot hold")
         base = f"__inference_{key}_signature_wrapper" if key else f"__inference_{cf.name}"
+        order = _signature_order(cf) if key else None
         name = self.library.add(fg, self.library.unique(base), handle_data,
                                 outputs=signature_outputs, constants=constants,
-                                role=key)
+                                role=key, input_order=order)
         self.concrete_names[cache] = name
         c = self.og.concrete_functions[name]
         c.bound_inputs.extend(bound)
@@ -247,6 +259,56 @@ class _Saver:
                 lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t,
                 fg.structured_outputs), c.output_signature)
         return name
+
+    def _custom_gradient(self, op, forward: str, args: dict) -> str | None:
+        """Traces the gradient of a ``tw.custom_gradient`` op as TensorFlow saves one: a
+        function of the output gradients whose captures are tensors of the forward function
+        (``captured_tensor`` nodes) or variables, registered under a new op type."""
+        if not self.options.experimental_custom_gradients:
+            return None
+        kind = self.library.unique("CustomGradient")
+        ins = op.inputs
+        gg = FuncGraph(f"{kind}_grad")
+        with graph_mode(gg):
+            specs = [TensorSpec(variable_of(t).shape, variable_of(t).dtype)
+                     if t.dtype.name == "resource" else TensorSpec(t.shape, t.dtype) for t in ins]
+            dys = [gg.add_input(sp, f"dy_{i}") for i, sp in enumerate(specs)]
+            grads = op.attrs["grad_fn"](op, dys[:op.attrs["n_out"]])
+            outs = [bind(ZerosLike, [dys[i]]) if g is None else
+                    g if getattr(g, "graph", None) is gg else gg.capture(g)
+                    for i, g in enumerate(grads)]
+        gg.outputs = outs
+        gg.structured_outputs = tuple(outs)
+        bound, handle_data, constants = [], [None] * len(dys), {}
+        for outer, ph in gg.captures:
+            var = variable_of(outer) if outer.dtype.name == "resource" else None
+            if isinstance(var, Variable) and id(var) in self.ids:
+                bound.append(self.ids[id(var)])
+                handle_data.append((var.dtype, var.shape))
+            elif isinstance(outer, EagerTensor) and outer.dtype.name != "resource":
+                constants[ph.op.name] = np.asarray(outer._value)
+                handle_data.append(None)
+            elif isinstance(outer, Tensor) and not isinstance(outer, EagerTensor):
+                nid = self._node(_Captured(), "")
+                ct = self.og.nodes[nid].captured_tensor
+                src = outer.op.name
+                index = outer.value_index + (2 if outer.op.type.endswith("While") else 0)
+                ct.name = f"{args.get(src, src)}:{index}"
+                ct.concrete_function = forward
+                bound.append(nid)
+                handle_data.append(None)
+            else:
+                raise ValueError(f"the gradient of {op.name} (tw.custom_gradient) captures "
+                                 f"{outer!r}, which a SavedModel cannot hold")
+        name = self.library.add(gg, self.library.unique(f"__inference_{kind}_grad"),
+                                handle_data, constants=constants)
+        c = self.og.concrete_functions[name]
+        c.bound_inputs.extend(bound)
+        encode_structure((tuple(specs), {}), c.canonicalized_input_signature)
+        encode_structure(tuple(TensorSpec(t.shape, t.dtype) for t in outs), c.output_signature)
+        self.mg.graph_def.library.registered_gradients.add(gradient_func=name,
+                                                          registered_op_type=kind)
+        return kind
 
     # ----- signatures -----
     def add_signatures(self) -> None:
@@ -273,7 +335,8 @@ class _Saver:
         n_args = len(fg.inputs) - len(fg.captures)
         names = _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
         call_inputs = []
-        for n, t in zip(names, fg.inputs[:n_args]):
+        order = _signature_order(cf)[:n_args]
+        for n, t in [(names[i], fg.inputs[i]) for i in order]:
             ph = gd.node.add(name=f"{key}_{n}", op="Placeholder")
             fill_attr(ph.attr["dtype"], t.dtype)
             fill_attr(ph.attr["shape"], t.shape)
@@ -297,7 +360,7 @@ class _Saver:
                            opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY else "StatefulPartitionedCall",
                            op="StatefulPartitionedCall")
         call.input.extend(call_inputs)
-        fill_attr(call.attr["Tin"], [t.dtype for t in fg.inputs])
+        fill_attr(call.attr["Tin"], [fg.inputs[i].dtype for i in _signature_order(cf)])
         fill_attr(call.attr["Tout"], [t.dtype for t in outs])
         call.attr["f"].func.name = fname
         for i, (k, t) in enumerate(zip(keys, outs)):
@@ -311,6 +374,8 @@ class _Saver:
         tensors = {}
         for nid, obj in enumerate(self.objects):
             tnode = tog.nodes.add()
+            if isinstance(obj, _Captured):
+                continue
             for ref in self.og.nodes[nid].children:
                 tnode.children.add(node_id=ref.node_id, local_name=ref.local_name)
             if isinstance(obj, Variable):
@@ -339,8 +404,30 @@ class _Saver:
         return self.sm.SerializeToString()
 
 
+def _argspec(fn) -> dict:
+    """The FullArgSpec fields of a Python function (``self`` left out of a method); defaults
+    that a SavedModel cannot hold are left out."""
+    try:
+        spec = inspect.getfullargspec(fn)
+    except TypeError:
+        return {}
+    args = list(spec.args[1:] if inspect.ismethod(fn) else spec.args)
+    out = {"args": args, "varargs": spec.varargs, "varkw": spec.varkw,
+           "kwonlyargs": list(spec.kwonlyargs)}
+    simple = (type(None), bool, int, float, str)
+    if spec.defaults and all(isinstance(d, simple) for d in spec.defaults):
+        out["defaults"] = tuple(spec.defaults)
+    if spec.kwonlydefaults and all(isinstance(d, simple) for d in spec.kwonlydefaults.values()):
+        out["kwonlydefaults"] = dict(spec.kwonlydefaults)
+    return out
+
+
 class _SignatureMap:
     """The ``signatures`` node of the object graph."""
+
+
+class _Captured:
+    """A ``captured_tensor`` node: a forward tensor that a gradient function uses."""
 
 
 def _escape(path: str) -> str:
@@ -357,6 +444,15 @@ def _flat_names(names: list, flat: list) -> list:
             n = n.split(":")[0] if isinstance(n, str) else f"input_{i}"
         out.append(n)
     return out
+
+
+def _signature_order(cf) -> list:
+    """A signature takes its inputs as keyword arguments, in sorted order; then the
+    captures."""
+    fg = cf.graph
+    n_args = len(fg.inputs) - len(fg.captures)
+    names = _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
+    return sorted(range(n_args), key=lambda i: names[i]) + list(range(n_args, len(fg.inputs)))
 
 
 def _signature_dict(cf) -> tuple:
@@ -389,10 +485,6 @@ def find_signatures(obj, signatures) -> dict:
         key -> ConcreteFunction.
     """
     if signatures is None:
-        hook = getattr(obj, "_default_save_signature", None)
-        if callable(hook):
-            sig = hook()
-            return {} if sig is None else find_signatures(obj, sig)
         found = [f for f in _functions_of(obj).values()
                  if isinstance(f, Function) and f.input_signature is not None]
         return {opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY: found[0].get_concrete_function()} \
@@ -433,7 +525,12 @@ def save(obj, export_dir: str, signatures=None, options=None) -> None:
         raise ValueError(f"Expected an object of type `Trackable`, such as `tw.Module` or a "
                          f"subclass of the `Trackable` class, for export. Got {obj!r} with "
                          f"type {type(obj)}.")
+    hook = getattr(obj, "_default_save_signature", None)
+    extra = {}
+    if signatures is None and callable(hook):   # a Keras model: its serving function
+        extra["serve"] = signatures = hook()
     s = _Saver(obj, find_signatures(obj, signatures), options)
+    s.extra = extra
     s.walk()
     s.fill_nodes()
     s.add_signatures()

@@ -54,6 +54,7 @@ from .normalization import (
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    RMSNormalization,
     UnitNormalization,
 )
 from .pooling import (
@@ -131,6 +132,23 @@ from .rnn import (
     SimpleRNNCell,
     StackedRNNCells,
     TimeDistributed,
+)
+from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from .volumetric import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+    AveragePooling3D,
+    AvgPool3D,
+    Conv3D,
+    Conv3DTranspose,
+    Convolution3D,
+    Convolution3DTranspose,
+    MaxPool3D,
+    MaxPooling3D,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -312,7 +312,7 @@ class MultiHeadAttention(Layer):
                            bias_regularizer=self.bias_regularizer,
                            kernel_constraint=self.kernel_constraint,
                            bias_constraint=self.bias_constraint, name=name,
-                           dtype=self._tw_dtype)
+                           dtype=self._tw_policy)
 
     def build(self, query_shape, value_shape=None, key_shape=None) -> None:
         h = self.num_heads

@@ -24,10 +24,11 @@ from ...framework.type_spec import TypeSpec
 from ...graph.graph import name_scope as _name_scope
 from ...graph.tensor import Tensor
 from ...ops import math_ops
-from ...ops.variables import Variable
+from ...ops.variables import _AUTOCAST, Variable, autocast_variables
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module, camel_to_snake
 from .. import constraints as _constraints
+from .. import dtype_policies as _policies
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ..configurable import Configurable
@@ -142,7 +143,9 @@ class Layer(Module, Configurable):
     Args:
         trainable: whether the layer's weights are trained.
         name: the layer name (unique by default).
-        dtype: the dtype of the weights and of floating inputs (default float32).
+        dtype: a dtype policy or its name: ``'float32'`` (the default, unless
+            ``keras.mixed_precision.set_global_policy`` set another), ``'mixed_float16'``
+            (compute in float16, float32 weights)...
         input_shape: the shape of one sample (first layer of a Sequential model).
         batch_input_shape: the shape including the batch dimension.
         input_dim: shorthand for ``input_shape=(input_dim,)``.
@@ -164,7 +167,7 @@ class Layer(Module, Configurable):
         self._tw_losses: list = []
         self._tw_regularizers: list = []
         self.built = False
-        self._tw_dtype = dtypes.as_dtype(dtype or "float32")
+        self._set_policy(dtype)
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -179,6 +182,12 @@ class Layer(Module, Configurable):
         self.supports_masking = False
 
     # ----- properties -----
+    def _set_policy(self, dtype) -> None:
+        policy = _policies.get(dtype)
+        self._tw_policy = policy
+        self._tw_dtype = dtypes.as_dtype(policy.variable_dtype)
+        self._tw_compute_dtype = dtypes.as_dtype(policy.compute_dtype)
+
     @property
     def dtype(self) -> str:
         """The dtype of the layer's weights, as a string (Keras)."""
@@ -186,11 +195,22 @@ class Layer(Module, Configurable):
 
     @property
     def compute_dtype(self) -> str:
-        return self._tw_dtype.name
+        """The dtype the layer computes in (float16 under ``'mixed_float16'``)."""
+        return self._tw_compute_dtype.name
 
     @property
     def variable_dtype(self) -> str:
+        """The dtype of the layer's weights."""
         return self._tw_dtype.name
+
+    @property
+    def dtype_policy(self) -> _policies.DTypePolicy:
+        """The layer's dtype policy."""
+        return self._tw_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:
+        self._set_policy(value)
 
     @property
     def trainable(self) -> bool:
@@ -496,7 +516,7 @@ class Layer(Module, Configurable):
         apply_deferred(self)
 
     def _convert_inputs(self, inputs):
-        dt = self._tw_dtype
+        dt = self._tw_compute_dtype
         if isinstance(inputs, Tensor):
             if inputs.dtype is not dt and inputs.dtype.is_floating and dt.is_floating:
                 return math_ops.cast(inputs, dt)
@@ -561,11 +581,12 @@ class Layer(Module, Configurable):
             self._tw_losses = []
         _CALL.training = training
         try:
-            if ctx.graph is None:
-                outputs = self.call(inputs, *args, **kwargs)
+            mixed = self._tw_compute_dtype is not self._tw_dtype
+            if mixed or _AUTOCAST.dtype is not None:  # a float32 layer inside a mixed one
+                with autocast_variables(self._tw_compute_dtype if mixed else None):
+                    outputs = self._call_in_scope(inputs, args, kwargs)
             else:
-                with _name_scope(self.name):
-                    outputs = self.call(inputs, *args, **kwargs)
+                outputs = self._call_in_scope(inputs, args, kwargs)
         finally:
             _CALL.training = outer
         if mask is not None or type(self).compute_mask is not Layer.compute_mask:
@@ -574,6 +595,12 @@ class Layer(Module, Configurable):
             self._tw_output_shape = _as_shape_tuples(nest.map_structure(
                 lambda t: t.shape if hasattr(t, "shape") else None, outputs))
         return outputs
+
+    def _call_in_scope(self, inputs, args: tuple, kwargs: dict):
+        if ctx.graph is None:
+            return self.call(inputs, *args, **kwargs)
+        with _name_scope(self.name):
+            return self.call(inputs, *args, **kwargs)
 
     def compute_mask(self, inputs, mask=None) -> Any:
         """The mask of this layer's output: the input mask for layers that support masking
@@ -664,7 +691,7 @@ class Layer(Module, Configurable):
         Returns:
             A dict (subclasses add their own arguments).
         """
-        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self._tw_policy.name}
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
         cfg.update(Configurable.get_config(self))  # the subclass's _config_keys

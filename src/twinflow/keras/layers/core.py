@@ -79,8 +79,8 @@ class Dense(Layer):
         if isinstance(inputs, RaggedTensor):  # the last dim is uniform: apply to flat values
             return inputs.with_flat_values(self.call(inputs.flat_values))
         dt = getattr(inputs, "dtype", None)
-        if dt is not None and dt is not self.kernel.dtype:  # tf.keras: Dense()(int32 inputs)
-            inputs = math_ops.cast(inputs, self.kernel.dtype)
+        if dt is not None and dt is not self._tw_compute_dtype:  # Dense()(int32 inputs)
+            inputs = math_ops.cast(inputs, self._tw_compute_dtype)
         rank = inputs.shape.rank
         if isinstance(inputs, SparseTensor):
             if rank != 2:

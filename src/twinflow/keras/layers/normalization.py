@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, nn_ops
+from ...ops.variables import autocast_variables
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .base import Layer
@@ -105,6 +107,15 @@ class BatchNormalization(Layer):
         return array_ops.reshape(t, self._tw_bshape)
 
     def call(self, inputs, training: bool | None = None) -> Tensor:
+        if inputs.dtype is dtypes.float16:
+            # As Keras: half-precision inputs are normalized in float32 (float32 statistics
+            # and parameters, read without the mixed-precision cast), the result cast back.
+            with autocast_variables(None):
+                out = self._normalize(math_ops.cast(inputs, dtypes.float32), training)
+            return math_ops.cast(out, dtypes.float16)
+        return self._normalize(inputs, training)
+
+    def _normalize(self, inputs, training) -> Tensor:
         if training:
             mean, var = nn_ops.moments(inputs, self._tw_reduce)
             m = self.momentum
@@ -301,3 +312,37 @@ class UnitNormalization(Layer):
         return nn_ops.l2_normalize(inputs, axis=self.axis, epsilon=1e-12)
 
     _config_keys = ("axis",)
+
+
+class RMSNormalization(Layer):
+    """Root-mean-square normalization: ``x / sqrt(mean(x**2, axis) + epsilon) * scale``
+    (Keras 3; a learned ``scale`` over ``axis``, no centering).
+
+    Args:
+        axis: the axis or axes normalized over.
+        epsilon: added to the mean square.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, axis=-1, epsilon: float = 1e-6, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.epsilon = float(epsilon)
+        self.supports_masking = True
+
+    def build(self, input_shape) -> None:
+        dims = TensorShape(input_shape).as_list()
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        axes = sorted(a % len(dims) for a in axes)
+        self._tw_axes = axes
+        self._tw_bshape = [dims[i] if i in axes else 1 for i in range(len(dims))]
+        self.scale = self.add_weight("scale", tuple(dims[a] for a in axes), initializer="ones")
+        self.built = True
+
+    def call(self, inputs) -> Tensor:
+        ms = nn_ops.reduce_mean(math_ops.square(inputs), axis=self._tw_axes, keepdims=True)
+        scale = self.scale if self._tw_axes == [len(self._tw_bshape) - 1] else \
+            array_ops.reshape(self.scale, self._tw_bshape)
+        return inputs * math_ops.rsqrt(ms + self.epsilon) * scale
+
+    _config_keys = ("axis", "epsilon")

@@ -6,6 +6,7 @@ from typing import Any
 
 from ...core import nest
 from ...core.shapes import TensorShape
+from ...saved_model import keras_export as _export
 from ...train import checkpoint as _ckpt
 from .. import h5_weights as _h5_weights
 from .. import metrics as _metrics
@@ -226,6 +227,27 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
             **kwargs: ignored.
         """
         _saving.save_model(self, filepath, overwrite=overwrite)
+
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+               input_signature=None) -> None:
+        """Writes the model for serving as a SavedModel (TensorFlow's format): an endpoint
+        ``serve`` and the signature ``serving_default``; ``tw.saved_model.load`` (or
+        TensorFlow's) restores it without this code.
+
+        Args:
+            filepath: the SavedModel directory (replaced atomically).
+            format: ``"tf_saved_model"`` (the only one).
+            verbose: accepted for Keras compatibility.
+            input_signature: TensorSpecs of the inputs (default: the model's, batch unknown).
+        """
+        if format != "tf_saved_model":
+            raise ValueError(f"Unrecognized format={format!r}: twinflow exports "
+                             "format='tf_saved_model' (tw.onnx exports ONNX)")
+        _export.export_model(self, filepath, input_signature)
+
+    def _default_save_signature(self):
+        """The serving function ``tw.saved_model.save(model, dir)`` saves by default."""
+        return _export.serving_function(self)
 
     def to_json(self, **kwargs) -> str:
         """The architecture as JSON (``tw.keras.models.model_from_json`` rebuilds it).

@@ -17,6 +17,7 @@ from ...ops import math_ops
 from .. import compile_utils as _compile_utils
 from .. import losses as _losses
 from .. import metrics as _metrics
+from .. import mixed_precision as _mixed
 from .. import optimizers as _optimizers
 from .data import _batch_size, unpack_x_y_sample_weight
 
@@ -46,6 +47,11 @@ class TrainerMixin:
             **kwargs: ignored.
         """
         self._tw_optimizer = _optimizers.get(optimizer)
+        policy = getattr(self, "_tw_policy", None)
+        if policy is not None and policy.name == "mixed_float16" and \
+                not isinstance(self._tw_optimizer, _mixed.LossScaleOptimizer):
+            # As Keras: float16 gradients need loss scaling.
+            self._tw_optimizer = _mixed.LossScaleOptimizer(self._tw_optimizer)
         self._tw_loss = loss
         self._tw_loss_tracker = _metrics.Mean(name="loss")
         names = _compile_utils.output_names_of(self)
@@ -246,8 +252,9 @@ class TrainerMixin:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sw)
+            scaled = self._tw_optimizer.scale_loss(loss)
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
         self._tw_optimizer.apply_gradients(zip(grads, variables))
         self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sw)

@@ -1,5 +1,6 @@
 """``tw.keras.optimizers``."""
 from . import schedules
+from .loss_scale import LossScaleOptimizer
 from .more import Adadelta, Adafactor, Adamax, Ftrl, Lion, Nadam
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
@@ -30,4 +31,4 @@ def get(identifier) -> Optimizer:
 
 
 __all__ = ["schedules", "SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "get",
-           "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor"]
+           "Adadelta", "Adamax", "Nadam", "Ftrl", "Lion", "Adafactor", "LossScaleOptimizer"]

@@ -381,6 +381,17 @@ class Optimizer(Module, Configurable):
         """
         raise NotImplementedError
 
+    def scale_loss(self, loss) -> Tensor:
+        """The loss to differentiate: ``loss`` itself (``LossScaleOptimizer`` scales it).
+
+        Args:
+            loss: the loss.
+
+        Returns:
+            The same loss.
+        """
+        return loss
+
     def minimize(self, loss, var_list, tape: GradientTape | None = None) -> Variable:
         """Computes gradients of ``loss`` and applies them.
 

@@ -254,35 +254,47 @@ class LSTMCell(_Cell):
         return [self.units, self.units]
 
     def build(self, input_shape) -> None:
-        init = None
-        if self.unit_forget_bias:
-            base, u = self.bias_initializer, self.units
-
-            def init(shape, dtype=None):
-                parts = [np.asarray(base((u,), dtype=dtype)), np.ones(u),
-                         np.asarray(base((2 * u,), dtype=dtype))]
-                return np.concatenate(parts).astype(np.dtype(getattr(dtype, "np", dtype)))
-        self._kernels(input_shape.as_list()[-1], (4 * self.units,), init)
+        self._kernels(input_shape.as_list()[-1], (4 * self.units,), forget_bias_init(self))
         self.built = True
 
     def call(self, inputs, states, training=None) -> tuple:
         h_prev, c_prev = states
         x, h_in = self._dropped_pair(inputs, h_prev, training)
         z = linalg_ops.matmul(x, self.kernel) + linalg_ops.matmul(h_in, self.recurrent_kernel)
-        if self.use_bias:
-            z = z + self.bias
-        zi, zf, zc, zo = array_ops.split(z, 4, axis=-1)
-        i = self.recurrent_activation(zi)
-        f = self.recurrent_activation(zf)
-        c = f * c_prev + i * self.activation(zc)
-        h = self.recurrent_activation(zo) * self.activation(c)
-        return h, [h, c]
+        return lstm_update(self, z, c_prev)
 
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(recurrent_activation=_activations.serialize(self.recurrent_activation),
                    unit_forget_bias=self.unit_forget_bias)
         return cfg
+
+
+def forget_bias_init(cell):
+    """With ``unit_forget_bias``: an initializer of an LSTM bias whose forget part is 1
+    (the rest from ``bias_initializer``); None otherwise."""
+    if not cell.unit_forget_bias:
+        return None
+    base, u = cell.bias_initializer, cell.units
+
+    def init(shape, dtype=None):
+        parts = [np.asarray(base((u,), dtype=dtype)), np.ones(u),
+                 np.asarray(base((2 * u,), dtype=dtype))]
+        return np.concatenate(parts).astype(np.dtype(getattr(dtype, "np", dtype)))
+    return init
+
+
+def lstm_update(cell, z, c_prev) -> tuple:
+    """The LSTM gates from the pre-activations ``z`` (input, forget, cell, output, with the
+    bias added when the cell has one): ``(h, [h, c])``."""
+    if cell.use_bias:
+        z = z + cell.bias
+    zi, zf, zc, zo = array_ops.split(z, 4, axis=-1)
+    i = cell.recurrent_activation(zi)
+    f = cell.recurrent_activation(zf)
+    c = f * c_prev + i * cell.activation(zc)
+    h = cell.recurrent_activation(zo) * cell.activation(c)
+    return h, [h, c]
 
 
 class GRUCell(_Cell):

@@ -23,7 +23,7 @@ LAYERS = [
     ("function",),
     ("io",),
     ("saved_model",),
-    ("keras", "data", "train", "summary", "compat", "onnx"),
+    ("keras", "data", "train", "summary", "compat", "onnx", "distribute"),
     ("cli", "bench"),
 ]
 LEVEL = {name: i for i, group in enumerate(LAYERS) for name in group}

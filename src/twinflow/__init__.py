@@ -24,7 +24,8 @@ from .ops.array_ops import *  # noqa: F401,F403
 from .ops.linalg_ops import *  # noqa: F401,F403
 from .ops.math_ops import *  # noqa: F401,F403
 from .ops.reduction_ops import *  # noqa: F401,F403
-from .ops.variables import Variable, VariableAggregation, VariableSynchronization
+from .ops.variables import (Variable, VariableAggregation, VariableSynchronization,
+                            variable_creator_scope)
 from .autodiff.tape import GradientTape, UnconnectedGradients
 from . import bitwise, config, debugging, errors, linalg, math, nest, nn, random  # noqa: E402
 
@@ -82,7 +83,8 @@ _LAZY = {
     "train": (".train", None), "strings": (".strings", None), "io": (".io", None),
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None), "graph_util": (".graph_util", None),
-    "onnx": (".onnx", None), "saved_model": (".saved_model", None),
+    "distribute": (".distribute", None), "onnx": (".onnx", None),
+    "saved_model": (".saved_model", None),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),

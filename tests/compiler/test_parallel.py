@@ -63,28 +63,33 @@ def test_bad_thread_counts_are_refused(bad):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_blas_gemm_accumulates_into_blocks_of_rows(dtype):
+def test_shifted_gemms_accumulate_into_blocks_of_rows(dtype):
     if not blas.available():
         pytest.skip("NumPy's BLAS is not a bundled OpenBLAS")
     rng = np.random.default_rng(0)
-    big = rng.normal(size=(40, 7)).astype(dtype)
-    b = rng.normal(size=(7, 5)).astype(dtype)
+    a = rng.normal(size=(40, 7)).astype(dtype)[:, :6]            # rows with a stride
+    w = rng.normal(size=(3, 6, 5)).astype(dtype)
     c = rng.normal(size=(50, 5)).astype(dtype)
-    want = c.copy()
-    want[10:40] += big[3:33] @ b
-    assert blas.gemm(big[3:33], b, c[10:40], 1)
-    np.testing.assert_allclose(c, want, rtol=1e-5)
-    assert blas.gemm(big[3:10], b, c[:7], 0)                      # beta 0 overwrites
-    np.testing.assert_allclose(c[:7], big[3:10] @ b, rtol=1e-5)
-    out = np.empty((7, 5), dtype)
-    assert blas.gemm(big[:4], rng.normal(size=(4, 5)).astype(dtype), out, 0, trans_a=True)
+    for beta0 in (0, 1):
+        got = c.copy()
+        want = c.copy()
+        if beta0 == 0:
+            want[10:38] = 0                                     # the first block
+        for k, (oa, oc) in enumerate([(3, 10), (0, 10), (9, 12)]):
+            want[oc:oc + 28] += a[oa:oa + 28] @ w[k]
+        assert blas.shifted_gemms(a, [3, 0, 9], w, got[:, :], [10, 10, 12], 28, beta0)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     # what it cannot do it leaves to NumPy, untouched
     before = c.copy()
-    assert not blas.gemm(big[:, :5].T, b[:5], c[:7], 1)           # columns not contiguous
-    assert not blas.gemm(big[3:10], b.astype(np.float16), c[:7], 1)
-    assert not blas.gemm(big[3:10].astype(np.int64), b.astype(np.int64),
-                         c[:7].astype(np.int64), 1)
-    assert not blas.gemm(big[3:10], b, c[:6], 1)                  # shapes disagree
+    for args in [(a, [3, 0, 13], w, c, [0, 0, 0], 28, 1),            # a block past the end
+                 (a, [0, 0, 0], w, c, [0, 0, 23], 28, 1),            # c block past the end
+                 (a, [0, 0], w, c, [0, 0], 28, 1),                   # one offset too few
+                 (a.T, [0, 0, 0], w, c, [0, 0, 0], 2, 1),            # columns not contiguous
+                 (a, [0, 0, 0], w[:, :, ::-1], c, [0, 0, 0], 28, 1),  # w not contiguous
+                 (a, [0, 0, 0], w.astype(np.float16), c, [0, 0, 0], 28, 1),
+                 (a.astype(np.int64), [0, 0, 0], w.astype(np.int64), c.astype(np.int64),
+                  [0, 0, 0], 28, 1)]:
+        assert not blas.shifted_gemms(*args)
     np.testing.assert_array_equal(c, before)
 
 

@@ -178,3 +178,14 @@ def test_log_device_placement(three_cpus, capfd):
     assert f"Executing op AddV2 in device {CPU}1" in err
     tw.constant([1.0]) + 1
     assert "Executing op" not in capfd.readouterr().err
+
+
+def test_experimental_device_queries():
+    cpu = tw.config.list_physical_devices("CPU")[0]
+    assert tw.config.experimental.get_device_details(cpu) == {}
+    with pytest.raises(ValueError, match="PhysicalDevice"):
+        tw.config.experimental.get_device_details("CPU:0")
+    assert tw.config.experimental.get_synchronous_execution()
+    tw.config.experimental.set_synchronous_execution(True)
+    with pytest.raises(NotImplementedError, match="asynchronous"):
+        tw.config.experimental.set_synchronous_execution(False)

@@ -135,3 +135,35 @@ def test_plain_callable_and_int_inputs():
     got = run(sess, i, x)
     np.testing.assert_array_equal(got[0], x[i])
     np.testing.assert_array_equal(got[1], (i * 2).astype(np.float32))
+
+
+def test_conv3d_pool3d_and_switch_case():
+    rng = np.random.default_rng(5)
+    w = tf.constant(rng.normal(size=(2, 2, 2, 2, 3)).astype(np.float32))
+
+    @tf.function
+    def f(x, i):
+        y = tf.nn.conv3d(x, w, strides=[1, 1, 2, 1, 1], padding="SAME")
+        branches = [lambda: y * 1.0, lambda: y * 2.0, lambda: -y]
+        return (tf.nn.max_pool3d(y, 2, 2, "VALID"), tf.nn.avg_pool3d(y, 2, 1, "SAME"),
+                tf.switch_case(i, branches))
+    sess = session(tf.onnx.export(f, [_spec(None, 4, 4, 4, 2), _spec(dtype=tf.int32)]))
+    x = rng.normal(size=(2, 4, 4, 4, 2)).astype(np.float32)
+    for i in (-1, 0, 1, 2, 7):      # out of range runs the last branch
+        i = np.array(i, np.int32)
+        for got, want in zip(run(sess, x, i), f(tf.constant(x), tf.constant(i))):
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opset", [13, 14])
+def test_reshape_and_output_names_at_old_and_new_opsets(opset):
+    @tf.function
+    def f(x):
+        output_0 = tf.identity(x, name="output_0")   # an op named like the graph output
+        return tf.reshape(output_0, [-1, 2]), tf.reshape(x, [tf.shape(x)[0], 3, 2])
+    sess = check_same(f, [_spec(None, 6)], [[(2, 6)], [(3, 6)]], opset=opset)
+    assert [o.name for o in sess.get_outputs()] == ["output_0", "output_1"]
+    if opset == 13:
+        g = tf.function(lambda x: tf.reshape(x, [0, 2, 2]))
+        with pytest.raises(tf.errors.UnimplementedError, match="opset 14"):
+            tf.onnx.export(g, [_spec(0, 4)], opset=13)

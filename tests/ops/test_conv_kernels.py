@@ -99,14 +99,14 @@ def test_blocks_cover_the_batch(monkeypatch):
 def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads, gemm,
                                               monkeypatch):
     # >= SHIFT_MIN_CHANNELS input channels: conv_shift's path, batch split over the pool; the
-    # products accumulate through core.blas.gemm, or (gemm=False) NumPy's matmul and add
+    # products accumulate through core.blas.shifted_gemms, or (gemm=False) NumPy's matmul and add
     import twinflow as tw
     from twinflow.core import blas
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
     if not gemm:
-        monkeypatch.setattr(blas, "gemm", lambda *a, **k: False)
+        monkeypatch.setattr(blas, "shifted_gemms", lambda *a, **k: False)
     old = tw.config.threading.get_intra_op_parallelism_threads()
     tw.config.threading.set_intra_op_parallelism_threads(threads)
     try:

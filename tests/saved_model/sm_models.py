@@ -37,6 +37,19 @@ class Outer(tw.Module):
         return x * factor
 
 
+class Counter(tw.Module):
+    def __init__(self):
+        super().__init__()
+        self.count = tw.Variable(0, dtype=tw.int64, trainable=False)
+        self.total = tw.Variable(0.0)
+
+    @tw.function(input_signature=[tw.TensorSpec([], tw.float32)])
+    def step(self, x):
+        self.count.assign_add(1)
+        self.total.assign_add(x)
+        return self.total * 2.0
+
+
 class Loop(tw.Module):
     def __init__(self):
         super().__init__()
@@ -86,6 +99,7 @@ def build(out: str) -> dict:
     tw.saved_model.save(outer, f"{out}/module")
     expected["module_y"] = outer(X)["y"].numpy()
     expected["module_z"] = outer(X)["z"].numpy()
+    tw.saved_model.save(Counter(), f"{out}/counter")
     loop = Loop()
     tw.saved_model.save(loop, f"{out}/loop")
     expected["loop"] = np.array([loop(tw.constant(1.5), tw.constant(n)).numpy()

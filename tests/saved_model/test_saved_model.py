@@ -49,6 +49,9 @@ for _ in range(3):
     gs = tape.gradient(loss, m.trainable_variables)
     opt.apply_gradients([(g, v) for g, v in zip(gs, m.trainable_variables) if g is not None])
 results["trained"] = [before, float(tw.reduce_sum(m(X)["y"]))]
+ct = tw.saved_model.load(out + "/counter")
+results["counter"] = [float(ct.step(tw.constant(1.5))), float(ct.step(tw.constant(1.5))),
+                      int(ct.count.numpy())]
 lp = tw.saved_model.load(out + "/loop")
 results["loop"] = float(np.abs(np.array([lp(tw.constant(1.5), tw.constant(n)).numpy()
                                           for n in (0, 2, 3)]) - e["loop"]).max())
@@ -115,6 +118,11 @@ def test_restored_variables_get_gradients_and_train(fresh):
     assert after < before
 
 
+def test_assignments_in_a_restored_function_run_in_order(fresh):
+    _, r = fresh
+    assert r["counter"] == [3.0, 6.0, 2]
+
+
 def test_while_loop_and_cond_round_trip_with_gradients(fresh):
     _, r = fresh
     assert r["loop"] < 1e-6
@@ -160,6 +168,7 @@ def test_loads_a_module_tensorflow_wrote():
     np.testing.assert_allclose(m.w.numpy(), e["w"])
     assert m.double(tw.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
     assert m.double(tw.constant([[1, 2]])).numpy().tolist() == [[2, 4]]
+    assert [int(m.bump()), int(m.bump())] == [10, 20] and int(m.count.numpy()) == 2
     with tw.GradientTape() as tape:
         loss = tw.reduce_sum(m(e["x"])["y"])
     grads = tape.gradient(loss, [m.w, m.b, m.scale])
@@ -304,3 +313,26 @@ def test_python_arguments_and_defaults_select_the_traced_function(tmp_path):
     assert float(r.f(tw.constant(1.0), "add", scale=1)) == 3.0
     with pytest.raises(ValueError, match="match none"):
         r.f(tw.constant(1.0), "add")
+
+
+def test_conv_and_pool_window_attrs_are_tensorflows_in_the_saved_functions(tmp_path):
+    class Conv(tw.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tw.Variable(np.ones((3, 3, 2, 4), np.float32) / 10)
+
+        @tw.function(input_signature=[tw.TensorSpec([None, 8, 8, 2], tw.float32)])
+        def __call__(self, x):
+            y = tw.nn.conv2d(x, self.w, strides=2, padding="SAME")
+            return tw.nn.max_pool2d(y, 2, 2, "VALID")
+
+    m = Conv()
+    d = str(tmp_path / "conv")
+    tw.saved_model.save(m, d)
+    from twinflow.saved_model.load import read_saved_model
+    lib = read_saved_model(d).meta_graphs[0].graph_def.library
+    nodes = {n.op: n for f in lib.function for n in f.node_def}
+    assert list(nodes["Conv2D"].attr["strides"].list.i) == [1, 2, 2, 1]
+    assert list(nodes["MaxPool"].attr["ksize"].list.i) == [1, 2, 2, 1]
+    x = np.random.default_rng(2).normal(size=(2, 8, 8, 2)).astype(np.float32)
+    np.testing.assert_allclose(tw.saved_model.load(d)(x).numpy(), m(x).numpy(), rtol=1e-6)

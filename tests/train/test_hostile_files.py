@@ -87,15 +87,26 @@ def _huge_member(members):
     return members
 
 
-def _keras_huge_weights(data: bytes) -> bytes:
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        members = {n: z.read(n) for n in z.namelist()}
-    members[sorted(members)[0]] = _huge_npy()
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        for n, d in members.items():
-            z.writestr(n, d)
-    return out.getvalue()
+def _edit_h5(data: bytes, edit) -> bytes:
+    import h5py  # noqa: PLC0415  (an optional dependency, as in the code under test)
+    buf = io.BytesIO(data)
+    with h5py.File(buf, "a") as h5:
+        edit(h5)
+    return buf.getvalue()
+
+
+def _keras_huge_h5(data: bytes) -> bytes:
+    """A dataset declaring 2**40 elements (HDF5 allocates lazily: the file stays small)."""
+    def edit(h5):
+        del h5["layers/dense/vars/0"]
+        h5["layers/dense/vars"].create_dataset("0", shape=(2 ** 20, 2 ** 20), dtype="f4")
+    return _edit_h5(data, edit)
+
+
+def _keras_h5_without_layer(data: bytes) -> bytes:
+    def edit(h5):
+        del h5["layers/dense_1"]
+    return _edit_h5(data, edit)
 
 
 # (name, what is corrupted: "ckpt" = save_weights prefix files, "keras" = a .keras file,
@@ -147,10 +158,10 @@ KERAS = [
     ("config layers is a dict", _keras_config(
         lambda c: {**c, "config": {**c["config"], "layers": {"a": 1}}})),
     ("config class unknown", _keras_config(lambda c: {**c, "class_name": "os.system"})),
-    ("metadata weights is a list", _in_keras("metadata.json", lambda b: json.dumps(
-        {**json.loads(b), "weights": [1]}).encode())),
-    ("weights header declares 2**40", _in_keras("model.weights.npz", _keras_huge_weights)),
-    ("weights not a zip", _in_keras("model.weights.npz", lambda b: b"garbage")),
+    ("metadata is a list", _in_keras("metadata.json", lambda b: b"[1]")),
+    ("weights declare 2**40 elements", _in_keras("model.weights.h5", _keras_huge_h5)),
+    ("weights lack a layer", _in_keras("model.weights.h5", _keras_h5_without_layer)),
+    ("weights not HDF5", _in_keras("model.weights.h5", lambda b: b"garbage")),
 ] + [(f"keras truncated at {f:.0%}", lambda p, f=f: _truncate(p, f))
      for f in (0.0, 0.2, 0.6, 0.95)] + \
     [(f"keras bit flip at {f:.0%}", lambda p, f=f: _flip(p, f))

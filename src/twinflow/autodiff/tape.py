@@ -84,6 +84,8 @@ class GradientTape:
         """
         for t in nest.flatten(tensor):
             if isinstance(t, Variable):
+                if t._tw_distributed:
+                    t = t._local_copy()
                 self._watched_vars.add(id(t))
                 self._watch_key(id(t.handle), t.handle, t)
             elif isinstance(t, Tensor):
@@ -187,6 +189,9 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         flat_targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
+        if any(getattr(s, "_tw_distributed", False) for s in flat_sources):
+            flat_sources = [s._local_copy() if getattr(s, "_tw_distributed", False) else s
+                            for s in flat_sources]
         if output_gradients is not None:
             flat_out = nest.flatten(output_gradients)
             if len(flat_out) != len(flat_targets):

@@ -225,8 +225,12 @@ class PartitionedProgram:
         name: a name for the generated code.
     """
 
-    def __init__(self, prog: Program, placement: dict, passes, name: str) -> None:
+    def __init__(self, prog: Program, placement: dict, passes, name: str,
+                 home: Device | None = None) -> None:
         self.partitions = partition(prog, placement)
+        # The caller's device: its partition runs on the calling thread, which would only
+        # wait otherwise (as a one-device program does).
+        self.home = home
         self.output_devices: list = [None] * len(prog.outputs)
         for p in self.partitions:
             p.optimized, p.pass_stats = optimize(p.program, passes)
@@ -248,16 +252,27 @@ class PartitionedProgram:
         rv = Rendezvous()
         jobs = [(p, p.device.executor.submit(run_with_rendezvous, rv, p.compiled.run,
                                              *[arrays[i] for i in p.input_index]))
-                for p in self.partitions]
-        outs: list = [None] * self.n_outputs
-        failed = None
+                for p in self.partitions if p.device is not self.home]
+        done = []   # (partition, outputs or None, error or None)
+        for p in self.partitions:
+            if p.device is self.home:
+                try:
+                    done.append((p, run_with_rendezvous(rv, p.compiled.run,
+                                                        *[arrays[i] for i in p.input_index]),
+                                 None))
+                except Exception as e:  # noqa: BLE001  (reported with the others' below)
+                    done.append((p, None, e))
         for p, job in jobs:
             job.done.wait()
-            if job.error is not None:
-                if failed is None or (is_aborted(failed[1]) and not is_aborted(job.error)):
-                    failed = (p, job.error)
+            done.append((p, job.result, job.error))
+        outs: list = [None] * self.n_outputs
+        failed = None
+        for p, result, error in done:
+            if error is not None:
+                if failed is None or (is_aborted(failed[1]) and not is_aborted(error)):
+                    failed = (p, error)
                 continue
-            for i, v in zip(p.output_index, job.result):
+            for i, v in zip(p.output_index, result):
                 outs[i] = v
         if failed is not None:
             p, e = failed
@@ -316,7 +331,8 @@ class PlacedRunner:
             name = None if dev is runtime.default else dev.name
             got = _Plan(self.compiled.run, [name] * n, None)
         else:
-            pp = PartitionedProgram(self.prog, placement, self.passes, self.name)
+            pp = PartitionedProgram(self.prog, placement, self.passes, self.name,
+                                    runtime.resolve(spec, self.name))
             names = [None if d is runtime.default else d.name for d in pp.output_devices]
             got = _Plan(pp.run, names, pp)
         self._plans[key] = got   # (two threads may both build it: either plan is right)

@@ -208,6 +208,20 @@ def _get_memory_growth(device) -> bool:
     return False
 
 
+def _device_details(device) -> dict:
+    """``get_device_details``: TensorFlow gives CPUs no details (an empty dict)."""
+    if not isinstance(device, PhysicalDevice):
+        raise ValueError(f"device must be a tf.config.PhysicalDevice, but got: {device}")
+    return {}
+
+
+def _set_synchronous(enable: bool) -> None:
+    """Eager ops always run synchronously, on the calling thread (docs/devices.md)."""
+    if not enable:
+        raise NotImplementedError("twinflow has no asynchronous eager execution: eager ops run "
+                                  "on the calling thread; set_synchronous_execution(True) only")
+
+
 experimental = types.SimpleNamespace(
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,
@@ -218,6 +232,9 @@ experimental = types.SimpleNamespace(
     set_virtual_device_configuration=set_logical_device_configuration,
     get_virtual_device_configuration=get_logical_device_configuration,
     VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+    get_device_details=_device_details,
+    get_synchronous_execution=lambda: True,
+    set_synchronous_execution=_set_synchronous,
     enable_op_determinism=lambda: None,
 )
 

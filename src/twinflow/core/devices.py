@@ -169,10 +169,19 @@ def merge(outer: str, inner: str | None) -> str:
     if not isinstance(inner, str):
         raise TypeError(f"tw.device: expected a device string, a DeviceSpec or None, got "
                         f"{inner!r}")
-    spec = DeviceSpec.from_string(inner)
-    if not outer:
-        return spec.to_string()
-    return DeviceSpec.from_string(outer).make_merged_spec(spec).to_string()
+    key = (outer, inner)
+    got = _MERGED.get(key)
+    if got is None:
+        spec = DeviceSpec.from_string(inner)
+        if outer:
+            spec = DeviceSpec.from_string(outer).make_merged_spec(spec)
+        got = spec.to_string()
+        if len(_MERGED) < 4096:  # (a program names few devices; never grow without bound)
+            _MERGED[key] = got
+    return got
+
+
+_MERGED: dict = {}   # (outer, inner) -> merged string: entering a scope parses nothing
 
 
 class LogicalDeviceConfiguration(NamedTuple):
@@ -249,17 +258,22 @@ class Executor:
             self._queue.put(None)
 
     def _work(self) -> None:
-        # Eager ops run by this thread (a py_function in a partition) are placed on its device.
-        ctx.device_stack.append(self.device.spec)
-        ctx.refresh()
+        c = ctx
         while True:
             job = self._queue.get()
             if job is None:
                 return
+            # Eager ops run by a job (a py_function in a partition) are placed on this device;
+            # only while it runs, so that an idle thread keeps no thread off the fast path.
+            c.device_stack.append(self.device.spec)
+            c.refresh()
             try:
                 job.result = job.fn(*job.args)
             except BaseException as e:  # noqa: BLE001  (handed to the waiting caller)
                 job.error = e
+            finally:
+                c.device_stack.pop()
+                c.refresh()
             job.fn = job.args = None
             with self._lock:
                 self._idle += 1

@@ -33,6 +33,54 @@ TF_INPUT_ATTRS = {
 }
 
 
+# Window attrs that twinflow keeps per spatial dim and TensorFlow per dim of the NHWC/NDHWC
+# tensor (1 for the batch and the channels).
+_WINDOW_OPS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
+               "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
+               "MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad", "Conv3D",
+               "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
+               "MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad")
+TF_WINDOW_ATTRS = {op: ("strides", "dilations", "ksize") for op in _WINDOW_OPS}
+
+
+def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
+    """Converts the window attrs (strides, dilations, ksize) of a conv/pool op between
+    twinflow's per-spatial-dim form and TensorFlow's per-dim NHWC form.
+
+    Args:
+        op_type: the op's type.
+        attrs: attr name -> value (changed in place).
+        to_tf: True for twinflow -> TensorFlow, False for the other way.
+
+    Returns:
+        ``attrs``.
+    """
+    if attrs.get("data_format", "NHWC") not in ("NHWC", "NDHWC", b"NHWC", b"NDHWC"):
+        return attrs
+    spatial = 3 if "3D" in op_type else 2
+    for k in TF_WINDOW_ATTRS.get(op_type, ()):
+        v = attrs.get(k)
+        if not isinstance(v, (list, tuple)):
+            continue
+        if to_tf and len(v) == spatial:
+            attrs[k] = [1, *v, 1]
+        elif not to_tf and len(v) == spatial + 2:
+            attrs[k] = tuple(v[1:-1])
+    return attrs
+
+
+# Type attrs of TensorFlow's op that twinflow's schema leaves out: attr -> the input whose
+# dtype it is (written on export; dropped again on import).
+TF_TYPE_FROM_INPUT = {
+    **{op: ("dtype", 1) for op in ("AssignVariableOp", "AssignAddVariableOp",
+                                   "AssignSubVariableOp")},
+    **{f"ResourceScatter{k}": ("dtype", 2) for k in ("Add", "Sub", "Mul", "Div", "Min", "Max",
+                                                      "Update")},
+    **{f"ResourceScatterNd{k}": ("T", 2) for k in ("Add", "Sub", "Min", "Max", "Update")},
+    "ResourceStridedSliceAssign": ("T", 4), "RandomUniformInt": ("Tout", 1),
+    "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0),
+}
+
 GraphDef = lazy_message("GraphDef")
 NodeDef = lazy_message("NodeDef")
 AttrValue = lazy_message("AttrValue")
@@ -214,6 +262,10 @@ def tf_attrs(op) -> dict:
                 continue  # twinflow-only bookkeeping (a ReadVariableOp's shape)
             k = spec.tf_name
         attrs[k] = v
+    window_attrs(op.type, attrs, to_tf=True)
+    implied = TF_TYPE_FROM_INPUT.get(op.type)
+    if implied is not None and implied[1] < len(op.inputs):
+        attrs.setdefault(implied[0], op.inputs[implied[1]].dtype)
     if schema is not None:
         for k, v in _type_attrs(op, schema).items():
             attrs.setdefault(k, v)

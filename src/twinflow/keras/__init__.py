@@ -15,8 +15,10 @@ from . import (
     models,
     ops,
     optimizers,
+    random,
     regularizers,
     saving,
+    tree,
     utils,
 )
 from .constraints import Constraint
@@ -33,6 +35,6 @@ __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtyp
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils",
+           "saving", "utils", "random", "tree",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..eager.execute import convert_to_tensor
-from ..ops import array_ops, math_ops, nn_ops
+from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 
 
 def linear(x):
@@ -407,6 +407,46 @@ _BY_NAME.update({f.__name__: f for f in (celu, glu, hard_sigmoid, hard_silu, log
                                          hard_shrink, soft_shrink, tanh_shrink, squareplus,
                                          sparse_plus, sparse_sigmoid)})
 _BY_NAME["hard_swish"] = hard_silu
+
+
+def hard_tanh(x):
+    """``x`` clipped to [-1, 1].
+
+    Args:
+        x: a tensor.
+
+    Returns:
+        The activated tensor.
+    """
+    return math_ops.clip_by_value(_t(x), -1.0, 1.0)
+
+
+def sparsemax(x, axis: int = -1):
+    """The Euclidean projection of ``x`` onto the probability simplex along ``axis``
+    (Martins & Astudillo, 2016): like softmax, but exactly 0 for low scores.
+
+    Args:
+        x: a float tensor.
+        axis: the axis.
+
+    Returns:
+        Non-negative values summing to 1 along ``axis``.
+    """
+    x = _t(x)
+    srt = array_ops.sort(x, axis=axis, direction="DESCENDING")
+    cum = math_ops.cumsum(srt, axis=axis)
+    shape = [1] * x.shape.rank
+    shape[axis] = -1
+    r = array_ops.reshape(math_ops.cast(array_ops.range(1, array_ops.shape(x)[axis] + 1),
+                                        x.dtype), shape)
+    support = math_ops.greater(1.0 + r * srt, cum)
+    k = reduction_ops.reduce_sum(math_ops.cast(support, x.dtype), axis=axis, keepdims=True)
+    total = reduction_ops.reduce_sum(math_ops.where(support, srt, array_ops.zeros_like(srt)),
+                                     axis=axis, keepdims=True)
+    return nn_ops.relu(x - (total - 1.0) / k)
+
+
+_BY_NAME.update(hard_tanh=hard_tanh, sparsemax=sparsemax)
 
 
 def get(identifier) -> Callable:

@@ -313,3 +313,19 @@ def serialize(initializer: Initializer) -> dict:
         ``{"class_name": ..., "config": ...}``.
     """
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Initializer | None:
+    """The initializer of a ``serialize`` dict (or a name).
+
+    Args:
+        config: the dict or name.
+        custom_objects: unused (initializers are looked up by name).
+
+    Returns:
+        The initializer.
+    """
+    return get(config)
+
+
+variance_scaling = VarianceScaling

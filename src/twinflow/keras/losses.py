@@ -237,7 +237,7 @@ def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
-kld = KLD = kl_divergence
+kld = KLD = kullback_leibler_divergence = kl_divergence
 
 
 # ----- more per-sample losses (Keras 3's formulas) ------------------------------------------
@@ -696,3 +696,38 @@ def get(identifier) -> Callable | None:
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret loss identifier: {identifier!r}")
+
+
+def serialize(loss) -> dict | str:
+    """``{"class_name", "config"}`` of a Loss object, or a loss function's name.
+
+    Args:
+        loss: a Loss or a named function.
+
+    Returns:
+        The dict or name.
+    """
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    return getattr(loss, "__name__", str(loss))
+
+
+def deserialize(name, custom_objects: dict | None = None) -> Callable:
+    """The loss of a ``serialize`` result (a dict or a name).
+
+    Args:
+        name: the dict or name.
+        custom_objects: name -> class or function for custom losses.
+
+    Returns:
+        The Loss object or function.
+    """
+    if isinstance(name, dict):
+        key = name.get("class_name")
+        cls = (custom_objects or {}).get(key) or globals().get(key)
+        if not (isinstance(cls, type) and issubclass(cls, Loss)):
+            raise ValueError(f"Unknown loss class {key!r}")
+        return cls(**name.get("config", {}))
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    return get(name)

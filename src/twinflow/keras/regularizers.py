@@ -137,3 +137,16 @@ def serialize(regularizer) -> dict | str | None:
     if not isinstance(regularizer, Regularizer):
         return getattr(regularizer, "__name__", type(regularizer).__name__)
     return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Callable | None:
+    """The regularizer of a ``serialize`` dict (or a name).
+
+    Args:
+        config: the dict or name.
+        custom_objects: unused (regularizers are looked up by name).
+
+    Returns:
+        The regularizer.
+    """
+    return get(config)

@@ -20,7 +20,6 @@ nothing.
 """
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -37,15 +36,21 @@ from ..core.files import atomic_write, atomic_write_dir, recover
 from ..core.shapes import TensorShape
 from ..ops.variables import Variable
 from ..train import checkpoint as _ckpt
-from . import losses as _losses
-from . import metrics as _metrics
-from . import optimizers as _optimizers
+from . import keras_archive as _archive
 from .layers import base as _layers_base
 from .layers.base import Layer
 from .layers.input_layer import InputLayer
 from .layers.keras_tensor import KerasTensor
-from .optimizers import schedules as _schedules
+from .registry import _CUSTOM, custom_object_scope  # noqa: F401  (re-exported)
 from .registry import REGISTERED as _REGISTERED
+from .registry import custom as _custom
+from .registry import jsonable as _jsonable
+from .saving_compile import (  # noqa: F401  (re-exported)
+    compile_config,
+    compile_from_config,
+    deserialize_optimizer,
+    serialize_optimizer,
+)
 
 FORMAT = "twinflow-keras"
 FORMAT_VERSION = 1
@@ -53,35 +58,10 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.weights.npz"
 METADATA_FILE = "metadata.json"
 _TENSOR_REF = "__keras_tensor__"
-_CUSTOM: list = []  # stack of custom_objects dicts (load_model, custom_object_scope)
 
 
 # ---------------------------------------------------------------------------------------------
 # Custom objects and class lookup
-
-@contextlib.contextmanager
-def custom_object_scope(custom_objects: dict | None) -> Iterator[None]:
-    """Makes ``custom_objects`` (name -> class or function) visible to deserialization.
-
-    Args:
-        custom_objects: the objects, by the names saved in configs.
-
-    Yields:
-        Nothing.
-    """
-    _CUSTOM.append(dict(custom_objects or {}))
-    try:
-        yield
-    finally:
-        _CUSTOM.pop()
-
-
-def _custom(name: str):
-    for table in reversed(_CUSTOM):
-        if name in table:
-            return table[name]
-    return _REGISTERED.get(name)
-
 
 def _subclasses(cls: type) -> Iterator[type]:
     for sub in cls.__subclasses__():
@@ -164,19 +144,6 @@ def deserialize_layer(entry: dict) -> Layer:
 # ---------------------------------------------------------------------------------------------
 # Functional models
 
-def _jsonable(x, where: str):
-    if x is None or isinstance(x, (bool, int, float, str)):
-        return x
-    if isinstance(x, (np.integer, np.floating, np.bool_)):
-        return x.item()
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v, where) for v in x]
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v, where) for k, v in x.items()}
-    raise TypeError(f"Cannot save {where}: the argument {x!r} is not a tensor from the model "
-                    "nor a JSON value")
-
-
 def functional_config(model) -> dict:
     """The config of a functional model: its layers, their inbound nodes, inputs and outputs.
 
@@ -201,7 +168,9 @@ def functional_config(model) -> dict:
 
     def arg(x, where: str):
         if isinstance(x, KerasTensor):
-            return {"class_name": _TENSOR_REF, "config": {"keras_history": ref(x)}}
+            shape = x.shape.as_list() if x.shape.rank is not None else None
+            return {"class_name": _TENSOR_REF, "config": {
+                "shape": shape, "dtype": x.dtype.name, "keras_history": ref(x)}}
         if isinstance(x, (list, tuple)):
             return [arg(v, where) for v in x]
         if isinstance(x, dict):
@@ -322,131 +291,6 @@ def _is_functional_or_sequential(model) -> bool:
         type(model).__name__ == "Sequential" and type(model).__module__.startswith("twinflow")
 
 
-def _serialize_fn_or_object(x, what: str):
-    if x is None or isinstance(x, (str, bool, int, float)):
-        return x
-    if isinstance(x, (list, tuple)):
-        return [_serialize_fn_or_object(v, what) for v in x]
-    if isinstance(x, dict):
-        return {str(k): _serialize_fn_or_object(v, what) for k, v in x.items()}
-    if isinstance(x, type):
-        return {"class_name": x.__name__, "config": {}}
-    if hasattr(x, "get_config") and not isinstance(x, Layer) or isinstance(x, _metrics.Metric):
-        return {"class_name": type(x).__name__, "config": _jsonable(x.get_config(), what)}
-    name = getattr(x, "__name__", None)
-    if name and name != "<lambda>":
-        return name
-    raise TypeError(f"Cannot save the {what} {x!r}: give it a name (a def function) or use a "
-                    "Loss/Metric object")
-
-
-def _module_class(module, name: str, base: type) -> type | None:
-    custom = _custom(name)
-    if custom is not None:
-        return custom
-    cls = getattr(module, name, None)
-    return cls if isinstance(cls, type) and issubclass(cls, base) else None
-
-
-def _deserialize_compiled(x, module, base: type, kind: str):
-    """A loss (``kind``: "loss", from ``module`` = keras.losses) or metric structure saved in
-    the compile config: lists and dicts kept, ``{"class_name", "config"}`` rebuilt, names
-    resolved through custom_objects."""
-    if x is None:
-        return None
-    if isinstance(x, list):
-        return [_deserialize_compiled(v, module, base, kind) for v in x]
-    if isinstance(x, dict) and "class_name" not in x:
-        return {k: _deserialize_compiled(v, module, base, kind) for k, v in x.items()}
-    if isinstance(x, dict):
-        cls = _module_class(module, x["class_name"], base)
-        if cls is None:
-            raise ValueError(f"Unknown {kind} class {x['class_name']!r}: pass it in "
-                             "custom_objects")
-        return cls(**x.get("config", {}))
-    return _custom(x) or x
-
-
-def _deserialize_loss(x):
-    return _deserialize_compiled(x, _losses, _losses.Loss, "loss")
-
-
-def _deserialize_metric(x):
-    return _deserialize_compiled(x, _metrics, _metrics.Metric, "metric")
-
-
-def serialize_optimizer(optimizer) -> dict:
-    """``{"class_name", "config"}`` of an optimizer (schedules included).
-
-    Args:
-        optimizer: the optimizer.
-
-    Returns:
-        A JSON-serializable dict.
-    """
-    cfg = dict(optimizer.get_config())
-    lr = cfg.get("learning_rate")
-    if isinstance(lr, _schedules.LearningRateSchedule):
-        cfg["learning_rate"] = _schedules.serialize(lr)
-    elif callable(lr):
-        raise TypeError("Cannot save an optimizer whose learning rate is a plain function; "
-                        "use a tw.keras.optimizers.schedules.LearningRateSchedule")
-    return {"class_name": type(optimizer).__name__,
-            "config": _jsonable(cfg, f"optimizer {optimizer.name!r}")}
-
-
-def deserialize_optimizer(entry: dict):
-    """Rebuilds an optimizer from ``serialize_optimizer``'s output.
-
-    Args:
-        entry: ``{"class_name", "config"}``.
-
-    Returns:
-        The optimizer.
-    """
-    cls = _module_class(_optimizers, entry["class_name"], _optimizers.Optimizer)
-    if cls is None:
-        raise ValueError(f"Unknown optimizer class {entry['class_name']!r}: pass it in "
-                         "custom_objects")
-    return cls.from_config(dict(entry.get("config", {})))
-
-
-def compile_config(model) -> dict | None:
-    """What ``compile`` was given, as JSON (None for a model never compiled).
-
-    Args:
-        model: the model.
-
-    Returns:
-        The dict, or None.
-    """
-    if not model._tw_compiled:
-        return None
-    args = getattr(model, "_tw_compile_args", None) or {"loss": model._tw_loss}
-    return {"optimizer": serialize_optimizer(model._tw_optimizer),
-            "loss": _serialize_fn_or_object(args.get("loss"), "loss"),
-            "metrics": _serialize_fn_or_object(args.get("metrics"), "metric"),
-            "loss_weights": _jsonable(args.get("loss_weights"), "loss_weights"),
-            "weighted_metrics": _serialize_fn_or_object(args.get("weighted_metrics"),
-                                                        "metric"),
-            "run_eagerly": bool(model._tw_run_eagerly)}
-
-
-def compile_from_config(model, config: dict) -> None:
-    """Compiles ``model`` as ``compile_config`` recorded.
-
-    Args:
-        model: the rebuilt model.
-        config: ``compile_config``'s output.
-    """
-    model.compile(optimizer=deserialize_optimizer(config["optimizer"]),
-                  loss=_deserialize_loss(config.get("loss")),
-                  metrics=_deserialize_metric(config.get("metrics")),
-                  loss_weights=config.get("loss_weights"),
-                  weighted_metrics=_deserialize_metric(config.get("weighted_metrics")),
-                  run_eagerly=config.get("run_eagerly") or None)
-
-
 # ---------------------------------------------------------------------------------------------
 # Weights
 
@@ -554,6 +398,18 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
         raise ValueError(f"Model {model.name!r} has not been built; call it on data or "
                          "build() it before saving")
     config = _to_config(model)
+    if path.endswith(".keras") and _is_functional_or_sequential(model):
+        # Keras 3's own layout (config.json, model.weights.h5, metadata.json).
+        keras_cfg = _archive.twinflow_config_to_keras(config, model)
+        members = {METADATA_FILE: _archive.metadata_json(_version()),
+                   CONFIG_FILE: json.dumps(keras_cfg, indent=1).encode(),
+                   _archive.KERAS_WEIGHTS: _archive.weights_h5(model)}
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as z:
+            for name, data in members.items():
+                z.writestr(name, data)
+        atomic_write(path, buf.getbuffer())
+        return
     items = weight_items(model)
     arrays = {key: v.numpy() for key, v, _ in items}
     opt_arrays, opt_order = _optimizer_arrays(model, items)
@@ -622,6 +478,8 @@ def _read_members(path: str) -> tuple:
         try:
             with zipfile.ZipFile(path) as z:
                 names = set(z.namelist())
+                if _archive.KERAS_WEIGHTS in names and WEIGHTS_FILE not in names:
+                    return _read_keras3(path, z, names)
                 for name in (CONFIG_FILE, METADATA_FILE, WEIGHTS_FILE):
                     if name not in names:
                         raise DataLossError(f"Saved model {path!r} is corrupt: {name} is "
@@ -639,6 +497,23 @@ def _read_members(path: str) -> tuple:
         raise DataLossError(f"{path!r} is not a twinflow saved model (metadata format "
                             f"{metadata.get('format')!r})")
     return config, metadata, files[WEIGHTS_FILE]
+
+
+def _read_keras3(path: str, z: zipfile.ZipFile, names: set) -> tuple:
+    """(config in twinflow's form, metadata, model.weights.h5 bytes) of a Keras 3 archive."""
+    if CONFIG_FILE not in names:
+        raise DataLossError(f"Saved model {path!r} is corrupt: {CONFIG_FILE} is missing from "
+                            "the archive")
+    config = _ckpt.parse_json(z.read(CONFIG_FILE), f"Saved model {path!r}: {CONFIG_FILE}")
+    metadata = _ckpt.parse_json(z.read(METADATA_FILE), f"Saved model {path!r}: "
+                                f"{METADATA_FILE}") if METADATA_FILE in names else {}
+    if not isinstance(config, dict) or not isinstance(metadata, dict):
+        raise DataLossError(f"Saved model {path!r} is corrupt: {CONFIG_FILE} and "
+                            f"{METADATA_FILE} must each hold a JSON object")
+    metadata = dict(metadata)
+    metadata["format"] = _archive.KERAS_WEIGHTS
+    return (_archive.keras_config_to_twinflow(config), metadata,
+            z.read(_archive.KERAS_WEIGHTS))
 
 
 def _read_arrays(path: str, data: bytes, metadata: dict) -> dict:
@@ -749,12 +624,19 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             class is unknown.
     """
     path = os.fspath(filepath)
-    config, metadata, data = _read_members(path)
-    arrays = _read_arrays(path, data, metadata)
+    legacy = path.endswith((".h5", ".hdf5")) and os.path.isfile(path)
+    if legacy:
+        config, data = _archive.read_legacy_h5(path)
+        metadata = {"format": "legacy_h5"}
+    else:
+        config, metadata, data = _read_members(path)
+    keras3 = metadata.get("format") in (_archive.KERAS_WEIGHTS, "legacy_h5")
+    arrays = {} if keras3 else _read_arrays(path, data, metadata)
     with custom_object_scope(custom_objects):
         # No weight can be bigger than the largest saved array: refuse before allocating one
         # (small ones are built, so a mismatch is reported with both shapes by the check).
-        limit = max([int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()] + [2 ** 22])
+        sizes = [int(np.prod(a.shape, dtype=np.int64)) for a in arrays.values()]
+        limit = max(sizes + [2 ** 22, _archive.largest_dataset(data) if keras3 else 0])
         try:
             with _layers_base.max_weight_elements(limit):
                 model = _build_model(config)
@@ -766,7 +648,12 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             raise ValueError(f"Cannot load the model saved in {path!r}: its {CONFIG_FILE} "
                              f"does not describe a buildable model ({type(e).__name__}: "
                              f"{str(e)[:300]})") from e
-        _check_and_assign(path, model, arrays, metadata)
+        if legacy:
+            _archive.load_legacy_weights(model, data, path)
+        elif keras3:
+            _archive.load_weights_h5(model, data, path, compile)
+        else:
+            _check_and_assign(path, model, arrays, metadata)
     return model
 
 

@@ -29,7 +29,13 @@ def _const_ints(cx, op, t, what: str) -> list:
 def _reshape(cx, op):
     x, shape = cx.name(op.inputs[0]), _i64(cx, op.inputs[1])
     # TensorFlow's 0 is an empty dimension; ONNX reads 0 as "copy" unless allowzero=1
-    return [cx.node("Reshape", [x, shape], op.name, allowzero=1)]
+    # (opset 14 on; before, a constant shape holding 0 is refused)
+    if cx.opset >= 14:
+        return [cx.node("Reshape", [x, shape], op.name, allowzero=1)]
+    known = cx.value_of(op.inputs[1])
+    if known is not None and 0 in np.ravel(known):
+        raise unsupported(op, "a reshape to an empty dimension needs opset 14 or newer")
+    return [cx.node("Reshape", [x, shape], op.name)]
 
 
 @converts("Transpose")

@@ -102,30 +102,65 @@ def _while(cx, op):
     return outs + [None] * (len(op.outputs) - n)   # the History only serves gradients
 
 
-@converts("If", "StatelessIf")
-def _if(cx, op):
-    pred = cx.name(op.inputs[0])
-    ins = [cx.env.get(id(t)) for t in op.inputs[1:]]
-    branches = []
-    for key in ("then_branch", "else_branch"):
-        g = op.attrs[key]
-        saved = cx.nodes
-        cx.nodes = []
-        try:
-            nodes, outs = cx.subgraph(g, ins, f"{op.name}_{key}")
-            cx.nodes.extend(nodes)
-            infos = _graph_outputs(cx, outs, list(g.outputs), f"{op.name}_{key}")
-            branches.append(cx.helper.make_graph(cx.nodes, cx.fresh(f"{op.name}_{key}"), [],
-                                                 infos))
-        finally:
-            cx.nodes = saved
+def _as_graph(cx, build, tensors: list, hint: str):
+    """A GraphProto without inputs (an If branch) of the nodes ``build()`` adds; ``build``
+    returns the output names."""
+    saved = cx.nodes
+    cx.nodes = []
+    try:
+        outs = build()
+        infos = _graph_outputs(cx, outs, tensors, hint)
+        return cx.helper.make_graph(cx.nodes, cx.fresh(hint), [], infos)
+    finally:
+        cx.nodes = saved
+
+
+def _inline(cx, g, ins: list, hint: str) -> list:
+    """Converts sub-graph ``g`` on ``ins`` into the current node list; its output names."""
+    nodes, outs = cx.subgraph(g, ins, hint)
+    cx.nodes.extend(nodes)
+    return outs
+
+
+def _if_node(cx, op, pred: str, then_g, else_g, hint: str) -> list:
     n = len(op.outputs)
-    outs = cx.node("If", [pred], op.name, n_out=n, then_branch=branches[0],
-                   else_branch=branches[1])
+    outs = cx.node("If", [pred], hint, n_out=n, then_branch=then_g, else_branch=else_g)
     outs = [outs] if n == 1 else outs
     for o, t in zip(outs, op.outputs):
         cx.dtypes[o] = np.dtype(t.dtype.np)
     return outs
+
+
+@converts("If", "StatelessIf")
+def _if(cx, op):
+    ins = [cx.env.get(id(t)) for t in op.inputs[1:]]
+    then_g, else_g = (_as_graph(cx, lambda g=op.attrs[k], k=k: _inline(
+        cx, g, ins, f"{op.name}_{k}"), list(op.attrs[k].outputs), f"{op.name}_{k}")
+        for k in ("then_branch", "else_branch"))
+    return _if_node(cx, op, cx.name(op.inputs[0]), then_g, else_g, op.name)
+
+
+@converts("Case", "StatelessCase")
+def _case(cx, op):
+    """A chain of Ifs: ``index == 0``, ``index == 1``... and the last branch otherwise (an
+    index out of range runs the last branch, as the Case kernel does)."""
+    index = cx.name(op.inputs[0])
+    ins = [cx.env.get(id(t)) for t in op.inputs[1:]]
+    branches = list(op.attrs["branches"])
+    idx_dtype = cx.dtype(index)
+
+    def chain(level: int) -> list:
+        g = branches[level]
+        if level == len(branches) - 1:
+            return _inline(cx, g, ins, f"{op.name}_branch{level}")
+        hit = cx.node("Equal", [index, cx.const(np.asarray(level, idx_dtype))],
+                      f"{op.name}/is_{level}", dtype=bool)
+        then_g = _as_graph(cx, lambda: _inline(cx, g, ins, f"{op.name}_branch{level}"),
+                           list(g.outputs), f"{op.name}_branch{level}")
+        else_g = _as_graph(cx, lambda: chain(level + 1), list(op.outputs),
+                           f"{op.name}_after{level}")
+        return _if_node(cx, op, hit, then_g, else_g, f"{op.name}_{level}")
+    return chain(0)
 
 
 # ----- TensorLists as ONNX sequences -----

@@ -116,10 +116,10 @@ def to_model(cf: ConcreteFunction, opset: int = DEFAULT_OPSET, onnx=None,
         cx.env[id(t)] = name
         cx.dtypes[name] = np.dtype(t.dtype.np)
         inputs.append(_input_info(cx, t, name))
+    out_names = [cx.fresh(n) for n in _output_names(cf, len(prog.outputs))]  # taken first
     cx.convert_ops([op for op in prog.graph.get_operations() if op.type != "Placeholder"])
     outputs = []
-    for name, t in zip(_output_names(cf, len(prog.outputs)), prog.outputs):
-        out = cx.fresh(name)
+    for out, t in zip(out_names, prog.outputs):
         cx.nodes.append(onnx.helper.make_node("Identity", [cx.name(t)], [out],
                                               name=cx.fresh(f"{out}/Identity")))
         outputs.append(_output_info(cx, out, t))

@@ -1,14 +1,19 @@
-"""Converters of convolutions and pooling: twinflow's are NHWC (TensorFlow's default), ONNX's
-are NCHW, so each becomes Transpose -> Conv/MaxPool/AveragePool -> Transpose (onnxruntime
-removes the back-to-back pairs between consecutive layers).
+"""Converters of convolutions and pooling: twinflow's are channels-last (NHWC, NDHWC: TensorFlow's
+default), ONNX's channels-first, so each becomes Transpose -> Conv/MaxPool/AveragePool ->
+Transpose (onnxruntime removes the back-to-back pairs between consecutive layers).
 """
 from __future__ import annotations
 
 from ..ops.nn.conv_kernels import out_size
 from .converter import converts, unsupported
 
-_TO_NCHW = [0, 3, 1, 2]
-_TO_NHWC = [0, 2, 3, 1]
+
+def _to_first(rank: int) -> list:
+    return [0, rank - 1] + list(range(1, rank - 1))
+
+
+def _to_last(rank: int) -> list:
+    return [0] + list(range(2, rank)) + [1]
 
 
 def _pads(op, x, ksize, strides, dilations) -> dict:
@@ -32,20 +37,25 @@ def _pads(op, x, ksize, strides, dilations) -> dict:
     return {"pads": befores + afters}
 
 
-def _nchw(cx, op, t) -> str:
-    if t.shape.rank not in (4, None):
-        raise unsupported(op, "only 4-D (NHWC) inputs convert")
-    return cx.node("Transpose", [cx.name(t)], f"{op.name}/to_nchw", perm=_TO_NCHW)
+def _nchw(cx, op, t, rank: int) -> str:
+    if t.shape.rank not in (rank, None):
+        raise unsupported(op, f"only {rank}-D channels-last inputs convert")
+    return cx.node("Transpose", [cx.name(t)], f"{op.name}/to_nchw", perm=_to_first(rank))
 
 
-@converts("Conv2D", "DepthwiseConv2dNative")
-def _conv2d(cx, op):
+def _back(cx, op, y: str, rank: int) -> list:
+    return [cx.node("Transpose", [y], op.name, perm=_to_last(rank))]
+
+
+@converts("Conv2D", "Conv3D", "DepthwiseConv2dNative")
+def _conv(cx, op):
     x, w = op.inputs
+    rank = 5 if op.type == "Conv3D" else 4
     strides = [int(s) for s in op.attrs["strides"]]
-    dil = [int(d) for d in op.attrs.get("dilations") or (1, 1)]
-    if w.shape.rank != 4 or w.shape[0] is None or w.shape[1] is None:
+    dil = [int(d) for d in op.attrs.get("dilations") or (1,) * (rank - 2)]
+    if w.shape.rank != rank or None in w.shape.as_list()[:rank - 2]:
         raise unsupported(op, "the filter's shape must be known")
-    ksize = [int(w.shape[0]), int(w.shape[1])]
+    ksize = [int(d) for d in w.shape.as_list()[:rank - 2]]
     attrs = dict(kernel_shape=ksize, strides=strides, dilations=dil,
                  **_pads(op, x, ksize, strides, dil))
     wn = cx.name(w)
@@ -57,25 +67,26 @@ def _conv2d(cx, op):
         wn = cx.node("Reshape", [wn, cx.ints(ksize + [1, int(c) * int(m)])],
                      f"{op.name}/filter_groups")
         attrs["group"] = int(c)
-    wn = cx.node("Transpose", [wn], f"{op.name}/filter_oihw", perm=[3, 2, 0, 1])
-    y = cx.node("Conv", [_nchw(cx, op, x), wn], f"{op.name}/nchw", **attrs)
-    return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]
+    # [spatial..., in, out] -> [out, in, spatial...]
+    wn = cx.node("Transpose", [wn], f"{op.name}/filter_oihw",
+                 perm=[rank - 1, rank - 2] + list(range(rank - 2)))
+    y = cx.node("Conv", [_nchw(cx, op, x, rank), wn], f"{op.name}/nchw", **attrs)
+    return _back(cx, op, y, rank)
 
 
-@converts("MaxPool", "AvgPool")
+@converts("MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D")
 def _pool(cx, op):
     x = op.inputs[0]
     ksize = [int(k) for k in op.attrs["ksize"]]
     strides = [int(s) for s in op.attrs["strides"]]
-    if len(ksize) != 2:
-        raise unsupported(op, "only 2-D pooling converts")
+    rank = len(ksize) + 2
     attrs = dict(kernel_shape=ksize, strides=strides,
                  **_pads(op, x, ksize, strides, [1] * len(ksize)))
-    onnx_type = "MaxPool" if op.type == "MaxPool" else "AveragePool"
+    onnx_type = "MaxPool" if op.type.startswith("MaxPool") else "AveragePool"
     if onnx_type == "AveragePool":
         attrs["count_include_pad"] = 0   # TensorFlow averages over the valid cells only
-    y = cx.node(onnx_type, [_nchw(cx, op, x)], f"{op.name}/nchw", **attrs)
-    return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]
+    y = cx.node(onnx_type, [_nchw(cx, op, x, rank)], f"{op.name}/nchw", **attrs)
+    return _back(cx, op, y, rank)
 
 
 @converts("Conv2DBackpropInput")
@@ -103,7 +114,7 @@ def _conv2d_transpose(cx, op):
         afters.append(a)
         extra.append(n_out - full)
     wn = cx.node("Transpose", [cx.name(w)], f"{op.name}/filter_iohw", perm=[3, 2, 0, 1])
-    y = cx.node("ConvTranspose", [_nchw(cx, op, dy), wn], f"{op.name}/nchw",
+    y = cx.node("ConvTranspose", [_nchw(cx, op, dy, 4), wn], f"{op.name}/nchw",
                 kernel_shape=ksize, strides=strides, dilations=dil, pads=befores + afters,
                 output_padding=extra)
-    return [cx.node("Transpose", [y], op.name, perm=_TO_NHWC)]
+    return _back(cx, op, y, 4)

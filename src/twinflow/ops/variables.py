@@ -8,6 +8,8 @@ read earlier keep their values.
 from __future__ import annotations
 
 import contextlib
+import enum
+import inspect
 import threading
 from collections.abc import Callable, Iterator
 
@@ -173,19 +175,71 @@ def autocast_variables(dtype) -> Iterator[None]:
         _AUTOCAST.dtype = old
 
 
-
-class VariableAggregation:
+class VariableAggregation(enum.IntEnum):
+    """How a distributed variable combines the values replicas write (``tw.VariableAggregation``).
+    """
     NONE = 0
     SUM = 1
     MEAN = 2
     ONLY_FIRST_REPLICA = 3
 
 
-class VariableSynchronization:
+class VariableSynchronization(enum.IntEnum):
+    """When a distributed variable's copies agree (``tw.VariableSynchronization``): on every
+    write (mirrored) or when read across replicas (sync-on-read, for metrics)."""
     AUTO = 0
     NONE = 1
     ON_WRITE = 2
     ON_READ = 3
+
+
+# ``tw.variable_creator_scope``: per thread, innermost last. Each creator is called as
+# ``creator(next_creator, **kwargs)`` with Variable's keyword arguments (tw.distribute's
+# strategies make mirrored variables through it).
+_creator_state = threading.local()
+
+
+def _creators() -> list:
+    stack = getattr(_creator_state, "stack", None)
+    if stack is None:
+        stack = _creator_state.stack = []
+    return stack
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Callable) -> Iterator[None]:
+    """Routes ``tw.Variable(...)`` calls in the block through ``variable_creator``.
+
+    Args:
+        variable_creator: ``creator(next_creator, **kwargs)``; it may change the keyword
+            arguments, call ``next_creator(**kwargs)`` and return its variable, or return
+            another variable.
+
+    Returns:
+        A context manager.
+    """
+    stack = _creators()
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+
+
+class _VariableMeta(type):
+    """``tw.Variable(...)`` goes through the creator scopes in force (none: the plain class)."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = getattr(_creator_state, "stack", None)
+        if not stack or cls is not Variable:
+            return super().__call__(*args, **kwargs)
+        kwargs = _VARIABLE_SIGNATURE.bind(*args, **kwargs).arguments
+
+        def make(i: int, kw: dict):
+            if i < 0:
+                return type.__call__(Variable, **kw)
+            return stack[i](lambda **k: make(i - 1, k), **kw)
+        return make(len(stack) - 1, kwargs)
 
 
 _uid = [0]
@@ -210,7 +264,8 @@ def _update_method(fn_name: str, opdef, what: str) -> Callable:
     """
     return name_scoped(method)
 
-class Variable:
+
+class Variable(metaclass=_VariableMeta):
     """A mutable tensor-like value that survives across calls (``tw.Variable``).
 
     Args:
@@ -230,6 +285,12 @@ class Variable:
     """
 
     _tw_tensor_like = True  # tw.is_tensor(variable) is True, as in TensorFlow
+    # A distributed variable (tw.distribute) holds one copy per replica; tapes differentiate
+    # with respect to the copy of the replica running (``_local_copy()``).
+    _tw_distributed = False
+
+    def _local_copy(self) -> Variable:
+        return self
 
     def __init__(self, initial_value=None, trainable=None, validate_shape: bool = True,
                  caching_device=None, name: str | None = None, variable_def=None, dtype=None,
@@ -458,6 +519,10 @@ class Variable:
 
     def __deepcopy__(self, memo):
         return Variable(self._value.copy(), trainable=self._trainable, name=self._name)
+
+
+_VARIABLE_SIGNATURE = inspect.signature(Variable.__init__).replace(
+    parameters=list(inspect.signature(Variable.__init__).parameters.values())[1:])
 
 
 def _convert_initial(value, dtype):

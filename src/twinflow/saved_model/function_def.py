@@ -198,6 +198,7 @@ class Library:
                 continue
             self._add_op(proto.node_def, op)
         self._current.pop()
+        self._order_stateful(proto, ops, args, constants)
         for node in proto.node_def:
             node.input[:] = [self._input(i, by_name, args) for i in node.input]
         outputs = [self._input(_graph_name(t), by_name, args) for t in results]
@@ -212,6 +213,24 @@ class Library:
             proto.ret[f"output_{i}"] = ref
         if any(op.opdef.stateful and op.type != "Placeholder" for op in ops):
             sig.is_stateful = True
+
+    @staticmethod
+    def _order_stateful(proto, ops: list, args: dict, constants: dict) -> None:
+        """Stateful ops run in the order they were created (as in twinflow): each waits for
+        the previous one, and all are control outputs, so TensorFlow's runtime neither
+        prunes an assignment nor reorders it with a read (what its automatic control
+        dependencies do)."""
+        nodes = {n.name: n for n in proto.node_def}
+        prev = None
+        for op in ops:
+            if not op.opdef.stateful or op.type == "Placeholder" or op.name in args or \
+                    op.name in constants or op.name not in nodes:
+                continue
+            if prev is not None:
+                nodes[op.name].input.append("^" + prev)
+            prev = op.name
+            proto.control_ret[op.name] = op.name
+            proto.signature.control_output.append(op.name)
 
     @staticmethod
     def _while_extra(proto, role: str, has_max: bool, outputs: list, types: list) -> None:

@@ -20,7 +20,7 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import get_default_graph
-from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto
+from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto, window_attrs
 from ..graph.registry import REGISTRY, load_all_op_families
 from ..ops.core import ZerosLike
 from .function_def import output_args
@@ -208,9 +208,9 @@ class FunctionImporter:
                                                    "twinflow has no such op")
         opdef = REGISTRY[node.op]
         if opdef.schema is None:   # no schema to map attrs: they pass under TensorFlow's names
-            attrs = {k: _attr_value(v) for k, v in node.attr.items() if not k.startswith("_")}
+            attrs = _schemaless_attrs(node, opdef)
         else:
-            attrs = _op_attrs(_with_defaults(node), opdef)
+            attrs = _op_attrs(_with_defaults(node, opdef), opdef)
         if node.op in TF_INPUT_ATTRS and opdef.schema is not None and \
                 len(data) > len(opdef.schema.inputs) - any(s.variadic
                                                            for s in opdef.schema.inputs):
@@ -327,6 +327,23 @@ def _by_graph_name(ref: str, values: dict, nodes: dict):
     return nodes[name][1][int(idx)]
 
 
+def _schemaless_attrs(node, opdef) -> dict:
+    """The attrs of an op twinflow declares without a schema: TensorFlow's, by name; a type
+    attr its declaration does not take (it follows from an input) is dropped, any other it
+    does not take is an error."""
+    attrs = window_attrs(node.op, {k: _attr_value(v) for k, v in node.attr.items()
+                                   if not k.startswith("_")}, to_tf=False)
+    params = inspect.signature(opdef.infer).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return attrs
+    for k in [k for k in attrs if k not in params]:
+        if node.attr[k].WhichOneof("value") != "type":
+            raise errors.UnimplementedError(None, None, f"attr {k!r} of TensorFlow's {node.op} "
+                                                        "is not supported by twinflow's")
+        del attrs[k]
+    return attrs
+
+
 def _derived_type_attrs(opdef, inputs: list, attrs: dict) -> None:
     """Type attrs (``Tidx``) that twinflow's op takes although they follow from its inputs:
     set from the inputs' dtypes."""
@@ -339,15 +356,22 @@ def _derived_type_attrs(opdef, inputs: list, attrs: dict) -> None:
         pos += 1
 
 
-def _with_defaults(node):
+def _with_defaults(node, opdef):
     """``node`` with TensorFlow's default value of each attr it omits (TensorFlow strips
-    them on save) that twinflow's op requires."""
+    them on save) that twinflow's op requires, and without type attrs twinflow's op derives
+    from its inputs (an assignment's ``dtype``)."""
     missing = {k: v for (op, k), v in TF_DEFAULTS.items() if op == node.op and
                k not in node.attr}
-    if not missing:
+    known = {s.tf_name for s in opdef.schema.attrs.values()} | \
+        {s.type_attr for s in opdef.schema.inputs if s.type_attr}
+    derived = [k for k, v in node.attr.items() if v.WhichOneof("value") == "type" and
+               k not in known and not k.startswith("_")]
+    if not missing and not derived:
         return node
     full = type(node)()
     full.CopyFrom(node)
+    for k in derived:
+        del full.attr[k]
     for k, v in missing.items():
         fill_attr(full.attr[k], list(v) if isinstance(v, tuple) else v)
     return full

@@ -8,7 +8,13 @@ from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..graph.graph import Graph, get_default_graph
-from ..graph.graph_def import TF_IMPLIED, TF_INPUT_ATTRS, fill_tensor, shape_of_proto
+from ..graph.graph_def import (
+    TF_IMPLIED,
+    TF_INPUT_ATTRS,
+    fill_tensor,
+    shape_of_proto,
+    window_attrs,
+)
 from ..graph.protos import message_class
 from ..graph.registry import REGISTRY
 from ..graph.schema import AttrSpec
@@ -19,7 +25,7 @@ __all__ = ["import_graph_def", "convert_variables_to_constants", "as_graph_def_m
 # TensorFlow attrs twinflow's ops do not take, harmless at these values (hints for gradients
 # and GPU kernels); any other value is refused.
 _TF_ONLY_AT = {"grad_a": False, "grad_b": False, "use_cudnn_on_gpu": True,
-               "explicit_paddings": []}
+               "explicit_paddings": [], "validate_shape": False}
 # TensorProto's repeated field for each kind of dtype (when there is no tensor_content).
 _VAL_FIELD = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val"}
 
@@ -162,7 +168,7 @@ def _op_attrs(node, opdef) -> dict:
                 attrs[spec.name] = spec.default
             elif spec.kind == "shape":
                 attrs[spec.name] = TensorShape(None)
-    return attrs
+    return window_attrs(node.op, attrs, to_tf=False)
 
 
 def _constant_input(by_name: dict, name: str, node, attr: str, kind: str):

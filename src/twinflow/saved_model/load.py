@@ -17,13 +17,16 @@ import numpy as np
 from ..core import dtypes, errors, nest
 from ..core.context import graph_mode
 from ..core.files import recover
+from ..eager.execute import constant
 from ..eager.func_graph import FuncGraph, TensorSpec
+from ..eager.tensor import EagerTensor
 from ..function.function import ConcreteFunction
 from ..graph.graph_def import shape_of_proto
 from ..ops.variables import Variable
 from . import options as opts
 from .bundle import BundleReader
 from .function_import import FunctionImporter
+from .graph_import import tensor_of_proto
 from .protos import saved_model_message
 from .save import OBJECT_GRAPH_KEY
 from .structure import decode_structure
@@ -322,6 +325,8 @@ class _Loader:
                                                                   f"{af.filename!r} leaves "
                                                                   "assets/")
                 self.objects[i] = opts.Asset(path)
+            elif kind == "constant":   # a tensor captured by functions: a Const of the graph
+                self.objects[i] = self._constant(node.constant.operation)
             elif kind in ("function", "bare_concrete_function", "captured_tensor"):
                 continue
             else:
@@ -353,6 +358,13 @@ class _Loader:
         if isinstance(root, Loaded) and "signatures" not in vars(root):
             root.signatures = {}
         return root
+
+    def _constant(self, name: str):
+        for n in self.mg.graph_def.node:
+            if n.name == name and n.op == "Const":
+                return constant(tensor_of_proto(n.attr["value"].tensor))
+        raise errors.NotFoundError(None, None, f"the SavedModel's constant {name!r} is not a "
+                                               "Const node of its graph")
 
     def _child_name(self, nid: int) -> str:
         for node in self.og.nodes:
@@ -398,11 +410,11 @@ class _Loader:
         bound = []
         for nid in scf.bound_inputs:
             obj = self.objects.get(nid)
-            if not isinstance(obj, Variable):
+            if not isinstance(obj, (Variable, EagerTensor)):
                 raise errors.UnimplementedError(
                     None, None, f"function {name!r} captures object node {nid} "
                                 f"({self.og.nodes[nid].WhichOneof('kind')}), which twinflow "
-                                "does not restore (only variables)")
+                                "does not restore (only variables and constants)")
             bound.append(obj)
         fg = FuncGraph(name)
         flat_specs = [s for s in nest.flatten(list(args), True) + nest.flatten(kwargs, True)
@@ -410,8 +422,9 @@ class _Loader:
         arg_names = _arg_names(flat_specs, self.importer.fdef(name))
         with graph_mode(fg):
             phs = [fg.add_input(s, n) for s, n in zip(flat_specs, arg_names)]
-            caps = [fg.capture(v.handle) for v in bound]
-            shapes = {id(c): (v.dtype, v.shape) for c, v in zip(caps, bound)}
+            caps = [fg.capture(v.handle if isinstance(v, Variable) else v) for v in bound]
+            shapes = {id(c): (v.dtype, v.shape) for c, v in zip(caps, bound)
+                      if isinstance(v, Variable)}
             outs = self.importer.call(name, phs + caps, shapes)
         fg.structured_input_signature = (tuple(args), dict(kwargs))
         fg.python_signature = [getattr(a, "name", None) or f"arg{i}"

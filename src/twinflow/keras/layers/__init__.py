@@ -1,6 +1,6 @@
 """``tw.keras.layers``."""
 # ruff: noqa: F401  (a re-export module: every import is public)
-from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
 from .base import Layer
 from .convolutional import (

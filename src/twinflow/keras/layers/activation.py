@@ -46,6 +46,25 @@ class ReLU(Layer):
     _config_keys = ("max_value", "negative_slope", "threshold")
 
 
+class ThresholdedReLU(Layer):
+    """``x`` where ``x > theta``, else 0 (tf.keras 2's layer).
+
+    Args:
+        theta: the threshold (>= 0).
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, theta: float = 1.0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.theta = _non_negative("ThresholdedReLU", "theta", theta)
+        self.supports_masking = True
+
+    def call(self, inputs) -> Tensor:
+        return inputs * math_ops.cast(math_ops.greater(inputs, self.theta), inputs.dtype)
+
+    _config_keys = ("theta",)
+
+
 class LeakyReLU(Layer):
     """``x`` for ``x >= 0``, else ``negative_slope * x``.
 

@@ -315,6 +315,13 @@ class Lambda(Layer):
         Returns:
             The layer.
         """
+        fn = config.get("function")
+        if isinstance(fn, dict):
+            # Keras 3 stores a lambda's bytecode (marshal, base64): loading it would run code.
+            raise ValueError(f"Lambda layer {config.get('name')!r} was saved with its Python "
+                             "bytecode; twinflow never loads or runs code from a file (Keras "
+                             "needs safe_mode=False for it). Define the function by name and "
+                             "pass it in custom_objects, or rebuild the model in code.")
         if isinstance(config.get("function"), str):
             raise ValueError(f"Lambda layer {config.get('name')!r} calls the function "
                              f"{config['function']!r}, which twinflow does not save as code: "

@@ -7,7 +7,7 @@ from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, nn_ops
-from ...ops.variables import autocast_variables
+from ...ops.variables import VariableAggregation, autocast_variables
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from .base import Layer
@@ -93,10 +93,13 @@ class BatchNormalization(Layer):
         # Parameters broadcast against inputs of the full rank.
         self._tw_bshape = [dims[i] if i in axes else 1 for i in range(rank)]
         _add_affine_weights(self, param_shape)
+        # Under a strategy, replicas' updates are averaged into every copy (VariableAggregation).
         self.moving_mean = self.add_weight("moving_mean", param_shape, trainable=False,
-                                           initializer=self.moving_mean_initializer)
+                                           initializer=self.moving_mean_initializer,
+                                           aggregation=VariableAggregation.MEAN)
         self.moving_variance = self.add_weight("moving_variance", param_shape, trainable=False,
-                                               initializer=self.moving_variance_initializer)
+                                               initializer=self.moving_variance_initializer,
+                                               aggregation=VariableAggregation.MEAN)
         self.built = True
 
     def _b(self, t):

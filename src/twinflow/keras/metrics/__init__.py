@@ -20,7 +20,7 @@ from ..losses import (
     squared_hinge,
 )
 from .base import *  # noqa: F403
-from .base import _BY_NAME
+from .base import _BY_NAME, Metric, get
 from .base import __all__ as _base_all
 from .more import (
     BinaryCrossentropy,
@@ -70,5 +70,42 @@ mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
 kld = KLD = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
+
+
+
+def serialize(metric) -> dict | str:
+    """``{"class_name", "config"}`` of a Metric, or a metric function's name.
+
+    Args:
+        metric: a Metric or a named function.
+
+    Returns:
+        The dict or name.
+    """
+    if isinstance(metric, Metric):
+        return {"class_name": type(metric).__name__, "config": metric.get_config()}
+    return getattr(metric, "__name__", str(metric))
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Metric:
+    """The metric of a ``serialize`` result.
+
+    Args:
+        config: the dict or name.
+        custom_objects: name -> class for custom metrics.
+
+    Returns:
+        The Metric (or function).
+    """
+    if isinstance(config, dict):
+        key = config.get("class_name")
+        cls = (custom_objects or {}).get(key) or globals().get(key)
+        if not (isinstance(cls, type) and issubclass(cls, Metric)):
+            raise ValueError(f"Unknown metric class {key!r}")
+        return cls(**config.get("config", {}))
+    if custom_objects and config in custom_objects:
+        return custom_objects[config]
+    return get(config)
+
 
 __all__ = [n for n in dir() if not n.startswith("_")]

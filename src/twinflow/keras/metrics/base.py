@@ -14,7 +14,7 @@ import numpy as np
 from ...core import dtypes
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
-from ...ops.variables import Variable
+from ...ops.variables import Variable, VariableAggregation, VariableSynchronization
 from .. import losses as _losses
 from ..layers.base import Layer
 
@@ -90,6 +90,9 @@ class Metric(Layer):
             The variable.
         """
         kwargs.setdefault("trainable", False)
+        # Under a strategy each replica accumulates its own copy; reads sum them (as Keras).
+        kwargs.setdefault("synchronization", VariableSynchronization.ON_READ)
+        kwargs.setdefault("aggregation", VariableAggregation.SUM)
         return super().add_weight(name=name, shape=shape, dtype=dtype, initializer=initializer,
                                   **kwargs)
 

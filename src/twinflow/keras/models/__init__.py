@@ -17,6 +17,21 @@ from .model import Model
 from .sequential import Sequential, clone_model
 
 
+def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
+    """Saves ``model`` (``model.save``): a ``.keras`` archive in Keras 3's layout.
+
+    Args:
+        model: the model.
+        filepath: the ``.keras`` file (or a directory, twinflow's layout).
+        overwrite: replace an existing file.
+        **kwargs: ``zipped``/``include_optimizer`` at their defaults (True).
+    """
+    bad = {k: v for k, v in kwargs.items() if v is not True}
+    if bad:
+        raise ValueError(f"save_model: unsupported arguments {bad}")
+    _saving.save_model(model, filepath, overwrite=overwrite)
+
+
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,  # noqa: A002
                safe_mode: bool = True) -> Model:
     """Loads a model written by ``model.save`` (see ``twinflow.keras.saving.load_model``).
@@ -48,5 +63,5 @@ def model_from_json(json_string: str, custom_objects: dict | None = None) -> Mod
     return _saving.model_from_json(json_string, custom_objects=custom_objects)
 
 
-__all__ = ["Model", "Sequential", "load_model", "model_from_json", "clone_model",
+__all__ = ["Model", "Sequential", "load_model", "save_model", "model_from_json", "clone_model",
            "DataHandler", "unpack_x_y_sample_weight"]

@@ -11,6 +11,8 @@ from typing import Any
 from ...autodiff.tape import GradientTape
 from ...core import nest
 from ...core.context import ctx
+from ...distribute import strategy as _distribute
+from ...distribute import training as _distributed_training
 from ...function.function import function as _tw_function
 from ...graph.tensor import Tensor
 from ...ops import math_ops
@@ -47,6 +49,8 @@ class TrainerMixin:
             **kwargs: ignored.
         """
         self._tw_optimizer = _optimizers.get(optimizer)
+        # Compiled under strategy.scope(): fit/evaluate/predict split batches over its replicas.
+        self._tw_strategy = _distribute.get_strategy() if _distribute.has_strategy() else None
         policy = getattr(self, "_tw_policy", None)
         if policy is not None and policy.name == "mixed_float16" and \
                 not isinstance(self._tw_optimizer, _mixed.LossScaleOptimizer):
@@ -252,7 +256,9 @@ class TrainerMixin:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sw)
-            scaled = self._tw_optimizer.scale_loss(loss)
+            # Under a strategy: this replica's share of the global batch's mean loss.
+            scaled = self._tw_optimizer.scale_loss(
+                _distributed_training.scale_loss_for_replica(loss, x))
         variables = self.trainable_variables
         grads = tape.gradient(scaled, variables)
         self._tw_optimizer.apply_gradients(zip(grads, variables))
@@ -286,7 +292,16 @@ class TrainerMixin:
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
+    @property
+    def distribute_strategy(self):
+        """The strategy the model was compiled under (the current one if none)."""
+        return getattr(self, "_tw_strategy", None) or _distribute.get_strategy()
+
     def _wrap(self, step):
+        strategy = getattr(self, "_tw_strategy", None)
+        if strategy is not None:
+            kind = {"train_step": "train", "test_step": "test"}.get(step.__name__, "predict")
+            step = _distributed_training.distributed_step(strategy, self, step, kind)
         if self.run_eagerly:
             return step
         return _tw_function(step, reduce_retracing=True)

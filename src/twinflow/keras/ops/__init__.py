@@ -18,6 +18,7 @@ from .nn import *  # noqa: F403
 from .nn import __all__ as _nn_all
 from .numpy import *  # noqa: F403
 from .numpy import __all__ as _numpy_all
+from .operation import KerasOperation, register_functions  # noqa: F401
 
 _CORE_DOCS = {
     "cond": "``true_fn()`` if ``pred`` else ``false_fn()`` (traced as one If in a graph).",
@@ -83,3 +84,4 @@ def logdet(x) -> Tensor:
 
 __all__ = sorted(set(_core_all + _linalg_all + _nn_all + _numpy_all) |
                  {"logdet", "image", "linalg", "nn", "numpy"})
+register_functions({name: globals()[name] for name in __all__ if callable(globals()[name])})

@@ -54,10 +54,6 @@ def _glu(x, axis: int = -1):
     return _act.glu(as_float(x), axis)
 
 
-def _hard_tanh(x):
-    return MO.clip_by_value(as_float(x), -1.0, 1.0)
-
-
 def _hard_shrink(x, threshold: float = 0.5):
     return _act.hard_shrink(as_float(x), threshold)
 
@@ -89,16 +85,7 @@ def _log_softmax(x, axis: int = -1):
 
 
 def _sparsemax(x, axis: int = -1):
-    x = as_float(x)
-    srt = A.sort(x, axis=axis, direction="DESCENDING")
-    cum = MO.cumsum(srt, axis=axis)
-    shape = [1] * x.shape.rank
-    shape[axis] = -1
-    r = A.reshape(MO.cast(A.range(1, A.shape(x)[axis] + 1), x.dtype), shape)
-    support = MO.greater(1.0 + r * srt, cum)
-    k = R.reduce_sum(MO.cast(support, x.dtype), axis=axis, keepdims=True)
-    total = R.reduce_sum(MO.where(support, srt, A.zeros_like(srt)), axis=axis, keepdims=True)
-    return N.relu(x - (total - 1.0) / k)
+    return _act.sparsemax(as_float(x), axis)
 
 
 ACTIVATIONS = {
@@ -117,7 +104,7 @@ ACTIVATIONS = {
     "tanh_shrink": (_f(_act.tanh_shrink), "``x - tanh(x)``."),
     "sparse_plus": (_f(_act.sparse_plus), "0 below -1, x above 1, ``(x+1)**2/4`` between."),
     "sparse_sigmoid": (_f(_act.sparse_sigmoid), "0 below -1, 1 above 1, ``(x+1)/2`` between."),
-    "hard_tanh": (_hard_tanh, "``x`` clipped to [-1, 1]."),
+    "hard_tanh": (_f(_act.hard_tanh), "``x`` clipped to [-1, 1]."),
     "leaky_relu": (_leaky_relu, "``x`` for x >= 0, ``negative_slope * x`` below."),
     "elu": (_elu, "``x`` for x > 0, ``alpha * (exp(x) - 1)`` below."),
     "celu": (_celu, "``max(x, 0) + min(0, alpha * (exp(x / alpha) - 1))``."),

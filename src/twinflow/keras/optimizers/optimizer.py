@@ -11,6 +11,7 @@ import numpy as np
 from ...autodiff.tape import GradientTape
 from ...core import dtypes
 from ...core.context import eager_mode
+from ...distribute import training as _distributed_training
 from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import math_ops
@@ -260,7 +261,8 @@ class Optimizer(Module, Configurable):
         Args:
             grads_and_vars: pairs ``(gradient, variable)``; pairs with a None gradient are
                 skipped.
-            skip_gradients_aggregation: ignored.
+            skip_gradients_aggregation: under a strategy, do not sum the gradients of the
+                replicas (they were already).
             **kwargs: ignored.
 
         Returns:
@@ -280,6 +282,8 @@ class Optimizer(Module, Configurable):
         self.build(var_list)
         grads = [g if g.dtype is v.dtype else math_ops.cast(g, v.dtype)
                  for g, v in ((g, v) for g, v in kept)]
+        if not skip_gradients_aggregation:  # several replicas: sum their gradients
+            grads = _distributed_training.all_reduce_gradients(grads)
         n = self.gradient_accumulation_steps
         if n:
             self._accumulated_update(grads, var_list, n)

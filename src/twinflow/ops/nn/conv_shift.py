@@ -12,7 +12,7 @@ filter gradient is ``dW[k] = X[off[k]:][:M].T @ dYwide[:M]`` and the input gradi
 ``dX[off[k]:][:M] += dYwide[:M] @ W[k].T`` (``dYwide``: dy placed on the wide grid, zeros
 elsewhere), both again products of contiguous row ranges.
 
-The sums of products accumulate in place (``core.blas.gemm`` with ``beta=1``: no temporary
+The sums of products accumulate in place (``core.blas.shifted_gemms``, ``beta=1``: no temporary
 and no separate addition per offset; NumPy's matmul and add where the library is not there).
 Large batches are split over the intra-op thread pool; the products run with BLAS on one
 thread (``core.blas.single_threaded``).
@@ -70,7 +70,7 @@ def conv(xp, w, dilations):
     n, padded = xp.shape[0], xp.shape[1:-1]
     offs, out_sp, valid = _plan(padded, ksize, dilations)
     xp = np.ascontiguousarray(xp)
-    wk = w.reshape(-1, c, o)
+    wk = np.ascontiguousarray(w.reshape(-1, c, o))
     out = np.empty((n, *out_sp, o), np.result_type(xp.dtype, w.dtype))
     size = int(np.prod(padded))
 
@@ -79,8 +79,8 @@ def conv(xp, w, dilations):
         xa = xp[a:b].reshape(-1, c)
         m = xa.shape[0] - offs[-1]
         y = np.empty((xa.shape[0], o), out.dtype)
-        if not all(blas.gemm(xa[off:off + m], wk[k], y[:m], k > 0)   # y += X[off:] @ W[k]
-                   for k, off in enumerate(offs)):
+        # y[:m] = sum_k X[off_k:][:m] @ W[k], accumulated in place
+        if not blas.shifted_gemms(xa, offs, wk, y, [0] * len(offs), m, 0):
             np.matmul(xa[offs[0]:offs[0] + m], wk[0], out=y[:m])
             tmp = np.empty((m, o), out.dtype)
             for k in range(1, len(offs)):
@@ -157,10 +157,10 @@ def backprop_input(padded_shape, w, dy, dilations):
         dya = _wide(dy[a:b], padded, valid)
         dxa = dx[a:b].reshape(-1, c)
         m = dxa.shape[0] - offs[-1]
-        tmp = None
-        for k, off in enumerate(offs):   # dX[off:] += dY @ W[k].T
-            if not blas.gemm(dya[:m], wt[k], dxa[off:off + m], 1):
-                tmp = np.empty((m, c), dt) if tmp is None else tmp
+        # dX[off_k:][:m] += dY[:m] @ W[k].T, accumulated in place
+        if not blas.shifted_gemms(dya, [0] * len(offs), wt, dxa, offs, m, 1):
+            tmp = np.empty((m, c), dt)
+            for k, off in enumerate(offs):
                 np.matmul(dya[:m], wt[k], out=tmp)
                 np.add(dxa[off:off + m], tmp, out=dxa[off:off + m])
 

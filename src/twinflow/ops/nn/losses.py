@@ -2,6 +2,8 @@
 averaging."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
@@ -355,14 +357,29 @@ def log_poisson_loss(targets: TensorLike, log_input: TensorLike, compute_full_lo
     return add(loss, where(big, stirling, zeros_like(z)))
 
 
+# How many replicas compute each step: 1 until tw.distribute declares its own count (the
+# current strategy's num_replicas_in_sync) through register_num_replicas.
+_NUM_REPLICAS: list = [lambda: 1]
+
+
+def register_num_replicas(fn: Callable[[], int]) -> None:
+    """Declares how the number of replicas in sync is found (tw.distribute, when imported).
+
+    Args:
+        fn: returns the current strategy's ``num_replicas_in_sync``.
+    """
+    _NUM_REPLICAS[0] = fn
+
+
 def compute_average_loss(per_example_loss: TensorLike, sample_weight: TensorLike | None = None,
                          global_batch_size=None) -> Tensor:
-    """Sums per-example losses and divides by the (global) batch size.
+    """Sums per-example losses and divides by the global batch size.
 
     Args:
         per_example_loss: a float tensor [batch, ...].
         sample_weight: optional weights broadcastable to ``per_example_loss``.
-        global_batch_size: the divisor; defaults to the batch dimension.
+        global_batch_size: the divisor; defaults to the batch dimension times the number of
+            replicas in sync (under a ``tw.distribute`` strategy).
 
     Returns:
         A scalar loss.
@@ -373,17 +390,23 @@ def compute_average_loss(per_example_loss: TensorLike, sample_weight: TensorLike
     total = reduce_sum(loss)
     if global_batch_size is None:
         n = cast(shape(loss)[0] if loss.shape.rank else 1, loss.dtype)
+        replicas = _NUM_REPLICAS[0]()
+        if replicas != 1:
+            n = multiply(n, cast(replicas, loss.dtype))
         return div_no_nan(total, n)
     return divide(total, cast(global_batch_size, loss.dtype))
 
 
 def scale_regularization_loss(regularization_loss: TensorLike) -> Tensor:
-    """Scales a regularization loss by the number of replicas (always 1 in twinflow).
+    """Divides a regularization loss by the number of replicas in sync (summing the replicas'
+    gradients then counts it once).
 
     Args:
         regularization_loss: a scalar loss.
 
     Returns:
-        The loss.
+        The scaled loss.
     """
-    return convert(regularization_loss)
+    loss = convert(regularization_loss)
+    replicas = _NUM_REPLICAS[0]()
+    return loss if replicas == 1 else divide(loss, cast(replicas, loss.dtype))

@@ -82,8 +82,11 @@ TF_TYPE_FROM_INPUT = {
     "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0), "Where": ("T", 0),
 }
 # Type attrs of TensorFlow's op that are an output's dtype: attr -> the output.
-TF_TYPE_FROM_OUTPUT = {op: ("Tout", 0) for op in ("Complex", "Real", "Imag", "ComplexAbs",
-                                                  "Eig")}
+TF_TYPE_FROM_OUTPUT = {
+    **{op: ("Tout", 0) for op in ("Complex", "Real", "Imag", "ComplexAbs", "Eig")},
+    **{f"RFFT{d}": ("Tcomplex", 0) for d in ("", "2D", "3D")},
+    **{f"IRFFT{d}": ("Treal", 0) for d in ("", "2D", "3D")},
+}
 
 GraphDef = lazy_message("GraphDef")
 NodeDef = lazy_message("NodeDef")

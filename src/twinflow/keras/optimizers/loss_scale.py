@@ -16,6 +16,7 @@ from ...autodiff.tape import GradientTape
 from ...control import cond as _cond
 from ...core.context import eager_mode
 from ...distribute import training as _distributed_training
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
@@ -158,12 +159,12 @@ class LossScaleOptimizer(Optimizer):
         inv = 1.0 / self.dynamic_scale.read_value()
         return [None if g is None else g * math_ops.cast(inv, g.dtype) for g in grads]
 
+    @name_scoped
     def apply_gradients(self, grads_and_vars, name: str | None = None, **kwargs) -> Variable:
         """Unscales the gradients and applies them if all are finite; adapts the scale.
 
         Args:
             grads_and_vars: pairs ``(gradient of the scaled loss, variable)``.
-            name: ignored.
             **kwargs: ``skip_gradients_aggregation=True``: under a strategy, the gradients
                 were already summed over the replicas.
 

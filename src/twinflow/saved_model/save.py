@@ -83,6 +83,13 @@ def _children(obj) -> dict:
     return out
 
 
+
+def _saved_variable(var):
+    """The variable a captured handle saves as: a tw.distribute copy saves as its mirrored
+    variable (the tracked object; its value is the copies' common value)."""
+    container = getattr(var, "_tw_container", None)
+    return var if container is None else container
+
 class _Container:
     """A list or dict on the path to tracked objects (TensorFlow's list/dict wrappers)."""
 
@@ -219,7 +226,7 @@ class _Saver:
         n_args = len(fg.inputs) - len(fg.captures)
         bound, handle_data, constants = [], [None] * n_args, {}
         for outer, ph in fg.captures:
-            var = getattr(outer, "_value", None)
+            var = _saved_variable(getattr(outer, "_value", None))
             if isinstance(var, Variable):
                 if id(var) not in self.ids:
                     raise ValueError(
@@ -281,7 +288,8 @@ class _Saver:
         gg.structured_outputs = tuple(outs)
         bound, handle_data, constants = [], [None] * len(dys), {}
         for outer, ph in gg.captures:
-            var = variable_of(outer) if outer.dtype.name == "resource" else None
+            var = _saved_variable(variable_of(outer) if outer.dtype.name == "resource"
+                                  else None)
             if isinstance(var, Variable) and id(var) in self.ids:
                 bound.append(self.ids[id(var)])
                 handle_data.append((var.dtype, var.shape))
@@ -345,7 +353,7 @@ class _Saver:
             fill_shape(info.tensor_shape, t.shape)
             call_inputs.append(ph.name)
         for outer, _ in fg.captures:
-            var = getattr(outer, "_value", None)
+            var = _saved_variable(getattr(outer, "_value", None))
             if not isinstance(var, Variable):
                 continue
             if id(var) not in var_nodes:

@@ -490,10 +490,8 @@ class TransformMethods:
         ``(class, element)`` pairs (see ``tw.data.experimental.rejection_resample``).
 
         Args:
-            class_func: element -> int class.
-            target_dist: the wanted class probabilities.
-            initial_dist: the input's class probabilities (estimated when None).
-            seed: the seed.
+            class_func, target_dist, initial_dist, seed: as for
+                ``tw.data.experimental.rejection_resample``.
 
         Returns:
             The dataset.

@@ -196,7 +196,8 @@ class _Saver:
 
     def _spec(self, spec, cf, input_signature, kw_only: bool = False,
               python_function=None) -> None:
-        names = list(cf.graph.python_signature or []) if cf is not None else []
+        names = [] if cf is None else _signature_names(cf) if kw_only else \
+            list(cf.graph.python_signature or [])
         fields = {"args": [] if kw_only else names, "varargs": None, "varkw": None,
                   "defaults": None, "kwonlyargs": names if kw_only else [],
                   "kwonlydefaults": None, "annotations": {}}
@@ -212,7 +213,7 @@ class _Saver:
     def _bare(self, node, cf, name: str, kw_only: bool = False) -> None:
         b = node.bare_concrete_function
         b.concrete_function_name = name
-        names = list(cf.graph.python_signature or [])
+        names = _signature_names(cf) if kw_only else list(cf.graph.python_signature or [])
         b.argument_keywords.extend(names)
         b.allowed_positional_arguments = 0 if kw_only else len(names)
         self._spec(b.function_spec, cf, None, kw_only)
@@ -444,14 +445,26 @@ def _escape(path: str) -> str:
 
 
 def _flat_names(names: list, flat: list) -> list:
-    out = []
+    """The keyword names of a signature's tensor inputs (TensorSpecs or placeholders): the
+    name each was given (its TensorSpec's), else its parameter's, else ``input_i``; unique."""
+    out: list = []
     for i, t in enumerate(flat):
-        n = names[i] if i < len(names) else None
-        if n is None:
-            n = getattr(t, "name", None)
-            n = n.split(":")[0] if isinstance(n, str) else f"input_{i}"
+        given = t.name if isinstance(t, TensorSpec) else \
+            t.op.attrs.get("_user_specified_name") if hasattr(t, "op") else None
+        n = str(given or (names[i] if i < len(names) else "") or f"input_{i}")
+        base, k = n, 0
+        while n in out:
+            k += 1
+            n = f"{base}_{k}"
         out.append(n)
     return out
+
+
+def _signature_names(cf) -> list:
+    """The keyword names of a signature's inputs, in the order of the graph's inputs."""
+    fg = cf.graph
+    n_args = len(fg.inputs) - len(fg.captures)
+    return _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
 
 
 def _signature_order(cf) -> list:

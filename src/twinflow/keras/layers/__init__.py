@@ -14,17 +14,17 @@ from .convolutional import (
     Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
-    Convolution1D,
-    Convolution1DTranspose,
-    Convolution2D,
-    Convolution2DTranspose,
     DepthwiseConv1D,
     DepthwiseConv2D,
     SeparableConv1D,
     SeparableConv2D,
-    SeparableConvolution1D,
-    SeparableConvolution2D,
 )
+from .convolutional import Conv1D as Convolution1D
+from .convolutional import Conv1DTranspose as Convolution1DTranspose
+from .convolutional import Conv2D as Convolution2D
+from .convolutional import Conv2DTranspose as Convolution2DTranspose
+from .convolutional import SeparableConv1D as SeparableConvolution1D
+from .convolutional import SeparableConv2D as SeparableConvolution2D
 from .core import (
     Activation,
     Dense,
@@ -67,25 +67,25 @@ from .normalization import (
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
-    AvgPool1D,
-    AvgPool2D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
     GlobalAveragePooling3D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalAvgPool3D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPool3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
     GlobalMaxPooling3D,
-    MaxPool1D,
-    MaxPool2D,
     MaxPooling1D,
     MaxPooling2D,
 )
+from .pooling import AveragePooling1D as AvgPool1D
+from .pooling import AveragePooling2D as AvgPool2D
+from .pooling import GlobalAveragePooling1D as GlobalAvgPool1D
+from .pooling import GlobalAveragePooling2D as GlobalAvgPool2D
+from .pooling import GlobalAveragePooling3D as GlobalAvgPool3D
+from .pooling import GlobalMaxPooling1D as GlobalMaxPool1D
+from .pooling import GlobalMaxPooling2D as GlobalMaxPool2D
+from .pooling import GlobalMaxPooling3D as GlobalMaxPool3D
+from .pooling import MaxPooling1D as MaxPool1D
+from .pooling import MaxPooling2D as MaxPool2D
 from .preprocessing import (
     CategoryEncoding,
     CenterCrop,

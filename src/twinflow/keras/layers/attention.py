@@ -17,6 +17,7 @@ from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
 from .activation import Softmax
 from .base import Layer
+from .core import fraction
 from .keras_tensor import get_keras_mask
 
 
@@ -140,10 +141,7 @@ class _BaseAttention(Layer):
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.use_scale = bool(use_scale)
-        if not 0 <= dropout <= 1:
-            raise ValueError(f"Invalid value received for argument `dropout`. Expected a float "
-                             f"value between 0 and 1. Received: dropout={dropout}")
-        self.dropout = float(dropout)
+        self.dropout = fraction("dropout", dropout)
         self.seed = seed
         self.supports_masking = True
 

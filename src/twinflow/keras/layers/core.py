@@ -24,6 +24,15 @@ def _static_dims(x) -> list | None:
     return None if shape.rank is None else shape.as_list()
 
 
+def fraction(name: str, value, one_allowed: bool = True) -> float:
+    """``value`` as a float after checking it is in [0, 1] (or [0, 1) when not
+    ``one_allowed``), with Keras' message naming the argument ``name``."""
+    if not (0 <= value <= 1 if one_allowed else 0 <= value < 1):
+        raise ValueError(f"Invalid value received for argument `{name}`. Expected a float value "
+                         f"between 0 and 1. Received: {name}={value}")
+    return float(value)
+
+
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)``.
 
@@ -179,10 +188,7 @@ class Dropout(Layer):
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
-        if not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
-                             f"value between 0 and 1. Received: rate={rate}")
-        self.rate = float(rate)
+        self.rate = fraction("rate", rate)
         self.noise_shape = noise_shape
         self.seed = seed
 

@@ -72,6 +72,9 @@ class LoopsMixin:
         if cap is not None:
             steps_per_epoch = cap if steps_per_epoch is None else min(steps_per_epoch, cap)
         data = DataHandler(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
+        ext = getattr(getattr(self, "_tw_strategy", None), "extended", None)
+        if hasattr(ext, "_prepare_fit_input"):  # a multi-worker strategy's input rules
+            ext._prepare_fit_input(x, shuffle)
         val = None
         if validation_data is not None:
             vx, vy, vsw = unpack_x_y_sample_weight(validation_data) \

@@ -114,8 +114,9 @@ _register_compat_v1(_sys.modules[__name__])
 
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
-    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal"):
-        __getattr__(_name)
+    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute"):
+        if _name in _LAZY:
+            __getattr__(_name)
 
 
 _register_op_families(_load_op_families)

@@ -259,6 +259,10 @@ class TransformMethods:
         Returns:
             The dataset.
         """
+        if check_int_arg(num_shards, "num_shards", "Dataset.shard") == -1 and \
+                check_int_arg(index, "index", "Dataset.shard") == -1:
+            # SHARD_HINT: a placeholder that AutoShardPolicy.HINT replaces
+            return node("Shard")(self, -1, -1)
         n = _positive(num_shards, "num_shards", "Dataset.shard")
         i = check_int_arg(index, "index", "Dataset.shard")
         if not 0 <= i < n:

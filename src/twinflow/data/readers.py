@@ -198,6 +198,7 @@ def list_files(file_pattern, shuffle=None, seed=None) -> Dataset:
         raise errors.InvalidArgumentError(None, None, f"Expected 'tf.Tensor({patterns!r})' to "
                                           "match at least one file (no files matched)")
     ds = Dataset.from_tensor_slices(np.asarray([n.encode() for n in names], dtype=object))
+    ds._tw_file_names = True  # AutoShardPolicy.FILE deals these names out to the workers
     if shuffle is None or shuffle:
         ds = ds.shuffle(len(names), seed=seed)
     return ds

@@ -1,7 +1,13 @@
 """``tw.keras.layers``."""
 # ruff: noqa: F401  (a re-export module: every import is public)
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
-from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .attention import (
+    AdditiveAttention,
+    Attention,
+    EinsumDense,
+    GroupQueryAttention,
+    MultiHeadAttention,
+)
 from .base import Layer
 from .convolutional import (
     Conv1D,
@@ -29,6 +35,7 @@ from .core import (
     Lambda,
     Masking,
     Reshape,
+    ReversibleEmbedding,
 )
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
@@ -88,9 +95,13 @@ from .preprocessing import (
     IntegerLookup,
     Normalization,
     RandomBrightness,
+    RandomColorDegeneration,
     RandomContrast,
     RandomCrop,
     RandomFlip,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPosterization,
     RandomRotation,
     RandomTranslation,
     RandomZoom,
@@ -134,6 +145,7 @@ from .rnn import (
     TimeDistributed,
 )
 from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from .rnn.layer_wrappers import Pipeline, SpectralNormalization, Wrapper
 from .volumetric import (
     AdaptiveAveragePooling1D,
     AdaptiveAveragePooling2D,

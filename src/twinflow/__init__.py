@@ -95,6 +95,8 @@ _LAZY = {
     "saved_model": (".saved_model", None),
     "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
     "make_ndarray": (".io.tensor_proto", "make_ndarray"),
+    "quantization": (".quantization", None), "test": (".testing", None),
+    "sysconfig": (".sysconfig", None), "types": (".types", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -125,7 +127,8 @@ _register_compat_v1(_sys.modules[__name__])
 
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
-    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal"):
+    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal",
+                  "quantization"):
         __getattr__(_name)
 
 

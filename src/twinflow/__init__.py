@@ -127,9 +127,10 @@ _register_compat_v1(_sys.modules[__name__])
 
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
-    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal",
+    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
                   "quantization"):
-        __getattr__(_name)
+        if _name in _LAZY:
+            __getattr__(_name)
 
 
 _register_op_families(_load_op_families)

@@ -1,6 +1,8 @@
 """``tw.config``: run-time switches and device listing (implemented in ``core/config.py``)."""
+# ruff: noqa: F401  (a re-export module: every import is public)
 from __future__ import annotations
 
+from .core import config as _impl
 from .core.config import (
     LogicalDevice,
     LogicalDeviceConfiguration,
@@ -21,9 +23,4 @@ from .core.config import (
     threading,
 )
 
-__all__ = ["PhysicalDevice", "LogicalDevice", "list_physical_devices", "list_logical_devices",
-           "get_visible_devices", "set_visible_devices", "run_functions_eagerly",
-           "functions_run_eagerly", "experimental", "threading", "optimizer",
-           "get_soft_device_placement", "set_soft_device_placement", "cpu_count",
-           "LogicalDeviceConfiguration", "set_logical_device_configuration",
-           "get_logical_device_configuration"]
+__all__ = list(_impl.__all__)

@@ -49,6 +49,11 @@ def test_partitions_are_joined_by_send_and_recv():
     recvs = [op for op in parts["CPU:0"].optimized.graph.get_operations() if op.type == "_Recv"]
     assert sorted(op.get_attr("send_device")[-5:] for op in recvs) == ["CPU:1", "CPU:2"]
     assert all(op.device == CPU + "0" for op in parts["CPU:0"].optimized.graph.get_operations())
+    # GraphDefs carry the placement: requested devices in the traced graph, full names (and
+    # the _Send/_Recv nodes) in the partitions.
+    assert [n.device for n in cf.graph.as_graph_def().node if n.op == "Mul"] == ["/device:CPU:1"]
+    nodes = parts["CPU:1"].optimized.graph.as_graph_def().node
+    assert "_Send" in [n.op for n in nodes] and {n.device for n in nodes} == {CPU + "1"}
     # Every partition went through the passes: the constants folded into each one's Mul/Add.
     assert all(isinstance(p.pass_stats, dict) and "constant_folding" in p.pass_stats
                for p in parts.values())
@@ -112,7 +117,8 @@ def test_concurrent_callers_of_a_partitioned_function_do_not_deadlock():
     f = _sleepers("/cpu:1", "/cpu:2")
     x = tw.constant(1.0)
     results = []
-    threads = [threading.Thread(target=lambda: results.append(float(f(x)))) for _ in range(3)]
+    threads = [threading.Thread(target=lambda: results.append(float(f(x))), daemon=True)
+               for _ in range(3)]   # (daemon: a deadlock fails the test, not the whole run)
     for t in threads:
         t.start()
     for t in threads:

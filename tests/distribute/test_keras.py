@@ -86,3 +86,15 @@ def test_batch_norm_moving_statistics_stay_mirrored():
     m.fit(x, y, batch_size=8, epochs=1, verbose=0)
     for w in m.weights:
         np.testing.assert_array_equal(w.values[0].numpy(), w.values[1].numpy())
+
+
+def test_mirrored_model_saves_as_a_saved_model(tmp_path):
+    s = D.MirroredStrategy(["/cpu:0", "/cpu:1"])
+    with s.scope():
+        m = _model()
+    x, y = _data(8)
+    m.fit(x, y, batch_size=4, verbose=0)
+    tw.saved_model.save(m, str(tmp_path / "sm"))
+    served = tw.saved_model.load(str(tmp_path / "sm")).signatures["serving_default"]
+    out = list(served(tw.constant(x)).values())[0]
+    np.testing.assert_allclose(out.numpy(), m.predict(x, verbose=0), atol=1e-6)

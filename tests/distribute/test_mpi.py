@@ -62,6 +62,7 @@ def test_collectives_between_two_workers(tmp_path):
         np.testing.assert_array_equal(d["gb"], [False, True])
         np.testing.assert_array_equal(d["b0"], [1.0, 1.0, 1.0])  # from the last worker
         np.testing.assert_array_equal(d["b1"], [1])
+        assert d["b2"].shape == () and d["b2"] == 1  # a scalar stays a scalar
         x0, x1 = np.arange(4.0).reshape(2, 2), np.arange(4.0).reshape(2, 2) + 1
         np.testing.assert_allclose(d["gt"], x0 * x0 + x1 * x1)
         np.testing.assert_allclose(d["grows"], np.concatenate([x0[:1], x1 * 2]))
@@ -138,6 +139,19 @@ def test_timeout_raises_and_breaks_the_communicator(monkeypatch):
     assert mpi._broken[-1] is comm
     mpi._abort_if_broken()  # what the process does at exit
     assert comm._comm.aborted == 1
+    mpi._broken.clear()
+
+
+def test_timeout_inside_a_function_keeps_its_error_class(monkeypatch):
+    pytest.importorskip("mpi4py")
+    import twinflow as tw
+    from twinflow.distribute import mpi_ops
+
+    monkeypatch.setattr(mpi, "_install_exit_hooks", lambda: None)
+    comm = mpi.Communicator(FakeComm(), timeout=0.05, abort_on_error=False)
+    f = tw.function(lambda x: mpi_ops.all_reduce([x * 2.0], "sum", comm)[0])
+    with pytest.raises(errors.DeadlineExceededError, match="all_reduce\\(sum\\) of 1 float32"):
+        f(tw.constant([1.0]))
     mpi._broken.clear()
 
 

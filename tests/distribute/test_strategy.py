@@ -239,3 +239,29 @@ def test_replicas_and_copies_run_on_their_logical_devices():
             assert [t.device for t in out.values] == names
         g = tw.function(lambda: s.run(lambda: v * 2.0)).get_concrete_function().graph
         assert {op.device for op in g.get_operations() if op.type == "Mul"} == set(names)
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_extended_methods(graph):
+    s = D.MirroredStrategy(DEVICES)
+    ext = s.extended
+    with s.scope():
+        v = tw.Variable([1.0, 1.0])
+    assert ext.variable_created_in_scope(v) and ext.value_container(v.values[1]) is v
+
+    def fn():
+        per = s.run(lambda: _replica_value() * tw.ones([2]))
+        with s.scope():
+            r = ext.reduce_to("SUM", per, destinations=v)
+            b = ext.batch_reduce_to("MEAN", [(per, "/cpu:0"), (per, DEVICES)])
+            c = ext.broadcast_to(tw.constant(5.0), DEVICES)
+            ext.update(v, lambda copy, delta: copy.assign_add(delta), args=(r,))
+        return r, b, c
+    r, b, c = tw.function(fn)() if graph else fn()
+    assert isinstance(r, D.Mirrored) and len(r.values) == 2
+    np.testing.assert_allclose(r.values[1], [3, 3])
+    np.testing.assert_allclose(b[0], [1.5, 1.5])
+    assert isinstance(b[1], D.Mirrored) and float(c.values[1]) == 5.0
+    assert [c_.numpy().tolist() for c_ in v.values] == [[4.0, 4.0], [4.0, 4.0]]
+    with ext.colocate_vars_with(v):
+        assert float(tw.constant(1.0)) == 1.0

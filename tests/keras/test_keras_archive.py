@@ -95,6 +95,7 @@ def test_twinflow_writes_keras3_layout_and_reloads_with_optimizer_state(tmp_path
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # loss scaling probes
 def test_mixed_precision_model_round_trips(tmp_path):
     keras.mixed_precision.set_global_policy("mixed_float16")
     try:
@@ -175,3 +176,21 @@ def test_unknown_keras_arguments_are_refused_not_ignored(tmp_path):
     _rewrite(FIX / "mlp.keras", tmp_path / "d.keras", add_arg)
     with pytest.raises(ValueError, match="lora_rank"):
         keras.models.load_model(tmp_path / "d.keras")
+
+
+def test_without_h5py_saving_falls_back_to_twinflows_layout(tmp_path, monkeypatch):
+    from twinflow.keras import h5_weights
+
+    def missing():
+        raise ImportError("no h5py")
+    model = _model()
+    model.build((None, 4))
+    monkeypatch.setattr(h5_weights, "_h5py", missing)
+    with pytest.warns(UserWarning, match="h5py is not installed"):
+        model.save(tmp_path / "n.keras")
+    monkeypatch.undo()
+    with zipfile.ZipFile(tmp_path / "n.keras") as z:
+        assert "model.weights.npz" in z.namelist()
+    again = keras.models.load_model(tmp_path / "n.keras")
+    x = np.ones((1, 4), np.float32)
+    np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0))

@@ -108,6 +108,7 @@ def test_loss_scale_optimizer_in_a_tw_function_matches_eager():
     assert eager[2] < 8 and eager[1] < 2.0 ** 20
 
 
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")  # loss scaling probes
 @pytest.mark.parametrize("run_eagerly", [False, True])
 def test_fit_mixed_float16_wraps_the_optimizer_and_learns(mixed, run_eagerly):
     r = np.random.default_rng(0)

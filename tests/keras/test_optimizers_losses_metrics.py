@@ -87,6 +87,26 @@ def test_schedules():
     np.testing.assert_allclose(_run(opt, [[1.0, 1.0]] * 2, [0.0, 0.0]), [-1.5, -1.5])
 
 
+def test_schedule_name_scopes_its_ops_in_a_graph_and_round_trips():
+    s = K.optimizers.schedules.CosineDecay(0.1, 10, name="lr")
+    names = []
+
+    @tw.function(autograph=False)
+    def f(step):
+        out = s(step)
+        names.append(out.name)
+        return out
+
+    np.testing.assert_allclose(float(f(tw.constant(0.0))), 0.1, rtol=1e-6)
+    assert names[0].startswith("lr/")
+    unnamed = K.optimizers.schedules.PolynomialDecay(0.1, 10)
+    assert tw.function(unnamed, autograph=False).get_concrete_function(
+        tw.TensorSpec([], tw.float32)).graph.get_operations()[-1].name.startswith(
+        "PolynomialDecay/")
+    again = type(s).from_config(s.get_config())
+    assert again.name == "lr" and float(again(0)) == pytest.approx(0.1)
+
+
 def test_minimize_and_no_gradients_error():
     w = tw.Variable(3.0)
     opt = K.optimizers.SGD(0.5)

@@ -105,3 +105,49 @@ def test_models_save_model_and_config(tmp_path):
         keras.config.enable_flash_attention()
     with pytest.raises(ValueError, match="jax"):
         keras.config.set_backend("jax")
+
+
+def test_utils_dtype_names_and_session():
+    u = keras.utils
+    assert u.standardize_dtype("float16") == "float16"
+    assert u.standardize_dtype(np.float64) == "float64"
+    assert u.standardize_dtype(tw.constant([1])) == "int32"
+    assert u.is_keras_tensor(keras.Input((2,))) and not u.is_keras_tensor(tw.ones([2]))
+    u.clear_session()
+    assert keras.layers.Dense(1).name == "dense"
+
+
+def test_config_caps_epochs_and_steps():
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    keras.config.set_max_epochs(2)
+    keras.config.set_max_steps_per_epoch(3)
+    try:
+        hist = model.fit(np.ones((40, 2), np.float32), np.ones((40, 1), np.float32),
+                         batch_size=4, epochs=10, verbose=0)
+        assert keras.config.max_epochs() == 2 and keras.config.max_steps_per_epoch() == 3
+    finally:
+        keras.config.set_max_epochs(None)
+        keras.config.set_max_steps_per_epoch(None)
+    assert len(hist.history["loss"]) == 2 and int(model.optimizer.iterations.numpy()) == 6
+    with pytest.raises(ValueError, match="positive"):
+        keras.config.set_max_epochs(0)
+
+
+def test_serialize_keras_object_round_trips():
+    u = keras.utils
+    for obj in [keras.layers.Dense(3, name="d"), keras.optimizers.Adam(0.25),
+                keras.losses.Huber(delta=3.0), keras.metrics.Mean(name="m"),
+                keras.initializers.Constant(2.0), keras.regularizers.L2(0.5),
+                keras.DTypePolicy("mixed_float16")]:
+        s = u.serialize_keras_object(obj)
+        assert s["class_name"] == type(obj).__name__ and "module" in s
+        again = u.deserialize_keras_object(s)
+        assert type(again) is type(obj)
+        if hasattr(obj, "get_config"):
+            assert again.get_config() == obj.get_config()
+    assert u.serialize_keras_object("relu") == "relu"
+    with pytest.raises(TypeError, match="serialize"):
+        u.serialize_keras_object(lambda t: t)
+    with pytest.raises(ValueError, match="Unknown layer"):
+        u.deserialize_keras_object({"class_name": "NoSuchThing", "config": {}})

@@ -115,6 +115,9 @@ def test_bad_arguments():
     f = tf.function(lambda x: x + 1.0)
     with pytest.raises(ValueError, match="input_signature"):
         tf.onnx.export(f)
+    signed = tf.function(lambda x: x + 1.0, input_signature=[_spec(None, 2)])
+    x = np.ones((3, 2), np.float32)
+    np.testing.assert_array_equal(run(session(tf.onnx.export(signed)), x)[0], x + 1)
     with pytest.raises(TypeError, match="TensorSpec"):
         tf.onnx.export(f, [np.zeros(3)])
     with pytest.raises(tf.errors.InvalidArgumentError, match="opset"):
@@ -167,3 +170,12 @@ def test_reshape_and_output_names_at_old_and_new_opsets(opset):
         g = tf.function(lambda x: tf.reshape(x, [0, 2, 2]))
         with pytest.raises(tf.errors.UnimplementedError, match="opset 14"):
             tf.onnx.export(g, [_spec(0, 4)], opset=13)
+
+
+def test_split_of_an_unknown_dim_at_opset_18():
+    def f(x):
+        a, b = tf.split(x, 2, axis=1)
+        return a - b
+    check_same(f, [_spec(2, None)], [[(2, 4)], [(2, 10)]], opset=18)
+    with pytest.raises(tf.errors.UnimplementedError, match="unknown"):
+        tf.onnx.export(f, [_spec(2, None)], opset=17)

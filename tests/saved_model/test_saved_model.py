@@ -336,3 +336,30 @@ def test_conv_and_pool_window_attrs_are_tensorflows_in_the_saved_functions(tmp_p
     assert list(nodes["MaxPool"].attr["ksize"].list.i) == [1, 2, 2, 1]
     x = np.random.default_rng(2).normal(size=(2, 8, 8, 2)).astype(np.float32)
     np.testing.assert_allclose(tw.saved_model.load(d)(x).numpy(), m(x).numpy(), rtol=1e-6)
+
+
+def test_a_text_format_saved_model_loads(tmp_path):
+    from google.protobuf import text_format
+
+    from twinflow.saved_model.load import read_saved_model
+    d = _saved(tmp_path)
+    sm = read_saved_model(d)
+    os.remove(os.path.join(d, "saved_model.pb"))
+    with open(os.path.join(d, "saved_model.pbtxt"), "w") as f:
+        f.write(text_format.MessageToString(sm))
+    assert tw.saved_model.load(d)(tw.constant([1.0, 1.0])).numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_multi_input_keras_model_exports_named_signature_inputs(tmp_path):
+    k = tw.keras
+    a, b = k.Input((3,), name="a"), k.Input((2,), name="b")
+    model = k.Model([a, b], k.layers.Dense(1)(k.layers.Concatenate()([a, b])))
+    xa = np.ones((4, 3), np.float32)
+    xb = np.full((4, 2), 2.0, np.float32)
+    d = str(tmp_path / "multi")
+    model.export(d)
+    r = tw.saved_model.load(d)
+    sig = r.signatures["serving_default"]
+    assert sorted(sig.structured_input_signature[1]) == ["a", "b"]
+    np.testing.assert_allclose(sig(a=tw.constant(xa), b=tw.constant(xb))["output_0"].numpy(),
+                               model([xa, xb]).numpy(), rtol=1e-6)

@@ -235,12 +235,8 @@ class GradientTape:
         Returns:
             Per source, a tensor of shape ``target.shape + source.shape`` (or None).
         """
-        self._check_usable()
-        unconnected = _unconnected(unconnected_gradients)
-        if isinstance(target, Variable):
-            target = target.read_value()
-        target = convert(target)
-        tshape = _static_shape(target, "jacobian target")
+        target, tshape, unconnected = self._jacobian_target(target, unconnected_gradients,
+                                                            "jacobian")
         flat_sources = nest.flatten(sources)
         n = int(np.prod(tshape, dtype=np.int64))
         with self._paused():
@@ -250,6 +246,15 @@ class GradientTape:
             out = [_assemble(target, s, [row[k] for row in per_element], tshape, (), unconnected)
                    for k, s in enumerate(flat_sources)]
         return nest.pack_sequence_as(sources, out)
+
+    def _jacobian_target(self, target, unconnected_gradients, what: str) -> tuple:
+        """(target as a tensor, its static shape, the unconnected-gradients mode)."""
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        if isinstance(target, Variable):
+            target = target.read_value()
+        target = convert(target)
+        return target, _static_shape(target, f"{what} target"), unconnected
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None,
@@ -269,12 +274,8 @@ class GradientTape:
         Returns:
             A tensor of shape ``[b] + target.shape[1:] + source.shape[1:]`` (or None).
         """
-        self._check_usable()
-        unconnected = _unconnected(unconnected_gradients)
-        if isinstance(target, Variable):
-            target = target.read_value()
-        target = convert(target)
-        tshape = _static_shape(target, "batch_jacobian target")
+        target, tshape, unconnected = self._jacobian_target(target, unconnected_gradients,
+                                                            "batch_jacobian")
         if not tshape:
             raise ValueError("batch_jacobian needs a target of rank >= 1 (the batch axis)")
         sshape = _static_shape(source, "batch_jacobian source")

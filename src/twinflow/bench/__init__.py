@@ -21,6 +21,7 @@ import numpy as np
 import twinflow as tw
 
 from .data_workloads import DATA_WORKLOADS
+from .mpi_workload import format_mpi_report, run_mpi_bench
 from .workloads import WORKLOADS, Workload, optional_module
 
 WORKLOADS.extend(DATA_WORKLOADS)  # (tw.data's rows live in their own file)
@@ -210,7 +211,8 @@ def format_report(results: Sequence[Result], repeat: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``twinflow bench [--quick] [--repeat N] [--only a,b] [--mode M]
-    [--timer wall|cpu]``.
+    [--timer wall|cpu]``, or ``twinflow bench --mpi [N]`` (data-parallel training on N MPI
+    workers against one).
 
     Args:
         argv: arguments (default: ``sys.argv[1:]``).
@@ -230,7 +232,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--timer", choices=sorted(TIMERS), default="wall",
                    help="wall: elapsed time (default); cpu: the process's CPU time, all threads "
                         "together (steadier on a busy machine; hides multi-thread gains)")
+    p.add_argument("--mpi", type=int, nargs="?", const=2, default=None, metavar="N",
+                   help="instead: data-parallel MLP training on N (default 2) MPI workers vs 1 "
+                        "(needs mpiexec: twinflow[distributed])")
     args = p.parse_args(argv)
+    if args.mpi is not None:
+        results = run_mpi_bench(workers=args.mpi, repeat=args.repeat or 5,
+                                steps=10 if args.quick else 30)
+        print(format_mpi_report(results))
+        return 0
     _timer[0] = args.timer
     repeat = args.repeat or (2 if args.quick else 5)
     min_time = args.min_time if args.min_time is not None else (0.005 if args.quick else 0.05)

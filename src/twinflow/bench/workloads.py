@@ -328,18 +328,32 @@ def _mlp_np(inp: dict) -> Step:
     return step
 
 
+def mlp_loss(params: list, x, labels):
+    """The MLP's mean cross-entropy on a batch (``params``: w0, b0, w1, b1, w2, b2).
+
+    Args:
+        params: the six weight and bias variables.
+        x: the inputs, ``[batch, 784]``.
+        labels: the int32 class ids, ``[batch]``.
+
+    Returns:
+        The scalar loss.
+    """
+    w0, b0, w1, b1, w2, b2 = params
+    h = tw.nn.relu(tw.matmul(x, w0) + b0)
+    h = tw.nn.relu(tw.matmul(h, w1) + b1)
+    logits = tw.matmul(h, w2) + b2
+    return tw.reduce_mean(tw.nn.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                                         logits=logits))
+
+
 def _mlp_tw(inp: dict, mode: str) -> Step:
     params = [tw.Variable(inp[f"{k}{i}"]) for i in range(3) for k in ("w", "b")]
     x, labels = tw.constant(inp["x"]), tw.constant(inp["labels"])
 
     def train_step(x, labels):
         with tw.GradientTape() as tape:
-            w0, b0, w1, b1, w2, b2 = params
-            h = tw.nn.relu(tw.matmul(x, w0) + b0)
-            h = tw.nn.relu(tw.matmul(h, w1) + b1)
-            logits = tw.matmul(h, w2) + b2
-            loss = tw.reduce_mean(tw.nn.sparse_softmax_cross_entropy_with_logits(
-                labels=labels, logits=logits))
+            loss = mlp_loss(params, x, labels)
         grads = tape.gradient(loss, params)
         for p, g in zip(params, grads):
             p.assign_sub(0.01 * g)

@@ -338,14 +338,22 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
     return _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
 
 
-def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
-    """``tw.foldl``: ``a = fn(a, row)`` over rows first to last; returns the final ``a``.
+def _fold(fn_name: str, reverse: bool) -> Callable[..., Any]:
+    """``tw.foldl`` (``reverse=False``) or ``tw.foldr``: a scan that keeps only the last
+    accumulator."""
+    def fold(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
+             back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
+        check_parallel_iterations(parallel_iterations)
+        return _scan_impl(fn, elems, initializer, reverse, False, name or fn_name)
+    order, first = ("last to first", "last") if reverse else ("first to last", "first")
+    fold.__name__ = fold.__qualname__ = fn_name
+    fold.__doc__ = f"""``tw.{fn_name}``: ``a = fn(a, row)`` over rows {order}; returns the
+    final ``a``.
 
     Args:
         fn: callable (accumulator, row) -> new accumulator.
         elems: a tensor or nested structure of tensors with a common first dimension.
-        initializer: the first accumulator (default: the first row).
+        initializer: the first accumulator (default: the {first} row).
         parallel_iterations: a positive integer (iterations run in order).
         back_prop: accepted for TensorFlow compatibility.
         swap_memory: accepted for TensorFlow compatibility.
@@ -354,28 +362,11 @@ def foldl(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations
     Returns:
         The final accumulator.
     """
-    check_parallel_iterations(parallel_iterations)
-    return _scan_impl(fn, elems, initializer, False, False, name or "foldl")
+    return fold
 
 
-def foldr(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
-          back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
-    """``tw.foldr``: ``a = fn(a, row)`` over rows last to first; returns the final ``a``.
-
-    Args:
-        fn: callable (accumulator, row) -> new accumulator.
-        elems: a tensor or nested structure of tensors with a common first dimension.
-        initializer: the first accumulator (default: the last row).
-        parallel_iterations: a positive integer (iterations run in order).
-        back_prop: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
-        name: op name.
-
-    Returns:
-        The final accumulator.
-    """
-    check_parallel_iterations(parallel_iterations)
-    return _scan_impl(fn, elems, initializer, True, False, name or "foldr")
+foldl = _fold("foldl", reverse=False)
+foldr = _fold("foldr", reverse=True)
 
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]

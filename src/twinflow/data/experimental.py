@@ -31,7 +31,8 @@ SHARD_HINT = -1
 
 
 class AutoShardPolicy(enum.IntEnum):
-    """How a distributed dataset is sharded (twinflow runs on one device: recorded only)."""
+    """How a multi-worker strategy shards a dataset between its workers (set through
+    ``Options().experimental_distribute.auto_shard_policy``; see ``data/autoshard.py``)."""
 
     OFF = -1
     AUTO = 0

@@ -259,6 +259,10 @@ class TransformMethods:
         Returns:
             The dataset.
         """
+        if check_int_arg(num_shards, "num_shards", "Dataset.shard") == -1 and \
+                check_int_arg(index, "index", "Dataset.shard") == -1:
+            # SHARD_HINT: a placeholder that AutoShardPolicy.HINT replaces
+            return node("Shard")(self, -1, -1)
         n = _positive(num_shards, "num_shards", "Dataset.shard")
         i = check_int_arg(index, "index", "Dataset.shard")
         if not 0 <= i < n:
@@ -486,10 +490,8 @@ class TransformMethods:
         ``(class, element)`` pairs (see ``tw.data.experimental.rejection_resample``).
 
         Args:
-            class_func: element -> int class.
-            target_dist: the wanted class probabilities.
-            initial_dist: the input's class probabilities (estimated when None).
-            seed: the seed.
+            class_func, target_dist, initial_dist, seed: as for
+                ``tw.data.experimental.rejection_resample``.
 
         Returns:
             The dataset.

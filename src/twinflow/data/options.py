@@ -1,8 +1,10 @@
 """``tw.data.Options``: the options a pipeline carries (``Dataset.with_options``).
 
-Only ``deterministic`` changes what twinflow does (parallel maps may then yield in completion
-order); the other groups exist so programs that set them run, and each of their fields is
-checked for its type. Setting an unknown attribute is an error, as in TensorFlow.
+``deterministic`` changes what twinflow does (parallel maps may then yield in completion
+order), and ``experimental_distribute.auto_shard_policy`` how a multi-worker strategy shards
+the dataset (``data/autoshard.py``); the other groups exist so programs that set them run, and
+each of their fields is checked for its type. Setting an unknown attribute is an error, as in
+TensorFlow.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..core import dtypes, errors
 from ..core.shapes import TensorShape
 from ..eager.func_graph import TensorSpec
+from ..graph.graph import name_scoped
 from ..io import codecs
 from ..io.tfrecord import compression_name, open_compressed, read_records
 from .dataset import Dataset
@@ -89,9 +90,10 @@ class TFRecordDataset(_FileDataset):
         compression_type: '', 'GZIP' or 'ZLIB'.
         buffer_size: accepted (files are read in chunks).
         num_parallel_reads: read that many files at once (interleaved record by record).
-        name: ignored.
+        name: the name scope of the ops it creates (in a graph).
     """
 
+    @name_scoped
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None) -> None:
         super().__init__(filenames, compression_type, num_parallel_reads)
@@ -109,9 +111,10 @@ class TextLineDataset(_FileDataset):
         compression_type: '', 'GZIP' or 'ZLIB'.
         buffer_size: accepted (files are read in chunks).
         num_parallel_reads: read that many files at once.
-        name: ignored.
+        name: the name scope of the ops it creates (in a graph).
     """
 
+    @name_scoped
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None) -> None:
         super().__init__(filenames, compression_type, num_parallel_reads)
@@ -138,9 +141,10 @@ class FixedLengthRecordDataset(_FileDataset):
         buffer_size: accepted.
         compression_type: '', 'GZIP' or 'ZLIB'.
         num_parallel_reads: read that many files at once.
-        name: ignored.
+        name: the name scope of the ops it creates (in a graph).
     """
 
+    @name_scoped
     def __init__(self, filenames, record_bytes: int, header_bytes=None, footer_bytes=None,
                  buffer_size=None, compression_type=None, num_parallel_reads=None,
                  name=None) -> None:
@@ -197,6 +201,7 @@ def list_files(file_pattern, shuffle=None, seed=None) -> Dataset:
         raise errors.InvalidArgumentError(None, None, f"Expected 'tf.Tensor({patterns!r})' to "
                                           "match at least one file (no files matched)")
     ds = Dataset.from_tensor_slices(np.asarray([n.encode() for n in names], dtype=object))
+    ds._tw_file_names = True  # AutoShardPolicy.FILE deals these names out to the workers
     if shuffle is None or shuffle:
         ds = ds.shuffle(len(names), seed=seed)
     return ds
@@ -217,9 +222,10 @@ class CsvDataset(_FileDataset):
         na_value: a string read as missing.
         select_cols: column indices to keep.
         exclude_cols: column indices to drop.
-        name: ignored.
+        name: the name scope of the ops it creates (in a graph).
     """
 
+    @name_scoped
     def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
                  header: bool = False, field_delim: str = ",", use_quote_delim: bool = True,
                  na_value: str = "", select_cols=None, exclude_cols=None, name=None) -> None:

@@ -586,8 +586,14 @@ class Shard(Unary):
         self._num, self._index = num, index
 
     def _gen(self):
+        if self._num == -1:
+            raise errors.InvalidArgumentError(
+                None, None, "shard(SHARD_HINT, SHARD_HINT) is a placeholder for a distribution "
+                "strategy's AutoShardPolicy.HINT; iterated without one it has no shard count")
         yield from itertools.islice(self._input._gen(), self._index, None, self._num)
 
     def _cardinality(self) -> int:
         n = self._input._cardinality()
+        if self._num == -1:
+            return UNKNOWN_CARDINALITY
         return n if n < 0 else max(0, -(-(n - self._index) // self._num))

@@ -52,6 +52,7 @@ from .input import (
                                InputReplicationMode,
 )
 from .mirrored import MirroredStrategy, OneDeviceStrategy
+from .mpi_strategy import MultiWorkerMirroredStrategy
 from .strategy import (
                                ReplicaContext,
                                RunOptions,
@@ -83,7 +84,8 @@ coordinator = types.SimpleNamespace(
 __all__ = [
     "CrossDeviceOps", "DistributedDataset", "DistributedIterator", "DistributedValues",
     "HierarchicalCopyAllReduce", "InputContext", "InputOptions", "InputReplicationMode",
-    "MirroredStrategy", "NcclAllReduce", "OneDeviceStrategy", "ParameterServerStrategy",
+    "MirroredStrategy", "MultiWorkerMirroredStrategy", "NcclAllReduce", "OneDeviceStrategy",
+    "ParameterServerStrategy",
     "ReduceOp", "ReductionToOneDevice", "ReplicaContext", "RunOptions", "Server", "Strategy",
     "StrategyExtended", "TPUStrategy", "experimental", "experimental_set_strategy",
     "get_replica_context", "get_strategy", "has_strategy", "in_cross_replica_context",

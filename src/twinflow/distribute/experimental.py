@@ -11,6 +11,7 @@ from .cross_device_ops import (
                                CommunicationOptions,
 )
 from .input import ValueContext
+from .mpi_strategy import ExperimentalMultiWorkerMirroredStrategy as MultiWorkerMirroredStrategy
 from .unsupported import (
                                CentralStorageStrategy,
                                ClusterCoordinator,
@@ -37,6 +38,7 @@ partitioners = types.SimpleNamespace(
 rpc = types.SimpleNamespace(Client=RpcClient, Server=RpcServer)
 
 __all__ = ["CentralStorageStrategy", "CollectiveCommunication", "CollectiveHints",
-           "CommunicationImplementation", "CommunicationOptions", "ParameterServerStrategy",
+           "CommunicationImplementation", "CommunicationOptions", "MultiWorkerMirroredStrategy",
+           "ParameterServerStrategy",
            "PreemptionCheckpointHandler", "PreemptionWatcher", "TPUStrategy",
            "TerminationConfig", "ValueContext", "coordinator", "partitioners", "rpc"]

@@ -243,7 +243,11 @@ class DistributedDataset:
         self._options = options
         ext = strategy.extended
         self._devices = tuple(ext.worker_devices)
-        dataset = ext._shard_dataset(dataset)
+        sharded = ext._shard_dataset(dataset)
+        # A process that auto-sharded (multi-worker) has its own batches already: they are
+        # split over its local replicas only; otherwise each global batch over all replicas.
+        local = sharded is not dataset
+        dataset = sharded
         self._parts = len(self._devices)
         self._tupled = ext._num_replicas_in_sync > 1
         if self._tupled:
@@ -251,6 +255,8 @@ class DistributedDataset:
 
             def split(*xs):
                 element = xs if tuple_element else xs[0]
+                if local:
+                    return tuple(split_batch(element, self._parts))
                 return tuple(ext._split_global_batch(element))
             dataset = dataset.map(split)
         self._dataset = dataset

@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from ..core.config import list_logical_devices
 from .cross_device_ops import CrossDeviceOps, ReductionToOneDevice, canonical, on_device
+from .replica_context import ReplicaContext
 from .replicas import ReplicaRunner
-from .strategy import ReplicaContext, Strategy, StrategyExtended
+from .strategy import Strategy, StrategyExtended
 from .variables import create_distributed_variable
 
 

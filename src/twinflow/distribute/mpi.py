@@ -161,15 +161,18 @@ class Communicator:
     def _wait(self, request, what: str, timeout: float | None) -> None:
         limit = self.timeout if timeout is None else _check_timeout(timeout)
         start = time.monotonic()
-        spin_until = start + 0.002
-        delay = 2e-5
+        # MPI progresses a non-blocking collective only inside Test: poll, yielding the CPU
+        # (sleep(0)) so a worker sharing a core with the others lets them progress too; after
+        # 20 ms (a slow peer), sleep between polls instead of spinning.
+        spin_until = start + 0.02
+        delay = 0.0
         while not request.Test():
             now = time.monotonic()
             if now - start > limit:
                 self._fail(what, limit)
-            if now > spin_until:  # spin briefly (fast collectives), then back off
-                time.sleep(delay)
-                delay = min(delay * 2, 1e-3)
+            time.sleep(delay)
+            if now > spin_until:
+                delay = min(max(delay * 2, 5e-5), 1e-3)
         self.stats["seconds"] += time.monotonic() - start
 
     def _fail(self, what: str, limit: float) -> None:
@@ -229,6 +232,8 @@ class Communicator:
                     sum(arrays[j].nbytes for j in packs[-1]) + a.nbytes > bytes_per_pack:
                 packs.append([])
             packs[-1].append(i)
+        if self.size == 1:  # nothing to combine: the values themselves
+            return [a.copy() for a in arrays]
         mpi_op = {"sum": self._mpi.SUM, "mean": self._mpi.SUM, "min": self._mpi.MIN,
                   "max": self._mpi.MAX}[op]
         for dtype, idx in ((d, p) for d, packs in groups.items() for p in packs):
@@ -237,12 +242,9 @@ class Communicator:
             send = np.concatenate([arrays[i].astype(wire, copy=False).ravel() for i in idx]) \
                 if len(idx) > 1 else np.ascontiguousarray(arrays[idx[0]], dtype=wire).ravel()
             recv = np.empty_like(send)
-            if self.size == 1:
-                recv[...] = send
-            else:
-                self._run(f"all_reduce({op}) of {len(idx)} {dtype} array(s), {send.size} "
-                          "elements", lambda s=send, r=recv: self._comm.Iallreduce(s, r, op=mpi_op),
-                          timeout, send.nbytes)
+            self._run(f"all_reduce({op}) of {len(idx)} {dtype} array(s), {send.size} "
+                      "elements", lambda s=send, r=recv: self._comm.Iallreduce(s, r, op=mpi_op),
+                      timeout, send.nbytes)
             if op == "mean":
                 recv = _divide(recv, self.size)
             offset = 0
@@ -304,7 +306,7 @@ class Communicator:
         """
         if not 0 <= root < self.size:
             raise ValueError(f"broadcast: root {root} is not a rank of a {self.size}-worker job")
-        arrays = [np.ascontiguousarray(np.asarray(a)) for a in arrays]
+        arrays = [np.asarray(a, order="C") for a in arrays]  # (0-d stays 0-d)
         if self.size == 1:
             return [a.copy() for a in arrays]
         sizes = [a.nbytes for a in arrays]

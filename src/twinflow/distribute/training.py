@@ -107,6 +107,10 @@ def distributed_step(strategy, model, step: Callable, kind: str) -> Callable:
                 _check_distributed(model, strategy)
             if kind == "predict":
                 locals_ = strategy.experimental_local_results(outputs)
+                ext = strategy.extended
+                if ext._num_workers > 1:  # every worker gets the whole batch's predictions
+                    return nest.map_structure(
+                        lambda *xs: ext._cross_device_ops.all_gather(list(xs), 0)[0], *locals_)
                 if parts == 1:
                     return locals_[0]
                 return nest.map_structure(lambda *xs: array_ops.concat(list(xs), 0), *locals_)

@@ -93,8 +93,30 @@ class PerReplica(DistributedValues, CompositeTensor):
                                 for v in self._values))
 
 
-class Mirrored(DistributedValues):
+class MirroredSpec(PerReplicaSpec):
+    """The TypeSpec of a Mirrored value.
+
+    Args:
+        *value_specs: the spec of each replica's value.
+    """
+
+    __slots__ = ()
+
+    @property
+    def value_type(self) -> type:
+        return Mirrored
+
+    def _from_components(self, components) -> Mirrored:
+        return Mirrored(components)
+
+
+class Mirrored(DistributedValues, CompositeTensor):
     """A value that is the same on every replica (the result of an all-reduce)."""
+
+    @property
+    def _type_spec(self) -> MirroredSpec:
+        return MirroredSpec(*(nest.map_structure(type_spec_from_value, v)
+                              for v in self._values))
 
 
 def regroup(per_replica: list, wrap=PerReplica) -> Any:

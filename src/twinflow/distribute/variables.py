@@ -39,6 +39,10 @@ class DistributedVariable(DistributedValues, Variable):
     """
 
     _tw_distributed = True
+    # A variable's Python protocol is its value's (not DistributedValues' refusals).
+    __bool__ = Variable.__bool__
+    __iter__ = Variable.__iter__
+    __len__ = Variable.__len__
 
     def __init__(self, strategy, values, devices, aggregation) -> None:
         DistributedValues.__init__(self, values)

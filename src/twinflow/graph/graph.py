@@ -528,7 +528,8 @@ def name_scoped(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         with g.name_scope(name):
             return fn(*args, **kwargs)
-    with_name_scope.__doc__ = _with_name_doc(fn.__doc__)
+    if fn.__doc__ is not None:  # (a constructor documented by its class keeps no docstring)
+        with_name_scope.__doc__ = _with_name_doc(fn.__doc__)
     # A library function: AutoGraph calls it as it is (its source starts with the decorator).
     with_name_scope.__ag_do_not_convert__ = True
     return with_name_scope

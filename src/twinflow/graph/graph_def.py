@@ -313,6 +313,8 @@ def add_node(nodes, op, add_shapes: bool = False) -> None:
     const = _input_attr_const(nodes, op, attrs)
     proto = nodes.add()
     proto.name, proto.op = op.name, op.type
+    if op.device:  # the tw.device the op was placed with ('' when none, as TensorFlow)
+        proto.device = op.device
     inputs = [_tensor_input_name(t) for t in op.inputs]
     if const is not None:
         pos = TF_INPUT_ATTRS[op.type][2]

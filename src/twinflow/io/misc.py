@@ -104,8 +104,7 @@ def decode_webp(contents, channels: int = 0, name=None) -> Any:
     """Decodes a WebP image (through Pillow).
 
     Args:
-        contents: a string scalar of WebP bytes.
-        channels: 0, 3 or 4.
+        contents, channels: as for ``decode_bmp``, with WebP bytes.
 
     Returns:
         A uint8 tensor [height, width, channels].

@@ -521,9 +521,7 @@ def parse_single_example(serialized, features: dict, example_names=None, name=No
 
     Args:
         serialized: a string scalar.
-        features: {key: FixedLenFeature or FixedLenSequenceFeature(allow_missing=True)}.
-        example_names: ignored.
-        name: the op name.
+        features, example_names, name: as for ``parse_example``.
 
     Returns:
         {key: tensor}.

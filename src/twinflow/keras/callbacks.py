@@ -236,6 +236,13 @@ class EarlyStopping(_MonitorCallback):
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
 
 
+def _writes_checkpoints(model) -> bool:
+    """Whether this process writes checkpoints: under a multi-worker strategy only the chief
+    (worker 0) does, as in TensorFlow; the other workers restore what it wrote."""
+    strategy = getattr(model, "distribute_strategy", None)
+    return strategy is None or strategy.extended.should_checkpoint
+
+
 class ModelCheckpoint(_MonitorCallback):
     """Saves the model's weights after epochs (optionally only when ``monitor`` improves).
 
@@ -285,6 +292,8 @@ class ModelCheckpoint(_MonitorCallback):
         path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs)
         if self.verbose and not self.save_best_only:
             print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        if not _writes_checkpoints(self.model):
+            return
         if not self.save_weights_only and path.endswith(".keras"):
             self.model.save(path)
         else:
@@ -452,10 +461,15 @@ class BackupAndRestore(Callback):
 
     def on_epoch_end(self, epoch, logs=None) -> None:
         self._tw_epoch.assign(np.int64(epoch))
-        self._manager().save()
+        manager = self._manager()
+        if _writes_checkpoints(self.model):  # every worker restores; the chief writes
+            manager.save()
 
     def on_train_end(self, logs=None) -> None:
         if not self.delete_checkpoint or self._tw_manager is None:
+            return
+        if not _writes_checkpoints(self.model):
+            self._tw_manager = None
             return
         # Only the files this callback wrote: backup_dir may hold other things.
         for prefix in list(self._tw_manager.checkpoints):

@@ -13,7 +13,7 @@ from .backend import (  # noqa: F401  (re-exported: Keras 3 publishes them here)
 )
 from .dtype_policies import dtype_policy, set_dtype_policy  # noqa: F401
 
-_STATE = {"unsafe_deserialization": False}
+_STATE = {"unsafe_deserialization": False, "max_epochs": None, "max_steps_per_epoch": None}
 
 
 def set_backend(backend: str) -> None:  # noqa: F811 (Keras' name)
@@ -76,7 +76,51 @@ def is_nnx_enabled() -> bool:
     return False
 
 
-__all__ = ["backend", "epsilon", "floatx", "image_data_format", "set_epsilon", "set_floatx",
+def _cap(name: str, value) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or
+                              value < 1):
+        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    _STATE[name] = value
+
+
+def set_max_epochs(max_epochs: int | None) -> None:
+    """Caps the epochs of every ``fit`` (None removes the cap), as Keras 3.
+
+    Args:
+        max_epochs: the cap.
+    """
+    _cap("max_epochs", max_epochs)
+
+
+def max_epochs() -> int | None:
+    """The cap on ``fit``'s epochs (None: none).
+
+    Returns:
+        The cap.
+    """
+    return _STATE["max_epochs"]
+
+
+def set_max_steps_per_epoch(max_steps_per_epoch: int | None) -> None:
+    """Caps the steps of every epoch of ``fit`` (None removes the cap), as Keras 3.
+
+    Args:
+        max_steps_per_epoch: the cap.
+    """
+    _cap("max_steps_per_epoch", max_steps_per_epoch)
+
+
+def max_steps_per_epoch() -> int | None:
+    """The cap on the steps of an epoch (None: none).
+
+    Returns:
+        The cap.
+    """
+    return _STATE["max_steps_per_epoch"]
+
+
+__all__ = ["set_max_epochs", "max_epochs", "set_max_steps_per_epoch", "max_steps_per_epoch",
+           "backend", "epsilon", "floatx", "image_data_format", "set_epsilon", "set_floatx",
            "set_image_data_format", "dtype_policy", "set_dtype_policy", "set_backend",
            "enable_unsafe_deserialization", "is_flash_attention_enabled",
            "enable_flash_attention", "disable_flash_attention", "is_nnx_enabled"]

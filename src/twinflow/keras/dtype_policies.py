@@ -9,12 +9,13 @@ clear error: twinflow has no bfloat16 dtype yet.
 from __future__ import annotations
 
 from ..core import dtypes
+from .configurable import Configurable
 
 _MIXED = {"mixed_float16": ("float16", "float32"), "mixed_bfloat16": ("bfloat16", "float32")}
 _FLOATS = ("float16", "float32", "float64", "bfloat16")
 
 
-class DTypePolicy:
+class DTypePolicy(Configurable):
     """A dtype policy (Keras 3's ``keras.DTypePolicy``).
 
     Args:
@@ -63,25 +64,7 @@ class DTypePolicy:
         """Whether computations and variables have different dtypes."""
         return self._compute != self._variable
 
-    def get_config(self) -> dict:
-        """The policy's config.
-
-        Returns:
-            ``{"name": ...}``.
-        """
-        return {"name": self._name}
-
-    @classmethod
-    def from_config(cls, config: dict) -> DTypePolicy:
-        """A policy from ``get_config()``.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The policy.
-        """
-        return cls(**config)
+    _config_keys = ("name",)  # get_config() is {"name": ...}
 
     def __eq__(self, other) -> bool:
         return isinstance(other, DTypePolicy) and other.name == self.name

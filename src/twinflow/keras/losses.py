@@ -14,6 +14,7 @@ from ..graph.tensor import Tensor, TensorLike
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from ..ops.variables import Variable
 from .masks import get_keras_mask
+from .registry import deserialize_object as _deserialize_object
 
 _EPS = 1e-7
 
@@ -722,12 +723,4 @@ def deserialize(name, custom_objects: dict | None = None) -> Callable:
     Returns:
         The Loss object or function.
     """
-    if isinstance(name, dict):
-        key = name.get("class_name")
-        cls = (custom_objects or {}).get(key) or globals().get(key)
-        if not (isinstance(cls, type) and issubclass(cls, Loss)):
-            raise ValueError(f"Unknown loss class {key!r}")
-        return cls(**name.get("config", {}))
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    return get(name)
+    return _deserialize_object(name, custom_objects, globals(), Loss, get, "loss")

@@ -4,7 +4,7 @@ without ``custom_objects``. Deserialization (``saving.py``) looks here after the
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -60,3 +60,30 @@ def jsonable(x, where: str) -> Any:
         return {str(k): jsonable(v, where) for k, v in x.items()}
     raise TypeError(f"Cannot save {where}: the argument {x!r} is not a tensor from the model "
                     "nor a JSON value")
+
+
+def deserialize_object(config, custom_objects: dict | None, namespace: dict, base: type,
+                       get: Callable, what: str) -> Any:
+    """``{"class_name", "config"}`` (a class of ``namespace`` deriving from ``base``, or of
+    ``custom_objects``) instantiated, or a name resolved by ``custom_objects`` then ``get``.
+
+    Args:
+        config: the dict or name.
+        custom_objects: name -> class or function.
+        namespace: the module's globals, where the built-in classes are.
+        base: the classes' base (Loss, Metric).
+        get: the module's ``get`` for names.
+        what: "loss", "metric"..., for the error.
+
+    Returns:
+        The object.
+    """
+    if isinstance(config, dict):
+        key = config.get("class_name")
+        cls = (custom_objects or {}).get(key) or namespace.get(key)
+        if not (isinstance(cls, type) and issubclass(cls, base)):
+            raise ValueError(f"Unknown {what} class {key!r}")
+        return cls(**config.get("config", {}))
+    if custom_objects and config in custom_objects:
+        return custom_objects[config]
+    return get(config)

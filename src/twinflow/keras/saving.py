@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -398,7 +399,7 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
         raise ValueError(f"Model {model.name!r} has not been built; call it on data or "
                          "build() it before saving")
     config = _to_config(model)
-    if path.endswith(".keras") and _is_functional_or_sequential(model):
+    if path.endswith(".keras") and _is_functional_or_sequential(model) and _has_h5py():
         # Keras 3's own layout (config.json, model.weights.h5, metadata.json).
         keras_cfg = _archive.twinflow_config_to_keras(config, model)
         members = {METADATA_FILE: _archive.metadata_json(_version()),
@@ -437,6 +438,18 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
         return
     _write_directory(path, {WEIGHTS_FILE: weights_bytes, CONFIG_FILE: config_bytes,
                             METADATA_FILE: meta_bytes})
+
+
+def _has_h5py() -> bool:
+    """Whether Keras 3's layout can be written; without h5py, twinflow's (with a warning)."""
+    try:
+        _archive._h5._h5py()
+    except ImportError:
+        warnings.warn("h5py is not installed: writing twinflow's own .keras layout "
+                      "(model.weights.npz), which Keras cannot read; `pip install h5py` for "
+                      "Keras 3's", stacklevel=3)
+        return False
+    return True
 
 
 def _write_directory(path: str, files: dict) -> None:

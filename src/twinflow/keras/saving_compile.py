@@ -38,36 +38,31 @@ def _module_class(module, name: str, base: type) -> type | None:
     return cls if isinstance(cls, type) and issubclass(cls, base) else None
 
 
-def _deserialize_loss(x):
+def _deserialize_compiled(x, module, base: type, kind: str):
+    """A loss (``kind``: "loss", from ``module`` = keras.losses) or metric structure saved in
+    the compile config: lists and dicts kept, ``{"class_name", "config"}`` rebuilt, names
+    resolved through custom_objects."""
     if x is None:
         return None
     if isinstance(x, list):
-        return [_deserialize_loss(v) for v in x]
+        return [_deserialize_compiled(v, module, base, kind) for v in x]
     if isinstance(x, dict) and "class_name" not in x:
-        return {k: _deserialize_loss(v) for k, v in x.items()}
+        return {k: _deserialize_compiled(v, module, base, kind) for k, v in x.items()}
     if isinstance(x, dict):
-        cls = _module_class(_losses, x["class_name"], _losses.Loss)
+        cls = _module_class(module, x["class_name"], base)
         if cls is None:
-            raise ValueError(f"Unknown loss class {x['class_name']!r}: pass it in "
+            raise ValueError(f"Unknown {kind} class {x['class_name']!r}: pass it in "
                              "custom_objects")
         return cls(**x.get("config", {}))
     return _custom(x) or x
+
+
+def _deserialize_loss(x):
+    return _deserialize_compiled(x, _losses, _losses.Loss, "loss")
 
 
 def _deserialize_metric(x):
-    if x is None:
-        return None
-    if isinstance(x, list):
-        return [_deserialize_metric(v) for v in x]
-    if isinstance(x, dict) and "class_name" not in x:
-        return {k: _deserialize_metric(v) for k, v in x.items()}
-    if isinstance(x, dict):
-        cls = _module_class(_metrics, x["class_name"], _metrics.Metric)
-        if cls is None:
-            raise ValueError(f"Unknown metric class {x['class_name']!r}: pass it in "
-                             "custom_objects")
-        return cls(**x.get("config", {}))
-    return _custom(x) or x
+    return _deserialize_compiled(x, _metrics, _metrics.Metric, "metric")
 
 
 def serialize_optimizer(optimizer) -> dict:

@@ -11,11 +11,17 @@ from typing import Any
 
 import numpy as np
 
+from ..core import dtypes as _dtypes
 from ..data import Dataset
 from ..ops import nn_ops, random_ops
 from . import registry as _registry
 from . import saving as _saving
+from .backend import clear_session, is_keras_tensor  # noqa: F401  (tw.keras.utils names)
 from .models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
+from .serialization import (  # noqa: F401  (tw.keras.utils names)
+    deserialize_keras_object,
+    serialize_keras_object,
+)
 
 
 def _interactive(stream) -> bool:
@@ -367,3 +373,19 @@ def timeseries_dataset_from_array(data, targets, sequence_length: int, sequence_
         windows = windows.astype(np.float32)
     ds = Dataset.from_tensor_slices(windows if targets is None else (windows, targets[starts]))
     return ds if batch_size is None else ds.batch(int(batch_size))
+
+
+def standardize_dtype(dtype) -> str:
+    """A dtype (name, NumPy dtype, twinflow DType, Python type) as Keras' dtype name.
+
+    Args:
+        dtype: the dtype; None gives ``floatx()``.
+
+    Returns:
+        The name (``'float32'``...).
+    """
+    if dtype is None:
+        return "float32"
+    if hasattr(dtype, "dtype") and not isinstance(dtype, type):
+        dtype = dtype.dtype
+    return _dtypes.as_dtype(np.dtype(dtype) if isinstance(dtype, np.dtype) else dtype).name

@@ -112,7 +112,10 @@ def _dim(op, t, axis: int):
 @converts("Split")
 def _split_op(cx, op):
     n, axis = int(op.attrs["num_split"]), int(op.attrs["axis"])
-    size = _dim(op, op.inputs[0], axis)
+    x = op.inputs[0]
+    if n > 1 and cx.opset >= 18 and (x.shape.rank is None or x.shape[axis] is None):
+        return cx.node("Split", [cx.name(x)], op.name, n_out=n, axis=axis, num_outputs=n)
+    size = _dim(op, x, axis)
     return _split(cx, op, cx.name(op.inputs[0]), [size // n] * n, axis, op.name)
 
 

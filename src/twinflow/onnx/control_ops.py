@@ -63,6 +63,8 @@ def _while(cx, op):
     caps = [cx.env.get(id(t)) for t in op.inputs[n + has_max:]]
     if any(v is None for v in init + caps):
         raise unsupported(op, "an input was not converted")
+    if not all(isinstance(v, str) for v in init):
+        raise unsupported(op, "a variable handle as a loop variable")
     cond_g, body_g = a["cond"], a["body"]
     nodes, (c0,) = cx.subgraph(cond_g, init + caps, f"{op.name}_cond")
     cx.nodes.extend(nodes)

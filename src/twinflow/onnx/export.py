@@ -48,6 +48,8 @@ def _concrete(fn_or_model, input_signature):
             raise ValueError("twinflow.onnx.export: a ConcreteFunction has its signature "
                              "already; pass input_signature=None")
         return fn_or_model
+    if input_signature is None and isinstance(fn_or_model, Function):
+        input_signature = fn_or_model.input_signature   # tw.function(input_signature=...)
     if input_signature is None:
         raise ValueError("twinflow.onnx.export needs an input_signature (a list of "
                          "tw.TensorSpec, one per argument) for a Function, model or callable")
@@ -169,7 +171,7 @@ def export(fn_or_model: Any, input_signature=None, path: str | os.PathLike | Non
         fn_or_model: a ``ConcreteFunction`` (its signature is used), a ``tw.function``, a
             Keras model or layer (called with ``training=False``), or a Python callable.
         input_signature: a list of ``tw.TensorSpec``, one per positional argument (None for
-            a ConcreteFunction).
+            a ConcreteFunction, or a ``tw.function`` that has its own input_signature).
         path: where to write the serialized model (atomically), or None.
         opset: the ONNX opset (13 or newer; default 17).
 

@@ -9,6 +9,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor, TensorLike
 from . import math_ops
@@ -23,13 +24,13 @@ def _err(msg: str) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, msg)
 
 
+@name_scoped
 def logdet(matrix: TensorLike, name: str | None = None) -> Tensor:
     """log(det(matrix)) of Hermitian positive-definite matrices, via Cholesky
     (``tw.linalg.logdet``).
 
     Args:
         matrix: ``[..., M, M]`` Hermitian positive-definite.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``2 * sum(log(diag(cholesky(matrix))))``, ``[...]`` (real).
@@ -41,6 +42,7 @@ def logdet(matrix: TensorLike, name: str | None = None) -> Tensor:
     return math_ops.multiply(reduce_sum(math_ops.log(d), axis=-1), math_ops.cast(2, d.dtype))
 
 
+@name_scoped
 def cholesky_solve(chol: TensorLike, rhs: TensorLike, name: str | None = None) -> Tensor:
     """Solves ``A X = rhs`` given ``chol``, the Cholesky factor of ``A``
     (``tw.linalg.cholesky_solve``).
@@ -48,7 +50,6 @@ def cholesky_solve(chol: TensorLike, rhs: TensorLike, name: str | None = None) -
     Args:
         chol: ``[..., M, M]`` lower-triangular factors (``A = chol @ adjoint(chol)``).
         rhs: ``[..., M, K]``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``X`` ``[..., M, K]``.
@@ -57,6 +58,7 @@ def cholesky_solve(chol: TensorLike, rhs: TensorLike, name: str | None = None) -
     return triangular_solve(chol, y, lower=True, adjoint=True)
 
 
+@name_scoped
 def lstsq(matrix: TensorLike, rhs: TensorLike, l2_regularizer=0.0, fast: bool = True,
           name: str | None = None) -> Tensor:
     """Regularized least squares via the normal equations (``tw.linalg.lstsq``, fast path).
@@ -67,7 +69,6 @@ def lstsq(matrix: TensorLike, rhs: TensorLike, l2_regularizer=0.0, fast: bool = 
         l2_regularizer: the ridge term ``lambda`` (a Python float).
         fast: must be True: the slower complete-orthogonal-decomposition path is not
             implemented (a clear error says so).
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``X`` ``[..., N, K]`` minimizing ``|matrix X - rhs|^2 + lambda |X|^2`` (for M < N the
@@ -93,6 +94,7 @@ def lstsq(matrix: TensorLike, rhs: TensorLike, l2_regularizer=0.0, fast: bool = 
     return matmul(a, cholesky_solve(cholesky(gram), b), adjoint_a=True)
 
 
+@name_scoped
 def matrix_rank(a: TensorLike, tol=None, validate_args: bool = False,
                 name: str | None = None) -> Tensor:
     """The number of singular values above ``tol`` (``tw.linalg.matrix_rank``).
@@ -101,7 +103,6 @@ def matrix_rank(a: TensorLike, tol=None, validate_args: bool = False,
         a: ``[..., M, N]`` float or complex.
         tol: the threshold; default ``eps * max(M, N) * max(s)``.
         validate_args: accepted as TensorFlow's (no extra checks are needed here).
-        name: op name (unused: the result is a composition).
 
     Returns:
         int32 ranks ``[...]``.
@@ -176,13 +177,13 @@ def pinv(a: TensorLike, rcond=None, validate_args: bool = False,
     return bind(MatrixPinv, [x], {"rcond": rcond}, name=name)
 
 
+@name_scoped
 def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
     """Cross product of 3-vectors along the last axis (``tw.linalg.cross``).
 
     Args:
         a: ``[..., 3]`` real tensor.
         b: ``[..., 3]``, same dtype and shape.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``a x b``, ``[..., 3]``.
@@ -202,6 +203,7 @@ def cross(a: TensorLike, b: TensorLike, name: str | None = None) -> Tensor:
     return stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1)
 
 
+@name_scoped
 def normalize(tensor: TensorLike, ord="euclidean", axis=None, name: str | None = None) -> tuple:
     """Divides ``tensor`` by its norm (``tw.linalg.normalize``).
 
@@ -209,7 +211,6 @@ def normalize(tensor: TensorLike, ord="euclidean", axis=None, name: str | None =
         tensor: a float or complex tensor.
         ord: the norm's order (as ``tw.linalg.norm``).
         axis: the axis or axes the norm runs over (as ``tw.linalg.norm``).
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``(normalized, norm)``; ``norm`` keeps the reduced dims.
@@ -224,13 +225,13 @@ def _eye_like(d, dtype):
     return eye(shape(d)[-1], dtype=dtype)
 
 
+@name_scoped
 def diag(diagonal: TensorLike, name: str = "diag", k=0, num_rows=-1, num_cols=-1,
          padding_value=0, align="RIGHT_LEFT") -> Tensor:
     """Square matrices with ``diagonal`` on the main diagonal (``tw.linalg.diag``; k=0 only).
 
     Args:
         diagonal: ``[..., N]``.
-        name: op name (unused: the result is a composition).
         k: the diagonal offset; only 0 is supported.
         num_rows: only -1 (or N) is supported.
         num_cols: only -1 (or N) is supported.
@@ -250,6 +251,7 @@ def diag(diagonal: TensorLike, name: str = "diag", k=0, num_rows=-1, num_cols=-1
     return expand_dims(d, -1) * _eye_like(d, d.dtype)
 
 
+@name_scoped
 def set_diag(input: TensorLike, diagonal: TensorLike, name: str = "set_diag", k=0,
              align="RIGHT_LEFT") -> Tensor:
     """Replaces the main diagonal of square matrices (``tw.linalg.set_diag``; k=0 only).
@@ -257,7 +259,6 @@ def set_diag(input: TensorLike, diagonal: TensorLike, name: str = "set_diag", k=
     Args:
         input: ``[..., N, N]``.
         diagonal: ``[..., N]``.
-        name: op name (unused: the result is a composition).
         k: the diagonal offset; only 0 is supported.
         align: irrelevant for k=0.
 
@@ -272,12 +273,12 @@ def set_diag(input: TensorLike, diagonal: TensorLike, name: str = "set_diag", k=
     return x - x * eye_ + expand_dims(d, -1) * eye_
 
 
+@name_scoped
 def tensor_diag(diagonal: TensorLike, name: str | None = None) -> Tensor:
     """A rank-2k tensor with ``diagonal`` (rank k) on its diagonal (``tw.linalg.tensor_diag``).
 
     Args:
         diagonal: a tensor of static shape ``[D1, ..., Dk]``, k >= 1.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[D1, ..., Dk, D1, ..., Dk]``, ``out[i..., i...] = diagonal[i...]``.
@@ -291,12 +292,12 @@ def tensor_diag(diagonal: TensorLike, name: str | None = None) -> Tensor:
     return reshape(flat, dims + dims)
 
 
+@name_scoped
 def tensor_diag_part(input: TensorLike, name: str | None = None) -> Tensor:
     """The diagonal of a rank-2k tensor (``tw.linalg.tensor_diag_part``).
 
     Args:
         input: a tensor of static shape ``[D1, ..., Dk, D1, ..., Dk]``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[D1, ..., Dk]``.

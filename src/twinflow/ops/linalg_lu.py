@@ -15,6 +15,7 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
+from ..graph.graph import name_scoped
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from .array_ops import gather, ones_like
@@ -114,6 +115,7 @@ def _batch_dims(t) -> int:
     return t.shape.rank - 1
 
 
+@name_scoped
 def lu_reconstruct(lower_upper: TensorLike, perm: TensorLike, validate_args: bool = False,
                    name: str | None = None) -> Tensor:
     """The matrix an LU factorization came from (``tw.linalg.lu_reconstruct``).
@@ -122,7 +124,6 @@ def lu_reconstruct(lower_upper: TensorLike, perm: TensorLike, validate_args: boo
         lower_upper: ``[..., M, M]`` from ``tw.linalg.lu``.
         perm: ``[..., M]`` from ``tw.linalg.lu``.
         validate_args: accepted as TensorFlow's (the gathers check the indices anyway).
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[..., M, M]``.
@@ -155,6 +156,7 @@ class BatchInvertPermutation:
         return None
 
 
+@name_scoped
 def lu_solve(lower_upper: TensorLike, perm: TensorLike, rhs: TensorLike,
              validate_args: bool = False, name: str | None = None) -> Tensor:
     """Solves ``A X = rhs`` from A's LU factorization (``tw.linalg.lu_solve``).
@@ -164,7 +166,6 @@ def lu_solve(lower_upper: TensorLike, perm: TensorLike, rhs: TensorLike,
         perm: ``[..., M]`` from ``tw.linalg.lu``.
         rhs: ``[..., M, K]``.
         validate_args: accepted as TensorFlow's (the gathers check the indices anyway).
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``X`` ``[..., M, K]``.
@@ -176,6 +177,7 @@ def lu_solve(lower_upper: TensorLike, perm: TensorLike, rhs: TensorLike,
     return triangular_solve(upper, y, lower=False)
 
 
+@name_scoped
 def lu_matrix_inverse(lower_upper: TensorLike, perm: TensorLike, validate_args: bool = False,
                       name: str | None = None) -> Tensor:
     """The inverse of A from its LU factorization (``tw.linalg.lu_matrix_inverse``).
@@ -184,7 +186,6 @@ def lu_matrix_inverse(lower_upper: TensorLike, perm: TensorLike, validate_args: 
         lower_upper: ``[..., M, M]`` from ``tw.linalg.lu``.
         perm: ``[..., M]`` from ``tw.linalg.lu``.
         validate_args: accepted as TensorFlow's.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[..., M, M]``.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
+from ..graph.graph import name_scoped
 from ..graph.tensor import Tensor, TensorLike
 from .array_ops import expand_dims, unstack
 from .core import convert
@@ -37,6 +38,7 @@ def _dense(diagonals, diagonals_format: str, fn: str) -> Tensor:
             np.eye(m, dtype=dt) + expand_dims(sub, -1) * np.eye(m, k=-1, dtype=dt))
 
 
+@name_scoped
 def tridiagonal_matmul(diagonals: TensorLike, rhs: TensorLike, diagonals_format: str = "compact",
                        name: str | None = None) -> Tensor:
     """Multiplies a tridiagonal matrix by ``rhs`` (``tw.linalg.tridiagonal_matmul``).
@@ -47,7 +49,6 @@ def tridiagonal_matmul(diagonals: TensorLike, rhs: TensorLike, diagonals_format:
             ``[..., M, M]`` (matrix).
         rhs: ``[..., M, N]``.
         diagonals_format: ``"compact"``, ``"sequence"`` or ``"matrix"``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[..., M, N]``.
@@ -55,6 +56,7 @@ def tridiagonal_matmul(diagonals: TensorLike, rhs: TensorLike, diagonals_format:
     return matmul(_dense(diagonals, diagonals_format, "tridiagonal_matmul"), convert(rhs))
 
 
+@name_scoped
 def tridiagonal_solve(diagonals: TensorLike, rhs: TensorLike, diagonals_format: str = "compact",
                       transpose_rhs: bool = False, conjugate_rhs: bool = False,
                       name: str | None = None, partial_pivoting: bool = True,
@@ -67,7 +69,6 @@ def tridiagonal_solve(diagonals: TensorLike, rhs: TensorLike, diagonals_format: 
         diagonals_format: ``"compact"``, ``"sequence"`` or ``"matrix"``.
         transpose_rhs: ``rhs`` is given as ``[..., K, M]``.
         conjugate_rhs: conjugate ``rhs`` first.
-        name: op name (unused: the result is a composition).
         partial_pivoting: must be True (the dense solve pivots).
         perturb_singular: must be False: a singular system raises.
 

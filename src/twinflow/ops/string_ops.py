@@ -42,6 +42,15 @@ def _check_string(x, what: str) -> None:
         raise _err(f"{what} needs a string tensor, got {x.dtype.name}")
 
 
+def string_map_infer(dtype: dtypes.DType, what: str):
+    """``infer`` of an op mapping each string of ``x`` to one ``dtype`` value (``what``: the
+    public name in the error for a non-string ``x``)."""
+    def infer(x, **attrs):
+        _check_string(x, what)
+        return dtype, x.shape
+    return infer
+
+
 def _string_infer(x, **attrs):
     _check_string(x, "this op")
     return dtypes.string, x.shape
@@ -68,9 +77,7 @@ def _utf8(v: bytes) -> str:
 class StringLength:
     """The length of each string in bytes (``unit='BYTE'``) or UTF-8 characters."""
 
-    def infer(x, *, unit):
-        _check_string(x, "tw.strings.length")
-        return dtypes.int32, x.shape
+    infer = string_map_infer(dtypes.int32, "tw.strings.length")
 
     def kernel(x, *, unit):
         if unit == "UTF8_CHAR":
@@ -200,9 +207,7 @@ class ReduceJoin:
 class StaticRegexFullMatch:
     """Whether each whole string matches ``pattern`` (Python ``re`` syntax, close to RE2's)."""
 
-    def infer(x, *, pattern):
-        _check_string(x, "tw.strings.regex_full_match")
-        return dtypes.bool_, x.shape
+    infer = string_map_infer(dtypes.bool_, "tw.strings.regex_full_match")
 
     def kernel(x, *, pattern):
         rx = re.compile(_b(pattern))

@@ -245,6 +245,26 @@ class _VariableMeta(type):
 _uid = [0]
 
 
+def _update_method(fn_name: str, opdef, what: str) -> Callable:
+    """``Variable.assign_add`` / ``assign_sub``: the variable updated in place by ``opdef``."""
+    def method(self, delta, use_locking=None, name: str | None = None,
+               read_value: bool = True) -> Variable | Tensor | None:
+        return self._assign_op(opdef, delta, read_value)
+    method.__name__ = fn_name
+    method.__qualname__ = f"Variable.{fn_name}"
+    method.__doc__ = f"""{what} the variable.
+
+    Args:
+        delta: a tensor or value of the variable's dtype and shape.
+        use_locking: unused.
+        read_value: in a graph, return the new value (else None).
+
+    Returns:
+        The variable eagerly; its new value (or None) in a graph.
+    """
+    return name_scoped(method)
+
+
 class Variable(metaclass=_VariableMeta):
     """A mutable tensor-like value that survives across calls (``tw.Variable``).
 
@@ -446,43 +466,15 @@ class Variable(metaclass=_VariableMeta):
 
         Args:
             value: a tensor or value of the variable's dtype and shape.
-            use_locking: unused.
-            read_value: in a graph, return the new value (else None).
+            use_locking, read_value: as for ``assign_add``.
 
         Returns:
             The variable eagerly; its new value (or None) in a graph.
         """
         return self._assign_op(AssignVariableOp, value, read_value)
 
-    @name_scoped
-    def assign_add(self, delta, use_locking=None, name: str | None = None,
-                   read_value: bool = True) -> Variable | Tensor | None:
-        """Adds ``delta`` to the variable.
-
-        Args:
-            delta: a tensor or value of the variable's dtype and shape.
-            use_locking: unused.
-            read_value: in a graph, return the new value (else None).
-
-        Returns:
-            The variable eagerly; its new value (or None) in a graph.
-        """
-        return self._assign_op(AssignAddVariableOp, delta, read_value)
-
-    @name_scoped
-    def assign_sub(self, delta, use_locking=None, name: str | None = None,
-                   read_value: bool = True) -> Variable | Tensor | None:
-        """Subtracts ``delta`` from the variable.
-
-        Args:
-            delta: a tensor or value of the variable's dtype and shape.
-            use_locking: unused.
-            read_value: in a graph, return the new value (else None).
-
-        Returns:
-            The variable eagerly; its new value (or None) in a graph.
-        """
-        return self._assign_op(AssignSubVariableOp, delta, read_value)
+    assign_add = _update_method("assign_add", AssignAddVariableOp, "Adds ``delta`` to")
+    assign_sub = _update_method("assign_sub", AssignSubVariableOp, "Subtracts ``delta`` from")
 
     # ----- Python protocol -----
     def ref(self) -> Reference:

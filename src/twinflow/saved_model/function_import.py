@@ -24,7 +24,7 @@ from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto, window_
 from ..graph.registry import REGISTRY, load_all_op_families
 from ..ops.core import ZerosLike
 from .function_def import output_args
-from .graph_import import _attr_value, _op_attrs, tensor_of_proto
+from .graph_import import _attr_value, _op_attrs, _ordered, tensor_of_proto
 from .tf_defaults import TF_DEFAULTS
 
 __all__ = ["FunctionImporter"]
@@ -124,7 +124,7 @@ class FunctionImporter:
         values = {a.name: [t] for a, t in zip(args, inputs)}
         nodes: dict = {}
         consts: dict = {}
-        for node in _ordered(list(fdef.node_def), values):
+        for node in _ordered(list(fdef.node_def)):
             try:
                 self._import_node(node, values, nodes, consts, shapes)
             except errors.OpError as e:
@@ -391,26 +391,3 @@ def _in_graph(t, graph):
 def _inner(phs, outer: list, shapes: dict) -> dict:
     """The variable (dtype, shape) of each resource placeholder, from its outer tensor."""
     return {id(p): shapes[id(o)] for p, o in zip(phs, outer) if id(o) in shapes}
-
-
-def _ordered(nodes: list, values: dict) -> list:
-    """The nodes in an order where each comes after the nodes its inputs name."""
-    by_name = {n.name: n for n in nodes}
-    done: set = set()
-    out = []
-    for root in nodes:
-        stack = [(root, False)]
-        while stack:
-            n, expanded = stack.pop()
-            if n.name in done:
-                continue
-            if expanded:
-                done.add(n.name)
-                out.append(n)
-                continue
-            stack.append((n, True))
-            for i in n.input:
-                src = by_name.get(_producer(i))
-                if src is not None and src.name not in done:
-                    stack.append((src, False))
-    return out

@@ -191,7 +191,8 @@ def _split(name: str) -> tuple:
 
 
 def _ordered(nodes: list) -> list:
-    """The nodes in an order where each comes after its inputs."""
+    """The nodes (of a GraphDef or a FunctionDef) in an order where each comes after its
+    inputs."""
     by_name = {n.name: n for n in nodes}
     done: set = set()
     out = []
@@ -207,7 +208,8 @@ def _ordered(nodes: list) -> list:
                 continue
             stack.append((n, True))
             for i in n.input:
-                src = by_name.get(_split(i)[0])
+                # "^op" (control), "op:0" (GraphDef) or "op:out:0" (FunctionDef)
+                src = by_name.get(i.lstrip("^").partition(":")[0])
                 if src is not None and src.name not in done:
                     stack.append((src, False))
     return out

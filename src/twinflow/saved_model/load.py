@@ -202,6 +202,9 @@ def read_saved_model(export_dir: str):
     if os.path.isdir(d):
         recover(d)
     path = os.path.join(d, opts.SAVED_MODEL_FILENAME_PB)
+    text = os.path.join(d, opts.SAVED_MODEL_FILENAME_PBTXT)
+    if not os.path.isfile(path) and os.path.isfile(text):
+        path = text
     if not os.path.isfile(path):
         raise OSError(f"SavedModel file does not exist at: {d}{os.sep}"
                       f"{{{opts.SAVED_MODEL_FILENAME_PBTXT}|{opts.SAVED_MODEL_FILENAME_PB}}}")
@@ -209,8 +212,12 @@ def read_saved_model(export_dir: str):
         data = f.read()
     sm = saved_model_message("SavedModel")()
     try:
-        sm.ParseFromString(data)
-    except Exception as e:  # noqa: BLE001  (protobuf's DecodeError, reported as data loss)
+        if path == text:   # the text format (protobuf's parser: no code runs)
+            from google.protobuf import text_format  # noqa: PLC0415  (protobuf, lazily)
+            text_format.Parse(data.decode("utf-8"), sm)
+        else:
+            sm.ParseFromString(data)
+    except Exception as e:  # noqa: BLE001  (protobuf's DecodeError/ParseError: data loss)
         raise errors.DataLossError(None, None, f"{path} is not a valid SavedModel (corrupt or "
                                                f"truncated): {e}") from None
     if not sm.meta_graphs:

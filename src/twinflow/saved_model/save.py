@@ -83,6 +83,13 @@ def _children(obj) -> dict:
     return out
 
 
+
+def _saved_variable(var):
+    """The variable a captured handle saves as: a tw.distribute copy saves as its mirrored
+    variable (the tracked object; its value is the copies' common value)."""
+    container = getattr(var, "_tw_container", None)
+    return var if container is None else container
+
 class _Container:
     """A list or dict on the path to tracked objects (TensorFlow's list/dict wrappers)."""
 
@@ -189,7 +196,8 @@ class _Saver:
 
     def _spec(self, spec, cf, input_signature, kw_only: bool = False,
               python_function=None) -> None:
-        names = list(cf.graph.python_signature or []) if cf is not None else []
+        names = [] if cf is None else _signature_names(cf) if kw_only else \
+            list(cf.graph.python_signature or [])
         fields = {"args": [] if kw_only else names, "varargs": None, "varkw": None,
                   "defaults": None, "kwonlyargs": names if kw_only else [],
                   "kwonlydefaults": None, "annotations": {}}
@@ -205,7 +213,7 @@ class _Saver:
     def _bare(self, node, cf, name: str, kw_only: bool = False) -> None:
         b = node.bare_concrete_function
         b.concrete_function_name = name
-        names = list(cf.graph.python_signature or [])
+        names = _signature_names(cf) if kw_only else list(cf.graph.python_signature or [])
         b.argument_keywords.extend(names)
         b.allowed_positional_arguments = 0 if kw_only else len(names)
         self._spec(b.function_spec, cf, None, kw_only)
@@ -219,7 +227,7 @@ class _Saver:
         n_args = len(fg.inputs) - len(fg.captures)
         bound, handle_data, constants = [], [None] * n_args, {}
         for outer, ph in fg.captures:
-            var = getattr(outer, "_value", None)
+            var = _saved_variable(getattr(outer, "_value", None))
             if isinstance(var, Variable):
                 if id(var) not in self.ids:
                     raise ValueError(
@@ -281,7 +289,8 @@ class _Saver:
         gg.structured_outputs = tuple(outs)
         bound, handle_data, constants = [], [None] * len(dys), {}
         for outer, ph in gg.captures:
-            var = variable_of(outer) if outer.dtype.name == "resource" else None
+            var = _saved_variable(variable_of(outer) if outer.dtype.name == "resource"
+                                  else None)
             if isinstance(var, Variable) and id(var) in self.ids:
                 bound.append(self.ids[id(var)])
                 handle_data.append((var.dtype, var.shape))
@@ -345,7 +354,7 @@ class _Saver:
             fill_shape(info.tensor_shape, t.shape)
             call_inputs.append(ph.name)
         for outer, _ in fg.captures:
-            var = getattr(outer, "_value", None)
+            var = _saved_variable(getattr(outer, "_value", None))
             if not isinstance(var, Variable):
                 continue
             if id(var) not in var_nodes:
@@ -436,14 +445,26 @@ def _escape(path: str) -> str:
 
 
 def _flat_names(names: list, flat: list) -> list:
-    out = []
+    """The keyword names of a signature's tensor inputs (TensorSpecs or placeholders): the
+    name each was given (its TensorSpec's), else its parameter's, else ``input_i``; unique."""
+    out: list = []
     for i, t in enumerate(flat):
-        n = names[i] if i < len(names) else None
-        if n is None:
-            n = getattr(t, "name", None)
-            n = n.split(":")[0] if isinstance(n, str) else f"input_{i}"
+        given = t.name if isinstance(t, TensorSpec) else \
+            t.op.attrs.get("_user_specified_name") if hasattr(t, "op") else None
+        n = str(given or (names[i] if i < len(names) else "") or f"input_{i}")
+        base, k = n, 0
+        while n in out:
+            k += 1
+            n = f"{base}_{k}"
         out.append(n)
     return out
+
+
+def _signature_names(cf) -> list:
+    """The keyword names of a signature's inputs, in the order of the graph's inputs."""
+    fg = cf.graph
+    n_args = len(fg.inputs) - len(fg.captures)
+    return _flat_names(list(fg.python_signature or []), fg.inputs[:n_args])
 
 
 def _signature_order(cf) -> list:

@@ -1,4 +1,5 @@
 """``tw.train``: object-based checkpoints and ``tw.Module``."""
+from ..distribute.mpi_cluster import ClusterSpec
 from ..io.protos import (
                          BytesList,
                          Example,
@@ -25,4 +26,4 @@ CheckpointLoadStatus = LoadStatus
 __all__ = ["Checkpoint", "CheckpointManager", "CheckpointLoadStatus", "latest_checkpoint",
            "Module", "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features",
            "FloatList", "Int64List", "SequenceExample", "CheckpointReader", "list_variables",
-           "load_checkpoint", "load_variable", "checkpoints_iterator"]
+           "load_checkpoint", "load_variable", "checkpoints_iterator", "ClusterSpec"]

@@ -1,9 +1,11 @@
+import pathlib
+
 import numpy as np
 import pytest
 
 import twinflow as tw
 
-from .checks import check_keras_weights, check_layer
+from .checks import check_gradients, check_keras_weights, check_layer
 
 L = tw.keras.layers
 RNG = np.random.default_rng(5)
@@ -115,3 +117,28 @@ def test_einsum_dense():
     layer = check_layer(lambda **k: L.EinsumDense("abc,cd->abd", (None, 7), bias_axes="d",
                                                   **k), [V], ref)
     assert layer.kernel.shape.as_list() == [5, 7] and layer.bias.shape.as_list() == [7]
+
+
+def test_group_query_attention_matches_keras():
+    """Weights, outputs and scores of a Keras 3 GroupQueryAttention (fixture made by
+    tests/fixtures/keras_ops/make_fixtures.py)."""
+    fix = np.load(pathlib.Path(__file__).parents[2] / "fixtures" / "keras_ops" / "gqa.npz")
+    layer = tw.keras.layers.GroupQueryAttention(head_dim=4, num_query_heads=4,
+                                                num_key_value_heads=2)
+    out, scores = layer(fix["q"], fix["v"], return_attention_scores=True)
+    assert [(w.name.split(":")[0].split("/")[-2:], tuple(w.shape.as_list()))
+            for w in layer.weights][0] == (["query", "kernel"], (8, 4, 4))
+    layer.set_weights([fix[f"w{i}"] for i in range(8)])
+    out, scores = layer(fix["q"], fix["v"], return_attention_scores=True)
+    np.testing.assert_allclose(out.numpy(), fix["out"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(scores.numpy(), fix["scores"], rtol=1e-5, atol=1e-6)
+    causal = layer(fix["q"], fix["q"][:, :, :6], use_causal_mask=True)
+    np.testing.assert_allclose(causal.numpy(), fix["causal"], rtol=1e-5, atol=1e-5)
+    graph = tw.function(lambda a, b: layer(a, b))(tw.constant(fix["q"]), tw.constant(fix["v"]))
+    np.testing.assert_allclose(graph.numpy(), fix["out"], rtol=1e-5, atol=1e-5)
+    check_gradients(lambda **kw: tw.keras.layers.GroupQueryAttention(2, 4, 2, **kw),
+                    [fix["q"][:1, :3], fix["v"][:1]], samples=2)
+    again = tw.keras.layers.GroupQueryAttention.from_config(layer.get_config())
+    assert again.get_config() == layer.get_config()
+    with pytest.raises(ValueError, match="multiple"):
+        tw.keras.layers.GroupQueryAttention(4, 4, 3)

@@ -15,47 +15,35 @@ from __future__ import annotations
 
 import ast
 
-from .base import (
-    ConversionError,
-    Namer,
-    ag_call,
-    assign,
-    assigned_names,
-    at_header,
-    check_no_return,
-    init_undefined,
-    make_function,
-    str_tuple,
-    tuple_of,
-)
+from . import base
 from .while_statements import loop_test
 
 
-def lower(node: ast.For, defined: set, namer: Namer, lower_block, expr_pass) -> list:
+def lower(node: ast.For, defined: set, namer: base.Namer, lower_block, expr_pass) -> list:
     """The statements replacing ``node`` (see ``while_statements.lower``)."""
     if node.orelse and getattr(node, "ag_flags", None):
-        raise ConversionError("`for ... else` with `break`/`return` in the loop", node)
-    check_no_return(node.body, node)
-    targets = assigned_names([ast.Assign(targets=[node.target], value=ast.Constant(None))])
-    mod = [n for n in assigned_names(node.body) if n not in targets]
+        raise base.ConversionError("`for ... else` with `break`/`return` in the loop", node)
+    base.check_no_return(node.body, node)
+    targets = base.assigned_names([ast.Assign(targets=[node.target], value=ast.Constant(None))])
+    mod = [n for n in base.assigned_names(node.body) if n not in targets]
     inner = defined | set(mod) | set(targets)
     itr = namer.new("itr_")
-    bind_target = at_header(
+    bind_target = base.at_header(
         ast.Assign(targets=[node.target], value=ast.Name(itr, ast.Load())), node)
     body = lower_block([bind_target] + node.body, inner)
     b_name = namer.new("loop_body_")
-    out = init_undefined(mod, defined)
+    out = base.init_undefined(mod, defined)
     extra = loop_test(getattr(node, "ag_flags", []), None)
     if extra is not None:
         e_name = namer.new("extra_test_")
-        out.append(make_function(e_name, mod, [ast.Return(value=expr_pass(extra))], None))
+        out.append(base.make_function(e_name, mod, [ast.Return(value=expr_pass(extra))], None))
         extra_ref = ast.Name(e_name, ast.Load())
     else:
         extra_ref = ast.Constant(None)
-    out.append(make_function(b_name, [itr] + mod, body, mod))
-    call = ag_call("for_stmt", [node.iter, extra_ref, ast.Name(b_name, ast.Load()),
-                                tuple_of(mod), str_tuple(mod)])
-    out.append(assign(mod, call) if mod else ast.Expr(value=call))
+    out.append(base.make_function(b_name, [itr] + mod, body, mod))
+    call = base.ag_call("for_stmt", [node.iter, extra_ref, ast.Name(b_name, ast.Load()),
+                                     base.tuple_of(mod), base.str_tuple(mod)])
+    out.append(base.assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        at_header(s, node)
+        base.at_header(s, node)
     return out + lower_block(node.orelse, inner)

@@ -15,21 +15,10 @@ from __future__ import annotations
 
 import ast
 
-from .base import (
-    Namer,
-    ag_call,
-    assign,
-    assigned_names,
-    at_header,
-    check_no_return,
-    init_undefined,
-    make_function,
-    str_tuple,
-    tuple_of,
-)
+from . import base
 
 
-def lower(node: ast.If, defined: set, namer: Namer, lower_block) -> list:
+def lower(node: ast.If, defined: set, namer: base.Namer, lower_block) -> list:
     """The statements replacing ``node``.
 
     Args:
@@ -41,18 +30,19 @@ def lower(node: ast.If, defined: set, namer: Namer, lower_block) -> list:
     Returns:
         The replacement statements.
     """
-    check_no_return(node.body + node.orelse, node)
-    mod = assigned_names(node.body + node.orelse)
+    base.check_no_return(node.body + node.orelse, node)
+    mod = base.assigned_names(node.body + node.orelse)
     inner = defined | set(mod)
     body = lower_block(node.body, inner)
     orelse = lower_block(node.orelse, inner)
     t_name, f_name = namer.new("if_body_"), namer.new("else_body_")
-    out = init_undefined(mod, defined)
-    out.append(make_function(t_name, mod, body, mod))
-    out.append(make_function(f_name, mod, orelse, mod))
-    call = ag_call("if_stmt", [node.test, ast.Name(t_name, ast.Load()),
-                               ast.Name(f_name, ast.Load()), tuple_of(mod), str_tuple(mod)])
-    out.append(assign(mod, call) if mod else ast.Expr(value=call))
+    out = base.init_undefined(mod, defined)
+    out.append(base.make_function(t_name, mod, body, mod))
+    out.append(base.make_function(f_name, mod, orelse, mod))
+    call = base.ag_call("if_stmt", [node.test, ast.Name(t_name, ast.Load()),
+                                    ast.Name(f_name, ast.Load()), base.tuple_of(mod),
+                                    base.str_tuple(mod)])
+    out.append(base.assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        at_header(s, node)
+        base.at_header(s, node)
     return out

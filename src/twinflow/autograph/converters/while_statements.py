@@ -15,25 +15,12 @@ from __future__ import annotations
 
 import ast
 
-from .base import (
-    ConversionError,
-    Namer,
-    ag_call,
-    assign,
-    assigned_names,
-    at_header,
-    check_no_return,
-    init_undefined,
-    make_function,
-    parse_expr,
-    str_tuple,
-    tuple_of,
-)
+from . import base
 
 
 def loop_test(flags: list, test: ast.expr | None) -> ast.expr | None:
     """``not flag1 and ... and test`` (None when there is nothing to test)."""
-    parts = [parse_expr(f"not {f}") for f in flags]
+    parts = [base.parse_expr(f"not {f}") for f in flags]
     if test is not None:
         parts.append(test)
     if not parts:
@@ -41,28 +28,29 @@ def loop_test(flags: list, test: ast.expr | None) -> ast.expr | None:
     return parts[0] if len(parts) == 1 else ast.BoolOp(op=ast.And(), values=parts)
 
 
-def lower(node: ast.While, defined: set, namer: Namer, lower_block, expr_pass) -> list:
+def lower(node: ast.While, defined: set, namer: base.Namer, lower_block, expr_pass) -> list:
     """The statements replacing ``node`` (see ``if_statements.lower`` for the arguments;
     ``expr_pass`` converts the generated test expression)."""
     if node.orelse and not getattr(node, "ag_flags", None):
         tail = node.orelse
     elif node.orelse:
-        raise ConversionError("`while ... else` with `break`/`return` in the loop", node)
+        raise base.ConversionError("`while ... else` with `break`/`return` in the loop", node)
     else:
         tail = []
-    check_no_return(node.body, node)
-    mod = assigned_names(node.body)
+    base.check_no_return(node.body, node)
+    mod = base.assigned_names(node.body)
     inner = defined | set(mod)
     body = lower_block(node.body, inner)
     test = expr_pass(loop_test(getattr(node, "ag_flags", []), node.test))
     t_name, b_name = namer.new("loop_test_"), namer.new("loop_body_")
-    out = init_undefined(mod, defined)
-    test_fn = make_function(t_name, mod, [ast.Return(value=test)], None)
+    out = base.init_undefined(mod, defined)
+    test_fn = base.make_function(t_name, mod, [ast.Return(value=test)], None)
     out.append(test_fn)
-    out.append(make_function(b_name, mod, body, mod))
-    call = ag_call("while_stmt", [ast.Name(t_name, ast.Load()), ast.Name(b_name, ast.Load()),
-                                  tuple_of(mod), str_tuple(mod)])
-    out.append(assign(mod, call) if mod else ast.Expr(value=call))
+    out.append(base.make_function(b_name, mod, body, mod))
+    call = base.ag_call("while_stmt", [ast.Name(t_name, ast.Load()),
+                                       ast.Name(b_name, ast.Load()), base.tuple_of(mod),
+                                       base.str_tuple(mod)])
+    out.append(base.assign(mod, call) if mod else ast.Expr(value=call))
     for s in out:
-        at_header(s, node)
+        base.at_header(s, node)
     return out + lower_block(tail, inner)

@@ -1,24 +1,30 @@
 """``tw.keras.layers``."""
 # ruff: noqa: F401  (a re-export module: every import is public)
 from .activation import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
-from .attention import AdditiveAttention, Attention, EinsumDense, MultiHeadAttention
+from .attention import (
+    AdditiveAttention,
+    Attention,
+    EinsumDense,
+    GroupQueryAttention,
+    MultiHeadAttention,
+)
 from .base import Layer
 from .convolutional import (
     Conv1D,
     Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
-    Convolution1D,
-    Convolution1DTranspose,
-    Convolution2D,
-    Convolution2DTranspose,
     DepthwiseConv1D,
     DepthwiseConv2D,
     SeparableConv1D,
     SeparableConv2D,
-    SeparableConvolution1D,
-    SeparableConvolution2D,
 )
+from .convolutional import Conv1D as Convolution1D
+from .convolutional import Conv1DTranspose as Convolution1DTranspose
+from .convolutional import Conv2D as Convolution2D
+from .convolutional import Conv2DTranspose as Convolution2DTranspose
+from .convolutional import SeparableConv1D as SeparableConvolution1D
+from .convolutional import SeparableConv2D as SeparableConvolution2D
 from .core import (
     Activation,
     Dense,
@@ -29,6 +35,7 @@ from .core import (
     Lambda,
     Masking,
     Reshape,
+    ReversibleEmbedding,
 )
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
@@ -60,25 +67,25 @@ from .normalization import (
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
-    AvgPool1D,
-    AvgPool2D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
     GlobalAveragePooling3D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalAvgPool3D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPool3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
     GlobalMaxPooling3D,
-    MaxPool1D,
-    MaxPool2D,
     MaxPooling1D,
     MaxPooling2D,
 )
+from .pooling import AveragePooling1D as AvgPool1D
+from .pooling import AveragePooling2D as AvgPool2D
+from .pooling import GlobalAveragePooling1D as GlobalAvgPool1D
+from .pooling import GlobalAveragePooling2D as GlobalAvgPool2D
+from .pooling import GlobalAveragePooling3D as GlobalAvgPool3D
+from .pooling import GlobalMaxPooling1D as GlobalMaxPool1D
+from .pooling import GlobalMaxPooling2D as GlobalMaxPool2D
+from .pooling import GlobalMaxPooling3D as GlobalMaxPool3D
+from .pooling import MaxPooling1D as MaxPool1D
+from .pooling import MaxPooling2D as MaxPool2D
 from .preprocessing import (
     CategoryEncoding,
     CenterCrop,
@@ -88,9 +95,13 @@ from .preprocessing import (
     IntegerLookup,
     Normalization,
     RandomBrightness,
+    RandomColorDegeneration,
     RandomContrast,
     RandomCrop,
     RandomFlip,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPosterization,
     RandomRotation,
     RandomTranslation,
     RandomZoom,
@@ -134,6 +145,7 @@ from .rnn import (
     TimeDistributed,
 )
 from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from .rnn.layer_wrappers import Pipeline, SpectralNormalization, Wrapper
 from .volumetric import (
     AdaptiveAveragePooling1D,
     AdaptiveAveragePooling2D,

@@ -11,11 +11,13 @@ import math
 from typing import Any
 
 from ...core import dtypes
+from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
 from .activation import Softmax
 from .base import Layer
+from .core import fraction
 from .keras_tensor import get_keras_mask
 
 
@@ -139,10 +141,7 @@ class _BaseAttention(Layer):
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.use_scale = bool(use_scale)
-        if not 0 <= dropout <= 1:
-            raise ValueError(f"Invalid value received for argument `dropout`. Expected a float "
-                             f"value between 0 and 1. Received: dropout={dropout}")
-        self.dropout = float(dropout)
+        self.dropout = fraction("dropout", dropout)
         self.seed = seed
         self.supports_masking = True
 
@@ -253,6 +252,30 @@ class AdditiveAttention(_BaseAttention):
         return reduction_ops.reduce_sum(t, axis=-1)
 
 
+def _combined_mask(query, value, key, query_mask, value_mask, key_mask, attention_mask,
+                   use_causal_mask: bool):
+    """The ``(batch, 1, T, S)`` boolean mask of an attention call (None when nothing is
+    masked): the explicit or Keras masks of query/value/key, the causal mask, and
+    ``attention_mask``, one mask for every head."""
+    query_mask = _as_bool(query_mask if query_mask is not None else get_keras_mask(query))
+    value_mask = _as_bool(value_mask if value_mask is not None else get_keras_mask(value))
+    if key is not None and key is not value:
+        key_mask = _as_bool(key_mask if key_mask is not None else get_keras_mask(key))
+    else:
+        key_mask = None
+    mask = None
+    if query_mask is not None:
+        mask = array_ops.expand_dims(query_mask, -1)
+    for m in (value_mask, key_mask):
+        if m is not None:
+            mask = _and(mask, array_ops.expand_dims(m, -2))
+    if use_causal_mask:
+        mask = _and(mask, _causal(array_ops.shape(query)[1], array_ops.shape(value)[1]))
+    if attention_mask is not None:
+        mask = _and(mask, _as_bool(attention_mask))
+    return None if mask is None else array_ops.expand_dims(mask, -3)
+
+
 class MultiHeadAttention(Layer):
     """Multi-head attention (``Attention is all you need``): ``num_heads`` dot-product
     attentions of projected queries, keys and values, projected back to the query size.
@@ -336,29 +359,13 @@ class MultiHeadAttention(Layer):
             if t.shape.rank != 3:
                 raise ValueError(f"MultiHeadAttention expects (batch, time, features) {name}; "
                                  f"got shape {t.shape}")
-        query_mask = _as_bool(query_mask if query_mask is not None else get_keras_mask(query))
-        value_mask = _as_bool(value_mask if value_mask is not None else get_keras_mask(value))
-        if key is not None and key is not value:
-            key_mask = _as_bool(key_mask if key_mask is not None else get_keras_mask(key))
-        else:
-            key_mask = None
+        mask = _combined_mask(query, value, key, query_mask, value_mask, key_mask,
+                              attention_mask, use_causal_mask)
         key = value if key is None else key
         q = self.query_dense(query) * (1.0 / math.sqrt(float(self.key_dim)))
         k = self.key_dense(key)
         v = self.value_dense(value)
         scores = linalg_ops.einsum("aecd,abcd->acbe", k, q)
-        mask = None
-        if query_mask is not None:
-            mask = array_ops.expand_dims(query_mask, -1)
-        for m in (value_mask, key_mask):
-            if m is not None:
-                mask = _and(mask, array_ops.expand_dims(m, -2))
-        if use_causal_mask:
-            mask = _and(mask, _causal(array_ops.shape(query)[1], array_ops.shape(value)[1]))
-        if attention_mask is not None:
-            mask = _and(mask, _as_bool(attention_mask))
-        if mask is not None:
-            mask = array_ops.expand_dims(mask, -3)   # one mask for every head
         probs = self._tw_softmax(scores, mask=mask)
         dropped = nn_ops.dropout(probs, rate=self.dropout, seed=self.seed) \
             if training and self.dropout > 0 else probs
@@ -395,3 +402,73 @@ class MultiHeadAttention(Layer):
         cfg["seed"] = self.seed
         return cfg
 
+
+class GroupQueryAttention(MultiHeadAttention):
+    """Grouped-query attention: ``num_query_heads`` query heads share
+    ``num_key_value_heads`` key/value heads (each key/value head serves
+    ``num_query_heads // num_key_value_heads`` query heads), as in Keras 3 (same weights:
+    ``query``, ``key``, ``value``, ``attention_output``).
+
+    Args:
+        head_dim: the size of each head.
+        num_query_heads: the number of query heads.
+        num_key_value_heads: the number of key/value heads (divides ``num_query_heads``).
+        dropout: dropout on the attention weights while training.
+        use_bias: whether the projections have biases.
+        sliding_window: not supported (must be None).
+        flash_attention: not available (None or False).
+        use_gate: not supported (must be False).
+        **kwargs: initializers, regularizers, constraints, ``seed`` and Layer arguments.
+    """
+
+    def __init__(self, head_dim: int, num_query_heads: int, num_key_value_heads: int,
+                 dropout: float = 0.0, use_bias: bool = True, sliding_window=None,
+                 flash_attention=None, use_gate: bool = False, **kwargs) -> None:
+        if sliding_window is not None or flash_attention or use_gate:
+            raise NotImplementedError("GroupQueryAttention: sliding_window, flash_attention "
+                                      "and use_gate are not supported by twinflow")
+        if num_key_value_heads <= 0 or num_query_heads % num_key_value_heads:
+            raise ValueError(f"num_query_heads ({num_query_heads}) must be a multiple of "
+                             f"num_key_value_heads ({num_key_value_heads})")
+        super().__init__(num_query_heads, head_dim, dropout=dropout, use_bias=use_bias,
+                         **kwargs)
+        self.head_dim = head_dim
+        self.num_query_heads = num_query_heads
+        self.num_key_value_heads = num_key_value_heads
+
+    def build(self, query_shape, value_shape=None, key_shape=None) -> None:
+        u, v, h = self.num_query_heads, self.num_key_value_heads, self.head_dim
+        self.query_dense = self._dense("bqm,muh->bquh", [None, u, h], "uh", "query")
+        self.key_dense = self._dense("bkm,mvh->bkvh", [None, v, h], "vh", "key")
+        self.value_dense = self._dense("bkm,mvh->bkvh", [None, v, h], "vh", "value")
+        out_dim = TensorShape(query_shape).as_list()[-1]
+        self.output_dense = self._dense("bquh,uhm->bqm", [None, out_dim], "m",
+                                        "attention_output")
+        self.built = True
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores: bool = False, training=None,
+             use_causal_mask: bool = False) -> Any:
+        value = self._convert_inputs(value)
+        key = None if key is None else self._convert_inputs(key)
+        mask = _combined_mask(query, value, key, query_mask, value_mask, key_mask,
+                              attention_mask, use_causal_mask)
+        key = value if key is None else key
+        groups = self.num_query_heads // self.num_key_value_heads
+        q = self.query_dense(query) * (1.0 / math.sqrt(float(self.head_dim)))
+        k = array_ops.repeat(self.key_dense(key), groups, axis=2)
+        v = array_ops.repeat(self.value_dense(value), groups, axis=2)
+        scores = linalg_ops.einsum("bquh,bkuh->buqk", q, k)
+        probs = self._tw_softmax(scores, mask=mask)
+        dropped = nn_ops.dropout(probs, rate=self.dropout, seed=self.seed) \
+            if training and self.dropout > 0 else probs
+        out = self.output_dense(linalg_ops.einsum("buqk,bkuh->bquh", dropped, v))
+        return (out, probs) if return_attention_scores else out
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        for k in ("num_heads", "key_dim", "value_dim", "output_shape", "attention_axes"):
+            cfg.pop(k, None)
+        cfg.update(head_dim=self.head_dim, num_query_heads=self.num_query_heads,
+                   num_key_value_heads=self.num_key_value_heads)
+        return cfg

@@ -405,11 +405,3 @@ class SeparableConv1D(_Separable, rank=1):
 
 class SeparableConv2D(_Separable, rank=2):
     """Depthwise-separable 2-D convolution."""
-
-
-Convolution1D = Conv1D
-Convolution2D = Conv2D
-Convolution1DTranspose = Conv1DTranspose
-Convolution2DTranspose = Conv2DTranspose
-SeparableConvolution1D = SeparableConv1D
-SeparableConvolution2D = SeparableConv2D

@@ -24,6 +24,15 @@ def _static_dims(x) -> list | None:
     return None if shape.rank is None else shape.as_list()
 
 
+def fraction(name: str, value, one_allowed: bool = True) -> float:
+    """``value`` as a float after checking it is in [0, 1] (or [0, 1) when not
+    ``one_allowed``), with Keras' message naming the argument ``name``."""
+    if not (0 <= value <= 1 if one_allowed else 0 <= value < 1):
+        raise ValueError(f"Invalid value received for argument `{name}`. Expected a float value "
+                         f"between 0 and 1. Received: {name}={value}")
+    return float(value)
+
+
 class Dense(Layer):
     """``activation(inputs @ kernel + bias)``.
 
@@ -179,10 +188,7 @@ class Dropout(Layer):
                  **kwargs) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
-        if not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate`. Expected a float "
-                             f"value between 0 and 1. Received: rate={rate}")
-        self.rate = float(rate)
+        self.rate = fraction("rate", rate)
         self.noise_shape = noise_shape
         self.seed = seed
 
@@ -364,3 +370,68 @@ class Masking(Layer):
         return inputs * math_ops.cast(keep, inputs.dtype)
 
     _config_keys = ("mask_value",)
+
+
+class ReversibleEmbedding(Embedding):
+    """An Embedding that also maps vectors back to logits: ``layer(x, reverse=True)`` is
+    ``x @ embeddings.T`` (tied weights), or ``x @ reverse_embeddings`` with
+    ``tie_weights=False`` (Keras 3's layer for language models' output heads).
+
+    Args:
+        input_dim: the vocabulary size.
+        output_dim: the embedding size.
+        tie_weights: reuse the embeddings for the reverse projection.
+        embeddings_initializer: initializer of the embeddings.
+        embeddings_regularizer: a penalty on the embeddings.
+        embeddings_constraint: stored on the embeddings.
+        mask_zero: index 0 is padding (masked).
+        reverse_dtype: the reverse projection's compute dtype (None: the layer's).
+        logit_soft_cap: if set, logits become ``cap * tanh(logits / cap)``.
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, input_dim: int, output_dim: int, tie_weights: bool = True,
+                 embeddings_initializer="uniform", embeddings_regularizer=None,
+                 embeddings_constraint=None, mask_zero: bool = False, reverse_dtype=None,
+                 logit_soft_cap=None, **kwargs) -> None:
+        super().__init__(input_dim, output_dim, embeddings_initializer=embeddings_initializer,
+                         embeddings_regularizer=embeddings_regularizer,
+                         embeddings_constraint=embeddings_constraint, mask_zero=mask_zero,
+                         **kwargs)
+        self.tie_weights = bool(tie_weights)
+        self.reverse_dtype = reverse_dtype
+        self.logit_soft_cap = None if logit_soft_cap is None else float(logit_soft_cap)
+
+    def build(self, input_shape=None) -> None:
+        super().build(input_shape)
+        if not self.tie_weights:
+            self.reverse_embeddings = self.add_weight(
+                "reverse_embeddings", (self.output_dim, self.input_dim),
+                initializer=self.embeddings_initializer)
+
+    def _convert_inputs(self, inputs):
+        return Layer._convert_inputs(self, inputs)
+
+    def call(self, inputs, reverse: bool = False) -> Tensor:
+        if not reverse:
+            return super().call(super()._convert_inputs(inputs))
+        kernel = array_ops.transpose(self.embeddings) if self.tie_weights else \
+            self.reverse_embeddings
+        x = inputs
+        if self.reverse_dtype is not None:
+            x, kernel = math_ops.cast(x, self.reverse_dtype), math_ops.cast(kernel,
+                                                                             self.reverse_dtype)
+        logits = linalg_ops.tensordot(x, kernel, [[x.shape.rank - 1], [0]])
+        if self.logit_soft_cap is not None:
+            cap = self.logit_soft_cap
+            logits = math_ops.tanh(logits / cap) * cap
+        return logits
+
+    def compute_mask(self, inputs, mask=None) -> Any:
+        return None if not self.mask_zero else super().compute_mask(inputs, mask)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(tie_weights=self.tie_weights, reverse_dtype=self.reverse_dtype,
+                   logit_soft_cap=self.logit_soft_cap)
+        return cfg

@@ -159,15 +159,3 @@ class GlobalMaxPooling3D(_GlobalPooling, rank=3):
     """Maximum over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``."""
 
     _max = True
-
-
-MaxPool1D = MaxPooling1D
-AvgPool1D = AveragePooling1D
-MaxPool2D = MaxPooling2D
-AvgPool2D = AveragePooling2D
-GlobalAvgPool1D = GlobalAveragePooling1D
-GlobalMaxPool1D = GlobalMaxPooling1D
-GlobalAvgPool2D = GlobalAveragePooling2D
-GlobalMaxPool2D = GlobalMaxPooling2D
-GlobalAvgPool3D = GlobalAveragePooling3D
-GlobalMaxPool3D = GlobalMaxPooling3D

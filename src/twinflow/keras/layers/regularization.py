@@ -8,15 +8,9 @@ from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, nn_ops, random_ops
 from .. import regularizers as _regularizers
 from .base import Layer
+from .core import fraction
 from .ranked import Ranked
 from .reshaping import _data_format
-
-
-def _rate(value) -> float:
-    if not 0 <= value < 1:
-        raise ValueError(f"Invalid value received for argument `rate`. Expected a float value "
-                         f"between 0 and 1. Received: rate={value}")
-    return float(value)
 
 
 class _SpatialDropout(Ranked, Layer):
@@ -27,7 +21,7 @@ seed: the op seed.
 
     def __init__(self, rate: float, data_format=None, seed=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.rate = _rate(rate)
+        self.rate = fraction("rate", rate, one_allowed=False)
         self.seed = seed
         self.data_format = _data_format(data_format) if self._rank > 1 else "channels_last"
         self.supports_masking = True
@@ -107,7 +101,7 @@ class GaussianDropout(Layer):
 
     def __init__(self, rate: float, seed=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.rate = _rate(rate)
+        self.rate = fraction("rate", rate, one_allowed=False)
         self.seed = seed
         self.supports_masking = True
 
@@ -135,7 +129,7 @@ class AlphaDropout(Layer):
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.rate = _rate(rate)
+        self.rate = fraction("rate", rate, one_allowed=False)
         self.noise_shape = noise_shape
         self.seed = seed
         self.supports_masking = True

@@ -19,6 +19,7 @@ from ..losses import (
     sparse_categorical_crossentropy,
     squared_hinge,
 )
+from ..registry import deserialize_object as _deserialize_object
 from .base import *  # noqa: F403
 from .base import _BY_NAME, Metric, get
 from .base import __all__ as _base_all
@@ -97,15 +98,7 @@ def deserialize(config, custom_objects: dict | None = None) -> Metric:
     Returns:
         The Metric (or function).
     """
-    if isinstance(config, dict):
-        key = config.get("class_name")
-        cls = (custom_objects or {}).get(key) or globals().get(key)
-        if not (isinstance(cls, type) and issubclass(cls, Metric)):
-            raise ValueError(f"Unknown metric class {key!r}")
-        return cls(**config.get("config", {}))
-    if custom_objects and config in custom_objects:
-        return custom_objects[config]
-    return get(config)
+    return _deserialize_object(config, custom_objects, globals(), Metric, get, "metric")
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]

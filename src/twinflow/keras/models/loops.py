@@ -8,6 +8,7 @@ import numpy as np
 
 from ...core import nest
 from .. import callbacks as _callbacks
+from .. import config as _config
 from ..utils import Progbar
 from .data import (
     DataHandler,
@@ -65,7 +66,15 @@ class LoopsMixin:
                 raise ValueError("validation_split is not supported for Dataset inputs")
             (x, y, sample_weight), validation_data = _split(x, y, sample_weight,
                                                            validation_split)
+        if _config.max_epochs() is not None:  # keras.config.set_max_epochs
+            epochs = min(epochs, _config.max_epochs())
+        cap = _config.max_steps_per_epoch()
+        if cap is not None:
+            steps_per_epoch = cap if steps_per_epoch is None else min(steps_per_epoch, cap)
         data = DataHandler(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
+        ext = getattr(getattr(self, "_tw_strategy", None), "extended", None)
+        if hasattr(ext, "_prepare_fit_input"):  # a multi-worker strategy's input rules
+            ext._prepare_fit_input(x, shuffle)
         val = None
         if validation_data is not None:
             vx, vy, vsw = unpack_x_y_sample_weight(validation_data) \

@@ -15,6 +15,7 @@ import numpy as np
 from ...autodiff.tape import GradientTape
 from ...control import cond as _cond
 from ...core.context import eager_mode
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
@@ -157,12 +158,12 @@ class LossScaleOptimizer(Optimizer):
         inv = 1.0 / self.dynamic_scale.read_value()
         return [None if g is None else g * math_ops.cast(inv, g.dtype) for g in grads]
 
+    @name_scoped
     def apply_gradients(self, grads_and_vars, name: str | None = None, **kwargs) -> Variable:
         """Unscales the gradients and applies them if all are finite; adapts the scale.
 
         Args:
             grads_and_vars: pairs ``(gradient of the scaled loss, variable)``.
-            name: ignored.
             **kwargs: ignored.
 
         Returns:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ...core import dtypes
+from ...core.context import ctx
 from ...ops import math_ops
 from ..configurable import Configurable
 from ..losses import _tensor
@@ -18,10 +19,23 @@ def _step(step):
 
 
 class LearningRateSchedule(Configurable):
-    """Base class: ``schedule(step)`` returns the learning rate at ``step``."""
+    """Base class: ``schedule(step)`` returns the learning rate at ``step``.
+
+    The built-in schedules define ``_rate(step)``; in a graph its ops go in a name scope named
+    after the schedule (its ``name``, else its class name), as in Keras.
+    """
+
+    name: str | None = None
 
     def __call__(self, step):
-        raise NotImplementedError
+        g = ctx.graph
+        if g is None:
+            return self._rate(step)
+        with g.name_scope(self.name or type(self).__name__):
+            return self._rate(step)
+
+    def _rate(self, step):
+        raise NotImplementedError(f"{type(self).__name__} must define __call__(step)")
 
 
 class _RateDecay(LearningRateSchedule):
@@ -30,10 +44,11 @@ class _RateDecay(LearningRateSchedule):
 
     # ExponentialDecay rejects decay_steps <= 0 up front; InverseTimeDecay does not.
     _positive_steps = False
-    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase")
+    _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name")
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str | None = None) -> None:
+        self.name = name
         if self._positive_steps and decay_steps <= 0:
             raise ValueError("decay_steps must be positive")
         self.initial_learning_rate = initial_learning_rate
@@ -54,12 +69,12 @@ class ExponentialDecay(_RateDecay):
         decay_steps: the steps per factor of ``decay_rate``.
         decay_rate: the decay factor.
         staircase: decay in discrete intervals.
-        name: ignored.
+        name: the name scope of its ops in a graph (default: the class name).
     """
 
     _positive_steps = True
 
-    def __call__(self, step):
+    def _rate(self, step):
         return float(self.initial_learning_rate) * math_ops.pow(
             _tensor(float(self.decay_rate), dtypes.float32), self._progress(step))
 
@@ -72,10 +87,10 @@ class InverseTimeDecay(_RateDecay):
         decay_steps: the step scale.
         decay_rate: the decay factor.
         staircase: floor ``step / decay_steps``.
-        name: ignored.
+        name: the name scope of its ops in a graph (default: the class name).
     """
 
-    def __call__(self, step):
+    def _rate(self, step):
         return float(self.initial_learning_rate) / (
             1.0 + float(self.decay_rate) * self._progress(step))
 
@@ -86,17 +101,18 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     Args:
         boundaries: increasing step boundaries.
         values: one more value than boundaries.
-        name: ignored.
+        name: the name scope of its ops in a graph (default: the class name).
     """
 
     def __init__(self, boundaries: list, values: list, name: str | None = None) -> None:
+        self.name = name
         if len(values) != len(boundaries) + 1:
             raise ValueError("The length of boundaries should be 1 less than the length of "
                              f"values (got {len(boundaries)} boundaries, {len(values)} values)")
         self.boundaries = list(boundaries)
         self.values = list(values)
 
-    def __call__(self, step):
+    def _rate(self, step):
         s = _step(step)
         out = _tensor(float(self.values[-1]), dtypes.float32)
         for b, v in zip(reversed(self.boundaries), reversed(self.values[:-1])):
@@ -104,7 +120,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
                                  _tensor(float(v), dtypes.float32), out)
         return out
 
-    _config_keys = ("boundaries", "values")
+    _config_keys = ("boundaries", "values", "name")
 
 
 class PolynomialDecay(LearningRateSchedule):
@@ -116,24 +132,25 @@ class PolynomialDecay(LearningRateSchedule):
         end_learning_rate: the final rate.
         power: the curve's exponent.
         cycle: accepted; must be False.
-        name: ignored.
+        name: the name scope of its ops in a graph (default: the class name).
     """
 
     def __init__(self, initial_learning_rate: float, decay_steps: int,
                  end_learning_rate: float = 0.0001, power: float = 1.0, cycle: bool = False,
                  name: str | None = None) -> None:
+        self.name = name
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.end_learning_rate = end_learning_rate
         self.power = power
 
-    def __call__(self, step):
+    def _rate(self, step):
         s = math_ops.minimum(_step(step), float(self.decay_steps))
         frac = 1.0 - s / float(self.decay_steps)
         return (float(self.initial_learning_rate) - self.end_learning_rate) * math_ops.pow(
             frac, _tensor(float(self.power), dtypes.float32)) + self.end_learning_rate
 
-    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power")
+    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power", "name")
 
 
 class CosineDecay(LearningRateSchedule):
@@ -143,21 +160,22 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate: the rate at step 0.
         decay_steps: steps of the decay.
         alpha: the final fraction of the rate.
-        name: ignored.
+        name: the name scope of its ops in a graph (default: the class name).
     """
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
                  name: str | None = None, **kwargs) -> None:
+        self.name = name
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.alpha = alpha
 
-    def __call__(self, step):
+    def _rate(self, step):
         s = math_ops.minimum(_step(step), float(self.decay_steps))
         cos = 0.5 * (1.0 + math_ops.cos(math.pi * s / float(self.decay_steps)))
         return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
 
-    _config_keys = ("initial_learning_rate", "decay_steps", "alpha")
+    _config_keys = ("initial_learning_rate", "decay_steps", "alpha", "name")
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:

@@ -359,9 +359,7 @@ def size(input: TensorLike, out_type: DTypeLike = dtypes.int32, name: str | None
     """The number of elements of ``input`` (``tw.size``).
 
     Args:
-        input: a tensor.
-        out_type: int32 (default) or int64.
-        name: op name.
+        input, out_type, name: as for ``shape``.
 
     Returns:
         A scalar integer tensor.

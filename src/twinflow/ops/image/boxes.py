@@ -254,11 +254,8 @@ def non_max_suppression_padded(boxes: TensorLike, scores: TensorLike, max_output
     (``tw.image.non_max_suppression_padded``).
 
     Args:
-        boxes: ``[num_boxes, 4]``.
-        scores: ``[num_boxes]``.
-        max_output_size: the most boxes to keep.
-        iou_threshold: the overlap above which a box is dropped.
-        score_threshold: boxes scoring at most this are dropped.
+        boxes, scores, max_output_size, iou_threshold, score_threshold: as for
+            ``non_max_suppression_with_scores``.
         pad_to_max_output_size: pad the indices with zeros to ``max_output_size``.
         sorted_input: a speed hint of TensorFlow's (the result does not depend on it).
         canonicalized_coordinates: a speed hint (any corner order is handled).

@@ -2,6 +2,8 @@
 they run in graphs and are differentiable where the math is)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
@@ -147,52 +149,26 @@ def _mix(x, kernel, what: str):
     return tensordot(x, convert(np.asarray(kernel), dtype=x.dtype), [[-1], [0]])
 
 
-def rgb_to_yuv(images: TensorLike) -> Tensor:
-    """RGB in [0, 1] to YUV (``tw.image.rgb_to_yuv``).
+def _linear_conversion(fn_name: str, kernel, source: str, target: str) -> Callable[..., Tensor]:
+    """A color-space conversion that is a 3x3 matrix product over the channels."""
+    def fn(images: TensorLike) -> Tensor:
+        return _mix(images, kernel, fn_name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{source} to {target} (``tw.image.{fn_name}``).
 
     Args:
         images: float images with 3 channels last.
 
     Returns:
-        The YUV images.
+        The {target} images.
     """
-    return _mix(images, _YUV, "rgb_to_yuv")
+    return fn
 
 
-def yuv_to_rgb(images: TensorLike) -> Tensor:
-    """YUV to RGB (``tw.image.yuv_to_rgb``).
-
-    Args:
-        images: float YUV images with 3 channels last.
-
-    Returns:
-        The RGB images.
-    """
-    return _mix(images, _YUV_INV, "yuv_to_rgb")
-
-
-def rgb_to_yiq(images: TensorLike) -> Tensor:
-    """RGB in [0, 1] to YIQ (``tw.image.rgb_to_yiq``).
-
-    Args:
-        images: float images with 3 channels last.
-
-    Returns:
-        The YIQ images.
-    """
-    return _mix(images, _YIQ, "rgb_to_yiq")
-
-
-def yiq_to_rgb(images: TensorLike) -> Tensor:
-    """YIQ to RGB (``tw.image.yiq_to_rgb``).
-
-    Args:
-        images: float YIQ images with 3 channels last.
-
-    Returns:
-        The RGB images.
-    """
-    return _mix(images, _YIQ_INV, "yiq_to_rgb")
+rgb_to_yuv = _linear_conversion("rgb_to_yuv", _YUV, "RGB in [0, 1]", "YUV")
+yuv_to_rgb = _linear_conversion("yuv_to_rgb", _YUV_INV, "YUV", "RGB")
+rgb_to_yiq = _linear_conversion("rgb_to_yiq", _YIQ, "RGB in [0, 1]", "YIQ")
+yiq_to_rgb = _linear_conversion("yiq_to_rgb", _YIQ_INV, "YIQ", "RGB")
 
 
 @name_scoped

@@ -139,7 +139,7 @@ def stateless_random_flip_left_right(image: TensorLike, seed) -> Tensor:
     """``random_flip_left_right`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
+        image: as for ``random_flip_left_right``.
         seed: the stateless seed.
 
     Returns:
@@ -152,7 +152,7 @@ def stateless_random_flip_up_down(image: TensorLike, seed) -> Tensor:
     """``random_flip_up_down`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
+        image: as for ``random_flip_up_down``.
         seed: the stateless seed.
 
     Returns:
@@ -197,8 +197,7 @@ def stateless_random_crop(value: TensorLike, size, seed, name: str | None = None
     """``random_crop`` placed by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        value: a tensor of any rank.
-        size: the window size, one entry per dimension.
+        value, size: as for ``random_crop``.
         seed: the stateless seed.
 
     Returns:
@@ -234,8 +233,7 @@ def stateless_random_brightness(image: TensorLike, max_delta, seed) -> Tensor:
     """``random_brightness`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: an image tensor.
-        max_delta: a non-negative float.
+        image, max_delta: as for ``random_brightness``.
         seed: the stateless seed.
 
     Returns:
@@ -267,9 +265,7 @@ def stateless_random_contrast(image: TensorLike, lower, upper, seed) -> Tensor:
     """``random_contrast`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: images ``[..., height, width, channels]``.
-        lower: the smallest factor (>= 0).
-        upper: the largest factor.
+        image, lower, upper: as for ``random_contrast``.
         seed: the stateless seed.
 
     Returns:
@@ -299,9 +295,7 @@ def stateless_random_saturation(image: TensorLike, lower, upper, seed=None) -> T
     """``random_saturation`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: RGB images.
-        lower: the smallest factor (>= 0).
-        upper: the largest factor.
+        image, lower, upper: as for ``random_saturation``.
         seed: the stateless seed (required, as TensorFlow's op needs one).
 
     Returns:
@@ -333,8 +327,7 @@ def stateless_random_hue(image: TensorLike, max_delta, seed) -> Tensor:
     """``random_hue`` decided by ``seed`` (a shape-[2] int tensor).
 
     Args:
-        image: RGB images.
-        max_delta: in [0, 0.5].
+        image, max_delta: as for ``random_hue``.
         seed: the stateless seed.
 
     Returns:

@@ -121,8 +121,7 @@ def imag(input: TensorLike, name: str | None = None) -> Tensor:
     """The imaginary part (``tw.math.imag``); zeros for real tensors.
 
     Args:
-        input: a tensor.
-        name: op name in graph mode.
+        input, name: as for ``real``.
 
     Returns:
         A tensor of the real dtype.

@@ -95,10 +95,7 @@ def reduce_std(input_tensor: TensorLike, axis: TensorLike | None = None, keepdim
     """Population standard deviation over ``axis`` (``tw.math.reduce_std``).
 
     Args:
-        input_tensor: a float or complex tensor.
-        axis: an int, list of ints, or None for all axes.
-        keepdims: keep reduced dimensions with length 1.
-        name: op name.
+        input_tensor, axis, keepdims, name: as for ``reduce_variance``.
 
     Returns:
         ``sqrt(reduce_variance(x))``.

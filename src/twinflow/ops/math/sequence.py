@@ -3,12 +3,15 @@ is_non_decreasing, is_strictly_increasing (compositions: their gradients come fr
 invert_permutation and confusion_matrix (ops)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.gather import gather_nd
@@ -25,12 +28,12 @@ from .special import lgamma
 from .unary import exp, log
 
 
+@name_scoped
 def lbeta(x: TensorLike, name: str | None = None) -> Tensor:
     """log |Beta(x)| along the last axis: sum(lgamma(x)) - lgamma(sum(x)) (``tw.math.lbeta``).
 
     Args:
         x: a floating-point tensor of rank >= 1 (an empty last axis gives 0).
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``x.shape[:-1]``.
@@ -42,12 +45,12 @@ def lbeta(x: TensorLike, name: str | None = None) -> Tensor:
                     lgamma(_reduce.reduce_sum(x, axis=-1)))
 
 
+@name_scoped
 def angle(input: TensorLike, name: str | None = None) -> Tensor:
     """The argument (phase) of complex numbers; 0 or pi for reals (``tw.math.angle``).
 
     Args:
         input: a float or complex tensor.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``atan2(imag, real)`` (real dtype).
@@ -62,6 +65,7 @@ def angle(input: TensorLike, name: str | None = None) -> Tensor:
     return cast(less(x, cast(0, x.dtype)), x.dtype) * cast(np.pi, x.dtype)
 
 
+@name_scoped
 def cumulative_logsumexp(x: TensorLike, axis=0, exclusive: bool = False, reverse: bool = False,
                          name: str | None = None) -> Tensor:
     """log(cumsum(exp(x))) computed without overflow (``tw.math.cumulative_logsumexp``).
@@ -71,7 +75,6 @@ def cumulative_logsumexp(x: TensorLike, axis=0, exclusive: bool = False, reverse
         axis: the axis to accumulate along.
         exclusive: leave each element out of its own sum (the first becomes -inf).
         reverse: accumulate from the end.
-        name: op name (unused: the result is a composition).
 
     Returns:
         A tensor like ``x``.
@@ -141,30 +144,23 @@ def _adjacent(x: TensorLike, cmp) -> Tensor:
     return _reduce.reduce_all(cmp(x[:-1], x[1:]))
 
 
-def is_non_decreasing(x: TensorLike, name: str | None = None) -> Tensor:
-    """Whether ``x`` (flattened) never decreases (``tw.math.is_non_decreasing``).
+def _monotonic(fn_name: str, word: str, cmp) -> Callable[..., Tensor]:
+    def fn(x: TensorLike, name: str | None = None) -> Tensor:
+        return _adjacent(x, cmp)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""Whether ``x`` (flattened) {word} (``tw.math.{fn_name}``).
 
     Args:
         x: a real tensor (fewer than 2 elements: True).
-        name: op name (unused: the result is a composition).
 
     Returns:
         A bool scalar.
     """
-    return _adjacent(x, less_equal)
+    return name_scoped(fn)
 
 
-def is_strictly_increasing(x: TensorLike, name: str | None = None) -> Tensor:
-    """Whether ``x`` (flattened) always increases (``tw.math.is_strictly_increasing``).
-
-    Args:
-        x: a real tensor (fewer than 2 elements: True).
-        name: op name (unused: the result is a composition).
-
-    Returns:
-        A bool scalar.
-    """
-    return _adjacent(x, less)
+is_non_decreasing = _monotonic("is_non_decreasing", "never decreases", less_equal)
+is_strictly_increasing = _monotonic("is_strictly_increasing", "always increases", less)
 
 
 def confusion_matrix(labels: TensorLike, predictions: TensorLike, num_classes=None,

@@ -1,6 +1,8 @@
 """Pooling: max and average pools (1-D and 2-D) and their gradients."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
@@ -163,20 +165,21 @@ def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
     return _pool2d(AvgPool, x, ksize, strides, padding, data_format, name)
 
 
-def _by_rank(pool1d, pool2d, input, ksize, strides, padding, data_format, name) -> Tensor:
-    """``pool1d`` for a rank-3 (NWC) input, else ``pool2d`` (NHWC by default)."""
-    x = convert(input)
-    if x.shape.rank == 3:
-        return pool1d(x, ksize, strides, padding, data_format or "NWC")
-    return pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
-
-
-def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
-             name: str | None = None) -> Tensor:
-    """Max pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.max_pool``).
+def _by_rank(fn_name: str, pool1d: Callable, pool2d: Callable, what: str,
+             dtypes: str) -> Callable[..., Tensor]:
+    """``tw.nn.max_pool``/``avg_pool``: ``pool1d`` for a rank-3 (NWC) input, else ``pool2d``
+    (NHWC by default)."""
+    def fn(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
+           name: str | None = None) -> Tensor:
+        x = convert(input)
+        if x.shape.rank == 3:
+            return pool1d(x, ksize, strides, padding, data_format or "NWC", name)
+        return pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{what} of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.{fn_name}``).
 
     Args:
-        input: a tensor [batch, width, channels] or [batch, height, width, channels].
+        input: {dtypes} [batch, width, channels] or [batch, height, width, channels].
         ksize: window size (an int or a list).
         strides: window stride (an int or a list).
         padding: "SAME" or "VALID".
@@ -186,27 +189,7 @@ def max_pool(input: TensorLike, ksize, strides, padding: str, data_format: str |
     Returns:
         The pooled tensor.
     """
-    return _by_rank(max_pool1d, max_pool2d, input, ksize, strides, padding, data_format,
-                    name)
-
-
-def avg_pool(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
-             name: str | None = None) -> Tensor:
-    """Average pooling of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.avg_pool``).
-
-    Args:
-        input: a float tensor [batch, width, channels] or [batch, height, width, channels].
-        ksize: window size (an int or a list).
-        strides: window stride (an int or a list).
-        padding: "SAME" or "VALID".
-        data_format: "NWC" / "NHWC" or None.
-        name: op name.
-
-    Returns:
-        The pooled tensor.
-    """
-    return _by_rank(avg_pool1d, avg_pool2d, input, ksize, strides, padding, data_format,
-                    name)
+    return fn
 
 
 def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
@@ -217,13 +200,16 @@ def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
     return squeeze(out, [1])
 
 
-@name_scoped
-def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
-               name: str | None = None) -> Tensor:
-    """Max pooling of [batch, width, channels] inputs (``tw.nn.max_pool1d``).
+def _pool1d_fn(fn_name: str, pool2d: Callable, what: str, dtypes: str) -> Callable[..., Tensor]:
+    """``tw.nn.max_pool1d``/``avg_pool1d``: ``pool2d`` over a height-1 image."""
+    def fn(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
+           name: str | None = None) -> Tensor:
+        return _pool1d(pool2d, input, ksize, strides, padding, data_format)
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = f"""{what} of [batch, width, channels] inputs (``tw.nn.{fn_name}``).
 
     Args:
-        input: a tensor [batch, width, channels].
+        input: {dtypes} [batch, width, channels].
         ksize: window size (an int or a list of 1 or 3 ints).
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
@@ -232,24 +218,12 @@ def max_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str
     Returns:
         The pooled tensor.
     """
-    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format)
+    return name_scoped(fn)
 
 
-@name_scoped
-def avg_pool1d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NWC",
-               name: str | None = None) -> Tensor:
-    """Average pooling of [batch, width, channels] inputs (``tw.nn.avg_pool1d``).
-
-    Args:
-        input: a float tensor [batch, width, channels].
-        ksize: window size (an int or a list of 1 or 3 ints).
-        strides: window stride (likewise).
-        padding: "SAME" or "VALID".
-        data_format: "NWC" (the only layout supported).
-
-    Returns:
-        The pooled tensor.
-    """
-    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format)
+max_pool1d = _pool1d_fn("max_pool1d", max_pool2d, "Max pooling", "a tensor")
+avg_pool1d = _pool1d_fn("avg_pool1d", avg_pool2d, "Average pooling", "a float tensor")
+max_pool = _by_rank("max_pool", max_pool1d, max_pool2d, "Max pooling", "a tensor")
+avg_pool = _by_rank("avg_pool", avg_pool1d, avg_pool2d, "Average pooling", "a float tensor")
 
 

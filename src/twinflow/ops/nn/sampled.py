@@ -17,6 +17,7 @@ from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
@@ -284,6 +285,7 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     return logits, stop_gradient(out_labels)
 
 
+@name_scoped
 def nce_loss(weights: TensorLike, biases: TensorLike, labels: TensorLike, inputs: TensorLike,
              num_sampled: int, num_classes: int, num_true: int = 1, sampled_values=None,
              remove_accidental_hits: bool = False, name: str = "nce_loss") -> Tensor:
@@ -300,7 +302,6 @@ def nce_loss(weights: TensorLike, biases: TensorLike, labels: TensorLike, inputs
         sampled_values: a sampler's result to use; default ``log_uniform_candidate_sampler``
             (unique).
         remove_accidental_hits: push sampled classes that are true ones out of the loss.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[batch]`` losses (sum of sigmoid cross-entropies over true and sampled classes).
@@ -310,6 +311,7 @@ def nce_loss(weights: TensorLike, biases: TensorLike, labels: TensorLike, inputs
     return reduce_sum(sigmoid_cross_entropy_with_logits(labels=lab, logits=logits), 1)
 
 
+@name_scoped
 def sampled_softmax_loss(weights: TensorLike, biases: TensorLike, labels: TensorLike,
                          inputs: TensorLike, num_sampled: int, num_classes: int,
                          num_true: int = 1, sampled_values=None,
@@ -330,7 +332,6 @@ def sampled_softmax_loss(weights: TensorLike, biases: TensorLike, labels: Tensor
             (unique).
         remove_accidental_hits: push sampled classes that are true ones out of the softmax.
         seed: the sampler's seed.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[batch]`` losses.

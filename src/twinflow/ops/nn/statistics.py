@@ -7,6 +7,7 @@ import numpy as np
 
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import constant_value
+from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import pad
 from ..array.layout import squeeze, transpose
@@ -27,6 +28,7 @@ def _axes(axes) -> list:
     return [int(a) for a in np.asarray(v).reshape(-1)]
 
 
+@name_scoped
 def sufficient_statistics(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
                           keepdims: bool = False, name: str | None = None) -> tuple:
     """Count, sum and sum of squares of ``x`` over ``axes`` (``tw.nn.sufficient_statistics``).
@@ -36,7 +38,6 @@ def sufficient_statistics(x: TensorLike, axes: TensorLike, shift: TensorLike | N
         axes: the axes to reduce.
         shift: subtracted from ``x`` first (numerical stability), or None.
         keepdims: keep the reduced axes with length 1.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``(count, mean_ss, variance_ss, shift)``: the number of reduced elements (``x``'s
@@ -54,6 +55,7 @@ def sufficient_statistics(x: TensorLike, axes: TensorLike, shift: TensorLike | N
     return count, m_ss, v_ss, shift
 
 
+@name_scoped
 def weighted_moments(x: TensorLike, axes: TensorLike, frequency_weights: TensorLike,
                      keepdims: bool = False, name: str | None = None) -> tuple:
     """Frequency-weighted mean and variance over ``axes`` (``tw.nn.weighted_moments``).
@@ -63,7 +65,6 @@ def weighted_moments(x: TensorLike, axes: TensorLike, frequency_weights: TensorL
         axes: the axes to reduce.
         frequency_weights: weights broadcastable to ``x``.
         keepdims: keep the reduced axes with length 1.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``(mean, variance)``; 0 where the weights sum to 0.
@@ -79,6 +80,7 @@ def weighted_moments(x: TensorLike, axes: TensorLike, frequency_weights: TensorL
     return mean, var
 
 
+@name_scoped
 def batch_norm_with_global_normalization(input: TensorLike, mean: TensorLike,
                                          variance: TensorLike, beta: TensorLike,
                                          gamma: TensorLike, variance_epsilon: float,
@@ -95,7 +97,6 @@ def batch_norm_with_global_normalization(input: TensorLike, mean: TensorLike,
         gamma: the scale, applied only when ``scale_after_normalization``.
         variance_epsilon: a small float added to the variance.
         scale_after_normalization: whether to multiply by ``gamma``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         The normalized tensor.
@@ -104,6 +105,7 @@ def batch_norm_with_global_normalization(input: TensorLike, mean: TensorLike,
                                gamma if scale_after_normalization else None, variance_epsilon)
 
 
+@name_scoped
 def local_response_normalization(input: TensorLike, depth_radius: int = 5, bias: float = 1,
                                  alpha: float = 1, beta: float = 0.5,
                                  name: str | None = None) -> Tensor:
@@ -116,7 +118,6 @@ def local_response_normalization(input: TensorLike, depth_radius: int = 5, bias:
         bias: the offset.
         alpha: the scale of the sum of squares.
         beta: the exponent.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``input / (bias + alpha * sum(input[..., d-r:d+r+1] ** 2)) ** beta``.
@@ -148,6 +149,7 @@ def _static_nhwc(x, op: str, data_format: str) -> list:
     return x.shape.as_list()
 
 
+@name_scoped
 def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC",
                    name: str | None = None) -> Tensor:
     """Moves ``block_size x block_size`` spatial blocks into the depth
@@ -158,7 +160,6 @@ def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC"
             ``block_size``.
         block_size: an int >= 2.
         data_format: only ``"NHWC"``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[batch, height / bs, width / bs, depth * bs * bs]``.
@@ -173,6 +174,7 @@ def space_to_depth(input: TensorLike, block_size: int, data_format: str = "NHWC"
     return reshape(transpose(y, [0, 1, 3, 2, 4, 5]), [-1, h // bs, w // bs, bs * bs * c])
 
 
+@name_scoped
 def depth_to_space(input: TensorLike, block_size: int, data_format: str = "NHWC",
                    name: str | None = None) -> Tensor:
     """Moves depth into ``block_size x block_size`` spatial blocks (``tw.nn.depth_to_space``).
@@ -181,7 +183,6 @@ def depth_to_space(input: TensorLike, block_size: int, data_format: str = "NHWC"
         input: ``[batch, height, width, depth]``, depth divisible by ``block_size ** 2``.
         block_size: an int >= 2.
         data_format: only ``"NHWC"``.
-        name: op name (unused: the result is a composition).
 
     Returns:
         ``[batch, height * bs, width * bs, depth / bs**2]``.

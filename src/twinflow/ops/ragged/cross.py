@@ -187,9 +187,7 @@ def ragged_cross_hashed(inputs: list, num_buckets: int = 0, hash_key=None,
     """Row-wise crosses as TensorFlow's int64 hashes (``tw.ragged.cross_hashed``).
 
     Args:
-        inputs: rank-2 RaggedTensors, SparseTensors or dense tensors (strings or ints).
-        num_buckets: the hashes are taken modulo this (0: the full int64 range).
-        hash_key: the starting key (default TensorFlow's).
+        inputs, num_buckets, hash_key: as for ``sparse_cross_hashed``.
 
     Returns:
         A ``[rows, (crosses)]`` int64 RaggedTensor.

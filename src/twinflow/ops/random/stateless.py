@@ -153,11 +153,8 @@ class Generator:
         """Normal samples truncated at two standard deviations.
 
         Args:
-            shape: a 1-D int tensor or list.
-            mean: the mean.
-            stddev: the standard deviation before truncation.
-            dtype: a floating-point dtype.
-            name: op name.
+            shape, mean, stddev, dtype, name: as for ``normal`` (``stddev`` before
+                truncation).
 
         Returns:
             A tensor of ``shape`` and ``dtype``.

@@ -14,6 +14,7 @@ from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind, constant_value
+from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
@@ -304,6 +305,7 @@ class StatelessPermutation:
     grad = _no_grad
 
 
+@name_scoped
 def stateless_shuffle(value: TensorLike, seed, alg="auto_select",
                       name: str | None = None) -> Tensor:
     """Deterministically shuffles ``value`` along its first axis
@@ -313,7 +315,6 @@ def stateless_shuffle(value: TensorLike, seed, alg="auto_select",
         value: a tensor of rank >= 1.
         seed: a ``[2]`` integer seed.
         alg: accepted as TensorFlow's; twinflow's stateless ops always use PCG64.
-        name: op name (unused: the result is a gather).
 
     Returns:
         ``value`` with its first axis permuted.

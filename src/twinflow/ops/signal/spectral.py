@@ -457,8 +457,7 @@ def ifftshift(x: TensorLike, axes=None, name: str | None = None) -> Tensor:
     """Inverse of ``fftshift`` (``tw.signal.ifftshift``).
 
     Args:
-        x: a tensor.
-        axes: the axes to shift (default: all).
+        x, axes: as for ``fftshift``.
 
     Returns:
         The shifted tensor.

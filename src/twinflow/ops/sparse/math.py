@@ -5,6 +5,8 @@ Written with dense twinflow ops like ``ops.py``; gradients come from those ops' 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
@@ -108,34 +110,27 @@ def _union(a: SparseTensor, b: SparseTensor, fn, op: str) -> SparseTensor:
     return union.with_values(fn(gather_nd(da, union.indices), gather_nd(db, union.indices)))
 
 
-@name_scoped
-def maximum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None
-                   ) -> SparseTensor:
-    """Elementwise max of two SparseTensors over the union of their entries (absent = 0).
+def _union_fn(fn_name: str, fn, word: str) -> Callable[..., SparseTensor]:
+    """``tw.sparse.maximum`` / ``minimum``: ``fn`` over the union of two index sets."""
+    def union_fn(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None
+                 ) -> SparseTensor:
+        return _union(sp_a, sp_b, fn, fn_name)
+    union_fn.__name__ = union_fn.__qualname__ = f"{fn_name}_sparse"
+    union_fn.__doc__ = f"""Elementwise {fn_name} of two SparseTensors over the union of their
+    entries (absent = 0).
 
     Args:
         sp_a: a SparseTensor.
         sp_b: one of the same dense shape.
 
     Returns:
-        The SparseTensor of maxima.
+        The SparseTensor of {word}.
     """
-    return _union(sp_a, sp_b, _maximum, "maximum")
+    return name_scoped(union_fn)
 
 
-@name_scoped
-def minimum_sparse(sp_a: SparseTensor, sp_b: SparseTensor, name: str | None = None
-                   ) -> SparseTensor:
-    """Elementwise min of two SparseTensors over the union of their entries (absent = 0).
-
-    Args:
-        sp_a: a SparseTensor.
-        sp_b: one of the same dense shape.
-
-    Returns:
-        The SparseTensor of minima.
-    """
-    return _union(sp_a, sp_b, _minimum, "minimum")
+maximum_sparse = _union_fn("maximum", _maximum, "maxima")
+minimum_sparse = _union_fn("minimum", _minimum, "minima")
 
 
 @name_scoped
@@ -255,10 +250,7 @@ def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
     """The max over the *present* entries along ``axis`` (0 where none is present).
 
     Args:
-        sp_input: a SparseTensor of known rank.
-        axis: the dimensions to reduce.
-        keepdims: keep reduced dimensions with size 1.
-        output_is_sparse: return a SparseTensor of the non-empty maxima.
+        sp_input, axis, keepdims, output_is_sparse: as for ``reduce_sum``.
 
     Returns:
         A dense tensor (or SparseTensor).
@@ -339,11 +331,7 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
     """``segment_mean(gather(data, indices), segment_ids)`` (empty segments give 0).
 
     Args:
-        data: the rows.
-        indices: which rows to take.
-        segment_ids: sorted segment of each taken row.
-        num_segments: the number of output rows.
-        sparse_gradient: accepted.
+        data, indices, segment_ids, num_segments, sparse_gradient: as for ``segment_sum``.
 
     Returns:
         The segment means.
@@ -351,10 +339,7 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
     rows = gather(data, indices)
     if num_segments is None:
         return _seg_mean(rows, segment_ids)
-    s = unsorted_segment_sum(rows, segment_ids, num_segments)
-    n = unsorted_segment_sum(ones_like(segment_ids, dtype=rows.dtype), segment_ids,
-                             num_segments)
-    return s / reshape(_maximum(n, 1), concat([shape(n), ones_like(shape(s)[1:])], 0))
+    return _scaled_sums(rows, convert(segment_ids), num_segments, lambda n: n)
 
 
 @name_scoped
@@ -364,11 +349,7 @@ def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLik
     """Segment sums divided by the square root of each segment's size.
 
     Args:
-        data: the rows.
-        indices: which rows to take.
-        segment_ids: sorted segment of each taken row.
-        num_segments: the number of output rows.
-        sparse_gradient: accepted.
+        data, indices, segment_ids, num_segments, sparse_gradient: as for ``segment_sum``.
 
     Returns:
         The scaled segment sums.
@@ -377,9 +358,14 @@ def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLik
     ids = convert(segment_ids)
     if num_segments is None:
         num_segments = _dense_max(ids) + 1
+    return _scaled_sums(rows, ids, num_segments, sqrt)
+
+
+def _scaled_sums(rows, ids, num_segments, scale) -> Tensor:
+    """Each segment's sum divided by ``scale(its size)`` (empty segments: by ``scale(1)``)."""
     s = unsorted_segment_sum(rows, ids, num_segments)
     n = unsorted_segment_sum(ones_like(ids, dtype=rows.dtype), ids, num_segments)
-    return s / reshape(sqrt(_maximum(n, 1)), concat([shape(n), ones_like(shape(s)[1:])], 0))
+    return s / reshape(scale(_maximum(n, 1)), concat([shape(n), ones_like(shape(s)[1:])], 0))
 
 
 

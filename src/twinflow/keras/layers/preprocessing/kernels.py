@@ -12,6 +12,7 @@ from ....eager.execute import bind
 from ....graph.registry import register_op
 from ....graph.tensor import Tensor
 from ....ops.ragged.fingerprint import fingerprint64
+from ....ops.string_ops import string_map_infer
 
 _M = (1 << 64) - 1
 
@@ -72,18 +73,11 @@ def siphash24(key: tuple, data: bytes) -> int:
     return v[0] ^ v[1] ^ v[2] ^ v[3]
 
 
-def _check_string(x, what: str) -> None:
-    if not x.dtype.is_string:
-        raise InvalidArgumentError(None, None, f"{what} needs a string tensor, got {x.dtype.name}")
-
-
 @register_op("StringToHashBucketFast")
 class StringToHashBucketFast:
     """``Fingerprint64(s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
 
-    def infer(x, *, num_buckets):
-        _check_string(x, "StringToHashBucketFast")
-        return dtypes.int64, x.shape
+    infer = string_map_infer(dtypes.int64, "StringToHashBucketFast")
 
     def kernel(x, *, num_buckets):
         x = np.asarray(x, dtype=object)
@@ -97,9 +91,7 @@ class StringToHashBucketFast:
 class StringToHashBucketStrong:
     """``SipHash24(key, s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
 
-    def infer(x, *, num_buckets, key):
-        _check_string(x, "StringToHashBucketStrong")
-        return dtypes.int64, x.shape
+    infer = string_map_infer(dtypes.int64, "StringToHashBucketStrong")
 
     def kernel(x, *, num_buckets, key):
         x = np.asarray(x, dtype=object)

@@ -42,6 +42,11 @@ _WINDOW_OPS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Depthwi
                "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
                "MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad")
 TF_WINDOW_ATTRS = {op: ("strides", "dilations", "ksize") for op in _WINDOW_OPS}
+# Ops whose TensorFlow op has ``explicit_paddings`` (a flat list, two ints per dim of the
+# NHWC tensor); twinflow keeps ``(before, after)`` pairs per spatial dim, or None.
+TF_EXPLICIT_PADDINGS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+                        "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                        "DepthwiseConv2dNativeBackpropFilter", "MaxPool", "MaxPoolGrad")
 
 
 def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
@@ -67,6 +72,15 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
             attrs[k] = [1, *v, 1]
         elif not to_tf and len(v) == spatial + 2:
             attrs[k] = tuple(v[1:-1])
+    pads = attrs.get("explicit_paddings")
+    if op_type in TF_EXPLICIT_PADDINGS and isinstance(pads, (list, tuple)):
+        if to_tf and pads and isinstance(pads[0], (list, tuple)):
+            attrs["explicit_paddings"] = [0, 0, *(int(i) for p in pads for i in p), 0, 0]
+        elif not to_tf and len(pads) == 2 * (spatial + 2):
+            attrs["explicit_paddings"] = tuple((int(pads[2 * d]), int(pads[2 * d + 1]))
+                                               for d in range(1, spatial + 1))
+        elif not to_tf and not pads:
+            attrs["explicit_paddings"] = None
     return attrs
 
 
@@ -265,6 +279,10 @@ def tf_attrs(op) -> dict:
             continue
         if schema is not None and not k.startswith("_"):
             spec = schema.attrs.get(k)
+            if k == "explicit_paddings" and op.type in TF_EXPLICIT_PADDINGS:
+                if v:
+                    attrs[k] = v
+                continue
             if spec is None:
                 continue  # twinflow-only bookkeeping (a ReadVariableOp's shape)
             k = spec.tf_name

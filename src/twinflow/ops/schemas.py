@@ -227,6 +227,9 @@ SCHEMAS = {
            f"T:type in [{FLOAT}]; strides:list(int) each>=1; "
            "padding:string in [SAME,VALID,EXPLICIT]; dilations:list(int) each>=1"
        for op in ("Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter")},
+    "MaxPool3DGrad": f"x@orig_input:TInput, y@orig_output:TInput, dy@grad:T -> output:T | "
+                     f"T:type in [{FLOAT}]; TInput:type in [{FLOAT}]; ksize:list(int) each>=1; "
+                     "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]",
     "MaxPool3DGradGrad": f"x@orig_input:T, y@orig_output:T, g@grad:T -> output:T | "
                          f"T:type in [{FLOAT}]; ksize:list(int) each>=1; "
                          "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]",
@@ -256,6 +259,16 @@ SCHEMAS = {
     "Sort": f"x@input:T -> output:T | T:type in [{REAL}]; descending:bool",
     "Bincount": f"arr:Tidx, weights:any -> bins:any | Tidx:type in [{IDX}]; minlength:int?; "
                 "maxlength:int?; dtype:type; axis:int?; binary_output:bool",
+    "StridedSliceGrad": f"shape_@shape:Index, begin:Index, end:Index, strides:Index, dy:T -> "
+                        f"output:T | T:type; Index:type in [{IDX}]; {_MASKS}",
+    "EnsureShape": "input:T -> output:T | T:type; shape:shape",
+    "HistogramFixedWidth": f"values:T, value_range:T, nbins:int32 -> out:dtype | T:type; "
+                           f"dtype:type in [{IDX}]",
+    "DrawBoundingBoxesV2": "images:T, boxes:float, colors:float -> output:T | T:type",
+    "NonMaxSuppressionV5": "boxes:T, scores:T, max_output_size:int32, iou_threshold:T, "
+                           "score_threshold:T, soft_nms_sigma:T -> selected_indices:int32, "
+                           "selected_scores:T, valid_outputs:int32 | T:type; "
+                           "pad_to_max_output_size:bool",
     "StridedSlice": f"x@input:T, begin:Index, end:Index, strides:Index -> output:T | T:type; "
                     f"Index:type in [{IDX}]; {_MASKS}",
     "Cast": "x:SrcT -> y:DstT | SrcT:type; DstT:type",

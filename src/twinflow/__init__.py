@@ -99,7 +99,7 @@ _LAZY = {
     "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
     "make_ndarray": (".io.tensor_proto", "make_ndarray"),
     "quantization": (".quantization", None), "test": (".testing", None),
-    "sysconfig": (".sysconfig", None), "types": (".types", None),
+    "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -131,7 +131,7 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization"):
+                  "quantization", "sets"):
         if _name in _LAZY:
             __getattr__(_name)
 

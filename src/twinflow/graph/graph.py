@@ -158,6 +158,10 @@ class Graph:
         self._finalized = False
         self._version = 0
         self._function_count = 0
+        # Set while a gradient function traced in another graph runs here (a custom gradient
+        # of a tw.function body, run on the function's copied program): old tensor -> its
+        # copy in this graph, or None.
+        self.foreign_alias = None
 
     # ----- building -----
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -251,6 +255,9 @@ class Graph:
             The tensor inside this graph.
         """
         if isinstance(tensor, SymbolicTensor):
+            alias = None if self.foreign_alias is None else self.foreign_alias(tensor)
+            if alias is not None:
+                return alias
             raise InaccessibleTensorError(
                 f"Tensor {tensor.name} must be from the same graph as the op using it: it "
                 "belongs to another graph. Did a tensor leak out of a tw.function or a "

@@ -16,7 +16,8 @@ modules listed last.
   ``join.py`` (concat, split, tile, pad), ``slicing.py`` (slice, strided_slice, ``t[...]``),
   ``gather.py`` (gather, scatter_nd, tensor_scatter_nd_*, boolean_mask), ``create.py``
   (one_hot, range, fill, zeros/ones, eye, linspace), ``sort.py`` (sort, top_k, unique, repeat),
-  ``batch_space.py`` (space_to_batch_nd, batch_to_space_nd, dynamic_partition/stitch).
+  ``batch_space.py`` (space_to_batch_nd, batch_to_space_nd, dynamic_partition/stitch),
+  ``bits.py`` (bitcast, fingerprint).
 * ``nn/``: ``activations.py``, ``losses.py`` (softmax, cross entropies), ``geometry.py``
   (convolution/pooling windows and padding), ``conv.py`` (convolutions, bias_add), ``pool.py``,
   ``normalization.py`` (moments, batch_normalization, dropout, embeddings, in_top_k).

@@ -1,4 +1,5 @@
 """``tw.nn``: neural-network ops (re-exports)."""
+from .ops.array.batch_space import space_to_batch  # noqa: F401
 from .ops.array_ops import top_k
 from .ops.math_ops import sigmoid, tanh
 from .ops.nn.conv_nd import (

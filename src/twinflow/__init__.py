@@ -99,6 +99,7 @@ _LAZY = {
     "saved_model": (".saved_model", None),
     "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
     "make_ndarray": (".io.tensor_proto", "make_ndarray"),
+    "edit_distance": (".ops.sets", "edit_distance"),
     "quantization": (".quantization", None), "test": (".testing", None),
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),

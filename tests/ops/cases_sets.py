@@ -44,8 +44,14 @@ CASES = [
          name="sets_union_sparse"),
     Case(lambda a, b: tw.sets.size(tw.sets.union(a, b)), [A, B],
          lambda a, b: np.array([[3, 2], [2, 3]], np.int32), graph=False, name="sets_size"),
+    # Rows of A[0]/B[0] as sequences (TensorFlow: the Levenshtein distance, / truth length).
+    Case(lambda a, b: tw.edit_distance(_sparse(a), _sparse(b)), [A[0] + 10, B[0] + 10],
+         lambda a, b: np.array([1.0, 0.5], np.float32), graph=False, name="edit_distance"),
+    Case(lambda a, b: tw.edit_distance(_sparse(a), _sparse(b), normalize=False),
+         [A[1] + 10, B[1] + 10], lambda a, b: np.array([1.0, 2.0], np.float32), graph=False,
+         name="edit_distance_raw"),
 ]
 
 COVERED_ELSEWHERE = {op: "sets_* (eager) and tests/ops/test_sets.py" for op in (
     "DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation",
-    "SetSize")}
+    "SetSize", "EditDistance")}

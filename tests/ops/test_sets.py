@@ -41,3 +41,19 @@ def test_errors(mode):
         run(lambda: tw.sets.union(tw.constant([[1.0]]), tw.constant([[1.0]])).values)
     with pytest.raises(TypeError, match="SparseTensor"):
         tw.sets.size(tw.constant([[1, 2]]))
+
+
+def test_edit_distance_in_a_function_and_empty_truth():
+    h = tw.SparseTensor([[0, 0, 0], [1, 0, 0], [1, 0, 1]], tw.constant(["a", "b", "c"]),
+                        [2, 1, 2])
+    t = tw.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 0, 0]], tw.constant(["a", "x", "b"]),
+                        [2, 2, 2])
+    want = [[0.5, 0.0], [1.0, 0.0]]  # TensorFlow 2.21's output for these
+    assert tw.edit_distance(h, t).numpy().tolist() == want
+    f = tw.function(lambda: tw.edit_distance(h, t))
+    assert f().numpy().tolist() == want
+    empty = tw.SparseTensor(tw.zeros([0, 2], tw.int64), tw.zeros([0], tw.int32), [2, 1])
+    one = tw.SparseTensor([[0, 0]], tw.constant([1]), [2, 1])
+    assert tw.edit_distance(one, empty).numpy().tolist() == [np.inf, 0.0]
+    with pytest.raises(TypeError, match="SparseTensors"):
+        tw.edit_distance(tw.constant([[1]]), empty)

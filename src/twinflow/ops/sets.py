@@ -17,7 +17,7 @@ from ..graph.tensor import Tensor
 from .core import convert
 from .sparse.tensor import SparseTensor
 
-__all__ = ["intersection", "union", "difference", "size"]
+__all__ = ["intersection", "union", "difference", "size", "edit_distance"]
 
 _TYPES = "T:type in [int8,int16,int32,int64,uint8,uint16,string]"
 _OPS = {"intersection": lambda a, b: a & b, "union": lambda a, b: a | b,
@@ -231,3 +231,74 @@ def size(a, validate_indices=True) -> Tensor:
     return bind(SetSize, [a.indices, a.values, a.dense_shape],
                 {"validate_indices": bool(validate_indices)})
 
+
+
+def _levenshtein(a: list, b: list) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def _sequences(indices, values) -> dict:
+    seqs: dict = {}
+    for idx, v in sorted(zip(map(tuple, indices.tolist()), values.tolist())):
+        seqs.setdefault(idx[:-1], []).append(v)
+    return seqs
+
+
+@register_op("EditDistance", check_shapes=True,
+             schema="hypothesis_indices:int64, hypothesis_values:T, hypothesis_shape:int64, "
+                    "truth_indices:int64, truth_values:T, truth_shape:int64 -> output:float | "
+                    "T:type; normalize:bool")
+class EditDistance:
+    """Levenshtein distances between the sequences (last dimension) of two SparseTensors."""
+
+    def infer(hi, hv, hs, ti, tv, ts, normalize):
+        if hv.dtype is not tv.dtype:
+            raise InvalidArgumentError(None, None, f"EditDistance: hypothesis is "
+                                                   f"{hv.dtype.name}, truth {tv.dtype.name}")
+        n = hs.shape[0] if hs.shape.rank == 1 else None
+        return dtypes.float32, TensorShape(None if n is None else [None] * (n - 1))
+
+    def kernel(hi, hv, hs, ti, tv, ts, normalize):
+        if len(hs) != len(ts) or len(hs) < 2:
+            raise InvalidArgumentError(None, None, f"EditDistance: hypothesis and truth must "
+                                                   f"have one rank >= 2, got shapes {list(hs)} "
+                                                   f"and {list(ts)}")
+        batch = tuple(int(max(a, b)) for a, b in zip(hs[:-1], ts[:-1]))
+        hyp, truth = _sequences(hi, hv), _sequences(ti, tv)
+        out = np.zeros(batch, np.float32)
+        for key in itertools.product(*[range(d) for d in batch]):
+            h, t = hyp.get(key, []), truth.get(key, [])
+            d = float(_levenshtein(h, t))
+            if normalize:
+                d = d / len(t) if t else (np.inf if h else 0.0)
+            out[key] = d
+        return out
+
+    grad = _no_grad
+
+
+def edit_distance(hypothesis: SparseTensor, truth: SparseTensor, normalize=True,
+                  name="edit_distance") -> Tensor:
+    """Levenshtein distances between the sequences held in two SparseTensors' last dimension.
+
+    Args:
+        hypothesis: a SparseTensor of rank R >= 2 (numbers or strings).
+        truth: a SparseTensor of rank R of the same dtype.
+        normalize: divide by the truth's length (inf where the truth is empty and the
+            hypothesis is not).
+        name: the op name.
+
+    Returns:
+        A float32 tensor of shape ``max(hypothesis.shape, truth.shape)[:-1]``.
+    """
+    if not isinstance(hypothesis, SparseTensor) or not isinstance(truth, SparseTensor):
+        raise TypeError("edit_distance: hypothesis and truth must be SparseTensors")
+    return bind(EditDistance, [hypothesis.indices, hypothesis.values, hypothesis.dense_shape,
+                               truth.indices, truth.values, truth.dense_shape],
+                {"normalize": bool(normalize)}, name=name)

@@ -33,6 +33,7 @@ from . import options as opts
 from .bundle import write_bundle
 from .function_def import Library
 from .protos import saved_model_message
+from .saver_def import add_saver
 from .structure import encode_structure
 
 __all__ = ["save", "find_signatures"]
@@ -117,6 +118,7 @@ class _Saver:
         self.assets: list = []       # (source path, file name)
         self.signatures = signatures
         self.extra: dict = {}     # more children of the root
+        self.var_nodes: dict = {}  # id(variable) -> its VarHandleOp node's name
 
     # ----- the object graph -----
     def walk(self) -> None:
@@ -328,16 +330,38 @@ class _Saver:
         node.user_object.version.min_consumer = 1
         self.og.nodes[0].children.add(node_id=sig_map_id, local_name="signatures")
         gd = self.mg.graph_def
-        var_nodes: dict = {}
         for key, cf in sorted(self.signatures.items()):
             keys, outs = _signature_dict(cf)
             name = self._concrete(cf, outs, key)
             nid = self._node(cf, "")
             self._bare(self.og.nodes[nid], cf, name, kw_only=True)
             node.children.add(node_id=nid, local_name=key)
-            self._signature_def(gd, key, cf, name, keys, outs, var_nodes)
+            self._signature_def(gd, key, cf, name, keys, outs)
 
-    def _signature_def(self, gd, key, cf, fname, keys, outs, var_nodes: dict) -> None:
+    def _var_node(self, var) -> str:
+        """The name of the graph's ``VarHandleOp`` node of ``var`` (added on first use): the
+        signatures' calls and the restore op share it."""
+        if id(var) not in self.var_nodes:
+            gd = self.mg.graph_def
+            taken = {n.name for n in gd.node}
+            name = base = self.paths[self.ids[id(var)]].replace("/", "_") or "var"
+            while name in taken:
+                name = f"{base}_{len(taken)}"
+                taken.add(name)
+            vn = gd.node.add(name=name, op="VarHandleOp")
+            fill_attr(vn.attr["dtype"], var.dtype)
+            fill_attr(vn.attr["shape"], var.shape)
+            vn.attr["shared_name"].s = vn.name.encode()
+            self.var_nodes[id(var)] = vn.name
+        return self.var_nodes[id(var)]
+
+    def add_saver(self, tensors: dict) -> None:
+        """The ``saver_def`` and its save/restore nodes (``saver_def.py``)."""
+        variables = [(_escape(self.paths[nid]) + VALUE_SUFFIX, self._var_node(obj), obj.dtype)
+                     for nid, obj in enumerate(self.objects) if isinstance(obj, Variable)]
+        add_saver(self.mg, variables, (OBJECT_GRAPH_KEY, tensors[OBJECT_GRAPH_KEY].item()))
+
+    def _signature_def(self, gd, key, cf, fname, keys, outs) -> None:
         fg = cf.graph
         sd = self.mg.signature_def[key]
         sd.method_name = opts.PREDICT_METHOD_NAME
@@ -353,23 +377,17 @@ class _Saver:
             info.name, info.dtype = ph.name + ":0", t.dtype.as_datatype_enum
             fill_shape(info.tensor_shape, t.shape)
             call_inputs.append(ph.name)
-        for outer, _ in fg.captures:
+        tin = [fg.inputs[i].dtype for i in order]
+        for outer, ph in fg.captures:   # constants are Const nodes of the function
             var = _saved_variable(getattr(outer, "_value", None))
-            if not isinstance(var, Variable):
-                continue
-            if id(var) not in var_nodes:
-                vn = gd.node.add(name=self.paths[self.ids[id(var)]].replace("/", "_") or "var",
-                                 op="VarHandleOp")
-                fill_attr(vn.attr["dtype"], var.dtype)
-                fill_attr(vn.attr["shape"], var.shape)
-                vn.attr["shared_name"].s = vn.name.encode()
-                var_nodes[id(var)] = vn.name
-            call_inputs.append(var_nodes[id(var)])
+            if isinstance(var, Variable):
+                call_inputs.append(self._var_node(var))
+                tin.append(ph.dtype)
         call = gd.node.add(name=f"StatefulPartitionedCall_{key}" if key !=
                            opts.DEFAULT_SERVING_SIGNATURE_DEF_KEY else "StatefulPartitionedCall",
                            op="StatefulPartitionedCall")
         call.input.extend(call_inputs)
-        fill_attr(call.attr["Tin"], [fg.inputs[i].dtype for i in _signature_order(cf)])
+        fill_attr(call.attr["Tin"], tin)
         fill_attr(call.attr["Tout"], [t.dtype for t in outs])
         call.attr["f"].func.name = fname
         for i, (k, t) in enumerate(zip(keys, outs)):
@@ -556,6 +574,7 @@ def save(obj, export_dir: str, signatures=None, options=None) -> None:
     s.fill_nodes()
     s.add_signatures()
     tensors = s.variables()
+    s.add_saver(tensors)
     data = s.finish([opts.SERVING] + list(options.extra_tags))
     fp = saved_model_message("FingerprintDef")()
     fp.saved_model_checksum = _hash(data)

@@ -58,6 +58,11 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
     if attrs.get("data_format", "NHWC") not in ("NHWC", "NDHWC", b"NHWC", b"NDHWC"):
         return attrs
     spatial = 3 if "3D" in op_type else 2
+    if op_type in TF_WINDOW_ATTRS and "explicit_paddings" in attrs:
+        attrs["explicit_paddings"] = _explicit_paddings(attrs["explicit_paddings"], spatial,
+                                                        to_tf)
+        if attrs["explicit_paddings"] is None and to_tf:
+            del attrs["explicit_paddings"]  # TensorFlow's default, []
     for k in TF_WINDOW_ATTRS.get(op_type, ()):
         v = attrs.get(k)
         if not isinstance(v, (list, tuple)):
@@ -67,6 +72,19 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
         elif not to_tf and len(v) == spatial + 2:
             attrs[k] = tuple(v[1:-1])
     return attrs
+
+
+def _explicit_paddings(v, spatial: int, to_tf: bool):
+    """twinflow's ``((before, after), ...)`` per spatial dim (None: not EXPLICIT) <->
+    TensorFlow's flat ``[0, 0, before, after, ..., 0, 0]`` over every dim."""
+    if to_tf:
+        return [0, 0, *(int(i) for p in v for i in p), 0, 0] if v else None
+    flat = [int(i) for i in v or ()]
+    if not flat:
+        return None
+    if len(flat) != 2 * (spatial + 2):
+        raise ValueError(f"explicit_paddings must have {2 * (spatial + 2)} values, got {flat}")
+    return tuple((flat[i], flat[i + 1]) for i in range(2, 2 + 2 * spatial, 2))
 
 
 # Type attrs of TensorFlow's op that twinflow's schema leaves out: attr -> the input whose
@@ -258,9 +276,9 @@ def tf_attrs(op) -> dict:
             continue
         if schema is not None and not k.startswith("_"):
             spec = schema.attrs.get(k)
-            if spec is None:
+            if spec is None and op.type not in TF_WINDOW_ATTRS:
                 continue  # twinflow-only bookkeeping (a ReadVariableOp's shape)
-            k = spec.tf_name
+            k = spec.tf_name if spec is not None else k
         attrs[k] = v
     window_attrs(op.type, attrs, to_tf=True)
     implied = TF_TYPE_FROM_INPUT.get(op.type)

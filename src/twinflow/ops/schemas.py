@@ -133,6 +133,9 @@ SCHEMAS = {
     "Conv2D": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
               "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
               "dilations:list(int) each>=1",
+    "DepthwiseConv2dNative": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
+                             "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
+                             "dilations:list(int) each>=1",
     "TopKV2": f"x@input:T, k:Tk -> values:T, indices:int32 | T:type in [{REAL}]; "
               f"Tk:type in [int16,{IDX}]; sorted:bool",
     "InTopKV2": f"predictions:float, targets:T, k:T -> precision:bool | T:type in [{IDX}]",

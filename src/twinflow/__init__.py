@@ -73,8 +73,16 @@ from . import version
 from .version import VERSION as __version__
 from .control.vectorize import vectorized_map
 from .ops.scopes import (get_current_name_scope, get_logger, get_static_value, group,  # noqa
+                         guarantee_const,
                          identity_n, init_scope, inside_function, is_symbolic_tensor, no_op,
                          tuple)
+from .autodiff.extras import (AggregationMethod, RegisterGradient, grad_pass_through,
+                              hessians, no_gradient, recompute_grad)
+from .eager.execute import register_tensor_conversion_function
+from .graph.graph import Operation
+from .ops.init_ops import (constant_initializer, ones_initializer, random_normal_initializer,
+                           random_uniform_initializer, zeros_initializer)
+from .ops.linalg_lu import eig, eigvals
 
 # Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
 # name -> (module, attribute or None for the module itself)
@@ -85,6 +93,11 @@ _LAZY = {
     "signal": (".signal", None), "graph_util": (".graph_util", None),
     "distribute": (".distribute", None), "onnx": (".onnx", None),
     "saved_model": (".saved_model", None),
+    "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
+    "make_ndarray": (".io.tensor_proto", "make_ndarray"),
+    "quantization": (".quantization", None), "test": (".testing", None),
+    "sysconfig": (".sysconfig", None), "types": (".types", None),
+    "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
     "metrics": (".keras.metrics", None), "optimizers": (".keras.optimizers", None),
@@ -114,7 +127,8 @@ _register_compat_v1(_sys.modules[__name__])
 
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
-    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute"):
+    for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
+                  "quantization"):
         if _name in _LAZY:
             __getattr__(_name)
 

@@ -253,3 +253,49 @@ def test_custom_gradient_with_variables_in_function():
 
     gx, gw = f(tw.constant(2.0))
     assert (float(gx), float(gw)) == (30.0, 200.0)
+
+
+@tw.custom_gradient
+def _clipped_square(x):
+    def grad(dy):
+        return dy * 2.0 * x  # closes over the traced input
+    return x * x, grad
+
+
+def test_custom_gradient_in_function_under_outer_tape():
+    # The function's gradient is traced on a copy of its graph; grad_fn's closure (x, and
+    # log1pexp's intermediate e) must resolve to that copy.
+    @tw.function
+    def f(x):
+        return _clipped_square(x) * 3.0 + log1pexp(x)
+
+    x = tw.constant(2.0)
+    with tw.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    expected = 6.0 * 2.0 + 1.0 / (1.0 + np.exp(-2.0))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-6)
+
+
+def test_custom_gradient_in_function_under_nested_tapes():
+    @tw.function
+    def f(x):
+        return _clipped_square(x) * 3.0
+
+    x = tw.constant(2.0)
+    with tw.GradientTape() as outer:
+        outer.watch(x)
+        with tw.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        dx = inner.gradient(y, x)
+    assert dx.numpy() == 12.0
+    assert outer.gradient(dx, x).numpy() == 6.0
+
+
+def test_foreign_tensor_still_refused_outside_custom_gradient():
+    g = tw.Graph()
+    with g.as_default():
+        leaked = tw.constant(1.0) + 1.0
+    with tw.Graph().as_default(), pytest.raises(Exception, match="same graph|another graph"):
+        tw.identity(leaked)

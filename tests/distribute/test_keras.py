@@ -98,3 +98,19 @@ def test_mirrored_model_saves_as_a_saved_model(tmp_path):
     served = tw.saved_model.load(str(tmp_path / "sm")).signatures["serving_default"]
     out = list(served(tw.constant(x)).values())[0]
     np.testing.assert_allclose(out.numpy(), m.predict(x, verbose=0), atol=1e-6)
+
+
+def test_mixed_precision_loss_scaling_under_strategy():
+    tw.keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        x, y = _data(16)
+        one = _model()
+        one.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+        s = D.MirroredStrategy(["/cpu:0", "/cpu:1"])
+        with s.scope():
+            two = _model()
+        two.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+        assert type(two.optimizer).__name__ == "LossScaleOptimizer"
+        assert _max_diff(one, two) < 1e-4  # float16 compute
+    finally:
+        tw.keras.mixed_precision.set_global_policy("float32")

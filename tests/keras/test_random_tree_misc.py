@@ -151,3 +151,30 @@ def test_serialize_keras_object_round_trips():
         u.serialize_keras_object(lambda t: t)
     with pytest.raises(ValueError, match="Unknown layer"):
         u.deserialize_keras_object({"class_name": "NoSuchThing", "config": {}})
+
+
+def test_tf_keras_2_backend_functions():
+    K = keras.backend
+    v = tw.Variable([1.0, 2.0])
+    K.update_add(v, [1.0, 1.0])
+    K.update_sub(v, [0.5, 0.5])
+    K.moving_average_update(v, [0.0, 0.0], 0.5)
+    np.testing.assert_allclose(v.numpy(), [0.75, 1.25])
+    K.update(v, [3.0, 4.0])
+    np.testing.assert_allclose(v.numpy(), [3.0, 4.0])
+    assert float(K.switch(tw.constant(False), lambda: 1.0, lambda: 2.0)) == 2.0
+    np.testing.assert_array_equal(K.switch(tw.constant([True, False]), tw.constant([1.0, 2.0]),
+                                           tw.constant([3.0, 4.0])).numpy(), [1.0, 4.0])
+    assert float(K.foldl(lambda a, x: a + x, tw.constant([1.0, 2.0, 3.0]))) == 6.0
+    assert float(K.foldr(lambda a, x: a * 2 + x, tw.constant([1.0, 2.0]))) == 5.0
+    np.testing.assert_array_equal(K.map_fn(lambda x: x * 2, tw.constant([1.0, 2.0])).numpy(),
+                                  [2.0, 4.0])
+    assert K.cast_to_floatx([1, 2]).dtype == tw.float32
+    assert K.is_float_dtype("float16") and K.is_int_dtype("int8")
+    assert K.standardize_dtype(None) == "float32"
+    assert K.temporal_padding(tw.ones([1, 2, 1]), (1, 2)).shape == (1, 5, 1)
+    b = K.random_bernoulli((2000,), 0.3, seed=1).numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.05
+    assert np.abs(K.truncated_normal((100,), seed=2).numpy()).max() <= 2.0
+    g = tw.function(lambda x: K.gradients(tw.reduce_sum(x * x), [x])[0])(tw.constant([1.0, 3.0]))
+    np.testing.assert_allclose(g.numpy(), [2.0, 6.0])

@@ -112,8 +112,21 @@ def _call(f: Callable, args: tuple, kwargs: dict):
                    for r in nest.flatten(result)]
     n_out = len(flat_result)
     n_args = len(flat_args)
+    trace_graph = ctx.graph
 
     def actual_grad_fn(op, dys):
+        if trace_graph is None or op.graph is trace_graph:
+            return _grads(op, dys)
+        # A tw.function's gradient is traced on a copy of its graph: tensors of the traced
+        # graph that ``grad_fn`` closes over stand for their copies there (same op names).
+        g = op.graph
+        g.foreign_alias = functools.partial(_copy_of, trace_graph, g)
+        try:
+            return _grads(op, dys)
+        finally:
+            g.foreign_alias = None
+
+    def _grads(op, dys):
         dys = [dy if dy is not None else bind(ZerosLike, [op.outputs[i]])
                for i, dy in enumerate(dys)]
         if variables:
@@ -140,6 +153,20 @@ def _call(f: Callable, args: tuple, kwargs: dict):
     outs = bind(CustomGradient, flat_result + inputs + [v.handle for v in variables],
                 {"n_out": n_out, "grad_fn": actual_grad_fn})
     return nest.pack_sequence_as(result, list(outs))
+
+
+def _copy_of(trace_graph, graph, t):
+    """The tensor of ``graph`` copied from ``t`` of ``trace_graph`` (None if none)."""
+    if t.graph is not trace_graph:
+        return None
+    try:
+        op = graph.get_operation_by_name(t.op.name)
+    except KeyError:
+        return None
+    if op.type != t.op.type and t.op.type != "Placeholder" or t.value_index >= len(op.outputs):
+        return None
+    out = op.outputs[t.value_index]
+    return out if out.dtype == t.dtype else None
 
 
 def _as_grad(g, like: Tensor) -> Tensor:

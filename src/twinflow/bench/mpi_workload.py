@@ -2,9 +2,9 @@
 workers against one worker, with the same global batch and one BLAS thread per worker.
 
 ``run_mpi_bench`` starts ``mpiexec -n 1`` and ``mpiexec -n N`` running ``worker_main``; each
-worker trains on its shard of every global batch: a ``tw.function`` computes the shard's loss
-and gradients, the gradients are averaged over the workers by one fused MPI all-reduce, and a
-second ``tw.function`` applies them. Worker 0 prints one JSON line: seconds per step (best of
+worker trains on its shard of every global batch: one ``tw.function`` computes the shard's loss
+and gradients, averages the gradients over the workers with one fused ``MpiAllReduce`` op and
+applies them. Worker 0 prints one JSON line: seconds per step (best of
 ``repeat`` runs), the part spent in the all-reduce, and the all-reduce alone.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import twinflow as tw
-from twinflow.distribute import mpi
+from twinflow.distribute import mpi, mpi_ops
 
 from .workloads import mlp_loss
 
@@ -33,7 +33,10 @@ _WORKER = ("import sys; from twinflow.bench.mpi_workload import worker_main; "
            "sys.exit(worker_main(sys.argv[1:]))")
 
 
-def _train_functions(global_batch: int, rank: int, size: int):
+def _train_step(global_batch: int, comm):
+    """This worker's shard of the data, the parameters and one ``tw.function`` that computes
+    the shard's gradients, averages them over the workers (one fused ``MpiAllReduce`` op) and
+    applies them."""
     rng = np.random.default_rng(3)
     x = rng.normal(size=(global_batch, 784)).astype(np.float32)
     labels = rng.integers(0, 10, size=global_batch).astype(np.int32)
@@ -42,22 +45,20 @@ def _train_functions(global_batch: int, rank: int, size: int):
         params.append(tw.Variable((rng.normal(size=(m, n)) * np.sqrt(2.0 / m))
                                   .astype(np.float32)))
         params.append(tw.Variable(np.zeros(n, np.float32)))
-    shard = global_batch // size
-    xs = tw.constant(x[rank * shard:(rank + 1) * shard])
-    ys = tw.constant(labels[rank * shard:(rank + 1) * shard])
+    shard = global_batch // comm.size
+    xs = tw.constant(x[comm.rank * shard:(comm.rank + 1) * shard])
+    ys = tw.constant(labels[comm.rank * shard:(comm.rank + 1) * shard])
 
     @tw.function
-    def gradients(x, labels):
+    def train_step(x, labels):
         with tw.GradientTape() as tape:
             loss = mlp_loss(params, x, labels)
-        return loss, tape.gradient(loss, params)
-
-    @tw.function
-    def apply(grads):
+        grads = mpi_ops.all_reduce(tape.gradient(loss, params), "mean", comm)
         for p, g in zip(params, grads):
             p.assign_sub(0.01 * g)
+        return loss
 
-    return params, lambda: gradients(xs, ys), apply
+    return params, lambda: train_step(xs, ys)
 
 
 def worker_main(argv: Sequence[str] | None = None) -> int:
@@ -78,35 +79,23 @@ def worker_main(argv: Sequence[str] | None = None) -> int:
     if args.global_batch % comm.size:
         raise ValueError(f"--global-batch {args.global_batch} is not divisible by the "
                          f"{comm.size} workers")
-    params, grads_fn, apply = _train_functions(args.global_batch, comm.rank, comm.size)
-
-    cpu = [0.0]  # CPU seconds of this worker's own computation (load-independent)
-
-    def step():
-        c0 = time.process_time()
-        loss, grads = grads_fn()
-        arrays = [g.numpy() for g in grads]
-        c1 = time.process_time()
-        start = time.perf_counter()
-        reduced = comm.all_reduce(arrays, "mean")
-        spent = time.perf_counter() - start
-        c2 = time.process_time()
-        apply([tw.constant(g) for g in reduced])
-        cpu[0] += (c1 - c0) + (time.process_time() - c2)
-        return spent
-
-    step()  # trace and compile both functions
+    params, step = _train_step(args.global_batch, comm)
+    step()  # trace and compile
     best, reduce_s, compute = float("inf"), 0.0, float("inf")
     for _ in range(args.repeat):
         comm.barrier()
-        cpu[0] = 0.0
-        start = time.perf_counter()
-        spent = sum(step() for _ in range(args.steps))
+        waited, waited_cpu = comm.stats["seconds"], comm.stats["cpu_seconds"]
+        start, cpu = time.perf_counter(), time.process_time()
+        for _ in range(args.steps):
+            step()
         elapsed = (time.perf_counter() - start) / args.steps
+        spent = (comm.stats["seconds"] - waited) / args.steps
+        # this worker's own computation: its CPU time less the CPU it spent polling MPI
+        used = (time.process_time() - cpu - (comm.stats["cpu_seconds"] - waited_cpu)) \
+            / args.steps
         # the slowest worker sets the pace: take the max over the workers
         elapsed, spent, used = (float(v) for v in comm.all_reduce(
-            [np.float64(elapsed), np.float64(spent / args.steps),
-             np.float64(cpu[0] / args.steps)], "max"))
+            [np.float64(elapsed), np.float64(spent), np.float64(used)], "max"))
         compute = min(compute, used)
         if elapsed < best:
             best, reduce_s = elapsed, spent
@@ -190,9 +179,11 @@ def format_mpi_report(results: Sequence[dict]) -> str:
                      f"{r['compute_cpu_s'] * 1e3:>10.2f}ms "
                      f"{_busy(one) / _busy(r):>5.2f}x")
     lines.append(f"all-reduce payload: {many['allreduce_bytes'] / 1e6:.2f} MB of float32 "
-                 "gradients per step, one fused buffer ('in all-reduce' includes waiting for "
-                 "the slower worker; 'alone' is the collective with the workers in step)")
-    lines.append("compute CPU: the slowest worker's CPU time per step outside the all-reduce; "
+                 "gradients per step, one fused MpiAllReduce op ('in all-reduce' includes "
+                 "waiting for the slower worker; 'alone' is the collective with the workers in "
+                 "step)")
+    lines.append("compute CPU: the slowest worker's CPU time per step less its CPU time polling "
+                 "MPI; "
                  "ideal: (compute CPU + all-reduce alone) of 1 worker over that of N, the "
                  "speed-up when every worker has a core of its own")
     lines.append(f"weights after training agree: |1-worker - {many['workers']}-worker| checksum "

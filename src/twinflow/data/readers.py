@@ -82,7 +82,17 @@ class _OneFile(Dataset):
         return _STRING
 
 
-class TFRecordDataset(_FileDataset):
+class _StreamDataset(_FileDataset):
+    """TFRecordDataset and TextLineDataset: files read as streams (``buffer_size`` is
+    accepted: files are read in chunks)."""
+
+    @name_scoped
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None) -> None:
+        super().__init__(filenames, compression_type, num_parallel_reads)
+
+
+class TFRecordDataset(_StreamDataset):
     """The records of TFRecord files, as string scalars.
 
     Args:
@@ -93,31 +103,18 @@ class TFRecordDataset(_FileDataset):
         name: the name scope of the ops it creates (in a graph).
     """
 
-    @name_scoped
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None) -> None:
-        super().__init__(filenames, compression_type, num_parallel_reads)
-
     def _read(self, path: str):
         for r in read_records(path, self._compression):
             yield np.asarray(r, dtype=object)
 
 
-class TextLineDataset(_FileDataset):
+class TextLineDataset(_StreamDataset):
     """The lines of text files (without their line endings), as string scalars.
 
     Args:
-        filenames: a file name, a list of them, or a dataset of them.
-        compression_type: '', 'GZIP' or 'ZLIB'.
-        buffer_size: accepted (files are read in chunks).
-        num_parallel_reads: read that many files at once.
-        name: the name scope of the ops it creates (in a graph).
+        filenames, compression_type, buffer_size, num_parallel_reads, name: as for
+            ``TFRecordDataset``.
     """
-
-    @name_scoped
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None) -> None:
-        super().__init__(filenames, compression_type, num_parallel_reads)
 
     def _read(self, path: str):
         f = _open(path, self._compression)

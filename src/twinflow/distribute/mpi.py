@@ -144,7 +144,8 @@ class Communicator:
         self.size = int(self._comm.Get_size())
         self._lock = threading.Lock()  # one collective at a time, in the same order everywhere
         self._failure: str | None = None
-        self.stats = {"calls": 0, "bytes": 0, "seconds": 0.0}
+        # collectives run, bytes sent, seconds waited, CPU seconds (this thread) spent waiting
+        self.stats = {"calls": 0, "bytes": 0, "seconds": 0.0, "cpu_seconds": 0.0}
         if self.size > 1 and abort_on_error:
             _active.append(self)
             _install_exit_hooks()
@@ -160,7 +161,7 @@ class Communicator:
     # ----- waiting with a deadline -----
     def _wait(self, request, what: str, timeout: float | None) -> None:
         limit = self.timeout if timeout is None else _check_timeout(timeout)
-        start = time.monotonic()
+        start, cpu = time.monotonic(), time.thread_time()
         # MPI progresses a non-blocking collective only inside Test: poll, yielding the CPU
         # (sleep(0)) so a worker sharing a core with the others lets them progress too; after
         # 20 ms (a slow peer), sleep between polls instead of spinning.
@@ -174,6 +175,7 @@ class Communicator:
             if now > spin_until:
                 delay = min(max(delay * 2, 5e-5), 1e-3)
         self.stats["seconds"] += time.monotonic() - start
+        self.stats["cpu_seconds"] += time.thread_time() - cpu
 
     def _fail(self, what: str, limit: float) -> None:
         self._failure = (f"MPI {what} on worker {self.rank} of {self.size} did not complete "

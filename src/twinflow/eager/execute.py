@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -361,6 +362,57 @@ def constant_array(value, dtype=None) -> np.ndarray:
     return _python_to_array(value, dtype)
 
 
+# (priority, base_type, conversion_func) from tw.register_tensor_conversion_function, sorted.
+_CONVERSIONS: list = []
+_CONVERSIONS_LOCK = threading.Lock()
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100) -> None:
+    """Declares how ``tw.convert_to_tensor`` converts objects of a user type.
+
+    Args:
+        base_type: a class (or tuple of classes); Python and NumPy value types are refused.
+        conversion_func: ``f(value, dtype=None, name=None, as_ref=False)`` returning a tensor
+            (or ``NotImplemented`` to let the next function try).
+        priority: lower runs first among functions matching one value.
+
+    Returns:
+        None.
+    """
+    types = base_type if isinstance(base_type, tuple) else (base_type,)
+    for t in types:
+        if not isinstance(t, type):
+            raise TypeError("Argument `base_type` must be a type or a tuple of types. "
+                            f"Obtained: {t!r}")
+        if issubclass(t, (int, float, complex, str, bytes, bool, list, tuple, np.ndarray,
+                          np.generic, Tensor)):
+            raise TypeError(f"Cannot register conversions for Python numeric types, NumPy "
+                            f"scalars, NumPy arrays or tensors: {t.__name__}")
+    if not callable(conversion_func):
+        raise TypeError("Argument `conversion_func` must be callable. "
+                        f"Received {conversion_func!r}.")
+    with _CONVERSIONS_LOCK:
+        _CONVERSIONS.append((priority, types, conversion_func))
+        _CONVERSIONS.sort(key=lambda e: e[0])
+
+
+def _registered_conversion(value, dtype, name):
+    for _, types, fn in list(_CONVERSIONS):
+        if isinstance(value, types):
+            out = fn(value, dtype=dtype, name=name, as_ref=False)
+            if out is NotImplemented:
+                continue
+            if not isinstance(out, Tensor):
+                raise RuntimeError(f"Conversion function {fn!r} for type {type(value)} "
+                                   f"returned non-Tensor: {out!r}")
+            if dtype is not None and out.dtype is not dtypes.as_dtype(dtype):
+                raise RuntimeError(f"Conversion function {fn!r} for type {type(value)} "
+                                   f"returned incompatible dtype: requested = "
+                                   f"{dtypes.as_dtype(dtype).name}, actual = {out.dtype.name}")
+            return out
+    return None
+
+
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     """Converts tensors, variables, NumPy arrays and Python values to a Tensor.
 
@@ -383,6 +435,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
     conv = getattr(value, "_as_tensor", None)
     if conv is not None:
         return conv(dtype)
+    if _CONVERSIONS:
+        converted = _registered_conversion(value, dtype, name)
+        if converted is not None:
+            return converted
     if dtype is None and dtype_hint is not None and not isinstance(value, np.ndarray):
         try:
             return constant(value, dtype_hint, name=name)

@@ -61,6 +61,19 @@ class Operation:
     def __init__(self, graph: Graph, opdef, name: str, inputs: list, attrs: dict,
                  output_specs: list, control_inputs: list, device: str,
                  source: SourceLocation | None) -> None:
+        """Made by ``Graph`` when an op is added (users call op functions, not this).
+
+        Args:
+            graph: the graph.
+            opdef: the op's declaration.
+            name: the unique name.
+            inputs: the input tensors.
+            attrs: the attributes.
+            output_specs: ``(dtype, shape)`` per output.
+            control_inputs: operations that run first.
+            device: the device string.
+            source: the user's source line that built it.
+        """
         self.graph = graph
         self.opdef = opdef
         self.type = opdef.name
@@ -76,7 +89,15 @@ class Operation:
     def stateful(self) -> bool:
         return self.opdef.stateful
 
-    def get_attr(self, name: str):
+    def get_attr(self, name: str) -> object:
+        """One attribute's value.
+
+        Args:
+            name: the attribute's name.
+
+        Returns:
+            Its value (ValueError if the op has no such attribute).
+        """
         try:
             return self.attrs[name]
         except KeyError:
@@ -137,6 +158,10 @@ class Graph:
         self._finalized = False
         self._version = 0
         self._function_count = 0
+        # Set while a gradient function traced in another graph runs here (a custom gradient
+        # of a tw.function body, run on the function's copied program): old tensor -> its
+        # copy in this graph, or None.
+        self.foreign_alias = None
 
     # ----- building -----
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -230,6 +255,9 @@ class Graph:
             The tensor inside this graph.
         """
         if isinstance(tensor, SymbolicTensor):
+            alias = None if self.foreign_alias is None else self.foreign_alias(tensor)
+            if alias is not None:
+                return alias
             raise InaccessibleTensorError(
                 f"Tensor {tensor.name} must be from the same graph as the op using it: it "
                 "belongs to another graph. Did a tensor leak out of a tw.function or a "

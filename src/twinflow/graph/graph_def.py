@@ -19,7 +19,8 @@ GRAPH_DEF_VERSION = 1645
 _PRINTED_PRIVATE = ("_user_specified_name", "_output_shapes")
 # twinflow-only attrs that TensorFlow's op implies: omitted when they have that value.
 TF_IMPLIED = {("Softmax", "axis"): -1, ("LogSoftmax", "axis"): -1,
-              ("Transpose", "conjugate"): False}
+              ("Transpose", "conjugate"): False, ("GatherNd", "batch_dims"): 0,
+              ("LinSpace", "axis"): 0}
 # Attrs of twinflow ops that are input tensors of TensorFlow's: op -> (twinflow attr,
 # TensorFlow's type attr of that input or None for int32, its position among TensorFlow's
 # inputs; -1: after all the others). Written as a Const input node ``<op>/<tf name>``.
@@ -96,8 +97,11 @@ TF_TYPE_FROM_INPUT = {
                                                       "Update")},
     **{f"ResourceScatterNd{k}": ("T", 2) for k in ("Add", "Sub", "Min", "Max", "Update")},
     "ResourceStridedSliceAssign": ("T", 4), "RandomUniformInt": ("Tout", 1),
-    "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0),
+    "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0), "Where": ("T", 0),
 }
+# Type attrs of TensorFlow's op that are an output's dtype: attr -> the output.
+TF_TYPE_FROM_OUTPUT = {op: ("Tout", 0) for op in ("Complex", "Real", "Imag", "ComplexAbs",
+                                                  "Eig")}
 
 GraphDef = lazy_message("GraphDef")
 NodeDef = lazy_message("NodeDef")
@@ -284,6 +288,9 @@ def tf_attrs(op) -> dict:
     implied = TF_TYPE_FROM_INPUT.get(op.type)
     if implied is not None and implied[1] < len(op.inputs):
         attrs.setdefault(implied[0], op.inputs[implied[1]].dtype)
+    implied = TF_TYPE_FROM_OUTPUT.get(op.type)
+    if implied is not None:
+        attrs.setdefault(implied[0], op.outputs[implied[1]].dtype)
     if schema is not None:
         for k, v in _type_attrs(op, schema).items():
             attrs.setdefault(k, v)

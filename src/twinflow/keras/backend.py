@@ -8,6 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from ..autodiff import gradients as _gradients
+from ..control import cond as _cond
+from ..control import map_fn as _map_fn
 from ..core import dtypes
 from ..eager.execute import convert_to_tensor
 from ..graph.tensor import Tensor
@@ -382,7 +385,55 @@ _FUNCTIONS = {
                        random_ops.random_uniform(shape, minval, maxval,
                                                  dtype=dtype or floatx(), seed=seed),
                        "Uniform samples."),
+    # tf.keras 2 backend functions on variables, control flow and dtypes
+    "update": (lambda x, new_x: x.assign(new_x), "Assigns ``new_x`` to the variable ``x``."),
+    "update_add": (lambda x, increment: x.assign_add(increment), "``x += increment``."),
+    "update_sub": (lambda x, decrement: x.assign_sub(decrement), "``x -= decrement``."),
+    "moving_average_update": (lambda x, value, momentum: x.assign(
+        x * momentum + convert_to_tensor(value, x.dtype) * (1.0 - momentum)),
+        "``x = x * momentum + value * (1 - momentum)``."),
+    "switch": (lambda condition, then_expression, else_expression: convert_to_tensor(_cond.cond(
+        condition, _thunk(then_expression), _thunk(else_expression)))
+        if getattr(condition, "shape", None) is None or condition.shape.rank == 0 else
+        math_ops.where(condition, _value(then_expression), _value(else_expression)),
+        "``then_expression`` if ``condition`` else ``else_expression`` (element-wise for a "
+        "tensor condition)."),
+    "foldl": (lambda fn, elems, initializer=None, name=None: _map_fn.foldl(
+        fn, elems, initializer=initializer), "Folds ``fn`` over ``elems`` from the left."),
+    "foldr": (lambda fn, elems, initializer=None, name=None: _map_fn.foldr(
+        fn, elems, initializer=initializer), "Folds ``fn`` over ``elems`` from the right."),
+    "map_fn": (lambda fn, elems, name=None, dtype=None: _map_fn.map_fn(fn, elems, dtype=dtype),
+               "``fn`` applied to each slice of ``elems``."),
+    "gradients": (lambda loss, variables: _gradients.gradients(loss, variables),
+                  "Gradients of ``loss`` wrt ``variables`` (in a graph)."),
+    "dropout": (lambda x, level, noise_shape=None, seed=None: nn_ops.dropout(
+        x, rate=level, noise_shape=noise_shape, seed=seed), "Dropout with rate ``level``."),
+    "cast_to_floatx": (lambda x: convert_to_tensor(np.asarray(x, dtype=floatx())),
+                       "``x`` as a ``floatx()`` tensor."),
+    "is_float_dtype": (lambda dtype: dtypes.as_dtype(dtype).is_floating,
+                       "Whether ``dtype`` is a float dtype."),
+    "is_int_dtype": (lambda dtype: dtypes.as_dtype(dtype).is_integer,
+                     "Whether ``dtype`` is an integer dtype."),
+    "standardize_dtype": (lambda dtype: dtypes.as_dtype(dtype or floatx()).name,
+                          "The dtype's name (``'float32'``...)."),
+    "temporal_padding": (lambda x, padding=(1, 1): array_ops.pad(
+        x, [[0, 0], list(padding), [0, 0]]), "Zero-pads the time axis of a 3-D tensor."),
+    "truncated_normal": (lambda shape, mean=0.0, stddev=1.0, dtype=None, seed=None:
+                         random_ops.truncated_normal(shape, mean, stddev,
+                                                     dtype=dtype or floatx(), seed=seed),
+                         "Truncated normal samples."),
+    "random_bernoulli": (lambda shape, p=0.0, dtype=None, seed=None: math_ops.cast(
+        math_ops.less(random_ops.random_uniform(shape, seed=seed), p), dtype or floatx()),
+        "Bernoulli samples (1 with probability ``p``)."),
 }
+
+
+def _thunk(v):
+    return v if callable(v) else (lambda: v)
+
+
+def _value(v):
+    return v() if callable(v) else v
 
 
 def _relu(x, alpha, max_value, threshold):

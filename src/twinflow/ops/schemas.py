@@ -35,6 +35,24 @@ SCHEMAS = {
     **{op: f"x@features:T -> y@activations:T | T:type in [{FLOAT}]" for op in (
         "Elu", "Selu", "Softsign", "Softplus")},
     **{op: f"x:T -> y:bool | T:type in [{FLOAT}]" for op in ("IsNan", "IsInf", "IsFinite")},
+    # special functions
+    **{op: f"x:T -> y:T | T:type in [{FLOAT}]" for op in (
+        "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0",
+        "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "Dawsn", "Digamma",
+        "Erfinv", "Expint", "FresnelCos", "FresnelSin", "Lgamma", "Ndtri", "Spence")},
+    **{op: f"a:T, x:T -> z:T | T:type in [{FLOAT}]" for op in ("Igamma", "Igammac",
+                                                                "Polygamma")},
+    "Zeta": f"x:T, q:T -> z:T | T:type in [{FLOAT}]",
+    "Xlog1py": f"x:T, y:T -> z:T | T:type in [{FLOAT_C}]",
+    "NextAfter": "x1:T, x2:T -> output:T | T:type in [float,double]",
+    # gradients of activations (TensorFlow's ReluGrad takes the features or the outputs)
+    **{op: f"dy@gradients:T, y@outputs:T -> backprops:T | T:type in [{FLOAT}]" for op in (
+        "EluGrad", "SeluGrad")},
+    **{op: f"dy@gradients:T, x@features:T -> backprops:T | T:type in [{REAL}]" for op in (
+        "ReluGrad", "Relu6Grad")},
+    "SoftsignGrad": f"dy@gradients:T, x@features:T -> backprops:T | T:type in [{FLOAT}]",
+    "LeakyReluGrad": f"dy@gradients:T, x@features:T -> backprops:T | T:type in [{FLOAT}]; "
+                     "alpha:float",
     "Abs": f"x:T -> y:T | T:type in [{FLOAT},{SINT}]",
     **{op: f"x:T -> y:T | T:type in [{FLOAT},{SINT},{COMPLEX}]" for op in (
         "Neg", "Sign", "Reciprocal", "Round")},
@@ -56,6 +74,7 @@ SCHEMAS = {
     "Atan2": f"y:T, x:T -> z:T | T:type in [{FLOAT}]",
     "Pow": f"x:T, y:T -> z:T | T:type in [{FLOAT},{SINT},{COMPLEX}]",
     "SquaredDifference": f"x:T, y:T -> z:T | T:type in [{FLOAT},int32,int64,{COMPLEX}]",
+    **{op: "x:T, y:T -> z:bool | T:type" for op in ("Equal", "NotEqual")},
     **{op: f"x:T, y:T -> z:bool | T:type in [{REAL}]" for op in (
         "Less", "LessEqual", "Greater", "GreaterEqual")},
     **{op: f"x:T, y:T -> z:T | T:type in [{INT}]" for op in (
@@ -84,7 +103,7 @@ SCHEMAS = {
     # shapes, slicing, joining
     "ConcatV2": "values:N*T -> output:T | T:type; axis:int axis(values)",
     "Pack": "values:N*T -> output:T | T:type; axis:int axis(values)+1",
-    "Unpack": "value:T -> output:any | T:type; num:int >=0; axis:int axis(value)",
+    "Unpack": "value:T -> output:N*T | T:type; num:int >=0; axis:int axis(value)",
     "ExpandDims": "x@input:T -> output:T | T:type; axis@dim:int axis(x)+1",
     "Squeeze": "x@input:T -> output:T | T:type; squeeze_dims:list(int) axis(x)",
     "ReverseV2": "x@tensor:T -> output:T | T:type; axis:list(int) axis(x)",
@@ -95,8 +114,8 @@ SCHEMAS = {
                 f"Tindices:type in [int16,{IDX}]; batch_dims:int",
     "OneHot": f"indices:TI, depth:int32, on_value:T, off_value:T -> output:T | T:type; "
               f"TI:type in [uint8,int8,{IDX}]; axis:int axis(indices)+1",
-    "Split": "value:T -> output:any | T:type; num_split:int >=1; axis@split_dim:int axis(value)",
-    "SplitV": f"value:T, size_splits:Tlen -> output:any | T:type; Tlen:type in [int8,{IDX}]; "
+    "Split": "value:T -> output:N*T | T:type; num_split:int >=1; axis@split_dim:int axis(value)",
+    "SplitV": f"value:T, size_splits:Tlen -> output:N*T | T:type; Tlen:type in [int8,{IDX}]; "
               "num_split:int >=1; axis@split_dim:int axis(value)",
     "Reshape": f"x@tensor:T, shape:Tshape -> output:T | T:type; Tshape:type in [{IDX}]",
     "Fill": f"dims:index_type, value:T -> output:T | T:type; index_type:type in [{IDX}]",
@@ -120,6 +139,8 @@ SCHEMAS = {
     "Size": f"x@input:T -> output:out_type | T:type; out_type:type in [{IDX}]",
     "Unique": f"x:T -> y:T, idx:out_idx | T:type; out_idx:type in [{IDX}]",
     "Where": "condition@input:any -> index:int64",
+    "UnravelIndex": f"indices:Tidx, dims:Tidx -> output:Tidx | Tidx:type in [{IDX}]",
+    "BroadcastArgs": f"s0:T, s1:T -> r0:T | T:type in [{IDX}]",
     # nn
     "Softmax": f"x@logits:T -> y@softmax:T | T:type in [{FLOAT}]; axis:int axis(x)",
     "LogSoftmax": f"x@logits:T -> y@logsoftmax:T | T:type in [{FLOAT}]; axis:int axis(x)",
@@ -133,9 +154,13 @@ SCHEMAS = {
     "Conv2D": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
               "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
               "dilations:list(int) each>=1",
-    "DepthwiseConv2dNative": f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
-                             "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
-                             "dilations:list(int) each>=1",
+    **{op: f"x@input:T, w@filter:T -> output:T | T:type in [{FLOAT}]; "
+           "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]; "
+           "dilations:list(int) each>=1" for op in ("Conv3D", "DepthwiseConv2dNative")},
+    **{op: f"x@input:T -> output:T | T:type in [{FLOAT}]; ksize:list(int) each>=1; "
+           "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]"
+       for op in ("MaxPool3D", "AvgPool3D")},
+    "Einsum": "xs@inputs:N*T -> y@output:T | T:type; equation:string",
     "TopKV2": f"x@input:T, k:Tk -> values:T, indices:int32 | T:type in [{REAL}]; "
               f"Tk:type in [int16,{IDX}]; sorted:bool",
     "InTopKV2": f"predictions:float, targets:T, k:T -> precision:bool | T:type in [{IDX}]",
@@ -147,7 +172,8 @@ SCHEMAS = {
     "MatMul": f"a:T, b:T -> product:T | T:type in [{FLOAT},{IDX},{UINT},{COMPLEX}]; "
               "transpose_a:bool; transpose_b:bool",
     **{op: f"x@input:T -> output:T | T:type in [{FLOAT_C}]" for op in (
-        "MatrixDeterminant", "MatrixInverse", "Cholesky")},
+        "MatrixDeterminant", "Cholesky")},
+    "MatrixInverse": f"x@input:T -> output:T | T:type in [{FLOAT_C}]; adjoint:bool",
     "MatrixSolve": f"a@matrix:T, b@rhs:T -> output:T | T:type in [{FLOAT_C}]; adjoint:bool",
     "MatrixBandPart": "x@input:T -> band:T | T:type; num_lower:int; num_upper:int",
     # random
@@ -168,16 +194,21 @@ SCHEMAS = {
                 f"Tidx:type in [{IDX}]; axis:int",
     # gradients of pooling and convolution: the same attrs as their forward ops
     "MaxPoolGrad": f"x@orig_input:T, y@orig_output:T, dy@grad:T -> output:T | "
-                   f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1",
+                   f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1; "
+                   "padding:string in [SAME,VALID,EXPLICIT]",
     "MaxPoolGradGrad": f"x@orig_input:T, y@orig_output:T, g@grad:T -> output:T | "
-                       f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1",
+                       f"T:type in [{REAL}]; ksize:list(int) each>=1; strides:list(int) each>=1; "
+                       "padding:string in [SAME,VALID]",
     "AvgPoolGrad": f"orig_input_shape:int32, dy@grad:T -> output:T | T:type in [{FLOAT}]; "
-                   "ksize:list(int) each>=1; strides:list(int) each>=1",
+                   "ksize:list(int) each>=1; strides:list(int) each>=1; "
+                   "padding:string in [SAME,VALID]",
     "Conv2DBackpropInput": f"input_sizes:int32, w@filter:T, dy@out_backprop:T -> output:T | "
                            f"T:type in [{FLOAT},int32]; strides:list(int) each>=1; "
+                           "padding:string in [SAME,VALID,EXPLICIT]; "
                            "dilations:list(int) each>=1",
     "Conv2DBackpropFilter": f"x@input:T, filter_sizes:int32, dy@out_backprop:T -> output:T | "
                             f"T:type in [{FLOAT},int32]; strides:list(int) each>=1; "
+                            "padding:string in [SAME,VALID,EXPLICIT]; "
                             "dilations:list(int) each>=1",
     "BiasAddGrad": f"dy@out_backprop:T -> output:T | T:type in [{NUM}]; "
                    "data_format:string in [NHWC,NCHW]",
@@ -202,8 +233,8 @@ SCHEMAS = {
     **{op: "x:T -> y:T | T:type" for op in ("ZerosLike", "OnesLike")},
     "Rank": "x@input:T -> output:int32 | T:type",
     # complex numbers (real tensors never reach these ops)
-    **{op: f"x@input:T -> output:any | T:type in [{COMPLEX}]" for op in (
-        "Real", "Imag", "ComplexAbs")},
+    **{op: f"x@input:T -> output:any | T:type in [{COMPLEX}]" for op in ("Real", "Imag")},
+    "ComplexAbs": f"x:T -> y:any | T:type in [{COMPLEX}]",
     "Conj": f"x@input:T -> output:T | T:type in [{COMPLEX},variant]",
     # variables: a resource handle and a value
     **{op: "resource:resource, value:any -> " for op in (
@@ -212,17 +243,22 @@ SCHEMAS = {
     **{op: f"resource:resource, indices:Tindices, updates:any -> | Tindices:type in [{IDX}]"
        for op in ("ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterMul",
                   "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
-                  "ResourceScatterUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
-                  "ResourceScatterNdMin", "ResourceScatterNdMax", "ResourceScatterNdUpdate")},
-    "ResourceStridedSliceAssign": f"resource:resource, begin:Index, end:Index, strides:Index, "
-                                  f"value:any -> | Index:type in [{IDX}]; {_MASKS}",
+                  "ResourceScatterUpdate")},
+    # (TensorFlow calls the handle of these ``ref``)
+    **{op: f"resource@ref:resource, indices:Tindices, updates:any -> | "
+           f"Tindices:type in [{IDX}]" for op in (
+        "ResourceScatterNdAdd", "ResourceScatterNdSub", "ResourceScatterNdMin",
+        "ResourceScatterNdMax", "ResourceScatterNdUpdate")},
+    "ResourceStridedSliceAssign": f"resource@ref:resource, begin:Index, end:Index, "
+                                  f"strides:Index, value:any -> | Index:type in [{IDX}]; {_MASKS}",
     # graph building blocks
     "Placeholder": "-> output:dtype | dtype:type; shape:any",
     "Const": "-> output:dtype | dtype:type; value:tensor",
     "NoOp": "->",
     # strings and debugging
-    **{op: "x@input:string -> output:string" for op in (
-        "StringLower", "StringUpper", "StringStrip")},
+    **{op: "x@input:string -> output:string | encoding:string in [,utf-8]" for op in (
+        "StringLower", "StringUpper")},
+    "StringStrip": "x@input:string -> output:string",
     "StringJoin": "inputs:N*string -> output:string | separator:string",
     "StringSplitV2": "x@input:string -> output:any | sep:string?; maxsplit:int",
     "StaticRegexFullMatch": "x@input:string -> output:bool | pattern:string",
@@ -233,7 +269,8 @@ SCHEMAS = {
     "StringLength": "x@input:string -> output:int32 | unit:string in [BYTE,UTF8_CHAR]",
     "StringToNumber": f"x@string_tensor:string -> output:out_type | "
                       f"out_type:type in [float,double,{IDX},uint32,uint64]",
-    "AsString": f"x@input:T -> output:string | T:type in [{NUM},bool]",
+    "AsString": f"x@input:T -> output:string | T:type in [{NUM},bool]; precision:int; "
+                "scientific:bool; shortest:bool; width:int; fill:string",
     "CheckNumerics": f"tensor:T -> output:T | T:type in [{FLOAT_C}]; message:string",
 }
 

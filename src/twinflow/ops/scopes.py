@@ -139,6 +139,21 @@ def tuple(tensors, control_inputs=None, name: str | None = None) -> list:
         return [None if t is None else identity(t) for t in tensors]
 
 
+def guarantee_const(input: TensorLike, name: str | None = None) -> Tensor:
+    """Promises that ``input`` is constant during the graph's run (TensorFlow's deprecated hint).
+
+    twinflow's constant folding finds constants itself, so this is the identity.
+
+    Args:
+        input: a tensor.
+        name: the op name.
+
+    Returns:
+        ``input``'s value.
+    """
+    return identity(convert(input), name=name)
+
+
 @name_scoped
 def identity_n(input, name: str | None = None) -> list:
     """The identity of each tensor of a list (``tw.identity_n``).
@@ -191,5 +206,6 @@ def is_symbolic_tensor(tensor) -> bool:
     return isinstance(tensor, SymbolicTensor)
 
 
-__all__ = ["init_scope", "inside_function", "get_current_name_scope", "no_op", "group",
+__all__ = ["guarantee_const",
+           "init_scope", "inside_function", "get_current_name_scope", "no_op", "group",
            "tuple", "identity_n", "get_static_value", "is_symbolic_tensor", "get_logger"]

@@ -233,7 +233,8 @@ def _ordered(nodes: list) -> list:
 
 
 def import_graph_def(graph_def, input_map: dict | None = None,
-                     return_elements: list | None = None, name: str | None = None):
+                     return_elements: list | None = None, name: str | None = None,
+                     op_dict=None, producer_op_list=None) -> list | None:
     """Imports a GraphDef into the default graph (the graph being built, or the global one).
 
     Args:
@@ -244,6 +245,9 @@ def import_graph_def(graph_def, input_map: dict | None = None,
             an Operation.
         name: the name scope prefixed to the imported names (default ``"import"``; ``""``
             keeps them).
+        op_dict: deprecated in TensorFlow; must be None.
+        producer_op_list: TensorFlow's list of the producer's OpDefs (to strip default attrs);
+            not supported: must be None.
 
     Returns:
         The list of ``return_elements``, or None.
@@ -252,6 +256,9 @@ def import_graph_def(graph_def, input_map: dict | None = None,
         ValueError: a name of ``input_map`` or ``return_elements`` is not in the GraphDef.
         NotFoundError: the GraphDef uses an op twinflow does not have.
     """
+    if op_dict is not None or producer_op_list is not None:
+        raise ValueError("import_graph_def: op_dict and producer_op_list are not supported by "
+                         "twinflow (ops are looked up in its registry by name)")
     gd = as_graph_def_message(graph_def)
     g: Graph = get_default_graph()
     prefix = "import" if name is None else name

@@ -15,6 +15,7 @@ import numpy as np
 from ...autodiff.tape import GradientTape
 from ...control import cond as _cond
 from ...core.context import eager_mode
+from ...distribute import training as _distributed_training
 from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, reduction_ops
@@ -164,7 +165,8 @@ class LossScaleOptimizer(Optimizer):
 
         Args:
             grads_and_vars: pairs ``(gradient of the scaled loss, variable)``.
-            **kwargs: ignored.
+            **kwargs: ``skip_gradients_aggregation=True``: under a strategy, the gradients
+                were already summed over the replicas.
 
         Returns:
             The ``iterations`` variable.
@@ -173,13 +175,18 @@ class LossScaleOptimizer(Optimizer):
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
         grads = self.get_unscaled_gradients([g for g, _ in pairs])
+        if not kwargs.get("skip_gradients_aggregation", False):
+            # Under a strategy: sum the replicas' gradients before the finite check, so every
+            # replica takes the same branch (and no collective runs inside the cond).
+            grads = _distributed_training.all_reduce_gradients(grads)
         var_list = [v for _, v in pairs]
         self.inner_optimizer.build(var_list)
         finite = reduction_ops.reduce_all(array_ops.stack(
             [reduction_ops.reduce_all(math_ops.is_finite(g)) for g in grads]))
 
         def finite_step():
-            self.inner_optimizer.apply_gradients(zip(grads, var_list))
+            self.inner_optimizer.apply_gradients(zip(grads, var_list),
+                                                 skip_gradients_aggregation=True)
             if self.dynamic:
                 grow = math_ops.greater_equal(self.step_counter.read_value() + np.int64(1),
                                               np.int64(self.dynamic_growth_steps))

@@ -1,5 +1,5 @@
 """Comparisons, logic, bitwise ops (``Binary``/``Unary`` rows, see ``elementwise.py``) and
-selection (``where``). None of them has a gradient except ``SelectV2``."""
+selection (``where``), bucketizing. None of them has a gradient except ``SelectV2``."""
 from __future__ import annotations
 
 import operator
@@ -237,3 +237,35 @@ def where(condition: TensorLike, x: TensorLike | None = None, y: TensorLike | No
     return bind(SelectV2, (c, cx, cy), name=name)
 
 
+
+
+@register_op("Bucketize", schema="x@input:T -> output:int32 | "
+                                 "T:type in [int32,int64,float,double]; boundaries:list(float)")
+class Bucketize:
+    """The index of the bucket of each value: ``i`` with ``b[i-1] <= x < b[i]`` (int32)."""
+
+    def infer(x, *, boundaries):
+        return dtypes.int32, x.shape
+
+    def kernel(x, *, boundaries):
+        return np.digitize(np.asarray(x), np.asarray(boundaries, np.float64)).astype(np.int32)
+
+    def grad(op, dy):
+        return None  # bucket indices are piecewise constant
+
+
+def bucketize(input: TensorLike, boundaries, name: str | None = None) -> Tensor:
+    """TensorFlow's raw op ``Bucketize``: the bucket index of each value.
+
+    Args:
+        input: an int32/int64/float32/float64 tensor.
+        boundaries: sorted floats.
+        name: op name.
+
+    Returns:
+        An int32 tensor of ``input``'s shape.
+    """
+    b = tuple(float(v) for v in boundaries)
+    if list(b) != sorted(b):
+        raise ValueError(f"bin boundaries must be sorted, got {list(b)}")
+    return bind(Bucketize, [convert(input)], {"boundaries": b}, name=name)

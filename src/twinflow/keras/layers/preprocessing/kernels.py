@@ -11,6 +11,7 @@ from ....core.shapes import TensorShape
 from ....eager.execute import bind
 from ....graph.registry import register_op
 from ....graph.tensor import Tensor
+from ....ops.math.comparison import Bucketize, bucketize  # noqa: F401 (a TF raw op)
 from ....ops.ragged.fingerprint import fingerprint64
 from ....ops.string_ops import string_map_infer
 
@@ -118,37 +119,6 @@ def hash_bucket(x: Tensor, num_buckets: int, key=None) -> Tensor:
         return bind(StringToHashBucketFast, [x], {"num_buckets": int(num_buckets)})
     return bind(StringToHashBucketStrong, [x],
                 {"num_buckets": int(num_buckets), "key": (int(key[0]), int(key[1]))})
-
-
-@register_op("Bucketize")
-class Bucketize:
-    """The index of the bucket of each value: ``i`` with ``b[i-1] <= x < b[i]`` (int32)."""
-
-    def infer(x, *, boundaries):
-        if not (x.dtype.is_floating or x.dtype.is_integer):
-            raise TypeError(f"Bucketize needs a numeric tensor, got {x.dtype.name}")
-        return dtypes.int32, x.shape
-
-    def kernel(x, *, boundaries):
-        return np.digitize(np.asarray(x), np.asarray(boundaries, np.float64)).astype(np.int32)
-
-    grad = _no_grad
-
-
-def bucketize(x: Tensor, boundaries) -> Tensor:
-    """TensorFlow's ``Bucketize``: the bucket index of each value.
-
-    Args:
-        x: a numeric tensor.
-        boundaries: sorted floats.
-
-    Returns:
-        An int32 tensor of ``x``'s shape.
-    """
-    b = tuple(float(v) for v in boundaries)
-    if list(b) != sorted(b):
-        raise ValueError(f"bin boundaries must be sorted, got {list(b)}")
-    return bind(Bucketize, [x], {"boundaries": b})
 
 
 class Table:

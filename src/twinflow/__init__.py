@@ -83,6 +83,10 @@ from .graph.graph import Operation
 from .ops.init_ops import (constant_initializer, ones_initializer, random_normal_initializer,
                            random_uniform_initializer, zeros_initializer)
 from .ops.linalg_lu import eig, eigvals
+from .ops.array.bits import bitcast, fingerprint
+from .ops.array.batch_space import (batch_to_space, dynamic_partition, dynamic_stitch,
+                                    required_space_to_batch_paddings, space_to_batch,
+                                    space_to_batch_nd)
 
 # Heavy areas load on first use (``tw.keras``, ``tw.data``...): ``import twinflow`` stays fast.
 # name -> (module, attribute or None for the module itself)
@@ -96,7 +100,7 @@ _LAZY = {
     "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
     "make_ndarray": (".io.tensor_proto", "make_ndarray"),
     "quantization": (".quantization", None), "test": (".testing", None),
-    "sysconfig": (".sysconfig", None), "types": (".types", None),
+    "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -128,7 +132,7 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization"):
+                  "quantization", "sets"):
         if _name in _LAZY:
             __getattr__(_name)
 

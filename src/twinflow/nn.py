@@ -1,4 +1,5 @@
 """``tw.nn``: neural-network ops (re-exports)."""
+from .ops.array.batch_space import space_to_batch  # noqa: F401
 from .ops.array_ops import top_k
 from .ops.math_ops import sigmoid, tanh
 from .ops.nn.conv_nd import (
@@ -36,8 +37,10 @@ from .ops.nn_ops import (
     bias_add,
     compute_average_loss,
     conv1d,
+    conv1d_transpose,
     conv2d,
     conv2d_transpose,
+    conv_transpose,
     convolution,
     crelu,
     depthwise_conv2d,
@@ -56,6 +59,7 @@ from .ops.nn_ops import (
     max_pool2d,
     moments,
     normalize_moments,
+    pool,
     relu,
     relu6,
     scale_regularization_loss,
@@ -77,7 +81,8 @@ from .ops.sparse.math import embedding_lookup_sparse
 __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d", "conv3d",
            "conv3d_transpose", "depthwise_conv2d_backprop_filter",
            "depthwise_conv2d_backprop_input", "max_pool3d", "batch_normalization",
-           "bias_add", "compute_average_loss", "conv1d", "conv2d", "conv2d_transpose",
+           "bias_add", "compute_average_loss", "conv1d", "conv1d_transpose", "conv_transpose",
+           "pool", "conv2d", "conv2d_transpose",
            "convolution", "crelu", "depthwise_conv2d", "dropout", "elu", "embedding_lookup",
            "embedding_lookup_sparse",
            "gelu", "in_top_k", "l2_loss", "l2_normalize", "leaky_relu", "log_poisson_loss",

@@ -157,3 +157,19 @@ def test_eig_at_the_top_level():
     vals = tw.eigvals(tw.constant([[2.0, 0.0], [0.0, 3.0]]))
     np.testing.assert_allclose(np.sort(vals.numpy().real), [2.0, 3.0])
     assert tw.eig is tw.linalg.eig
+
+
+def test_fingerprint_of_strings_matches_tensorflow():
+    got = tw.fingerprint(tw.constant([["hello", "x"]])).numpy().tolist()
+    assert got == [[110, 77, 71, 18, 249, 61, 205, 159]]
+    assert tw.fingerprint(tw.constant(["hello", "x"])).numpy()[0].tolist() == \
+        [232, 12, 56, 49, 169, 229, 139, 180]
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph"])
+def test_bitcast_errors(mode):
+    run = (lambda f: f()) if mode == "eager" else (lambda f: tw.function(f)())
+    with pytest.raises(tw.errors.InvalidArgumentError, match="last dimension"):
+        run(lambda: tw.bitcast(tw.constant([1, 2, 3], tw.uint8), tw.int32))
+    with pytest.raises(tw.errors.InvalidArgumentError, match="rank >= 1"):
+        run(lambda: tw.fingerprint(tw.constant(1)))

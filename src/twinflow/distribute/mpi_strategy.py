@@ -34,16 +34,14 @@ from .cross_device_ops import (
     ReduceOp,
     _mean,
     as_reduce_op,
-    on_device,
 )
 from .mirrored import MirroredExtended
 from .mpi import Communicator, world
 from .mpi_cluster import MPIClusterResolver, TFConfigClusterResolver
 from .mpi_ops import all_gather as mpi_all_gather
 from .mpi_ops import all_reduce as mpi_all_reduce
-from .replica_context import ReplicaContext
 from .strategy import Strategy
-from .values import DistributedValues, PerReplica, select_replica
+from .values import DistributedValues, PerReplica
 
 __all__ = ["MPICrossDeviceOps", "MultiWorkerMirroredStrategy",
            "ExperimentalMultiWorkerMirroredStrategy"]
@@ -148,13 +146,6 @@ class MultiWorkerMirroredExtended(MirroredExtended):
                 c.assign(value)
         return var
 
-    def _call_for_each_replica(self, fn, args: tuple, kwargs: dict):
-        if self._local_replica_count > 1:
-            return super()._call_for_each_replica(fn, args, kwargs)
-        with _OneReplicaContext(self._container_strategy_ref, self._replica_id_offset):
-            with on_device(self.worker_devices[0]):
-                return fn(*args, **kwargs)
-
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
         """Reduces values over every replica of every worker, each onto its destinations.
 
@@ -198,14 +189,6 @@ class MultiWorkerMirroredExtended(MirroredExtended):
 
     def _shard_dataset(self, dataset):
         return auto_shard(dataset, self._num_workers, self._worker_index)
-
-
-class _OneReplicaContext(ReplicaContext):
-    """The context of a worker's only replica: ``merge_call`` hands it its own value of the
-    result (as the replica threads of several local replicas get theirs)."""
-
-    def merge_call(self, merge_fn, args=(), kwargs=None):
-        return select_replica(self._local_id, super().merge_call(merge_fn, args, kwargs))
 
 
 def _check_resolver(resolver, comm: Communicator):

@@ -9,7 +9,7 @@ from ..core import nest
 from ..ops.core import convert
 from . import context
 from .cross_device_ops import as_reduce_op
-from .values import Mirrored, local_values
+from .values import Mirrored, local_values, select_replica
 
 
 class ReplicaContext:
@@ -68,9 +68,11 @@ class ReplicaContext:
             return self._runner.merge_call(self._local_id, merge_fn, args, kwargs)
         context.push(self._strategy, None)
         try:
-            return merge_fn(self._strategy, *args, **kwargs)
+            result = merge_fn(self._strategy, *args, **kwargs)
         finally:
             context.pop()
+        # the only local replica gets its own value, as the replica threads of several do
+        return select_replica(self._local_id, result)
 
     def all_reduce(self, reduce_op, value, options=None) -> Any:
         """Reduces ``value`` across all replicas; every replica gets the result.

@@ -6,6 +6,11 @@ threads take turns: replica 0 runs until it finishes or calls ``merge_call``, th
 and so on; when all wait in ``merge_call``, the caller's thread runs the merge function once
 on their arguments and hands each its result. Turns make runs deterministic and keep one
 thread at a time adding to a graph.
+
+No wait is unbounded without a way out: a replica that raises (or a merge function that does)
+aborts the run, which wakes every other replica with ``_Aborted`` (one that never started
+does not start); waits poll, so a replica whose coordinating thread is gone, or a coordinator
+whose replica thread died without reporting, raises instead of waiting forever.
 """
 from __future__ import annotations
 
@@ -20,9 +25,18 @@ from . import context
 from .cross_device_ops import on_device
 from .values import regroup, select_replica
 
+_POLL_S = 0.5  # how often a waiting thread checks that the thread it waits for is alive
+
 
 class _Aborted(BaseException):
     """Unwinds a replica thread whose run failed elsewhere."""
+
+
+def _wait(event: threading.Event, alive: Callable[[], bool], what: str) -> None:
+    """Waits for ``event``, checking every ``_POLL_S`` that the thread to set it is alive."""
+    while not event.wait(_POLL_S):
+        if not alive():
+            raise RuntimeError(f"strategy.run: {what} ended without handing over its turn")
 
 
 class _Replica(threading.Thread):
@@ -42,9 +56,8 @@ class _Replica(threading.Thread):
 
     def run(self) -> None:
         r = self.runner
-        self.go.wait()
-        self.go.clear()
         try:
+            self.wait_turn(first=True)
             _install_state(r.state)
             context.install(r.stack)
             rc = r.replica_contexts[self.index]
@@ -60,11 +73,24 @@ class _Replica(threading.Thread):
             _clear_state()
             self.paused.set()
 
-    def wait_turn(self) -> None:
-        self.paused.set()
-        self.go.wait()
+    def wait_turn(self, first: bool = False) -> None:
+        """Hands the turn back to the coordinator and waits for the next one.
+
+        Raises:
+            _Aborted: the run failed elsewhere (checked before and after waiting).
+        """
+        r = self.runner
+        if r.aborted:
+            raise _Aborted()
+        if not first:
+            self.paused.set()
+        try:
+            _wait(self.go, r.owner.is_alive, "the thread that called it")
+        except RuntimeError as e:
+            r.aborted = True
+            raise _Aborted() from e
         self.go.clear()
-        if self.runner.aborted:
+        if r.aborted:
             raise _Aborted()
 
 
@@ -141,6 +167,7 @@ class ReplicaRunner:
         # the others get replica 0's variable of the same name (TensorFlow's rule).
         self.shared: dict = {}
         self.threads: list = []
+        self.owner = threading.current_thread()
 
     def make_creator(self, index: int) -> Callable:
         """The variable creator of replica ``index``."""
@@ -185,7 +212,7 @@ class ReplicaRunner:
                 for t in self.threads:
                     if not t.done:
                         t.go.set()
-                        t.paused.wait()
+                        _wait(t.paused, t.is_alive, f"replica thread {t.index}")
                         t.paused.clear()
                         if t.error is not None:
                             raise t.error
@@ -232,4 +259,4 @@ class ReplicaRunner:
             if not t.done:
                 t.go.set()
         for t in self.threads:
-            t.join(timeout=10)
+            t.join(timeout=10)  # each wakes at once: it raises _Aborted or does not start

@@ -42,6 +42,11 @@ _WINDOW_OPS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Depthwi
                "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
                "MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad")
 TF_WINDOW_ATTRS = {op: ("strides", "dilations", "ksize") for op in _WINDOW_OPS}
+# Ops whose TensorFlow op has ``explicit_paddings`` (a flat list, two ints per dim of the
+# NHWC tensor); twinflow keeps ``(before, after)`` pairs per spatial dim, or None.
+TF_EXPLICIT_PADDINGS = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+                        "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                        "DepthwiseConv2dNativeBackpropFilter", "MaxPool", "MaxPoolGrad")
 
 
 def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
@@ -59,11 +64,6 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
     if attrs.get("data_format", "NHWC") not in ("NHWC", "NDHWC", b"NHWC", b"NDHWC"):
         return attrs
     spatial = 3 if "3D" in op_type else 2
-    if op_type in TF_WINDOW_ATTRS and "explicit_paddings" in attrs:
-        attrs["explicit_paddings"] = _explicit_paddings(attrs["explicit_paddings"], spatial,
-                                                        to_tf)
-        if attrs["explicit_paddings"] is None and to_tf:
-            del attrs["explicit_paddings"]  # TensorFlow's default, []
     for k in TF_WINDOW_ATTRS.get(op_type, ()):
         v = attrs.get(k)
         if not isinstance(v, (list, tuple)):
@@ -72,20 +72,16 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
             attrs[k] = [1, *v, 1]
         elif not to_tf and len(v) == spatial + 2:
             attrs[k] = tuple(v[1:-1])
+    pads = attrs.get("explicit_paddings")
+    if op_type in TF_EXPLICIT_PADDINGS and isinstance(pads, (list, tuple)):
+        if to_tf and pads and isinstance(pads[0], (list, tuple)):
+            attrs["explicit_paddings"] = [0, 0, *(int(i) for p in pads for i in p), 0, 0]
+        elif not to_tf and len(pads) == 2 * (spatial + 2):
+            attrs["explicit_paddings"] = tuple((int(pads[2 * d]), int(pads[2 * d + 1]))
+                                               for d in range(1, spatial + 1))
+        elif not to_tf and not pads:
+            attrs["explicit_paddings"] = None
     return attrs
-
-
-def _explicit_paddings(v, spatial: int, to_tf: bool):
-    """twinflow's ``((before, after), ...)`` per spatial dim (None: not EXPLICIT) <->
-    TensorFlow's flat ``[0, 0, before, after, ..., 0, 0]`` over every dim."""
-    if to_tf:
-        return [0, 0, *(int(i) for p in v for i in p), 0, 0] if v else None
-    flat = [int(i) for i in v or ()]
-    if not flat:
-        return None
-    if len(flat) != 2 * (spatial + 2):
-        raise ValueError(f"explicit_paddings must have {2 * (spatial + 2)} values, got {flat}")
-    return tuple((flat[i], flat[i + 1]) for i in range(2, 2 + 2 * spatial, 2))
 
 
 # Type attrs of TensorFlow's op that twinflow's schema leaves out: attr -> the input whose
@@ -100,8 +96,11 @@ TF_TYPE_FROM_INPUT = {
     "RandomGamma": ("S", 0), "RandomPoissonV2": ("S", 0), "Where": ("T", 0),
 }
 # Type attrs of TensorFlow's op that are an output's dtype: attr -> the output.
-TF_TYPE_FROM_OUTPUT = {op: ("Tout", 0) for op in ("Complex", "Real", "Imag", "ComplexAbs",
-                                                  "Eig")}
+TF_TYPE_FROM_OUTPUT = {
+    **{op: ("Tout", 0) for op in ("Complex", "Real", "Imag", "ComplexAbs", "Eig")},
+    **{f"RFFT{d}": ("Tcomplex", 0) for d in ("", "2D", "3D")},
+    **{f"IRFFT{d}": ("Treal", 0) for d in ("", "2D", "3D")},
+}
 
 GraphDef = lazy_message("GraphDef")
 NodeDef = lazy_message("NodeDef")
@@ -280,9 +279,13 @@ def tf_attrs(op) -> dict:
             continue
         if schema is not None and not k.startswith("_"):
             spec = schema.attrs.get(k)
-            if spec is None and op.type not in TF_WINDOW_ATTRS:
+            if k == "explicit_paddings" and op.type in TF_EXPLICIT_PADDINGS:
+                if v:
+                    attrs[k] = v
+                continue
+            if spec is None:
                 continue  # twinflow-only bookkeeping (a ReadVariableOp's shape)
-            k = spec.tf_name if spec is not None else k
+            k = spec.tf_name
         attrs[k] = v
     window_attrs(op.type, attrs, to_tf=True)
     implied = TF_TYPE_FROM_INPUT.get(op.type)

@@ -15,7 +15,9 @@ modules listed last.
   helpers), ``layout.py`` (stack, transpose, expand_dims, squeeze, reverse, stop_gradient),
   ``join.py`` (concat, split, tile, pad), ``slicing.py`` (slice, strided_slice, ``t[...]``),
   ``gather.py`` (gather, scatter_nd, tensor_scatter_nd_*, boolean_mask), ``create.py``
-  (one_hot, range, fill, zeros/ones, eye, linspace), ``sort.py`` (sort, top_k, unique, repeat).
+  (one_hot, range, fill, zeros/ones, eye, linspace), ``sort.py`` (sort, top_k, unique, repeat),
+  ``batch_space.py`` (space_to_batch_nd, batch_to_space_nd, dynamic_partition/stitch),
+  ``bits.py`` (bitcast, fingerprint).
 * ``nn/``: ``activations.py``, ``losses.py`` (softmax, cross entropies), ``geometry.py``
   (convolution/pooling windows and padding), ``conv.py`` (convolutions, bias_add), ``pool.py``,
   ``normalization.py`` (moments, batch_normalization, dropout, embeddings, in_top_k).
@@ -25,7 +27,8 @@ modules listed last.
   ``asserts.py`` (``Assert``, assert_*).
 * One file each: ``linalg_ops.py`` (matmul, einsum, tensordot, inv, det, solve, cholesky...),
   ``segment_ops.py``, ``scatter_ops.py`` (IndexedSlices, tensor_scatter_nd_sub/max/min),
-  ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators).
+  ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators), ``quantization.py``
+  (fake_quant_*), ``init_ops.py`` (TensorFlow 2's top-level initializers).
 * Re-export modules, the former one-file modules kept so existing imports work: ``math_ops``,
   ``array_ops``, ``nn_ops``, ``reduction_ops``, ``random_ops``, ``debugging_ops`` (their
   ``__all__`` is what ``tw.*`` exports). New code imports the family module.

@@ -8,12 +8,14 @@ from __future__ import annotations
 from .core import reexport
 from .nn import activations as _activations
 from .nn import conv as _conv
+from .nn import generic as _generic
 from .nn import geometry as _geometry
 from .nn import losses as _losses
 from .nn import normalization as _normalization
 from .nn import pool as _pool
 
-reexport(globals(), _activations, _losses, _geometry, _conv, _pool, _normalization)
+reexport(globals(), _activations, _losses, _geometry, _conv, _pool, _normalization,
+          _generic)
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "softsign", "silu",
            "swish", "softmax", "log_softmax", "bias_add", "sigmoid_cross_entropy_with_logits",
@@ -23,4 +25,5 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "softplus", "so
            "max_pool1d", "avg_pool1d", "depthwise_conv2d", "separable_conv2d", "atrous_conv2d",
            "convolution", "crelu", "weighted_cross_entropy_with_logits", "log_poisson_loss",
            "embedding_lookup", "compute_average_loss", "scale_regularization_loss",
-           "zero_fraction", "normalize_moments", "in_top_k"]
+           "zero_fraction", "normalize_moments", "in_top_k", "pool", "conv_transpose",
+           "conv1d_transpose"]

@@ -139,6 +139,14 @@ SCHEMAS = {
     "Size": f"x@input:T -> output:out_type | T:type; out_type:type in [{IDX}]",
     "Unique": f"x:T -> y:T, idx:out_idx | T:type; out_idx:type in [{IDX}]",
     "Where": "condition@input:any -> index:int64",
+    "Roll": f"x@input:T, shift:Tshift, axis:Taxis -> output:T | T:type; "
+            f"Tshift:type in [{IDX}]; Taxis:type in [{IDX}]",
+    "ReverseSequence": f"x@input:T, seq_lengths:Tlen -> output:T | T:type; "
+                       f"Tlen:type in [{IDX}]; seq_dim:int; batch_dim:int",
+    "UniqueWithCounts": f"x:T -> y:T, idx:out_idx, count:out_idx | T:type; "
+                        f"out_idx:type in [{IDX}]",
+    "MirrorPadGrad": f"dy@input:T, paddings:Tpaddings -> output:T | T:type; "
+                     f"Tpaddings:type in [{IDX}]; mode:string in [REFLECT,SYMMETRIC]",
     "UnravelIndex": f"indices:Tidx, dims:Tidx -> output:Tidx | Tidx:type in [{IDX}]",
     "BroadcastArgs": f"s0:T, s1:T -> r0:T | T:type in [{IDX}]",
     # nn
@@ -210,6 +218,31 @@ SCHEMAS = {
                             f"T:type in [{FLOAT},int32]; strides:list(int) each>=1; "
                             "padding:string in [SAME,VALID,EXPLICIT]; "
                             "dilations:list(int) each>=1",
+    **{op: f"input_sizes:{sizes}, w@filter:T, dy@out_backprop:T -> output:T | "
+           f"T:type in [{FLOAT}]; strides:list(int) each>=1; "
+           f"padding:string in [SAME,VALID,EXPLICIT]; dilations:list(int) each>=1{more}"
+       for op, sizes, more in (("Conv3DBackpropInputV2", "Tshape", f"; Tshape:type in [{IDX}]"),
+                               ("DepthwiseConv2dNativeBackpropInput", "int32", ""))},
+    **{op: f"x@input:T, filter_sizes:int32, dy@out_backprop:T -> output:T | "
+           f"T:type in [{FLOAT}]; strides:list(int) each>=1; "
+           "padding:string in [SAME,VALID,EXPLICIT]; dilations:list(int) each>=1"
+       for op in ("Conv3DBackpropFilterV2", "DepthwiseConv2dNativeBackpropFilter")},
+    "MaxPool3DGrad": f"x@orig_input:TInput, y@orig_output:TInput, dy@grad:T -> output:T | "
+                     f"T:type in [{FLOAT}]; TInput:type in [{FLOAT}]; ksize:list(int) each>=1; "
+                     "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]",
+    "MaxPool3DGradGrad": f"x@orig_input:T, y@orig_output:T, g@grad:T -> output:T | "
+                         f"T:type in [{FLOAT}]; ksize:list(int) each>=1; "
+                         "strides:list(int) each>=1; padding:string in [SAME,VALID,EXPLICIT]",
+    "AvgPool3DGrad": f"orig_input_shape:int32, dy@grad:T -> output:T | T:type in [{FLOAT}]; "
+                     "ksize:list(int) each>=1; strides:list(int) each>=1; "
+                     "padding:string in [SAME,VALID,EXPLICIT]",
+    # FFTs (TensorFlow's Tcomplex/Treal of an output: export writes the output's dtype)
+    **{op: f"x@input:Tcomplex -> output:Tcomplex | Tcomplex:type in [{COMPLEX}]" for op in (
+        "FFT", "FFT2D", "FFT3D", "IFFT", "IFFT2D", "IFFT3D")},
+    **{op: "x@input:Treal, fft_length:int32 -> output:any | Treal:type in [float,double]"
+       for op in ("RFFT", "RFFT2D", "RFFT3D")},
+    **{op: f"x@input:Tcomplex, fft_length:int32 -> output:any | Tcomplex:type in [{COMPLEX}]"
+       for op in ("IRFFT", "IRFFT2D", "IRFFT3D")},
     "BiasAddGrad": f"dy@out_backprop:T -> output:T | T:type in [{NUM}]; "
                    "data_format:string in [NHWC,NCHW]",
     # segments, masks, sorting
@@ -226,6 +259,16 @@ SCHEMAS = {
     "Sort": f"x@input:T -> output:T | T:type in [{REAL}]; descending:bool",
     "Bincount": f"arr:Tidx, weights:any -> bins:any | Tidx:type in [{IDX}]; minlength:int?; "
                 "maxlength:int?; dtype:type; axis:int?; binary_output:bool",
+    "StridedSliceGrad": f"shape_@shape:Index, begin:Index, end:Index, strides:Index, dy:T -> "
+                        f"output:T | T:type; Index:type in [{IDX}]; {_MASKS}",
+    "EnsureShape": "input:T -> output:T | T:type; shape:shape",
+    "HistogramFixedWidth": f"values:T, value_range:T, nbins:int32 -> out:dtype | T:type; "
+                           f"dtype:type in [{IDX}]",
+    "DrawBoundingBoxesV2": "images:T, boxes:float, colors:float -> output:T | T:type",
+    "NonMaxSuppressionV5": "boxes:T, scores:T, max_output_size:int32, iou_threshold:T, "
+                           "score_threshold:T, soft_nms_sigma:T -> selected_indices:int32, "
+                           "selected_scores:T, valid_outputs:int32 | T:type; "
+                           "pad_to_max_output_size:bool",
     "StridedSlice": f"x@input:T, begin:Index, end:Index, strides:Index -> output:T | T:type; "
                     f"Index:type in [{IDX}]; {_MASKS}",
     "Cast": "x:SrcT -> y:DstT | SrcT:type; DstT:type",
@@ -259,6 +302,11 @@ SCHEMAS = {
     **{op: "x@input:string -> output:string | encoding:string in [,utf-8]" for op in (
         "StringLower", "StringUpper")},
     "StringStrip": "x@input:string -> output:string",
+    "StringToHashBucketFast": "x@input:string -> output:int64 | num_buckets:int >=1",
+    "StringToHashBucketStrong": "x@input:string -> output:int64 | num_buckets:int >=1; "
+                                "key:list(int)",
+    "StaticRegexReplace": "x@input:string -> output:string | pattern:string; rewrite:string; "
+                          "replace_global:bool",
     "StringJoin": "inputs:N*string -> output:string | separator:string",
     "StringSplitV2": "x@input:string -> output:any | sep:string?; maxsplit:int",
     "StaticRegexFullMatch": "x@input:string -> output:bool | pattern:string",
@@ -271,6 +319,13 @@ SCHEMAS = {
                       f"out_type:type in [float,double,{IDX},uint32,uint64]",
     "AsString": f"x@input:T -> output:string | T:type in [{NUM},bool]; precision:int; "
                 "scientific:bool; shortest:bool; width:int; fill:string",
+    "DecodeBase64": "x@input:string -> output:string",
+    "EncodeBase64": "x@input:string -> output:string | pad:bool",
+    "ReadFile": "filename:string -> contents:string",
+    "WriteFile": "filename:string, contents:string ->",
+    "SerializeTensor": "tensor:T -> serialized:string | T:type",
+    "ParseTensor": "serialized:string -> output:out_type | out_type:type",
+    "Timestamp": "-> ts:double",
     "CheckNumerics": f"tensor:T -> output:T | T:type in [{FLOAT_C}]; message:string",
 }
 

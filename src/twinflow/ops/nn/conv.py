@@ -251,21 +251,24 @@ def conv1d(input: TensorLike, filters: TensorLike, stride, padding: str, data_fo
         filters: a tensor [filter_width, in_channels, out_channels].
         stride: an int or a list of 1 or 3 ints.
         padding: "SAME", "VALID" or explicit [[0, 0], [left, right], [0, 0]].
-        data_format: "NWC" (the only layout supported).
+        data_format: "NWC" (default) or "NCW".
         dilations: an int or a list of 1 or 3 ints.
 
     Returns:
-        The convolution, [batch, out_width, out_channels].
+        The convolution, [batch, out_width, out_channels] (or NCW).
     """
-    if data_format not in (None, "NWC"):
-        raise ValueError(f"conv1d supports data_format='NWC' only, got {data_format!r}")
+    if data_format not in (None, "NWC", "NCW"):
+        raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got {data_format!r}")
+    first = data_format == "NCW"  # a height-1 image: NCW -> NC1W, NWC -> N1WC
+    axis = 2 if first else 1
     x, w = convert_pair(input, filters)
     if not isinstance(padding, str):
         padding = [[0, 0], [0, 0]] + [list(p) for p in padding][1:]
-    out = conv2d(expand_dims(x, 1), expand_dims(w, 0),
-                 [1, _width_arg(stride, "stride")], padding,
-                 dilations=[1, _width_arg(dilations, "dilations")])
-    return squeeze(out, [1])
+    out = conv2d(expand_dims(x, axis), expand_dims(w, 0),
+                 [1, _width_arg(stride, "stride", first)], padding,
+                 "NCHW" if first else "NHWC",
+                 dilations=[1, _width_arg(dilations, "dilations", first)])
+    return squeeze(out, [axis])
 
 
 @name_scoped
@@ -331,30 +334,3 @@ def atrous_conv2d(value: TensorLike, filters: TensorLike, rate, padding: str,
         The convolution.
     """
     return conv2d(value, filters, 1, padding, dilations=rate, name=name)
-
-
-def convolution(input: TensorLike, filters: TensorLike, strides=None, padding: str = "VALID",
-                data_format: str | None = None, dilations=None, name: str | None = None) -> Tensor:
-    """N-D convolution for N = 1 or 2 (``tw.nn.convolution``).
-
-    Args:
-        input: a float tensor [batch, spatial..., in_channels].
-        filters: a tensor [spatial..., in_channels, out_channels].
-        strides: as for conv1d / conv2d (default 1).
-        padding: "SAME", "VALID" or explicit pairs.
-        data_format: "NWC" / "NHWC" or None.
-        dilations: as for conv1d / conv2d (default 1).
-        name: op name.
-
-    Returns:
-        The convolution.
-    """
-    x = convert(input)
-    rank = x.shape.rank
-    strides = 1 if strides is None else strides
-    if rank == 3:
-        return conv1d(x, filters, strides, padding, data_format or "NWC", dilations)
-    if rank == 4:
-        return conv2d(x, filters, strides, padding, data_format or "NHWC", dilations, name)
-    raise ValueError(f"tw.nn.convolution supports 1-D and 2-D convolutions (rank 3 or 4 "
-                     f"input), got an input of shape {x.shape}")

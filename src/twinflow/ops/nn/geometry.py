@@ -166,8 +166,9 @@ def _pool_attrs(ksize, strides, padding, data_format) -> dict:
             "padding": pad}
 
 
-def _width_arg(v, name: str) -> int:
-    """An int from a 1-D stride/dilation/ksize argument: int, [w] or [1, w, 1]."""
+def _width_arg(v, name: str, channels_first: bool = False) -> int:
+    """An int from a 1-D stride/dilation/ksize argument: int, [w] or [1, w, 1] ([1, 1, w] for
+    a channels-first NCW layout)."""
     if v is None:
         return 1
     if isinstance(v, (int, np.integer)):
@@ -175,8 +176,11 @@ def _width_arg(v, name: str) -> int:
     v = [int(i) for i in v]
     if len(v) == 1:
         return v[0]
-    if len(v) == 3 and v[0] == v[2] == 1:
+    if len(v) == 3 and channels_first and v[0] == v[1] == 1:
+        return v[2]
+    if len(v) == 3 and not channels_first and v[0] == v[2] == 1:
         return v[1]
-    raise ValueError(f"{name} must be an int, [w] or [1, w, 1], got {v}")
+    form = "[1, 1, w]" if channels_first else "[1, w, 1]"
+    raise ValueError(f"{name} must be an int, [w] or {form}, got {v}")
 
 

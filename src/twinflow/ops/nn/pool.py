@@ -130,7 +130,7 @@ def _pool2d(opdef, x, ksize, strides, padding, data_format, name) -> Tensor:
 
 def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
                name: str | None = None) -> Tensor:
-    """Max pooling over 2-D windows (``tw.nn.max_pool2d``, ``tw.nn.max_pool``).
+    """Max pooling over 2-D windows (``tw.nn.max_pool2d``).
 
     Args:
         input: a tensor [batch, height, width, channels].
@@ -148,7 +148,7 @@ def max_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
 
 def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str = "NHWC",
                name: str | None = None) -> Tensor:
-    """Average pooling over 2-D windows (``tw.nn.avg_pool2d``, ``tw.nn.avg_pool``).
+    """Average pooling over 2-D windows (``tw.nn.avg_pool2d``).
 
     Args:
         input: a float tensor [batch, height, width, channels].
@@ -165,39 +165,14 @@ def avg_pool2d(input: TensorLike, ksize, strides, padding: str, data_format: str
     return _pool2d(AvgPool, x, ksize, strides, padding, data_format, name)
 
 
-def _by_rank(fn_name: str, pool1d: Callable, pool2d: Callable, what: str,
-             dtypes: str) -> Callable[..., Tensor]:
-    """``tw.nn.max_pool``/``avg_pool``: ``pool1d`` for a rank-3 (NWC) input, else ``pool2d``
-    (NHWC by default)."""
-    def fn(input: TensorLike, ksize, strides, padding: str, data_format: str | None = None,
-           name: str | None = None) -> Tensor:
-        x = convert(input)
-        if x.shape.rank == 3:
-            return pool1d(x, ksize, strides, padding, data_format or "NWC", name)
-        return pool2d(x, ksize, strides, padding, data_format or "NHWC", name)
-    fn.__name__ = fn.__qualname__ = fn_name
-    fn.__doc__ = f"""{what} of a rank-3 (NWC) or rank-4 (NHWC) tensor (``tw.nn.{fn_name}``).
-
-    Args:
-        input: {dtypes} [batch, width, channels] or [batch, height, width, channels].
-        ksize: window size (an int or a list).
-        strides: window stride (an int or a list).
-        padding: "SAME" or "VALID".
-        data_format: "NWC" / "NHWC" or None.
-        name: op name.
-
-    Returns:
-        The pooled tensor.
-    """
-    return fn
-
-
 def _pool1d(pool, input, ksize, strides, padding, data_format) -> Tensor:
-    if data_format not in (None, "NWC"):
-        raise ValueError(f"1-D pooling supports data_format='NWC' only, got {data_format!r}")
-    out = pool(expand_dims(convert(input), 1), [1, _width_arg(ksize, "ksize")],
-               [1, _width_arg(strides, "strides")], padding)
-    return squeeze(out, [1])
+    if data_format not in (None, "NWC", "NCW"):
+        raise ValueError(f"1-D pooling: data_format must be 'NWC' or 'NCW', got {data_format!r}")
+    first = data_format == "NCW"  # a height-1 image: NCW -> NC1W, NWC -> N1WC
+    axis = 2 if first else 1
+    out = pool(expand_dims(convert(input), axis), [1, _width_arg(ksize, "ksize", first)],
+               [1, _width_arg(strides, "strides", first)], padding, "NCHW" if first else "NHWC")
+    return squeeze(out, [axis])
 
 
 def _pool1d_fn(fn_name: str, pool2d: Callable, what: str, dtypes: str) -> Callable[..., Tensor]:
@@ -213,7 +188,7 @@ def _pool1d_fn(fn_name: str, pool2d: Callable, what: str, dtypes: str) -> Callab
         ksize: window size (an int or a list of 1 or 3 ints).
         strides: window stride (likewise).
         padding: "SAME" or "VALID".
-        data_format: "NWC" (the only layout supported).
+        data_format: "NWC" (default) or "NCW".
 
     Returns:
         The pooled tensor.
@@ -223,7 +198,5 @@ def _pool1d_fn(fn_name: str, pool2d: Callable, what: str, dtypes: str) -> Callab
 
 max_pool1d = _pool1d_fn("max_pool1d", max_pool2d, "Max pooling", "a tensor")
 avg_pool1d = _pool1d_fn("avg_pool1d", avg_pool2d, "Average pooling", "a float tensor")
-max_pool = _by_rank("max_pool", max_pool1d, max_pool2d, "Max pooling", "a tensor")
-avg_pool = _by_rank("avg_pool", avg_pool1d, avg_pool2d, "Average pooling", "a float tensor")
 
 

@@ -23,9 +23,11 @@ from ..graph.graph import get_default_graph
 from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto, window_attrs
 from ..graph.registry import REGISTRY, load_all_op_families
 from ..ops.core import ZerosLike
+from ..ops.scopes import get_static_value
 from .function_def import output_args
-from .graph_import import _attr_value, _op_attrs, _ordered, tensor_of_proto
+from .graph_import import _attr_value, _op_attrs, _ordered, input_attr_value, tensor_of_proto
 from .tf_defaults import TF_DEFAULTS
+from .tf_lists import TF_LIST_OPS, import_list_op
 
 __all__ = ["FunctionImporter"]
 
@@ -174,6 +176,8 @@ class FunctionImporter:
             elif node.op in _WHILES:   # outputs in TensorFlow's order
                 nodes[node.name] = (None, self._while(node, inputs, shapes))
                 return
+            elif node.op in TF_LIST_OPS:
+                outs = import_list_op(node, data, inputs, consts)
             else:
                 outs = self._plain(node, data, inputs, consts, shapes)
         op = outs[0].op if outs else g.get_operations()[-1]
@@ -215,15 +219,15 @@ class FunctionImporter:
                 len(data) > len(opdef.schema.inputs) - any(s.variadic
                                                            for s in opdef.schema.inputs):
             attr, _, pos = TF_INPUT_ATTRS[node.op]
-            src = _producer(data[pos])
-            if src not in consts:
+            value = consts.get(_producer(data[pos]))
+            if value is None:  # computed from constants (a Range over the rank): folded
+                value = get_static_value(inputs[pos])
+            if value is None:
                 raise errors.UnimplementedError(
-                    None, None, f"its {attr} must be a Const to import (twinflow takes it as "
-                                f"an attr), got {data[pos]!r}")
-            value = consts[src]
+                    None, None, f"its {attr} must be a constant to import (twinflow takes it "
+                                f"as an attr), got {data[pos]!r}")
             kind = opdef.schema.attrs[attr].kind
-            attrs[attr] = int(value) if kind == "int" or value.ndim == 0 else \
-                tuple(value.reshape(-1).tolist())
+            attrs[attr] = input_attr_value(value, kind)
             inputs = inputs[:pos % len(inputs)] + inputs[pos % len(inputs) + 1:]
         _derived_type_attrs(opdef, inputs, attrs)
         if node.op == "ReadVariableOp":

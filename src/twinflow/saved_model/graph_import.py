@@ -11,6 +11,7 @@ from ..graph.graph import Graph, get_default_graph
 from ..graph.graph_def import (
     TF_IMPLIED,
     TF_INPUT_ATTRS,
+    TF_WINDOW_ATTRS,
     fill_tensor,
     shape_of_proto,
     window_attrs,
@@ -25,7 +26,9 @@ __all__ = ["import_graph_def", "convert_variables_to_constants", "as_graph_def_m
 # TensorFlow attrs twinflow's ops do not take, harmless at these values (hints for gradients
 # and GPU kernels); any other value is refused.
 _TF_ONLY_AT = {"grad_a": False, "grad_b": False, "use_cudnn_on_gpu": True,
-               "explicit_paddings": [], "validate_shape": False}
+               "explicit_paddings": [], "validate_shape": False, "data_format": "NHWC"}
+# The window attrs of a conv/pool op (TF_WINDOW_ATTRS), by TensorFlow's names and twinflow's.
+_WINDOW_KEYS = ("strides", "dilations", "ksize", "padding", "explicit_paddings")
 # TensorProto's repeated field for each kind of dtype (when there is no tensor_content).
 _VAL_FIELD = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val"}
 
@@ -152,6 +155,9 @@ def _op_attrs(node, opdef) -> dict:
                 continue  # derived again from the inputs' dtypes
             if key in _TF_ONLY_AT and _attr_value(node.attr[key]) == _TF_ONLY_AT[key]:
                 continue
+            if key in _WINDOW_KEYS and node.op in TF_WINDOW_ATTRS:
+                attrs[key] = _attr_value(node.attr[key])  # twinflow's form in window_attrs
+                continue
             raise errors.UnimplementedError(
                 None, None, f"node {node.name!r} ({node.op}) has attr {key!r}, which "
                             f"twinflow's {node.op} does not take")
@@ -178,9 +184,20 @@ def _constant_input(by_name: dict, name: str, node, attr: str, kind: str):
         raise errors.UnimplementedError(
             None, None, f"node {node.name!r} ({node.op}): its {attr} must be a Const to "
                         f"import (twinflow takes it as an attr), got {name!r}")
-    value = tensor_of_proto(src.attr["value"].tensor)
-    return int(value) if kind == "int" else tuple(value.reshape(-1).tolist()) if value.ndim else \
-        int(value)
+    return input_attr_value(tensor_of_proto(src.attr["value"].tensor), kind)
+
+
+def input_attr_value(value, kind: str):
+    """A Const input's value as the attr twinflow takes instead: a list attr (a reduction's
+    axes) from a scalar or a vector, as TensorFlow accepts both; an int attr from a scalar or
+    a one-element vector."""
+    flat = [int(v) for v in value.reshape(-1)]
+    if kind.startswith("list"):
+        return tuple(flat)
+    if len(flat) != 1:
+        raise errors.InvalidArgumentError(None, None, f"expected a scalar, got shape "
+                                                      f"{list(value.shape)}")
+    return flat[0]
 
 
 def _split(name: str) -> tuple:

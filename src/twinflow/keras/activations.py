@@ -316,8 +316,7 @@ def soft_shrink(x, threshold: float = 0.5):
     """``x - threshold`` above it, ``x + threshold`` below ``-threshold``, else 0.
 
     Args:
-        x: a tensor.
-        threshold: the threshold.
+        x, threshold: as for ``hard_shrink``.
 
     Returns:
         The activated tensor.

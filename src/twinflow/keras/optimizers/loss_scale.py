@@ -106,8 +106,7 @@ class LossScaleOptimizer(Optimizer):
         """The inner optimizer's slot ``slot_name`` of ``var``.
 
         Args:
-            var: the model variable.
-            slot_name: the slot's name.
+            var, slot_name: as for ``Optimizer.get_slot``.
 
         Returns:
             The slot variable.

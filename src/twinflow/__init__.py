@@ -102,6 +102,7 @@ _LAZY = {
     "edit_distance": (".ops.sets", "edit_distance"),
     "quantization": (".quantization", None), "test": (".testing", None),
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
+    "lookup": (".lookup", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),

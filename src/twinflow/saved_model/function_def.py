@@ -22,6 +22,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.shapes import TensorShape
 from ..graph.graph_def import add_node, fill_attr, fill_shape, fill_tensor
+from ..ops import script_ops
 from ..ops.variables import variable_of
 
 __all__ = ["Library", "output_args", "LIST_OUTPUT_OPS"]
@@ -253,6 +254,11 @@ class Library:
         types[:0] = [dtypes.int32, dtypes.int32]
 
     def _add_op(self, nodes, op) -> None:
+        if op.type == "PyFunc":  # a tw.lookup table's state lives in Python, not the graph
+            reason = getattr(script_ops._FUNCS.get(op.attrs["token"]), "unsaveable", None)
+            if reason:
+                raise ValueError(f"{op.name}: {reason} cannot be saved in a SavedModel by "
+                                 "twinflow")
         add_node(nodes, op)
         node = nodes[-1]
         if op.type in _CONTROL_FLOW:

@@ -1,0 +1,448 @@
+"""``tw.lookup``: key -> value tables (static and mutable hash tables, vocabulary tables).
+
+A table is a Python object holding a dict; ``lookup``/``insert``/``remove``/``size`` run as
+stateful ``numpy_function`` ops, so they work eagerly and inside ``tw.function`` (a function
+that captures a table reads its current contents on every call). Tables are
+``TrackableResource`` objects: a SavedModel refuses them with a clear error rather than
+writing a graph that could not be loaded.
+
+Out-of-vocabulary buckets of ``StaticVocabularyTable`` hash the key's string form (integers in
+decimal, as TensorFlow) with BLAKE2b, not TensorFlow's Fingerprint64: bucket numbers differ
+from TensorFlow's (see docs/tf_differences.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+
+from .core import dtypes, errors
+from .eager.execute import convert_to_tensor
+from .ops.script_ops import numpy_function
+from .saved_model.options import TrackableResource
+
+__all__ = ["KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex",
+           "StaticHashTable", "StaticVocabularyTable", "experimental"]
+
+_KEY_DTYPES = (dtypes.int32, dtypes.int64, dtypes.string)
+
+
+def _key(x):
+    """A dict key for one NumPy element (bytes for strings, int for integers)."""
+    return x if isinstance(x, bytes) else (x.encode() if isinstance(x, str) else int(x))
+
+
+def _as_keys(keys, key_dtype, what: str = "keys"):
+    """Converts ``keys`` to a tensor of ``key_dtype``; another dtype is TensorFlow's TypeError."""
+    if hasattr(keys, "dtype") and not isinstance(keys, np.ndarray):
+        if keys.dtype != key_dtype:
+            raise TypeError(f"Dtype of argument `{what}` must be {key_dtype!r}, received: "
+                            f"{keys.dtype!r}")
+        return keys
+    return convert_to_tensor(keys, key_dtype)
+
+
+def _table_op(table, fn, inp: list, tout, name: str):
+    """Runs ``fn`` (NumPy in, NumPy out) as a stateful op; SavedModel refuses the op, because
+    the table it reads lives in Python."""
+    single = not isinstance(tout, (list, tuple))
+
+    def call(*args):
+        r = fn(*args)
+        return list(r) if isinstance(r, tuple) else [r]
+    call.unsaveable = f"the {type(table).__name__} {table.name!r} (a tw.lookup table)"
+    outs = numpy_function(call, inp, [tout] if single else list(tout), name=name)
+    return outs[0] if single else tuple(outs)
+
+
+class TextFileIndex:
+    """Special column indices of ``TextFileInitializer``: the whole line, or its line number."""
+
+    WHOLE_LINE = -2
+    LINE_NUMBER = -1
+
+
+class _Initializer:
+    """Base of table initializers: ``key_dtype``, ``value_dtype`` and ``_items()``."""
+
+    def __init__(self, key_dtype, value_dtype) -> None:
+        self._key_dtype = dtypes.as_dtype(key_dtype)
+        self._value_dtype = dtypes.as_dtype(value_dtype)
+        if self._key_dtype not in _KEY_DTYPES:
+            raise TypeError(f"tw.lookup: keys of dtype {self._key_dtype!r} are not supported "
+                            "(int32, int64 or string)")
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        """The keys' dtype."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        """The values' dtype."""
+        return self._value_dtype
+
+
+class KeyValueTensorInitializer(_Initializer):
+    """Initializes a table from a tensor of keys and a tensor of values (same length)."""
+
+    def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None) -> None:
+        k = convert_to_tensor(keys, key_dtype)
+        v = convert_to_tensor(values, value_dtype)
+        super().__init__(k.dtype, v.dtype)
+        self._keys = np.asarray(k.numpy()).reshape(-1)
+        self._values = np.asarray(v.numpy()).reshape(-1)
+        if self._keys.shape != self._values.shape:
+            raise ValueError(f"KeyValueTensorInitializer: {self._keys.size} keys but "
+                             f"{self._values.size} values")
+        self._name = name or "key_value_init"
+
+    def _items(self) -> list:
+        return list(zip(self._keys.tolist(), self._values.tolist()))
+
+
+class TextFileInitializer(_Initializer):
+    """Initializes a table from a text file: one entry per line, columns split by ``delimiter``.
+
+    ``key_index``/``value_index`` name a column, ``TextFileIndex.WHOLE_LINE`` or
+    ``TextFileIndex.LINE_NUMBER`` (an int64 key or value).
+    """
+
+    def __init__(self, filename, key_dtype, key_index: int, value_dtype, value_index: int,
+                 vocab_size=None, delimiter: str = "\t", name=None,
+                 value_index_offset: int = 0) -> None:
+        super().__init__(key_dtype, value_dtype)
+        for which, idx, dt in (("key", key_index, self._key_dtype),
+                               ("value", value_index, self._value_dtype)):
+            if idx < TextFileIndex.WHOLE_LINE:
+                raise ValueError(f"TextFileInitializer: invalid {which}_index {idx}")
+            if idx == TextFileIndex.LINE_NUMBER and dt != dtypes.int64:
+                raise ValueError(f"TextFileInitializer: {which} of LINE_NUMBER needs int64, "
+                                 f"got {dt!r}")
+            if idx == TextFileIndex.WHOLE_LINE and not (dt == dtypes.string or dt.is_integer):
+                raise ValueError(f"TextFileInitializer: {which} of WHOLE_LINE needs a string "
+                                 f"or integer dtype, got {dt!r}")
+        if vocab_size is not None and vocab_size <= 0:
+            raise ValueError(f"TextFileInitializer: invalid vocab_size {vocab_size}")
+        self._filename = os.fspath(filename)
+        self._key_index, self._value_index = key_index, value_index
+        self._vocab_size, self._delimiter = vocab_size, delimiter
+        self._offset = value_index_offset
+        self._name = name or "text_file_init"
+
+    def _column(self, cols: list, line: str, n: int, idx: int, dt, lineno: int):
+        if idx == TextFileIndex.LINE_NUMBER:
+            return n + (self._offset if idx == self._value_index else 0)
+        text = line if idx == TextFileIndex.WHOLE_LINE else None
+        if text is None:
+            if idx >= len(cols):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Invalid number of columns in {self._filename} line {lineno} "
+                    f"({line!r}) : expected at least {idx + 1} got {len(cols)}")
+            text = cols[idx]
+        if dt == dtypes.string:
+            return text.encode()
+        try:
+            return int(text) if dt.is_integer else float(text)
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Field {text!r} in {self._filename} line {lineno} is not a valid "
+                f"{dt.name}") from None
+
+    def _items(self) -> list:
+        try:
+            with open(self._filename, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as e:
+            raise errors.NotFoundError(None, None, f"{self._filename}: {e.strerror}") from None
+        if self._vocab_size is not None:
+            if len(lines) < self._vocab_size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Invalid vocab_size in {self._filename}: expected "
+                    f"{self._vocab_size}, got {len(lines)}")
+            lines = lines[:self._vocab_size]
+        out = []
+        for n, line in enumerate(lines):
+            cols = line.split(self._delimiter) if self._delimiter else line.split()
+            out.append((self._column(cols, line, n, self._key_index, self._key_dtype, n + 1),
+                        self._column(cols, line, n, self._value_index, self._value_dtype,
+                                     n + 1)))
+        return out
+
+
+class _Table(TrackableResource):
+    """A table holding a dict: lookups run as stateful numpy_function ops."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, name) -> None:
+        super().__init__()
+        self._key_dtype = dtypes.as_dtype(key_dtype)
+        self._value_dtype = dtypes.as_dtype(value_dtype)
+        if self._key_dtype not in _KEY_DTYPES:
+            raise TypeError(f"tw.lookup: keys of dtype {self._key_dtype!r} are not supported "
+                            "(int32, int64 or string)")
+        d = convert_to_tensor(default_value)
+        if d.dtype != self._value_dtype:
+            try:
+                d = convert_to_tensor(default_value, self._value_dtype)
+            except (TypeError, ValueError):
+                raise TypeError(f"Invalid `default_value`: expected {self._value_dtype!r}, "
+                                f"got {d.dtype!r}") from None
+        self._default = d
+        self._name = name
+        self._data: dict = {}
+
+    def _create_resource(self):
+        return self
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        """The keys' dtype."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        """The values' dtype."""
+        return self._value_dtype
+
+    @property
+    def default_value(self):
+        """The value returned for a missing key."""
+        return self._default
+
+    @property
+    def name(self):
+        """The table's name."""
+        return self._name
+
+    def size(self, name=None):
+        """The number of entries (an int64 scalar).
+
+        Args:
+            name: the op name.
+
+        Returns:
+            An int64 scalar tensor.
+        """
+        return _table_op(self, lambda: np.int64(len(self._data)), [], dtypes.int64,
+                         name or "table_size")
+
+    def _find(self, k: np.ndarray, default: np.ndarray) -> np.ndarray:
+        np_dtype = self._value_dtype.as_numpy_dtype
+        out = np.empty(k.shape, dtype=object if self._value_dtype == dtypes.string
+                       else np_dtype)
+        flat, get, dv = out.reshape(-1), self._data.get, default.item()
+        for i, x in enumerate(np.asarray(k).reshape(-1).tolist()):
+            flat[i] = get(_key(x), dv)
+        return out
+
+    def lookup(self, keys, name=None):
+        """Looks up ``keys``: the value of each key, ``default_value`` for missing ones.
+
+        Args:
+            keys: a tensor of ``key_dtype`` (any shape).
+            name: the op name.
+
+        Returns:
+            A tensor of ``value_dtype`` with the shape of ``keys``.
+        """
+        keys = _as_keys(keys, self._key_dtype)
+        out = _table_op(self, self._find, [keys, self._default], self._value_dtype,
+                        name or "table_find")
+        if hasattr(out, "set_shape"):
+            out.set_shape(keys.shape)
+        return out
+
+    def __getitem__(self, keys):
+        return self.lookup(keys)
+
+
+class StaticHashTable(_Table):
+    """An immutable table filled once by an initializer."""
+
+    def __init__(self, initializer, default_value, name=None,
+                 experimental_is_anonymous: bool = False) -> None:
+        if not isinstance(initializer, _Initializer):
+            raise TypeError(f"StaticHashTable: initializer must be a tw.lookup initializer, got "
+                            f"{type(initializer).__name__}")
+        super().__init__(initializer.key_dtype, initializer.value_dtype, default_value,
+                         name or "hash_table")
+        self._initializer = initializer
+        for k, v in initializer._items():
+            k = _key(k)
+            if k in self._data and self._data[k] != v:
+                raise errors.FailedPreconditionError(
+                    None, None, f"HashTable has different value for same key. Key {k!r} has "
+                    f"{self._data[k]!r} and trying to add value {v!r}")
+            self._data[k] = v
+
+
+def _bucket(key: bytes, num_buckets: int) -> int:
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") % num_buckets
+
+
+class StaticVocabularyTable(TrackableResource):
+    """Maps known keys to ids (int64) and unknown keys to one of ``num_oov_buckets`` buckets
+    after the vocabulary (``size() + hash(key) % num_oov_buckets``)."""
+
+    def __init__(self, initializer, num_oov_buckets: int, lookup_key_dtype=None, name=None,
+                 experimental_is_anonymous: bool = False) -> None:
+        super().__init__()
+        if num_oov_buckets <= 0:
+            raise ValueError(f"`num_oov_buckets` must be > 0; use StaticHashTable. "
+                             f"Received: {num_oov_buckets}")
+        if initializer is None:
+            raise ValueError("StaticVocabularyTable: an initializer is required")
+        if initializer.value_dtype != dtypes.int64:
+            raise TypeError(f"Invalid `value_dtype`, expected {dtypes.int64!r} but got "
+                            f"{initializer.value_dtype!r}.")
+        self._table = StaticHashTable(initializer, -1)
+        self._num_oov_buckets = int(num_oov_buckets)
+        self._key_dtype = dtypes.as_dtype(lookup_key_dtype or initializer.key_dtype)
+        if self._key_dtype != initializer.key_dtype:
+            raise TypeError(f"StaticVocabularyTable: lookup_key_dtype {self._key_dtype!r} "
+                            f"differs from the initializer's {initializer.key_dtype!r}")
+        self._name = name or "hash_table"
+
+    def _create_resource(self):
+        return self
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        """The keys' dtype."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        """int64."""
+        return dtypes.int64
+
+    @property
+    def name(self):
+        """The table's name."""
+        return self._name
+
+    def size(self, name=None):
+        """Vocabulary size plus ``num_oov_buckets`` (an int64 scalar).
+
+        Args:
+            name: the op name.
+
+        Returns:
+            An int64 scalar tensor.
+        """
+        n = self._num_oov_buckets
+        return _table_op(self, lambda: np.int64(len(self._table._data) + n), [], dtypes.int64,
+                         name or "table_size")
+
+    def _find(self, k: np.ndarray) -> np.ndarray:
+        data, vocab, nb = self._table._data, len(self._table._data), self._num_oov_buckets
+        out = np.empty(k.shape, np.int64)
+        flat = out.reshape(-1)
+        for i, x in enumerate(np.asarray(k).reshape(-1).tolist()):
+            x = _key(x)
+            hit = data.get(x)
+            flat[i] = hit if hit is not None else vocab + _bucket(
+                x if isinstance(x, bytes) else str(x).encode(), nb)
+        return out
+
+    def lookup(self, keys, name=None):
+        """Ids of ``keys``: the vocabulary id, or a bucket id past the vocabulary.
+
+        Args:
+            keys: a tensor of ``key_dtype``.
+            name: the op name.
+
+        Returns:
+            An int64 tensor with the shape of ``keys``.
+        """
+        keys = _as_keys(keys, self._key_dtype)
+        out = _table_op(self, self._find, [keys], dtypes.int64, name or "table_find")
+        if hasattr(out, "set_shape"):
+            out.set_shape(keys.shape)
+        return out
+
+    def __getitem__(self, keys):
+        return self.lookup(keys)
+
+
+class MutableHashTable(_Table):
+    """A table that ``insert``/``remove`` change; ``export`` returns its keys and values."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, name: str = "MutableHashTable",
+                 checkpoint: bool = True, experimental_is_anonymous: bool = False) -> None:
+        super().__init__(key_dtype, value_dtype, default_value, name)
+        if not np.asarray(self._default.numpy()).ndim == 0:
+            raise ValueError("MutableHashTable: only scalar values are supported by twinflow "
+                             f"(default_value has shape {self._default.shape})")
+
+    def _insert(self, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        if k.shape != v.shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"MutableHashTable.insert: keys shape {k.shape} must equal values "
+                f"shape {v.shape}")
+        for a, b in zip(k.reshape(-1).tolist(), v.reshape(-1).tolist()):
+            self._data[_key(a)] = b
+        return np.int64(len(self._data))
+
+    def _remove(self, k: np.ndarray) -> np.ndarray:
+        for a in k.reshape(-1).tolist():
+            self._data.pop(_key(a), None)
+        return np.int64(len(self._data))
+
+    def insert(self, keys, values, name=None):
+        """Sets ``table[key] = value`` for each pair (same shapes).
+
+        Args:
+            keys: a tensor of ``key_dtype``.
+            values: a tensor of ``value_dtype``.
+            name: the op name.
+
+        Returns:
+            The table size after the insert (an int64 scalar; TensorFlow returns the op).
+        """
+        keys = _as_keys(keys, self._key_dtype)
+        values = _as_keys(values, self._value_dtype, "values")
+        return _table_op(self, self._insert, [keys, values], dtypes.int64,
+                         name or "table_insert")
+
+    def remove(self, keys, name=None):
+        """Removes ``keys`` (missing keys are ignored).
+
+        Args:
+            keys: a tensor of ``key_dtype``.
+            name: the op name.
+
+        Returns:
+            The table size after the removal (an int64 scalar).
+        """
+        keys = _as_keys(keys, self._key_dtype)
+        return _table_op(self, self._remove, [keys], dtypes.int64, name or "table_remove")
+
+    def export(self, name=None):
+        """All keys and values, as two 1-D tensors (in insertion order).
+
+        Args:
+            name: the op name.
+
+        Returns:
+            ``(keys, values)``.
+        """
+        def dump():
+            ks = list(self._data.keys())
+            vs = list(self._data.values())
+            kd = object if self._key_dtype == dtypes.string else self._key_dtype.as_numpy_dtype
+            vd = (object if self._value_dtype == dtypes.string
+                  else self._value_dtype.as_numpy_dtype)
+            return np.array(ks, dtype=kd).reshape(-1), np.array(vs, dtype=vd).reshape(-1)
+        return _table_op(self, dump, [], [self._key_dtype, self._value_dtype],
+                         name or "table_export")
+
+
+class _Experimental:
+    """``tw.lookup.experimental``: ``MutableHashTable``."""
+
+    MutableHashTable = MutableHashTable
+
+
+experimental = _Experimental()

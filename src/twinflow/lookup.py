@@ -63,10 +63,10 @@ class TextFileIndex:
     LINE_NUMBER = -1
 
 
-class _Initializer:
-    """Base of table initializers: ``key_dtype``, ``value_dtype`` and ``_items()``."""
+class _Dtypes:
+    """``key_dtype`` and ``value_dtype`` of a table or initializer."""
 
-    def __init__(self, key_dtype, value_dtype) -> None:
+    def _set_dtypes(self, key_dtype, value_dtype) -> None:
         self._key_dtype = dtypes.as_dtype(key_dtype)
         self._value_dtype = dtypes.as_dtype(value_dtype)
         if self._key_dtype not in _KEY_DTYPES:
@@ -82,6 +82,14 @@ class _Initializer:
     def value_dtype(self) -> dtypes.DType:
         """The values' dtype."""
         return self._value_dtype
+
+
+class _Initializer(_Dtypes):
+    """Base of table initializers: ``key_dtype``, ``value_dtype`` and ``_items()``."""
+
+    def __init__(self, key_dtype, value_dtype) -> None:
+        self._set_dtypes(key_dtype, value_dtype)
+
 
 
 class KeyValueTensorInitializer(_Initializer):
@@ -171,16 +179,30 @@ class TextFileInitializer(_Initializer):
         return out
 
 
-class _Table(TrackableResource):
+class _Resource(TrackableResource, _Dtypes):
+    """What every table has: dtypes, name, ``table[keys]``."""
+
+    _name: str
+
+    def _create_resource(self):
+        return self
+
+
+    @property
+    def name(self):
+        """The table's name."""
+        return self._name
+
+    def __getitem__(self, keys):
+        return self.lookup(keys)
+
+
+class _Table(_Resource):
     """A table holding a dict: lookups run as stateful numpy_function ops."""
 
     def __init__(self, key_dtype, value_dtype, default_value, name) -> None:
         super().__init__()
-        self._key_dtype = dtypes.as_dtype(key_dtype)
-        self._value_dtype = dtypes.as_dtype(value_dtype)
-        if self._key_dtype not in _KEY_DTYPES:
-            raise TypeError(f"tw.lookup: keys of dtype {self._key_dtype!r} are not supported "
-                            "(int32, int64 or string)")
+        self._set_dtypes(key_dtype, value_dtype)
         d = convert_to_tensor(default_value)
         if d.dtype != self._value_dtype:
             try:
@@ -192,28 +214,10 @@ class _Table(TrackableResource):
         self._name = name
         self._data: dict = {}
 
-    def _create_resource(self):
-        return self
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The keys' dtype."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The values' dtype."""
-        return self._value_dtype
-
     @property
     def default_value(self):
         """The value returned for a missing key."""
         return self._default
-
-    @property
-    def name(self):
-        """The table's name."""
-        return self._name
 
     def size(self, name=None):
         """The number of entries (an int64 scalar).
@@ -253,9 +257,6 @@ class _Table(TrackableResource):
             out.set_shape(keys.shape)
         return out
 
-    def __getitem__(self, keys):
-        return self.lookup(keys)
-
 
 class StaticHashTable(_Table):
     """An immutable table filled once by an initializer."""
@@ -281,7 +282,7 @@ def _bucket(key: bytes, num_buckets: int) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") % num_buckets
 
 
-class StaticVocabularyTable(TrackableResource):
+class StaticVocabularyTable(_Resource):
     """Maps known keys to ids (int64) and unknown keys to one of ``num_oov_buckets`` buckets
     after the vocabulary (``size() + hash(key) % num_oov_buckets``)."""
 
@@ -303,24 +304,7 @@ class StaticVocabularyTable(TrackableResource):
             raise TypeError(f"StaticVocabularyTable: lookup_key_dtype {self._key_dtype!r} "
                             f"differs from the initializer's {initializer.key_dtype!r}")
         self._name = name or "hash_table"
-
-    def _create_resource(self):
-        return self
-
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The keys' dtype."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """int64."""
-        return dtypes.int64
-
-    @property
-    def name(self):
-        """The table's name."""
-        return self._name
+        self._value_dtype = dtypes.int64
 
     def size(self, name=None):
         """Vocabulary size plus ``num_oov_buckets`` (an int64 scalar).
@@ -361,9 +345,6 @@ class StaticVocabularyTable(TrackableResource):
         if hasattr(out, "set_shape"):
             out.set_shape(keys.shape)
         return out
-
-    def __getitem__(self, keys):
-        return self.lookup(keys)
 
 
 class MutableHashTable(_Table):

@@ -6,19 +6,18 @@ that captures a table reads its current contents on every call). Tables are
 ``TrackableResource`` objects: a SavedModel refuses them with a clear error rather than
 writing a graph that could not be loaded.
 
-Out-of-vocabulary buckets of ``StaticVocabularyTable`` hash the key's string form (integers in
-decimal, as TensorFlow) with BLAKE2b, not TensorFlow's Fingerprint64: bucket numbers differ
-from TensorFlow's (see docs/tf_differences.md).
+Out-of-vocabulary buckets of ``StaticVocabularyTable`` are TensorFlow's: FarmHash
+``Fingerprint64`` of the key's string form (integers in decimal) modulo ``num_oov_buckets``.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 
 import numpy as np
 
 from .core import dtypes, errors
 from .eager.execute import convert_to_tensor
+from .ops.ragged.fingerprint import fingerprint64
 from .ops.script_ops import numpy_function
 from .saved_model.options import TrackableResource
 
@@ -279,7 +278,7 @@ class StaticHashTable(_Table):
 
 
 def _bucket(key: bytes, num_buckets: int) -> int:
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") % num_buckets
+    return fingerprint64(key) % num_buckets  # as tf.strings.to_hash_bucket_fast
 
 
 class StaticVocabularyTable(_Resource):

@@ -84,8 +84,7 @@ def test_static_vocabulary_table():
     init = tw.lookup.KeyValueTensorInitializer(["a", "b"], tw.constant([0, 1], tw.int64))
     v = tw.lookup.StaticVocabularyTable(init, 3)
     ids = v.lookup(tw.constant(["a", "zz", "qq", "b", "zz"])).numpy()
-    assert ids[0] == 0 and ids[3] == 1 and ids[1] == ids[4]
-    assert all(2 <= i < 5 for i in ids[[1, 2, 4]])
+    np.testing.assert_array_equal(ids, [0, 3, 2, 1, 3])  # TF 2.21's ids (Fingerprint64 buckets)
     assert int(v.size()) == 5
 
     @tw.function
@@ -94,8 +93,8 @@ def test_static_vocabulary_table():
     np.testing.assert_array_equal(f(tw.constant(["a", "zz", "qq", "b", "zz"])).numpy(), ids)
     ints = tw.lookup.StaticVocabularyTable(tw.lookup.KeyValueTensorInitializer(
         tw.constant([5, 7], tw.int64), tw.constant([0, 1], tw.int64)), 4)
-    got = ints.lookup(tw.constant([5, 9, 7], tw.int64)).numpy()
-    assert got[0] == 0 and got[2] == 1 and 2 <= got[1] < 6
+    got = ints.lookup(tw.constant([5, 9, 10, 7], tw.int64)).numpy()
+    np.testing.assert_array_equal(got, [0, 3, 4, 1])  # TF 2.21's ids
     with pytest.raises(TypeError, match="must be"):
         ints.lookup(tw.constant([5]))
     with pytest.raises(ValueError, match="num_oov_buckets"):

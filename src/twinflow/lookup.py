@@ -231,6 +231,7 @@ class _Table(_Resource):
                          name or "table_size")
 
     def _find(self, k: np.ndarray, default: np.ndarray) -> np.ndarray:
+        k, default = np.asarray(k), np.asarray(default)  # a scalar string arrives as bytes
         np_dtype = self._value_dtype.as_numpy_dtype
         out = np.empty(k.shape, dtype=object if self._value_dtype == dtypes.string
                        else np_dtype)
@@ -319,6 +320,7 @@ class StaticVocabularyTable(_Resource):
                          name or "table_size")
 
     def _find(self, k: np.ndarray) -> np.ndarray:
+        k = np.asarray(k)
         data, vocab, nb = self._table._data, len(self._table._data), self._num_oov_buckets
         out = np.empty(k.shape, np.int64)
         flat = out.reshape(-1)
@@ -357,6 +359,7 @@ class MutableHashTable(_Table):
                              f"(default_value has shape {self._default.shape})")
 
     def _insert(self, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        k, v = np.asarray(k), np.asarray(v)
         if k.shape != v.shape:
             raise errors.InvalidArgumentError(
                 None, None, f"MutableHashTable.insert: keys shape {k.shape} must equal values "
@@ -366,7 +369,7 @@ class MutableHashTable(_Table):
         return np.int64(len(self._data))
 
     def _remove(self, k: np.ndarray) -> np.ndarray:
-        for a in k.reshape(-1).tolist():
+        for a in np.asarray(k).reshape(-1).tolist():
             self._data.pop(_key(a), None)
         return np.int64(len(self._data))
 

@@ -36,6 +36,20 @@ def test_integer_keys_in_function(kd):
     assert spec.shape.as_list() == [None, 2]
 
 
+def test_scalar_keys_and_dataset_map():
+    t = _table()
+    ds = tw.data.Dataset.from_tensor_slices(["a", "b", "c"]).map(t.lookup)
+    assert [int(x) for x in ds] == [1, 2, -1]
+    assert int(t["b"]) == 2
+    strings = tw.lookup.StaticHashTable(tw.lookup.KeyValueTensorInitializer([1], ["one"]), "?")
+    assert strings.lookup(tw.constant(2)).numpy() == b"?"
+    m = tw.lookup.experimental.MutableHashTable(tw.int64, tw.string, "")
+    m.insert(tw.constant(4, tw.int64), tw.constant("four"))
+    assert m.lookup(tw.constant(4, tw.int64)).numpy() == b"four"
+    m.remove(tw.constant(4, tw.int64))
+    assert int(m.size()) == 0
+
+
 def test_key_dtype_mismatch_is_type_error():
     t = _table()
     with pytest.raises(TypeError, match="Dtype of argument `keys` must be"):

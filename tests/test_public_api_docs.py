@@ -17,7 +17,7 @@ import twinflow as tw
 
 NAMESPACES: list[types.ModuleType] = [
     tw, tw.nn, tw.math, tw.linalg, tw.random, tw.strings, tw.debugging, tw.config,
-    tw.autograph, tw.train, tw.summary, tw.keras, tw.keras.layers, tw.keras.optimizers,
+    tw.dtypes, tw.autograph, tw.train, tw.summary, tw.keras, tw.keras.layers, tw.keras.optimizers,
     tw.keras.losses, tw.keras.metrics, tw.data, tw.data.experimental, tw.io, tw.io.gfile,
     tw.ragged, tw.sparse, tw.experimental, tw.distribute, tw.distribute.experimental,
 ]

@@ -39,7 +39,7 @@ from .ops.debugging_ops import Assert, print_v2 as print
 from .ops.debugging_ops import (assert_equal, assert_greater, assert_less, assert_rank,
                                 check_numerics)
 # [exports: graph mode]
-from .core import dtypes  # noqa: E402  (tf.dtypes.int32 in the seeds)
+from . import dtypes  # noqa: E402  (tf.dtypes: dtypes and casts)
 from .eager.func_graph import TensorSpec
 from .function import ConcreteFunction, Function, function
 from .compat.v1 import Session

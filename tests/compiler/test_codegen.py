@@ -179,3 +179,15 @@ def test_lowered_grad_kernels_match_the_kernels():
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(tw.errors.InvalidArgumentError, match="label value of 7"):
         f(args[0], tw.constant(np.full(8, 7, np.int32)), args[2])
+
+
+def test_a_function_named_like_a_kernel_cell_still_runs():
+    def k0(x):  # the generated function takes the user's name; k0 is also a kernel cell
+        return tw.nn.relu(x) + 1.0
+
+    def k1(x):
+        return tw.exp(tw.nn.relu(x))
+
+    for fn in (k0, k1):
+        out = tw.function(fn)(tw.constant([-1.0, 2.0])).numpy()
+        np.testing.assert_allclose(out, fn(tw.constant([-1.0, 2.0])).numpy())

@@ -415,6 +415,8 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     em = _Emitter()
     rets = em.block(prog, params, "        ", 0)
     closure, line_ops = em.closure, em.line_ops
+    while fname in closure:  # a function named like a kernel cell (k3) would shadow it
+        fname = "f_" + fname
     ret = f"({', '.join(rets)}{',' if len(rets) == 1 else ''})"
     lines = [f"def __make__({', '.join(closure)}):",
              f"    def {fname}({', '.join(params)}):"]

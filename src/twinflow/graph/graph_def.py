@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
+from ..core.errors import UnimplementedError
 from ..core.shapes import TensorShape
 from .protos import lazy_message, message_class
 
@@ -327,6 +328,39 @@ def _input_attr_const(nodes, op, attrs: dict) -> str | None:
     return const.name
 
 
+def _explicit_pad_input(nodes, op, attrs: dict) -> str | None:
+    """TensorFlow's 3-D convolutions and pools take no ``EXPLICIT`` padding. A Conv3D with
+    explicit pads is written as a ``PadV2`` node (zeros) feeding a ``VALID`` Conv3D (the same
+    numbers); this adds the ``<op>/paddings``, ``<op>/constant_values`` and ``<op>/Pad`` nodes, sets
+    ``padding`` in ``attrs`` and returns the Pad's name. Other ops with explicit pads that
+    TensorFlow's op cannot express (pools pad with -inf or leave pads out of the average,
+    gradient ops) raise."""
+    if attrs.get("padding") not in ("EXPLICIT", b"EXPLICIT") or op.type in TF_EXPLICIT_PADDINGS:
+        return None
+    pads = op.attrs.get("explicit_paddings")
+    if op.type != "Conv3D" or not pads or attrs.get("data_format", "NDHWC") != "NDHWC":
+        raise UnimplementedError(
+            None, None, f"GraphDef export: TensorFlow's {op.type} op (node '{op.name}') does "
+            "not accept padding='EXPLICIT'; pad the input with tw.pad and use 'VALID' "
+            "padding instead")
+    const = nodes.add()
+    const.name, const.op = f"{op.name}/paddings", "Const"
+    fill_attr(const.attr["dtype"], dtypes.int32)
+    fill_tensor(const.attr["value"].tensor,
+                np.asarray([(0, 0), *pads, (0, 0)], np.int32).reshape(-1, 2))
+    zero = nodes.add()
+    zero.name, zero.op = f"{op.name}/constant_values", "Const"
+    fill_attr(zero.attr["dtype"], op.inputs[0].dtype)
+    fill_tensor(zero.attr["value"].tensor, np.zeros((), op.inputs[0].dtype.as_numpy_dtype))
+    pad = nodes.add()
+    pad.name, pad.op = f"{op.name}/Pad", "PadV2"
+    pad.input.extend([_tensor_input_name(op.inputs[0]), const.name, zero.name])
+    fill_attr(pad.attr["T"], op.inputs[0].dtype)
+    fill_attr(pad.attr["Tpaddings"], dtypes.int32)
+    attrs["padding"] = "VALID"
+    return pad.name
+
+
 def add_node(nodes, op, add_shapes: bool = False) -> None:
     """Adds the NodeDef of an Operation to ``nodes`` (a GraphDef's ``node`` or a
     FunctionDef's ``node_def``): name, op type, inputs (``^name`` for control inputs), attrs
@@ -339,11 +373,14 @@ def add_node(nodes, op, add_shapes: bool = False) -> None:
     """
     attrs = tf_attrs(op)
     const = _input_attr_const(nodes, op, attrs)
+    padded = _explicit_pad_input(nodes, op, attrs)
     proto = nodes.add()
     proto.name, proto.op = op.name, op.type
     if op.device:  # the tw.device the op was placed with ('' when none, as TensorFlow)
         proto.device = op.device
     inputs = [_tensor_input_name(t) for t in op.inputs]
+    if padded is not None:
+        inputs[0] = padded
     if const is not None:
         pos = TF_INPUT_ATTRS[op.type][2]
         inputs.insert(len(inputs) if pos < 0 else pos, const)

@@ -349,7 +349,12 @@ class StaticVocabularyTable(_Resource):
 
 
 class MutableHashTable(_Table):
-    """A table that ``insert``/``remove`` change; ``export`` returns its keys and values."""
+    """A table that ``insert``/``remove`` change; ``export`` returns its keys and values.
+
+    Its contents are not written by ``tw.train.Checkpoint`` whatever ``checkpoint`` says (use
+    ``export`` and ``insert`` to carry them); ``experimental_is_anonymous`` has no effect
+    either, as each table lives in Python. Both are listed in docs/tf_differences.md.
+    """
 
     def __init__(self, key_dtype, value_dtype, default_value, name: str = "MutableHashTable",
                  checkpoint: bool = True, experimental_is_anonymous: bool = False) -> None:

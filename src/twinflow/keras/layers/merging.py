@@ -6,6 +6,7 @@ Each takes a list of tensors of broadcast-compatible shapes; masks of the inputs
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...core import dtypes
@@ -221,82 +222,23 @@ def _functional(cls: type, inputs: list, **kwargs) -> Any:
     return cls(**kwargs)(inputs)
 
 
-def add(inputs: list, **kwargs) -> Any:
-    """``Add()(inputs)``.
-
-    Args:
-        inputs: the tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their sum.
-    """
-    return _functional(Add, inputs, **kwargs)
+def _functional_form(cls: type, inputs_doc: str, result: str) -> Callable[..., Any]:
+    """The function ``name(inputs, **kwargs)`` that is ``cls(**kwargs)(inputs)``."""
+    def form(inputs: list, **kwargs) -> Any:
+        return _functional(cls, inputs, **kwargs)
+    form.__name__ = form.__qualname__ = cls.__name__.lower()
+    form.__module__ = __name__
+    form.__doc__ = (f"``{cls.__name__}()(inputs)``.\n\n    Args:\n        inputs: {inputs_doc}\n"
+                    f"        **kwargs: layer arguments.\n\n    Returns:\n        {result}\n    ")
+    return form
 
 
-def subtract(inputs: list, **kwargs) -> Any:
-    """``Subtract()(inputs)``.
-
-    Args:
-        inputs: two tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their difference.
-    """
-    return _functional(Subtract, inputs, **kwargs)
-
-
-def multiply(inputs: list, **kwargs) -> Any:
-    """``Multiply()(inputs)``.
-
-    Args:
-        inputs: the tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their product.
-    """
-    return _functional(Multiply, inputs, **kwargs)
-
-
-def average(inputs: list, **kwargs) -> Any:
-    """``Average()(inputs)``.
-
-    Args:
-        inputs: the tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their mean.
-    """
-    return _functional(Average, inputs, **kwargs)
-
-
-def maximum(inputs: list, **kwargs) -> Any:
-    """``Maximum()(inputs)``.
-
-    Args:
-        inputs: the tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their element-wise maximum.
-    """
-    return _functional(Maximum, inputs, **kwargs)
-
-
-def minimum(inputs: list, **kwargs) -> Any:
-    """``Minimum()(inputs)``.
-
-    Args:
-        inputs: the tensors.
-        **kwargs: layer arguments.
-
-    Returns:
-        Their element-wise minimum.
-    """
-    return _functional(Minimum, inputs, **kwargs)
+add = _functional_form(Add, "the tensors.", "Their sum.")
+subtract = _functional_form(Subtract, "two tensors.", "Their difference.")
+multiply = _functional_form(Multiply, "the tensors.", "Their product.")
+average = _functional_form(Average, "the tensors.", "Their mean.")
+maximum = _functional_form(Maximum, "the tensors.", "Their element-wise maximum.")
+minimum = _functional_form(Minimum, "the tensors.", "Their element-wise minimum.")
 
 
 def concatenate(inputs: list, axis: int = -1, **kwargs) -> Any:

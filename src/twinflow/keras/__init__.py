@@ -30,6 +30,18 @@ from .metrics import Metric
 from .models import Model, Sequential
 from .optimizers import Optimizer
 from .regularizers import Regularizer
+from .toplevel import (
+    Function,
+    Operation,
+    RematScope,
+    StatelessScope,
+    SymbolicScope,
+    Variable,
+    device,
+    name_scope,
+    remat,
+    version,
+)
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
@@ -37,4 +49,6 @@ __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtyp
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
-           "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]
+           "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
+           "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+           "Variable", "device", "name_scope", "remat", "version"]

@@ -20,78 +20,17 @@ from . import activations as _activations
 from .layers.base import clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
+from .settings import (  # noqa: F401  (tw.keras.backend names)
+    backend,
+    epsilon,
+    floatx,
+    image_data_format,
+    set_epsilon,
+    set_floatx,
+    set_image_data_format,
+)
 
-_SETTINGS = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 _UID: dict = {}
-
-
-def floatx() -> str:
-    """The default float type of Keras layers.
-
-    Returns:
-        ``'float32'`` unless ``set_floatx`` changed it.
-    """
-    return _SETTINGS["floatx"]
-
-
-def set_floatx(value: str) -> None:
-    """Sets the default float type.
-
-    Args:
-        value: ``'float16'``, ``'bfloat16'``, ``'float32'`` or ``'float64'``.
-    """
-    if value not in ("float16", "bfloat16", "float32", "float64"):
-        raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {{'float16', "
-                         "'bfloat16', 'float32', 'float64'}")
-    _SETTINGS["floatx"] = str(value)
-
-
-def epsilon() -> float:
-    """The fuzz factor used by losses and metrics.
-
-    Returns:
-        1e-7 unless ``set_epsilon`` changed it.
-    """
-    return _SETTINGS["epsilon"]
-
-
-def set_epsilon(value: float) -> None:
-    """Sets the fuzz factor.
-
-    Args:
-        value: the new epsilon.
-    """
-    _SETTINGS["epsilon"] = float(value)
-
-
-def image_data_format() -> str:
-    """The default image layout.
-
-    Returns:
-        ``'channels_last'`` unless changed.
-    """
-    return _SETTINGS["image_data_format"]
-
-
-def set_image_data_format(data_format: str) -> None:
-    """Sets the default image layout.
-
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-    """
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    _SETTINGS["image_data_format"] = data_format
-
-
-def backend() -> str:
-    """The backend's name.
-
-    Returns:
-        ``'tensorflow'`` (twinflow stands in for it).
-    """
-    return "tensorflow"
 
 
 def get_uid(prefix: str = "") -> int:

@@ -9,6 +9,7 @@ import numpy as np
 from ...core import nest
 from .. import callbacks as _callbacks
 from .. import config as _config
+from ..settings import filter_traceback
 from ..utils import Progbar
 from .data import (
     DataHandler,
@@ -24,6 +25,7 @@ from .data import (
 class LoopsMixin:
     """Model's loops over the data, calling the per-batch step functions and callbacks."""
 
+    @filter_traceback
     def fit(self, x=None, y=None, batch_size=None, epochs: int = 1, verbose="auto", callbacks=None,
             validation_split: float = 0.0, validation_data=None, shuffle: bool = True,
             class_weight=None, sample_weight=None, initial_epoch: int = 0, steps_per_epoch=None,
@@ -140,6 +142,7 @@ class LoopsMixin:
         bar.update(step, logs, finalize=True)
         return logs
 
+    @filter_traceback
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict: bool = False, **kwargs) -> Any:
         """Computes the loss and metrics over the data.
@@ -171,6 +174,7 @@ class LoopsMixin:
         values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
 
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 **kwargs) -> Any:
         """The model's outputs for every sample, as NumPy arrays.

@@ -17,6 +17,33 @@ from ..graph.tensor import Tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.variables import Variable
 from . import activations as _activations
+from .backend_nn import (  # noqa: F401  (tw.keras.backend names)
+    batch_normalization,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    conv3d,
+    depthwise_conv2d,
+    is_sparse,
+    name_scope,
+    pool2d,
+    pool3d,
+    random_normal_variable,
+    random_uniform_variable,
+    resize_images,
+    resize_volumes,
+    result_type,
+    rnn,
+    separable_conv2d,
+    sparse_categorical_crossentropy,
+    spatial_2d_padding,
+    spatial_3d_padding,
+    to_dense,
+)
 from .layers.base import clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
@@ -382,8 +409,35 @@ def _relu(x, alpha, max_value, threshold):
 for _name, (_fn, _doc) in _FUNCTIONS.items():
     globals()[_name] = _make(_name, _fn, _doc)
 
+_NN_NAMES = [
+    "batch_normalization",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "conv3d",
+    "depthwise_conv2d",
+    "is_sparse",
+    "name_scope",
+    "pool2d",
+    "pool3d",
+    "random_normal_variable",
+    "random_uniform_variable",
+    "resize_images",
+    "resize_volumes",
+    "result_type",
+    "rnn",
+    "separable_conv2d",
+    "sparse_categorical_crossentropy",
+    "spatial_2d_padding",
+    "spatial_3d_padding",
+    "to_dense",
+]
 __all__ = ["clear_session", "floatx", "set_floatx", "epsilon", "set_epsilon",
            "image_data_format", "set_image_data_format", "backend", "get_uid", "get_value",
            "batch_get_value", "set_value", "batch_set_value", "int_shape", "ndim", "dtype",
            "count_params", "is_keras_tensor", "eval", "variable", "constant"] + \
-    sorted(_FUNCTIONS)
+    _NN_NAMES + sorted(_FUNCTIONS)

@@ -111,7 +111,9 @@ class LoopsMixin:
                     break
             epoch_logs = dict(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:
+                cbs.on_test_begin()   # (as Keras: SwapEMAWeights validates with averages)
                 val_logs = self._evaluate_handler(val)
+                cbs.on_test_end(val_logs)
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
             bar.target = step if data.steps is None else data.steps
             bar.update(step, epoch_logs, finalize=True)

@@ -7,6 +7,7 @@ from . import (
     constraints,
     datasets,
     dtype_policies,
+    export,
     initializers,
     layers,
     losses,
@@ -44,7 +45,7 @@ from .toplevel import (
 )
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
-           "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
+           "DTypePolicy", "FloatDTypePolicy", "datasets", "export", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree",

@@ -203,3 +203,37 @@ def test_legacy_optimizers():
     p = Plain()
     p.apply_gradients([(tw.constant([1.0]), v)])
     assert v.numpy().tolist() == [0.5] and p.get_slot(v, "count").numpy().tolist() == [1.0]
+
+
+def test_distiller_config_and_errors():
+    d = keras.distillation
+    teacher = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, name="h"),
+                                keras.layers.Dense(2)])
+    student = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, name="h"),
+                                keras.layers.Dense(2)])
+    dist = d.Distiller(teacher, student, d.LogitsDistillation(temperature=2.0))
+    assert not teacher.trainable and dist.distillation_loss_weights == [1.0]
+    again = d.Distiller.from_config(dist.get_config())
+    assert again.student_loss_weight == 0.5
+    assert again.distillation_losses[0].get_config() == {"temperature": 2.0,
+                                                         "loss": "kl_divergence"}
+    cfg = d.FeatureDistillation("mae", "h", "h").get_config()
+    assert d.FeatureDistillation.from_config(cfg).teacher_layer_name == "h"
+    with pytest.raises(ValueError, match="between 0.0 and 1.0"):
+        d.Distiller(teacher, student, d.LogitsDistillation(), student_loss_weight=2.0)
+    with pytest.raises(ValueError, match="must match"):
+        d.Distiller(teacher, student, [d.LogitsDistillation()], [1.0, 2.0])
+    with pytest.raises(ValueError, match="In teacher model"):
+        d.FeatureDistillation("mse", "nope").validate_model_compatibility(teacher, student)
+    with pytest.raises(ValueError, match="positive"):
+        d.LogitsDistillation(temperature=0.0)
+    with pytest.raises(ValueError, match="cannot be `None`"):
+        dist.compile("sgd", None)
+    feat = d.Distiller(teacher, student, d.FeatureDistillation("mse", "h", "h"),
+                       student_loss_weight=0.0)
+    feat.compile("sgd", "mse")
+    before = np.mean((teacher.get_layer("h")(tw.ones([1, 3])).numpy() -
+                      student.get_layer("h")(tw.ones([1, 3])).numpy()) ** 2)
+    hist = feat.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=5, verbose=0)
+    assert hist.history["distillation_loss"][-1] < hist.history["distillation_loss"][0]
+    assert hist.history["distillation_loss"][0] == pytest.approx(before, rel=0.2)

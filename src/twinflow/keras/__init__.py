@@ -6,6 +6,7 @@ from . import (
     config,
     constraints,
     datasets,
+    distillation,
     dtype_policies,
     export,
     initializers,
@@ -45,7 +46,7 @@ from .toplevel import (
 )
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
-           "DTypePolicy", "FloatDTypePolicy", "datasets", "export", "initializers",
+           "DTypePolicy", "FloatDTypePolicy", "datasets", "distillation", "export", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree",

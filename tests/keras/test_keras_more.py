@@ -237,3 +237,44 @@ def test_distiller_config_and_errors():
     hist = feat.fit(np.ones((8, 3)), np.ones((8, 2)), epochs=5, verbose=0)
     assert hist.history["distillation_loss"][-1] < hist.history["distillation_loss"][0]
     assert hist.history["distillation_loss"][0] == pytest.approx(before, rel=0.2)
+
+
+def _np_bilinear_reflect(img, ys, xs):
+    """scipy.ndimage.map_coordinates(order=1, mode='reflect') of one 2-D channel."""
+    h, w = img.shape
+
+    def fold(c, n):
+        r = np.mod(c, 2 * n)
+        return np.where(r > n - 0.5, 2 * n - 1 - r, r)
+    ys, xs = fold(ys, h), fold(xs, w)
+    y0, x0 = np.floor(ys), np.floor(xs)
+    out = np.zeros_like(ys)
+    for dy in (0, 1):
+        for dx in (0, 1):
+            yy, xx = y0 + dy, x0 + dx
+            wgt = (1 - np.abs(ys - yy)) * (1 - np.abs(xs - xx))
+            ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
+            out += np.where(ok, wgt * img[np.clip(yy, 0, h - 1).astype(int),
+                                          np.clip(xx, 0, w - 1).astype(int)], 0.0)
+    return out
+
+
+def test_elastic_transform_against_numpy():
+    img = np.random.RandomState(0).rand(1, 7, 6, 2).astype("float32")
+    alpha, sigma, seed = 2.0, 1.0, 11
+    out = keras.ops.image.elastic_transform(img, alpha, sigma, seed=seed).numpy()
+    noise = keras.random.normal((1, 7, 6), seed=seed).numpy() * sigma
+    field = keras.ops.image.gaussian_blur(noise[..., None], (7, 7), (sigma, sigma)).numpy()
+    gx, gy = np.meshgrid(np.arange(6), np.arange(7))
+    for c in range(2):
+        want = _np_bilinear_reflect(img[0, ..., c], gy + alpha * field[0, ..., 0],
+                                    gx + alpha * field[0, ..., 0])
+        np.testing.assert_allclose(out[0, ..., c], want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="fill_mode"):
+        keras.ops.image.elastic_transform(img, fill_mode="mirror")
+    with pytest.raises(ValueError, match="method"):
+        keras.ops.image.scale_and_translate(img, (1, 7, 6, 2), (1.0,), (0.0,), (1,), "box")
+    ints = (img * 255).astype("uint8")
+    up = keras.ops.image.scale_and_translate(ints, (1, 14, 6, 2), (2.0,), (0.0,), (1,),
+                                             "linear")
+    assert up.dtype == tw.uint8 and up.shape == (1, 14, 6, 2)

@@ -14,7 +14,6 @@ from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
 from ..masks import get_keras_mask
-from ..registry import deserialize_object as _deserialize_object
 
 _EPS = 1e-7
 
@@ -715,15 +714,3 @@ def serialize(loss) -> dict | str:
         return {"class_name": type(loss).__name__, "config": loss.get_config()}
     return getattr(loss, "__name__", str(loss))
 
-
-def deserialize(name, custom_objects: dict | None = None) -> Callable:
-    """The loss of a ``serialize`` result (a dict or a name).
-
-    Args:
-        name: the dict or name.
-        custom_objects: name -> class or function for custom losses.
-
-    Returns:
-        The Loss object or function.
-    """
-    return _deserialize_object(name, custom_objects, globals(), Loss, get, "loss")

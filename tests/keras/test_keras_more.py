@@ -333,3 +333,19 @@ def test_metrics_against_numpy():
     pred = (sc >= 0.5).astype(int)
     ious = [((lab == c) & (pred == c)).sum() / ((lab == c) | (pred == c)).sum() for c in (0, 1)]
     np.testing.assert_allclose(float(iou.result()), np.mean(ious), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: keras.optimizers.Muon(0.01), lambda: keras.optimizers.ScheduleFreeAdamW(0.01),
+    lambda: keras.optimizers.legacy.Adam(0.01, decay=0.1),
+    lambda: keras.optimizers.legacy.RMSprop(0.01), lambda: keras.optimizers.Lamb(0.01),
+])
+def test_new_optimizers_train_in_fit(make):
+    rng = np.random.RandomState(0)
+    x = rng.randn(32, 4).astype("float32")
+    y = x @ rng.randn(4, 1).astype("float32")
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8),
+                              keras.layers.Dense(1)])
+    model.compile(make(), "mse")
+    hist = model.fit(x, y, epochs=4, batch_size=8, verbose=0)
+    assert hist.history["loss"][-1] < hist.history["loss"][0]

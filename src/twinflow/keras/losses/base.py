@@ -159,9 +159,22 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
     if from_logits:
         per = nn_ops.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
-        per = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+        per = bce_of_probabilities(y_true, y_pred)
     return reduction_ops.reduce_mean(per, axis=axis)
+
+
+def bce_of_probabilities(y_true: Tensor, p: Tensor) -> Tensor:
+    """Element-wise binary cross-entropy of probabilities clipped to ``[eps, 1 - eps]``.
+
+    Args:
+        y_true: labels.
+        p: probabilities of the same dtype.
+
+    Returns:
+        The element-wise losses.
+    """
+    p = math_ops.clip_by_value(p, _EPS, 1.0 - _EPS)
+    return -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
 
 
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,

@@ -1,6 +1,7 @@
 """``tw.keras``: layers, models, losses, optimizers, metrics, callbacks, datasets."""
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     config,
@@ -31,7 +32,8 @@ from .models import Model, Sequential
 from .optimizers import Optimizer
 from .regularizers import Regularizer
 
-__all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
+__all__ = ["activations", "applications", "backend", "callbacks", "config", "constraints",
+           "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",

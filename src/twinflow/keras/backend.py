@@ -17,11 +17,11 @@ from ..graph.tensor import Tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.variables import Variable
 from . import activations as _activations
-from .layers.base import clear_session
+from .layers.base import IMAGE_DATA_FORMAT, clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
 
-_SETTINGS = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+_SETTINGS = {"floatx": "float32", "epsilon": 1e-7}
 _UID: dict = {}
 
 
@@ -70,7 +70,7 @@ def image_data_format() -> str:
     Returns:
         ``'channels_last'`` unless changed.
     """
-    return _SETTINGS["image_data_format"]
+    return IMAGE_DATA_FORMAT[0]
 
 
 def set_image_data_format(data_format: str) -> None:
@@ -82,7 +82,7 @@ def set_image_data_format(data_format: str) -> None:
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be one of {{'channels_first', "
                          f"'channels_last'}}. Received: data_format={data_format}")
-    _SETTINGS["image_data_format"] = data_format
+    IMAGE_DATA_FORMAT[0] = data_format  # read by layers created with data_format=None
 
 
 def backend() -> str:

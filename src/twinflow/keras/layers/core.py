@@ -16,7 +16,7 @@ from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
-from .base import Layer
+from .base import IMAGE_DATA_FORMAT, Layer
 
 
 def _static_dims(x) -> list | None:
@@ -135,7 +135,7 @@ class Flatten(Layer):
 
     def __init__(self, data_format: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.data_format = data_format or "channels_last"
+        self.data_format = data_format or IMAGE_DATA_FORMAT[0]
 
     def call(self, inputs) -> Tensor:
         dims = _static_dims(inputs)

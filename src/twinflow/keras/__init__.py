@@ -15,6 +15,7 @@ from . import (
     models,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
@@ -33,7 +34,7 @@ from .regularizers import Regularizer
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
-           "layers", "losses",
+           "layers", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",

@@ -9,6 +9,7 @@ from . import (
     dtype_policies,
     initializers,
     layers,
+    legacy,
     losses,
     metrics,
     mixed_precision,
@@ -34,7 +35,7 @@ from .regularizers import Regularizer
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
-           "layers", "losses", "preprocessing",
+           "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",

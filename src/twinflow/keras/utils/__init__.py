@@ -394,10 +394,7 @@ def standardize_dtype(dtype) -> str:
 # The rest of ``keras.utils``, one module per area.
 from ..file_utils import get_file  # noqa: E402,F401
 from ..py_dataset import PyDataset, Sequence  # noqa: E402,F401
-from . import (
-    bounding_boxes,  # noqa: E402,F401
-    legacy,  # noqa: E402,F401
-)
+from . import bounding_boxes, legacy  # noqa: E402,F401
 from .config import Config  # noqa: E402,F401
 from .dataset_utils import (  # noqa: E402,F401
     audio_dataset_from_directory,

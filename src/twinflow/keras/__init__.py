@@ -22,6 +22,8 @@ from . import (
     saving,
     tree,
     utils,
+    visualization,
+    wrappers,
 )
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
@@ -37,6 +39,6 @@ __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtyp
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
            "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils", "random", "tree",
+           "saving", "utils", "random", "tree", "visualization", "wrappers",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

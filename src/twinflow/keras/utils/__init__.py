@@ -410,3 +410,4 @@ from .image_utils import (  # noqa: E402,F401
     smart_resize,
 )
 from .model_utils import get_source_inputs  # noqa: E402,F401
+from .model_visualization import model_to_dot, plot_model  # noqa: E402,F401

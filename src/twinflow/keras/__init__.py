@@ -10,17 +10,21 @@ from . import (
     dtype_policies,
     initializers,
     layers,
+    legacy,
     losses,
     metrics,
     mixed_precision,
     models,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
     tree,
     utils,
+    visualization,
+    wrappers,
 )
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
@@ -35,8 +39,8 @@ from .regularizers import Regularizer
 __all__ = ["activations", "applications", "backend", "callbacks", "config", "constraints",
            "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
-           "layers", "losses",
+           "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils", "random", "tree",
+           "saving", "utils", "random", "tree", "visualization", "wrappers",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

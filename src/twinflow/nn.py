@@ -10,6 +10,13 @@ from .ops.nn.conv_nd import (
     depthwise_conv2d_backprop_input,
     max_pool3d,
 )
+from .ops.nn.ctc import (
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
 from .ops.nn.sampled import (
     all_candidate_sampler,
     compute_accidental_hits,
@@ -97,4 +104,5 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "local_response_normalization", "lrn", "space_to_depth", "sufficient_statistics",
            "weighted_moments", "all_candidate_sampler", "compute_accidental_hits",
            "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "nce_loss",
-           "sampled_softmax_loss", "uniform_candidate_sampler"]
+           "sampled_softmax_loss", "uniform_candidate_sampler", "collapse_repeated",
+           "ctc_beam_search_decoder", "ctc_greedy_decoder", "ctc_loss", "ctc_unique_labels"]

@@ -17,7 +17,7 @@ from ...core import dtypes
 from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor
 from ...ops import math_ops
-from .. import backend as _backend
+from .. import settings as _backend
 
 _PY_SCALARS = (bool, int, float, complex)
 

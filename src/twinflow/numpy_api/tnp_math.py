@@ -73,6 +73,15 @@ def _logaddexp2(x1, x2):
     return BINARY["logaddexp2"][0](_strong_float(as_float(a)), _strong_float(as_float(b)))
 
 
+def _clip(a, a_min, a_max):
+    if a_min is None and a_max is None:
+        raise ValueError("tf.experimental.numpy.clip: give a_min or a_max (or both)")
+    t, lo, hi = promote(a, a_min, a_max)
+    if lo is not None:
+        t = M.maximum(t, lo)
+    return t if hi is None else M.minimum(t, hi)
+
+
 def _bool_as(name: str, logical):
     # NumPy computes + and * (and maximum/minimum) of bools as logical or/and.
     impl = BINARY[name][0]
@@ -219,7 +228,7 @@ ROWS.update({
     "imag": (UNARY["imag"][0], "val", "The imaginary part, element-wise."),
     "around": (UNARY["round"][0], "a, decimals=0", "Round half to even to ``decimals``."),
     "round": (UNARY["round"][0], "a, decimals=0", "Round half to even to ``decimals``."),
-    "clip": (UNARY["clip"][0], "a, a_min, a_max", "``a`` limited to ``[a_min, a_max]``."),
+    "clip": (_clip, "a, a_min, a_max", "``a`` limited to ``[a_min, a_max]`` (either may be None)."),
     "divide": (_true_divide, "x1, x2", "``x1 / x2`` (integers divide as floats)."),
     "true_divide": (_true_divide, "x1, x2", "``x1 / x2`` (integers divide as floats)."),
     "remainder": (BINARY["mod"][0], "x1, x2", "``x1 % x2`` (sign of the divisor)."),

@@ -152,3 +152,23 @@ def test_disable_restores_tensorflow_rules(numpy_behavior):
 def test_unsupported_conversion_mode():
     with pytest.raises(ValueError, match="not supported"):
         tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="all")
+
+
+def test_conversion_of_mixed_values():
+    assert tnp.asarray([[tw.constant(1.0), 2.0], [3.0, 4.0]]).dtype is tw.float32
+    f = tw.function(lambda a: tnp.asarray([a, 2 * a]))
+    assert f(tw.constant(1, tw.int8)).dtype is tw.int8
+    assert tnp.asarray(["a", "b"]).dtype is tw.string
+    assert tnp.asarray(np.float32(1.5)).dtype is tw.float32  # NumPy scalars are not weak
+    with pytest.raises(TypeError, match="None is not an array"):
+        tnp.asarray(None)
+    with pytest.raises(ValueError, match="a_min or a_max"):
+        tnp.clip([1, 2], None, None)
+
+
+def test_variables_and_tapes():
+    v = tw.Variable([1.0, 2.0, 3.0])
+    with tw.GradientTape() as tape:
+        loss = tnp.sum(tnp.square(v)) + tnp.mean(v)
+    np.testing.assert_allclose(tape.gradient(loss, v).numpy(), 2 * v.numpy() + 1 / 3)
+    assert tnp.add(v, 1).dtype is tw.float32 and tnp.add(v, 1.5).dtype is tw.float32

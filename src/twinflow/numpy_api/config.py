@@ -69,7 +69,7 @@ def as_dtype(dtype) -> dtypes.DType:
 
 def _operand(x):
     """What ``np.result_type`` should see for ``x``: a dtype, or a (weak) Python scalar."""
-    if isinstance(x, Tensor) or hasattr(x, "_as_tensor"):
+    if _is_tensor(x):
         return x.dtype.np if isinstance(x.dtype, dtypes.DType) else x.dtype
     if isinstance(x, dtypes.DType):
         return x.np
@@ -88,9 +88,22 @@ def _operand(x):
     return np.asarray(x).dtype
 
 
+def _is_tensor(v) -> bool:
+    return isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+
+
+def _has_tensor(x) -> bool:
+    return any(_has_tensor(v) if isinstance(v, (list, tuple)) else _is_tensor(v) for v in x)
+
+
+def _leaves(x) -> list:
+    return [w for v in x for w in (_leaves(v) if isinstance(v, (list, tuple)) else [v])]
+
+
 def _list_dtype(x) -> np.dtype:
-    arr = np.asarray([v.numpy() if hasattr(v, "numpy") else v for v in x]
-                     if any(hasattr(v, "numpy") for v in x) else x)
+    if _has_tensor(x):  # tensors (symbolic ones too) promote with the other elements
+        return np.dtype(result_type(*_leaves(x)).np)
+    arr = np.asarray(x)
     if arr.dtype == np.float64 and SETTINGS.prefer_float32 and not _has_array(x):
         return np.dtype(np.float32)
     if arr.dtype == np.complex128 and SETTINGS.prefer_float32 and not _has_array(x):
@@ -128,6 +141,8 @@ def tensor(x, dtype=None) -> Tensor:
     Returns:
         The tensor.
     """
+    if x is None:
+        raise TypeError("tf.experimental.numpy: None is not an array")
     if isinstance(x, Tensor):
         t = x
     elif hasattr(x, "_as_tensor"):
@@ -136,9 +151,8 @@ def tensor(x, dtype=None) -> Tensor:
         t = convert_to_tensor(np.asarray(x))
     elif isinstance(x, (str, bytes)):
         t = convert_to_tensor(x)
-    elif isinstance(x, (list, tuple)) and any(isinstance(v, Tensor) or hasattr(v, "_as_tensor")
-                                              for v in x):
-        dt = result_type(*x) if dtype is None else as_dtype(dtype)
+    elif isinstance(x, (list, tuple)) and _has_tensor(x):
+        dt = result_type(*_leaves(x)) if dtype is None else as_dtype(dtype)
         return array_ops.stack([tensor(v, dt) for v in x])
     else:
         dt = result_type(x) if dtype is None else as_dtype(dtype)

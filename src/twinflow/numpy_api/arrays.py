@@ -340,7 +340,7 @@ def array_functions(P: Policy) -> SimpleNamespace:  # noqa: N803
         if mode in ("reflect", "symmetric"):
             return A.pad(x, pw, mode.upper())
         raise ValueError(f"{P.name}.pad: mode {mode!r} is not supported (twinflow supports "
-                         "'constant', 'reflect' and 'symmetric', as Keras' TensorFlow backend)")
+                         "'constant', 'reflect' and 'symmetric', as tf.pad does)")
 
     # -- indexing --------------------------------------------------------------------------------
 

@@ -382,7 +382,7 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
     }
 
     BINARY = {
-        "add": (_binary(M.add), "``x1 + x2``, element-wise (Keras' dtype promotion)."),
+        "add": (_binary(M.add), "``x1 + x2``, element-wise (the API's dtype promotion)."),
         "subtract": (_binary(M.subtract), "``x1 - x2``, element-wise."),
         "multiply": (_binary(M.multiply), "``x1 * x2``, element-wise."),
         "divide": (_divide, "``x1 / x2``, element-wise (integers divide as floats)."),

@@ -173,6 +173,10 @@ def promote(*xs) -> list:
     Returns:
         A list of tensors of one dtype.
     """
+    if isinstance(xs[0], Tensor):  # the common case: tensors of one dtype already
+        d = xs[0].dtype
+        if all(isinstance(x, Tensor) and x.dtype is d for x in xs[1:]):
+            return list(xs)
     dt = result_type(*xs)
     return [None if x is None else tensor(x, dt) for x in xs]
 

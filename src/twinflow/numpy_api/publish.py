@@ -96,7 +96,14 @@ def make(name: str, impl: Callable, sig: str, doc: str) -> Callable:
     takes_kwargs = any(p.kind is p.VAR_KEYWORD
                        for p in inspect.signature(impl).parameters.values())
 
+    defaults = [p.default for p in sign.parameters.values()]
+    required = sum(d is inspect.Parameter.empty for d in defaults)
+    plain = not only_none and not var_kw and all(
+        p.kind is p.POSITIONAL_OR_KEYWORD for p in sign.parameters.values())
+
     def fn(*args, **kwargs):
+        if plain and not kwargs and required <= len(args) <= len(defaults):
+            return impl(*args, *defaults[len(args):])  # positional call: no binding needed
         bound = sign.bind(*args, **kwargs)
         bound.apply_defaults()
         values = bound.arguments

@@ -10,9 +10,10 @@ from ...ops import array_ops as A
 from ._common import KERAS
 from ._common import tensor as _tensor
 
-# zeros, reshape, split... and the helpers _dims, _ax, _like, _window as module names.
-globals().update(vars(array_functions(KERAS)))
-_dims = globals()["_dims"]
+_FNS = array_functions(KERAS)
+# zeros, reshape, split... and the helpers _dims, _ax, _like, _window as this module's names
+# (``numpy.py`` publishes them; ``nn.py``, ``linalg.py``, ``_stats.py`` import the helpers).
+globals().update(vars(_FNS))
 
 
 def _groups(side: str) -> list:
@@ -42,7 +43,7 @@ def rearrange(tensor, pattern: str, **axes_lengths):  # noqa: F811 (Keras' name)
     if "->" not in pattern:
         raise ValueError(f"keras.ops.rearrange: the pattern needs '->', got {pattern!r}")
     left, right = (_groups(s) for s in pattern.split("->"))
-    dims = _dims(x, "rearrange")
+    dims = _FNS._dims(x, "rearrange")
     if len(left) != len(dims):
         raise ValueError(f"keras.ops.rearrange: the pattern names {len(left)} axes, the "
                          f"input has {len(dims)}")

@@ -314,6 +314,21 @@ add("tensordot", F, P, axes=([1], [1]))
 add("einsum", "ij,kj->ik", F, P)
 add("einsum", "ii", SQ)
 
+# broadcasting, tuple and negative axes, complex and float16 inputs
+add("add", F, V)
+add("multiply", A("float32", [[1.0], [2.0]]), V)
+add("sum", F, axis=(0, 1))
+add("mean", F, axis=-1)
+add("amax", A("float32", [[[1, 5], [3, 2]]]), axis=(0, 2), keepdims=True)
+add("concatenate", [F, P], axis=None)
+add("where", A("bool", [True, False, True]), 1, 2.5)
+for n in "abs sqrt exp square conj sin log".split():
+    add(n, C)
+add("cos", H)
+add("true_divide", C, C)
+add("sum", C)
+add("mean", H)
+
 add("result_type", T("int32"), 1.5)
 add("result_type", I, F)
 add("result_type", T("int8"), T("uint8"))

@@ -172,3 +172,12 @@ def test_variables_and_tapes():
         loss = tnp.sum(tnp.square(v)) + tnp.mean(v)
     np.testing.assert_allclose(tape.gradient(loss, v).numpy(), 2 * v.numpy() + 1 / 3)
     assert tnp.add(v, 1).dtype is tw.float32 and tnp.add(v, 1.5).dtype is tw.float32
+
+
+def test_numpy_functions_dispatch_to_the_methods(numpy_behavior):
+    x = tw.constant([[1.0, -2.0], [3.0, 4.0]])
+    assert float(np.mean(x)) == 1.5 and float(np.max(x)) == 4.0 and float(np.min(x)) == -2.0
+    assert np.transpose(x).shape == (2, 2) and np.clip(x, 0.0, 1.0).numpy().min() == 0.0
+    assert np.reshape(x, (4,)).shape == (4,)
+    with pytest.raises(ValueError, match="out= is not supported"):
+        x.max(out=x)

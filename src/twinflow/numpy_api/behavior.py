@@ -80,24 +80,54 @@ def _operators() -> dict:
     return table
 
 
+def _no_out(out, name: str) -> None:
+    if out is not None:
+        raise ValueError(f"Tensor.{name}: out= is not supported (tensors are immutable)")
+
+
+def _transpose(self, *axes):
+    # x.transpose(), x.transpose(1, 0), x.transpose((1, 0)) and NumPy's x.transpose(None)
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
+        axes = axes[0]
+    return A.transpose(self, None if not axes else list(axes))
+
+
+def _reduce(name: str):
+    impl = _MATH[name][0]
+
+    def method(self, axis=None, out=None, keepdims=None):
+        _no_out(out, name)
+        return impl(self, axis, keepdims)
+    return method
+
+
+def _mean(self, axis=None, dtype=None, out=None, keepdims=None):
+    _no_out(out, "mean")
+    return _MATH["mean"][0](self, axis, dtype, keepdims)
+
+
+def _clip(self, a_min=None, a_max=None, out=None):
+    _no_out(out, "clip")
+    return _MATH["clip"][0](self, a_min, a_max)
+
+
 def _methods() -> dict:
+    # Their arguments are NumPy's, out= included, so NumPy's functions (np.mean(t),
+    # np.clip(t, 0, 1), np.transpose(t)) dispatch to them as to an array's methods.
     return {
         "T": property(lambda self: A.transpose(self)),
         "astype": lambda self, dtype: M.cast(self, as_dtype(dtype)),
-        "clip": lambda self, a_min, a_max: _MATH["clip"][0](self, a_min, a_max),
+        "clip": _clip,
         "data": property(lambda self: self),
         "flatten": lambda self, order="C": _ARRAY["flatten"][0](self, order),
-        "max": lambda self, axis=None, keepdims=None: _MATH["max"][0](self, axis, keepdims),
-        "min": lambda self, axis=None, keepdims=None: _MATH["min"][0](self, axis, keepdims),
-        "mean": lambda self, axis=None, dtype=None, keepdims=None:
-            _MATH["mean"][0](self, axis, dtype, keepdims),
+        "max": _reduce("max"),
+        "min": _reduce("min"),
+        "mean": _mean,
         "ravel": lambda self: A.reshape(self, [-1]),
         "reshape": _reshape,
         "size": property(lambda self: _ARRAY["size"][0](self)),
         "tolist": lambda self: np.asarray(self.numpy()).tolist(),
-        "transpose": lambda self, *axes: A.transpose(
-            self, None if not axes else list(axes[0] if len(axes) == 1 and
-                                             isinstance(axes[0], (list, tuple)) else axes)),
+        "transpose": _transpose,
         "__round__": lambda self, ndigits=None: _MATH["around"][0](self, ndigits or 0),
     }
 

@@ -123,6 +123,8 @@ def test_numpy_promotion_in_operators(numpy_behavior):
     assert (i < f).numpy().tolist() == [False, False] and (2.0 > i).numpy().tolist() == [True,
                                                                                             False]
     assert (tw.constant([True]) & tw.constant([1])).dtype is tw.int32
+    assert (i == tw.constant([1.0, 2.5])).numpy().tolist() == [True, False]
+    assert (i != 2.0).numpy().tolist() == [True, False] and (i == None) is False  # noqa: E711
     g = tw.function(lambda a, b: a + b)(i, f)
     assert g.dtype is tw.float64
 

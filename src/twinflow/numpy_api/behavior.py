@@ -55,6 +55,20 @@ def _bitwise(logical, bitwise):
     return f
 
 
+def _equality(base, unequal: bool):
+    # == and != keep TensorFlow's answers for None and unbroadcastable shapes (a Python or
+    # scalar bool), after promoting the operands as NumPy does.
+    def f(x, y):
+        if y is None:
+            return unequal
+        try:
+            a, b = promote(x, y)
+        except (TypeError, ValueError):
+            return unequal
+        return base(a, b)
+    return f
+
+
 def _reshape(self, *args, order="C"):
     shape = args[0] if len(args) == 1 else args
     return _ARRAY["reshape"][0](self, shape, order)
@@ -75,6 +89,8 @@ def _operators() -> dict:
         f = _bitwise(logical, bitwise)
         table[f"__{name}__"] = f
         table[f"__r{name}__"] = lambda y, x, f=f: f(x, y)
+    for name, unequal in (("eq", False), ("ne", True)):
+        table[f"__{name}__"] = _equality(Tensor.__dict__[f"__{name}__"], unequal)
     basic = Tensor.__dict__["__getitem__"]  # TensorFlow's basic indexing (StridedSlice)
     table["__getitem__"] = lambda x, key: getitem(x, key, basic)
     return table

@@ -183,3 +183,21 @@ def test_numpy_functions_dispatch_to_the_methods(numpy_behavior):
     assert np.reshape(x, (4,)).shape == (4,)
     with pytest.raises(ValueError, match="out= is not supported"):
         x.max(out=x)
+
+
+def test_numpy_indexing_matches_numpy_on_random_keys(numpy_behavior):
+    x = np.arange(120).reshape(2, 3, 4, 5)
+    t = tw.constant(x)
+    rng = np.random.default_rng(0)
+    choices = [slice(None), slice(1, None), 0, 1, -1, [0, 1], [[1], [0]], None, Ellipsis,
+               np.array([1, 0, 1])]
+    checked = 0
+    for _ in range(400):
+        key = tuple(choices[i] for i in rng.integers(0, len(choices), rng.integers(1, 5)))
+        try:
+            want = x[key]
+        except IndexError:
+            continue  # NumPy refuses it too (too many indices, two ellipses...)
+        np.testing.assert_array_equal(t[key].numpy(), want, err_msg=str(key))
+        checked += 1
+    assert checked > 300

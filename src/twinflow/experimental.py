@@ -1,4 +1,7 @@
-"""``tw.experimental``: ExtensionType (re-exports)."""
+"""``tw.experimental``: ExtensionType (re-exports); ``numpy`` (``tw.experimental.numpy``, loaded
+on first use)."""
+import importlib as _importlib
+
 from .ops import extension_type  # noqa: F401  (tw.experimental.extension_type.as_dict)
 from .ops.extension_type import (  # noqa: F401
     BatchableExtensionType,
@@ -7,3 +10,19 @@ from .ops.extension_type import (  # noqa: F401
 )
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec", "extension_type"]
+
+# Heavy areas load on first use (as twinflow/__init__.py's _LAZY): name -> module.
+_LAZY = {"numpy": "twinflow.numpy_api.tnp"}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'twinflow.experimental' has no attribute {name!r}")
+    value = _importlib.import_module(target)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -46,8 +46,6 @@ from .keras_tensor import (
 
 _NAME_COUNTS: dict = {}
 _NAME_LOCK = threading.Lock()
-# keras.backend.set_image_data_format's value: what layers with data_format=None use.
-IMAGE_DATA_FORMAT = ["channels_last"]
 
 
 def unique_layer_name(base: str) -> str:

@@ -1,6 +1,7 @@
 """``tw.keras``: layers, models, losses, optimizers, metrics, callbacks, datasets."""
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     config,
@@ -11,17 +12,21 @@ from . import (
     export,
     initializers,
     layers,
+    legacy,
     losses,
     metrics,
     mixed_precision,
     models,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
     tree,
     utils,
+    visualization,
+    wrappers,
 )
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
@@ -45,11 +50,12 @@ from .toplevel import (
     version,
 )
 
-__all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
+__all__ = ["activations", "applications", "backend", "callbacks", "config", "constraints",
+           "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "distillation", "export", "initializers",
-           "layers", "losses",
+           "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils", "random", "tree",
+           "saving", "utils", "random", "tree", "visualization", "wrappers",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
            "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",

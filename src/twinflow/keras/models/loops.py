@@ -8,6 +8,7 @@ import numpy as np
 from ...core import nest
 from .. import callbacks as _callbacks
 from .. import config as _config
+from ..py_dataset import is_py_dataset
 from ..settings import filter_traceback, print_msg
 from ..utils import Progbar
 from .data import (
@@ -63,8 +64,9 @@ class LoopsMixin:
             sample_weight = _class_weights(y, class_weight, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)
         if validation_split and validation_data is None:
-            if _is_dataset(x):
-                raise ValueError("validation_split is not supported for Dataset inputs")
+            if _is_dataset(x) or is_py_dataset(x):
+                raise ValueError("validation_split is not supported for Dataset or "
+                                 "PyDataset inputs")
             (x, y, sample_weight), validation_data = _split(x, y, sample_weight,
                                                            validation_split)
         if _config.max_epochs() is not None:  # keras.config.set_max_epochs

@@ -146,7 +146,8 @@ def multi_hot(inputs, num_classes=None, axis: int = -1, dtype=None, sparse: bool
 
 def moments(x, axes, keepdims: bool = False, synchronized: bool = False):
     x = tensor(x)
-    xf = MO.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else as_float(x)
+    xf = MO.cast(x, dtypes.float32) if x.dtype in (dtypes.float16, dtypes.bfloat16) \
+        else as_float(x)
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     mean, var = N.moments(xf, axes, keepdims=keepdims)
     if xf.dtype is not x.dtype and x.dtype.is_floating:

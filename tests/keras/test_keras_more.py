@@ -380,3 +380,13 @@ def test_export_archive_with_input_spec(tmp_path):
     loaded = tw.saved_model.load(str(tmp_path / "e"))
     np.testing.assert_allclose(loaded.serve(tw.ones([2, 3])).numpy(),
                                model(tw.ones([2, 3])).numpy(), rtol=1e-6)
+
+
+def test_muon_slots_as_keras():
+    opt = keras.optimizers.Muon()
+    kernel, bias = tw.Variable(np.ones((3, 2), np.float32)), tw.Variable(np.ones(2, np.float32))
+    opt.build([kernel, bias])
+    # iterations, learning rate, a momentum each, a velocity for the AdamW-updated bias only
+    assert len(opt.variables) == 5
+    with pytest.raises(KeyError):
+        opt.get_slot(kernel, "velocity")

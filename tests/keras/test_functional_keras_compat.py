@@ -1,6 +1,10 @@
-"""A functional model lists its layers in Keras 3's order (by depth from the outputs, then by
-first meeting in a depth-first walk): the order of weights in .weights.h5 and legacy .h5
-files. The expected lists are what Keras 3.15 gives for the same models."""
+"""Functional models as Keras 3 builds them: layers listed in Keras' order (by depth from the
+outputs, then by first meeting in a depth-first walk: the order of weights in .weights.h5 and
+legacy .h5 files; the expected lists are what Keras 3.15 gives for the same models), and a
+``mask`` argument given only to layers whose ``call`` takes one (Keras 3 configs write
+``"mask": null`` for every layer that supports masking, BatchNormalization included)."""
+import numpy as np
+
 import twinflow as tw
 
 keras = tw.keras
@@ -46,3 +50,27 @@ def test_residual_block_order():
     m = L.Conv2D(4, 1, name="m2")(m)
     out = L.Add(name="add")([s, m])
     assert names(keras.Model(x, out)) == ["x", "m1", "m1_relu", "short", "m2", "add"]
+
+
+def test_mask_argument_only_for_calls_that_take_it():
+    x = np.ones((2, 3), np.float32)
+    bn = L.BatchNormalization()
+    np.testing.assert_allclose(bn(x, mask=None).numpy(), bn(x).numpy())
+    inp = keras.Input((3,))
+    out = L.Dense(2, name="d")(L.BatchNormalization(name="bn")(inp, mask=None), mask=None)
+    model = keras.Model(inp, out)
+    rebuilt = keras.Model.from_config(model.get_config())
+    assert names(rebuilt)[1:] == ["bn", "d"]
+    # the config Keras 3 writes: "mask": null in the node's kwargs
+    cfg = model.get_config()
+    for entry in cfg["layers"][1:]:
+        for node in entry["inbound_nodes"]:
+            node["kwargs"] = {"mask": None}
+    assert keras.Model.from_config(cfg)(x).shape == (2, 2)
+    # a real mask still reaches a layer that takes one
+    ids = keras.Input((4,), dtype="int32")
+    embedding = L.Embedding(10, 3, mask_zero=True)
+    pooled = L.GlobalAveragePooling1D()(embedding(ids))
+    got = keras.Model(ids, pooled)(np.array([[1, 2, 0, 0]])).numpy()
+    table = embedding.embeddings.numpy()
+    np.testing.assert_allclose(got[0], table[1:3].mean(axis=0), rtol=1e-6)

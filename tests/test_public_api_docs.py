@@ -22,6 +22,7 @@ NAMESPACES: list[types.ModuleType] = [
     tw.ragged, tw.sparse, tw.experimental, tw.distribute, tw.distribute.experimental,
     tw.keras.applications, tw.keras.applications.imagenet_utils,
     tw.keras.applications.mobilenet_v3, tw.keras.applications.resnet,
+    tw.experimental.numpy, tw.experimental.numpy.random,
 ]
 EXTRA_CLASSES: list[type] = [tw.data.Dataset]
 

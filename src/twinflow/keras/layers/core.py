@@ -16,7 +16,8 @@ from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
-from .base import IMAGE_DATA_FORMAT, Layer
+from ..settings import image_data_format
+from .base import Layer
 
 
 def _static_dims(x) -> list | None:
@@ -135,7 +136,7 @@ class Flatten(Layer):
 
     def __init__(self, data_format: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.data_format = data_format or IMAGE_DATA_FORMAT[0]
+        self.data_format = data_format or image_data_format()
 
     def call(self, inputs) -> Tensor:
         dims = _static_dims(inputs)

@@ -16,11 +16,17 @@ from ...data import Dataset
 from ...ops import nn_ops, random_ops
 from .. import registry as _registry
 from .. import saving as _saving
+from .. import settings as _settings
 from ..backend import clear_session, is_keras_tensor  # noqa: F401  (tw.keras.utils names)
 from ..models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
 from ..serialization import (  # noqa: F401  (tw.keras.utils names)
     deserialize_keras_object,
     serialize_keras_object,
+)
+from ..settings import (  # noqa: F401  (tw.keras.utils names, the same functions as config's)
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
 )
 
 
@@ -70,7 +76,8 @@ class Progbar:
         self._start = time.perf_counter()
         self._last_update = 0.0
         self._values: dict = {}
-        self._interactive = _interactive(self.stream)
+        self._interactive = _interactive(self.stream) and \
+            _settings.is_interactive_logging_enabled()
         self._prev_len = 0
         self._seen = 0
 
@@ -103,6 +110,9 @@ class Progbar:
             self._prev_len = len(line)
             if finalize:
                 self.stream.write("\n")
+        elif finalize and not _settings.is_interactive_logging_enabled():
+            _settings.print_msg(line)
+            return
         elif finalize:
             self.stream.write(line + "\n")
         self.stream.flush()

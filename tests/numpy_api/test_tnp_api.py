@@ -88,6 +88,8 @@ def test_random_functions():
     assert tnp.random.randint(4, dtype=np.int32).dtype is tw.int32
     p = tnp.random.poisson(3.0, size=(20,))
     assert p.dtype is tw.int64 and (p.numpy() >= 0).all()
+    r = tnp.random.randint([0, 10], [2, 13], size=(50, 2)).numpy()
+    assert r.dtype == np.int64 and set(r[:, 0]) <= {0, 1} and set(r[:, 1]) <= {10, 11, 12}
     with pytest.raises(ValueError, match="low >= high"):
         tnp.random.randint(3, 3)
     f = tw.function(lambda: tnp.random.uniform(size=(3,)))

@@ -18,7 +18,7 @@ from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor
 from ...numpy_api.policy import Policy
 from ...ops import math_ops
-from .. import backend as _backend
+from .. import settings as _backend
 
 _PY_SCALARS = (bool, int, float, complex)
 

@@ -51,7 +51,7 @@ from .ops.ctc import (  # noqa: F401  (tw.keras.backend names)
     ctc_batch_cost,
     ctc_label_dense_to_sparse,
 )
-from .ops.ctc import legacy_ctc_decode as ctc_decode  # noqa: F401
+from .ops.ctc import legacy_ctc_decode as _legacy_ctc_decode
 from .settings import (  # noqa: F401  (tw.keras.backend names)
     backend,
     epsilon,
@@ -238,6 +238,23 @@ def constant(value, dtype=None, shape=None, name: str | None = None) -> Tensor:
     if shape is not None:
         arr = np.broadcast_to(arr, tuple(shape)).copy()
     return convert_to_tensor(arr)
+
+
+def ctc_decode(y_pred, input_length, greedy: bool = True, beam_width: int = 100,
+               top_paths: int = 1) -> tuple:
+    """tf.keras 2's CTC decoding of softmax outputs (the blank is the last class).
+
+    Args:
+        y_pred: ``(batch, max_time, num_classes)`` softmax outputs.
+        input_length: ``(batch,)`` lengths.
+        greedy: greedy decoding, else TensorFlow 1's beam search (merging repeats).
+        beam_width: the beam width.
+        top_paths: how many paths.
+
+    Returns:
+        ``(list of (batch, max_time) decodings padded with -1, log-probabilities)``.
+    """
+    return _legacy_ctc_decode(y_pred, input_length, greedy, beam_width, top_paths)
 
 
 def _make(name: str, impl: Callable, doc: str) -> Callable:

@@ -8,6 +8,61 @@ from ..layers.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
 
 
+def keras_layer_order(flat_in: list, flat_out: list) -> list:
+    """The layers of the graph between ``flat_in`` and ``flat_out`` in Keras 3's order.
+
+    Keras orders a functional model's layers by depth (the longest path to an output, deepest
+    first), ties broken by when a depth-first walk from the outputs first meets them; the
+    ``.layers`` list, the config and the weight files all follow it.
+
+    Args:
+        flat_in: the model's input KerasTensors.
+        flat_out: the model's output KerasTensors.
+
+    Returns:
+        The layers (InputLayers included), each once.
+    """
+    post: list = []          # node keys, inputs before the nodes that use them
+    first_seen: dict = {}    # id(layer) -> index of the walk's first visit
+    layer_of: dict = {}      # node key -> layer
+    parents: dict = {}       # node key -> parent node keys
+    done: set = set()
+
+    def key(t: KerasTensor):
+        return ("input", id(t)) if t._node is None else id(t._node)
+
+    def walk(t: KerasTensor) -> None:
+        k = key(t)
+        if k in done:
+            return
+        first_seen.setdefault(id(t._layer), len(first_seen))
+        layer_of[k] = t._layer
+        parents[k] = [] if t._node is None else [key(p) for p in t._node.parents]
+        if t._node is not None:
+            for p in t._node.parents:
+                walk(p)
+        done.add(k)
+        post.append(k)
+    for t in flat_out:
+        walk(t)
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    for k in reversed(post):
+        lid = id(layer_of[k])
+        depth = max(node_depth.setdefault(k, 0), layer_depth.get(lid, 0))
+        layer_depth[lid] = node_depth[k] = depth
+        for p in parents[k]:
+            node_depth[p] = max(depth + 1, node_depth.get(p, 0))
+    by_id = {id(x): x for x in layer_of.values()}
+    for t in flat_in:
+        if isinstance(t._layer, InputLayer) and id(t._layer) not in layer_depth:
+            layer_depth[id(t._layer)] = 0
+            first_seen[id(t._layer)] = -1
+            by_id[id(t._layer)] = t._layer
+    order = sorted(layer_depth, key=lambda lid: (-layer_depth[lid], first_seen[lid]))
+    return [by_id[lid] for lid in order]
+
+
 class FunctionalMixin:
     """Builds (``Model(inputs, outputs)``) and runs a functional model's graph of nodes."""
 
@@ -41,11 +96,7 @@ class FunctionalMixin:
                                      f"at layer {node.layer.name!r}. It is not among the "
                                      "model's inputs.")
         self._tw_nodes_order = nodes
-        layers: list = [t._layer for t in flat_in if isinstance(t._layer, InputLayer)]
-        for node in nodes:
-            if not any(node.layer is x for x in layers):
-                layers.append(node.layer)
-        self._tw_layer_list = layers
+        self._tw_layer_list = keras_layer_order(flat_in, flat_out)
         self.built = True
         self._tw_output_shape = nest.map_structure(
             lambda t: tuple(t.shape.as_list()), outputs)

@@ -3,13 +3,15 @@ Xception, NASNet) share beyond ``_common``: their classifier/pooling variants (d
 initializers, unnamed pooling layers) and the image-format helpers."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import backend, layers
 from . import imagenet_utils
 
 
 def top(x, include_top: bool, pooling, classes: int, classifier_activation, weights,
         pool_name: str | None = "avg_pool", dense_kwargs: dict | None = None,
-        dropout: float = 0.0, pooled_names=(None, None)):
+        dropout: float = 0.0, pooled_names=(None, None)) -> Any:
     """The end of the network: a classifier, or the chosen global pooling.
 
     Args:
@@ -132,7 +134,7 @@ def preprocessor(mode: str | None):
     Returns:
         The function.
     """
-    def preprocess_input(x, data_format: str | None = None):
+    def preprocess_input(x, data_format: str | None = None) -> Any:
         if mode is None:
             return x
         return imagenet_utils.preprocess_input(x, data_format=data_format, mode=mode)

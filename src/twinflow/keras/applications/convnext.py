@@ -15,7 +15,8 @@ from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops, random_ops
 from .. import initializers, layers
 from ..layers.base import Layer
-from ..models import Sequential
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model, Sequential
 from ..utils import register_keras_serializable
 from . import _common, _heads, imagenet_utils
 
@@ -94,7 +95,8 @@ class ResidualAdd(Layer):
         return a + b
 
 
-def convnext_block(inputs, dim: int, drop_path_rate: float, layer_scale_init_value, prefix: str):
+def convnext_block(inputs, dim: int, drop_path_rate: float, layer_scale_init_value,
+                   prefix: str) -> KerasTensor:
     """One ConvNeXt block: depthwise 7x7, LayerNorm, Dense(4 dim), GELU, Dense(dim), scale,
     added to ``inputs``.
 
@@ -126,7 +128,7 @@ def convnext_block(inputs, dim: int, drop_path_rate: float, layer_scale_init_val
 def convnext(variant: str, include_top=True, include_preprocessing=True, weights=None,
              input_tensor=None, input_shape=None, pooling=None, classes=1000,
              classifier_activation="softmax", name=None, drop_path_rate: float = 0.0,
-             layer_scale_init_value: float | None = 1e-6):
+             layer_scale_init_value: float | None = 1e-6) -> Model:
     """A ConvNeXt of the given variant (``"tiny"`` ... ``"xlarge"``).
 
     Args:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 
 from .. import initializers, layers
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from . import _common, _heads, imagenet_utils
 
 # (kernel size, repeats, filters in, filters out, expand ratio, strides) of the seven stages;
@@ -24,19 +26,19 @@ VARIANTS = {"b0": (1.0, 1.0, 224, 0.2), "b1": (1.0, 1.1, 240, 0.2), "b2": (1.1, 
             "b6": (1.8, 2.6, 528, 0.5), "b7": (2.0, 3.1, 600, 0.5)}
 
 
-def conv_init():
+def conv_init() -> initializers.Initializer:
     """The convolution kernels' initializer (EfficientNet's: He-like, by fan out)."""
     return initializers.VarianceScaling(scale=2.0, mode="fan_out",
                                         distribution="truncated_normal")
 
 
-def dense_init():
+def dense_init() -> initializers.Initializer:
     """The classifier's kernel initializer."""
     return initializers.VarianceScaling(scale=1.0 / 3.0, mode="fan_out", distribution="uniform")
 
 
 def squeeze_excite(x, filters: int, filters_se: int, activation: str, prefix: str,
-                   bn_axis: int):
+                   bn_axis: int) -> KerasTensor:
     """Squeeze-and-excitation: ``x`` scaled per channel by a gate computed from its mean.
 
     Args:
@@ -61,7 +63,7 @@ def squeeze_excite(x, filters: int, filters_se: int, activation: str, prefix: st
 
 
 def conv_bn(x, filters: int, kernel, prefix: str, bn_axis: int, strides=1,
-            activation: str | None = None, momentum: float = 0.99):
+            activation: str | None = None, momentum: float = 0.99) -> KerasTensor:
     """A bias-free ``Conv2D`` ("same" padding) named ``prefix`` (``block1a_expand_conv``),
     its ``BatchNormalization`` and activation (``block1a_expand_bn``,
     ``block1a_expand_activation``).
@@ -90,7 +92,7 @@ def conv_bn(x, filters: int, kernel, prefix: str, bn_axis: int, strides=1,
 
 def mbconv(inputs, activation: str, drop_rate: float, prefix: str, filters_in: int,
            filters_out: int, kernel_size: int, strides: int, expand_ratio: int,
-           se_ratio: float = 0.25):
+           se_ratio: float = 0.25) -> KerasTensor:
     """One inverted-residual block (EfficientNet's ``block``).
 
     Args:
@@ -137,7 +139,16 @@ def mbconv(inputs, activation: str, drop_rate: float, prefix: str, filters_in: i
 
 def round_filters(filters: float, width: float, divisor: int = 8) -> int:
     """``filters`` scaled by ``width``, rounded to a multiple of ``divisor`` (never down by
-    more than 10%)."""
+    more than 10%).
+
+    Args:
+        filters: the baseline's channels.
+        width: the width multiplier.
+        divisor: the multiple.
+
+    Returns:
+        The channels.
+    """
     filters *= width
     rounded = max(divisor, int(filters + divisor / 2) // divisor * divisor)
     if rounded < 0.9 * filters:
@@ -148,7 +159,7 @@ def round_filters(filters: float, width: float, divisor: int = 8) -> int:
 def efficientnet(variant: str, include_top=True, weights=None, input_tensor=None,
                  input_shape=None, pooling=None, classes=1000,
                  classifier_activation="softmax", name=None, drop_connect_rate: float = 0.2,
-                 activation: str = "swish"):
+                 activation: str = "swish") -> Model:
     """An EfficientNet of the given variant (``"b0"`` ... ``"b7"``).
 
     Args:

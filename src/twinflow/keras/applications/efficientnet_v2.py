@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 from .. import initializers, layers
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from . import _common, _heads, imagenet_utils
 from .efficientnet import conv_bn, conv_init, dense_init, squeeze_excite
 
@@ -37,12 +39,21 @@ _MOMENTUM = 0.9
 
 
 def round_filters(filters: float, width: float, divisor: int = 8) -> int:
-    """``filters`` scaled by ``width`` and rounded to a multiple of ``divisor``."""
+    """``filters`` scaled by ``width`` and rounded to a multiple of ``divisor``.
+
+    Args:
+        filters: the baseline's channels.
+        width: the width multiplier.
+        divisor: the multiple.
+
+    Returns:
+        The channels.
+    """
     return int(max(divisor, int(filters * width + divisor / 2) // divisor * divisor))
 
 
 def block(inputs, fused: bool, filters_in: int, filters_out: int, expand_ratio: int,
-          se_ratio: float, strides: int, rate: float, activation: str, prefix: str):
+          se_ratio: float, strides: int, rate: float, activation: str, prefix: str) -> KerasTensor:
     """One MBConv (``fused`` False) or fused MBConv block.
 
     Args:
@@ -96,7 +107,7 @@ def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=N
                     input_shape=None, pooling=None, classes=1000,
                     classifier_activation="softmax", include_preprocessing=True, name=None,
                     dropout_rate: float = 0.2, drop_connect_rate: float = 0.2,
-                    activation: str = "swish"):
+                    activation: str = "swish") -> Model:
     """An EfficientNetV2 of the given variant (``"b0"``-``"b3"``, ``"s"``, ``"m"``, ``"l"``).
 
     Args:

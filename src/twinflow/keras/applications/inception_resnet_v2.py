@@ -9,6 +9,8 @@ from __future__ import annotations
 from ...graph.tensor import Tensor
 from .. import layers
 from ..layers.base import Layer
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from ..utils import register_keras_serializable
 from . import _common, _heads, imagenet_utils
 
@@ -33,7 +35,8 @@ class CustomScaleLayer(Layer):
 
 
 def conv2d_bn(x, filters: int, kernel_size, strides=1, padding: str = "same",
-              activation: str | None = "relu", use_bias: bool = False, name: str | None = None):
+              activation: str | None = "relu", use_bias: bool = False,
+              name: str | None = None) -> KerasTensor:
     """A ``Conv2D``, then (without bias) ``BatchNormalization(scale=False)``, then activation.
 
     Args:
@@ -59,7 +62,7 @@ def conv2d_bn(x, filters: int, kernel_size, strides=1, padding: str = "same",
     return x
 
 
-def _chain(x, specs):
+def _chain(x, specs) -> KerasTensor:
     for filters, kernel in specs:
         x = conv2d_bn(x, filters, kernel)
     return x
@@ -74,7 +77,7 @@ _BLOCKS = {
 
 
 def inception_resnet_block(x, scale: float, block_type: str, block_idx: int,
-                           activation: str | None = "relu"):
+                           activation: str | None = "relu") -> KerasTensor:
     """One residual Inception block (``block35``, ``block17`` or ``block8``).
 
     Args:
@@ -103,7 +106,7 @@ def inception_resnet_block(x, scale: float, block_type: str, block_idx: int,
 
 def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
                       input_shape=None, pooling=None, classes=1000,
-                      classifier_activation="softmax", name="inception_resnet_v2"):
+                      classifier_activation="softmax", name="inception_resnet_v2") -> Model:
     file_name = ("inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
     _common.check_weights(weights, include_top, classes, file_name)

@@ -6,11 +6,13 @@ Layer names, order and parameter counts are Keras 3's: the convolutions are unna
 from __future__ import annotations
 
 from .. import layers
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from . import _common, _heads, imagenet_utils
 
 
 def conv2d_bn(x, filters: int, rows: int, cols: int, padding: str = "same", strides=(1, 1),
-              name: str | None = None):
+              name: str | None = None) -> KerasTensor:
     """A bias-free ``Conv2D``, ``BatchNormalization(scale=False)`` and ReLU.
 
     Args:
@@ -32,12 +34,12 @@ def conv2d_bn(x, filters: int, rows: int, cols: int, padding: str = "same", stri
     return layers.Activation("relu", name=name)(x)
 
 
-def _avg_branch(x, filters: int):
+def _avg_branch(x, filters: int) -> KerasTensor:
     pool = layers.AveragePooling2D((3, 3), strides=(1, 1), padding="same")(x)
     return conv2d_bn(pool, filters, 1, 1)
 
 
-def _block_35(x, pool_filters: int, name: str):
+def _block_35(x, pool_filters: int, name: str) -> KerasTensor:
     """The 35x35 module: 1x1, 5x5, double 3x3 and pooled branches."""
     b1 = conv2d_bn(x, 64, 1, 1)
     b5 = conv2d_bn(conv2d_bn(x, 48, 1, 1), 64, 5, 5)
@@ -46,7 +48,7 @@ def _block_35(x, pool_filters: int, name: str):
                               axis=_heads.channel_axis(), name=name)
 
 
-def _block_17(x, width: int, name: str):
+def _block_17(x, width: int, name: str) -> KerasTensor:
     """The 17x17 module with factorized 7x7 convolutions of ``width`` inner channels."""
     b1 = conv2d_bn(x, 192, 1, 1)
     b7 = conv2d_bn(conv2d_bn(conv2d_bn(x, width, 1, 1), width, 1, 7), 192, 7, 1)
@@ -57,7 +59,7 @@ def _block_17(x, width: int, name: str):
                               name=name)
 
 
-def _block_8(x, i: int):
+def _block_8(x, i: int) -> KerasTensor:
     """The 8x8 module with split 1x3/3x1 branches."""
     axis = _heads.channel_axis()
     b1 = conv2d_bn(x, 320, 1, 1)
@@ -71,7 +73,7 @@ def _block_8(x, i: int):
 
 def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                 pooling=None, classes=1000, classifier_activation="softmax",
-                name="inception_v3"):
+                name="inception_v3") -> Model:
     file_name = ("inception_v3_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
     _common.check_weights(weights, include_top, classes, file_name)

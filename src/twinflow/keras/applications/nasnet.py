@@ -8,22 +8,24 @@ Keras 3's. Only ``channels_last``.
 from __future__ import annotations
 
 from .. import layers
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from . import _common, _heads, imagenet_utils
 
 _BN = {"axis": -1, "momentum": 0.9997, "epsilon": 1e-3}
 
 
-def _bn(name: str | None = None):
+def _bn(name: str | None = None) -> layers.BatchNormalization:
     return layers.BatchNormalization(name=name, **_BN)
 
 
-def _conv1x1(x, filters: int, name: str):
+def _conv1x1(x, filters: int, name: str) -> KerasTensor:
     return layers.Conv2D(filters, (1, 1), strides=(1, 1), padding="same", use_bias=False,
                          name=name, kernel_initializer="he_normal")(x)
 
 
 def separable_conv_block(x, filters: int, kernel_size=(3, 3), strides=(1, 1),
-                         block_id: str = ""):
+                         block_id: str = "") -> KerasTensor:
     """ReLU, SeparableConv2D (strided and padded if asked), BN, ReLU, SeparableConv2D, BN.
 
     Args:
@@ -51,7 +53,7 @@ def separable_conv_block(x, filters: int, kernel_size=(3, 3), strides=(1, 1),
     return _bn(f"separable_conv_2_bn_{block_id}")(x)
 
 
-def adjust_block(p, ip, filters: int, block_id: str):
+def adjust_block(p, ip, filters: int, block_id: str) -> KerasTensor:
     """The previous cell's output ``p`` brought to the shape of ``ip`` with ``filters``
     channels (halved resolution: two offset strided 1x1 paths; other channels: a projection).
 
@@ -85,11 +87,11 @@ def adjust_block(p, ip, filters: int, block_id: str):
     return p
 
 
-def _avg3(x, strides, padding: str, name: str):
+def _avg3(x, strides, padding: str, name: str) -> KerasTensor:
     return layers.AveragePooling2D((3, 3), strides=strides, padding=padding, name=name)(x)
 
 
-def normal_a_cell(ip, p, filters: int, block_id: str):
+def normal_a_cell(ip, p, filters: int, block_id: str) -> tuple:
     """A normal cell (same resolution).
 
     Args:
@@ -122,7 +124,7 @@ def normal_a_cell(ip, p, filters: int, block_id: str):
     return x, ip
 
 
-def reduction_a_cell(ip, p, filters: int, block_id: str):
+def reduction_a_cell(ip, p, filters: int, block_id: str) -> tuple:
     """A reduction cell (half the resolution).
 
     Args:
@@ -168,7 +170,7 @@ def nasnet(input_shape=None, penultimate_filters: int = 4032, num_blocks: int = 
            stem_block_filters: int = 96, skip_reduction: bool = True,
            filter_multiplier: int = 2, include_top=True, weights=None, input_tensor=None,
            pooling=None, classes=1000, default_size: int = 331,
-           classifier_activation="softmax", name="NASNet"):
+           classifier_activation="softmax", name="NASNet") -> Model:
     """A NASNet-A network (Keras' ``NASNet``).
 
     Args:

@@ -7,10 +7,12 @@ times, eight middle blocks, an exit flow. Layer names, order and parameter count
 from __future__ import annotations
 
 from .. import layers
+from ..layers.keras_tensor import KerasTensor
+from ..models import Model
 from . import _common, _heads, imagenet_utils
 
 
-def _sep_bn(x, filters: int, prefix: str, act: str | None, axis: int):
+def _sep_bn(x, filters: int, prefix: str, act: str | None, axis: int) -> KerasTensor:
     """Optional ReLU (named ``act``), a 3x3 SeparableConv2D and its BatchNormalization."""
     if act is not None:
         x = layers.Activation("relu", name=act)(x)
@@ -18,7 +20,7 @@ def _sep_bn(x, filters: int, prefix: str, act: str | None, axis: int):
     return layers.BatchNormalization(axis=axis, name=f"{prefix}_bn")(x)
 
 
-def _down_block(x, filters: tuple, block: int, axis: int, first_relu: bool = True):
+def _down_block(x, filters: tuple, block: int, axis: int, first_relu: bool = True) -> KerasTensor:
     """A downsampling residual block: two separable convolutions and a max pool, plus a strided
     1x1 convolution shortcut."""
     residual = layers.Conv2D(filters[1], (1, 1), strides=(2, 2), padding="same",
@@ -33,7 +35,7 @@ def _down_block(x, filters: tuple, block: int, axis: int, first_relu: bool = Tru
 
 
 def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
-             pooling=None, classes=1000, classifier_activation="softmax", name="xception"):
+             pooling=None, classes=1000, classifier_activation="softmax", name="xception") -> Model:
     file_name = ("xception_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
     _common.check_weights(weights, include_top, classes, file_name)

@@ -147,6 +147,19 @@ def test_weights_from_a_local_file(tmp_path):
                                rtol=1e-5, atol=1e-6)
 
 
+def test_keras_archive_round_trip_with_nested_models_and_custom_layers(tmp_path):
+    # ConvNeXt: Sequential stems inside, LayerScale, residual operations
+    model = A.ConvNeXtTiny(weights=None, include_top=False, input_shape=(32, 32, 3),
+                           pooling="avg")
+    path = str(tmp_path / "convnext.keras")
+    model.save(path)
+    copy = keras.models.load_model(path)
+    x = np.random.RandomState(2).uniform(0, 255, (1, 32, 32, 3)).astype("float32")
+    assert [w.name for w in copy.layers] == [w.name for w in model.layers]
+    np.testing.assert_allclose(copy.predict(x, verbose=0), model.predict(x, verbose=0),
+                               rtol=1e-4, atol=1e-5)
+
+
 def test_preprocess_input_and_module_functions():
     x = np.array([[[[0.0, 127.5, 255.0]]]], np.float32)
     for module in (A.inception_v3, A.inception_resnet_v2, A.xception, A.nasnet):

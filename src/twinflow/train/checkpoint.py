@@ -26,6 +26,7 @@ from .checkpoint_files import (
     load_npz,
     parse_json,
     read_arrays,
+    stored_value,
     update_checkpoint_state,
     write_arrays,
 )
@@ -301,7 +302,7 @@ class Checkpoint:
             return write_tf_checkpoint(self, os.fspath(file_prefix))
         if format != "twinflow":
             raise ValueError(f"format must be 'twinflow' or 'tensorflow', got {format!r}")
-        arrays = {p: v.numpy() for p, v in collect_variables(self).items()}
+        arrays = {p: stored_value(v) for p, v in collect_variables(self).items()}
         return write_arrays(os.fspath(file_prefix), arrays)
 
     def save(self, file_prefix: str, options=None, *, format: str = "twinflow") -> str:

@@ -9,6 +9,7 @@ Keras' legacy ``.h5`` weights, or a twinflow checkpoint).
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from .. import backend, layers
 from ..keras_archive import load_legacy_weights
@@ -30,19 +31,17 @@ def _is_weights_file(path) -> bool:
     return os.path.isfile(path) or os.path.isfile(path + ".index")
 
 
-def check_weights(weights, include_top: bool, classes: int, file_name: str | None) -> None:
+def check_weights(weights, include_top: bool, classes: int) -> None:
     """Validates ``weights`` before anything is built.
 
     Args:
         weights: None, ``"imagenet"`` or the path of a weights file.
         include_top: whether the model gets its classifier.
         classes: the number of classes of the classifier.
-        file_name: the name of the ImageNet weights file Keras would download for this
-            configuration (None: Keras has none).
 
     Raises:
-        ValueError: for an unknown ``weights`` value, ``"imagenet"`` with ``classes`` other
-            than 1000 and a classifier, or ``"imagenet"`` weights missing from the Keras cache.
+        ValueError: for an unknown ``weights`` value, or ``"imagenet"`` with ``classes``
+            other than 1000 and a classifier.
     """
     if weights is None or (weights != "imagenet" and _is_weights_file(weights)):
         return
@@ -53,6 +52,21 @@ def check_weights(weights, include_top: bool, classes: int, file_name: str | Non
     if include_top and classes != 1000:
         raise ValueError("If using `weights='imagenet'` with `include_top=True`, `classes` "
                          f"should be 1000.  Received classes={classes}")
+
+
+def check_cached(weights, file_name: str | None) -> None:
+    """With ``weights="imagenet"``, the ImageNet file must already be in the Keras cache.
+
+    Args:
+        weights: the weights argument (nothing is checked unless ``"imagenet"``).
+        file_name: the name of the file Keras would download for this configuration (None:
+            Keras publishes none).
+
+    Raises:
+        ValueError: if the file is not in the cache (twinflow downloads nothing).
+    """
+    if weights != "imagenet":
+        return
     if file_name is None:
         raise ValueError("Keras publishes no ImageNet weights for this configuration; use "
                          "weights=None or the path of a weights file.")
@@ -61,6 +75,35 @@ def check_weights(weights, include_top: bool, classes: int, file_name: str | Non
             f"weights='imagenet': twinflow cannot download pretrained weights. Put Keras' "
             f"file {file_name} (from {KERAS_WEIGHTS_URL}) at {_cache_path(file_name)}, or pass "
             "its path as `weights=`, or use weights=None for random initialization.")
+
+
+def standard_input(weights, include_top: bool, classes: int, input_shape, input_tensor,
+                   weights_name: str | None) -> tuple:
+    """The start of the ResNet, VGG and DenseNet builders: ``weights`` checked, the input
+    shape validated (default 224x224, at least 32x32) and the image input made.
+
+    Args:
+        weights: the weights argument.
+        include_top: whether the model gets its classifier.
+        classes: the number of classes.
+        input_shape: the user's input shape or None.
+        input_tensor: the user's KerasTensor or None.
+        weights_name: the prefix of Keras' ImageNet files
+            (``<prefix>_weights_tf_dim_ordering_tf_kernels[_notop].h5``), or None.
+
+    Returns:
+        ``(image input, ImageNet file name or None)``.
+    """
+    file_name = None
+    if weights_name is not None:
+        top = "" if include_top else "_notop"
+        file_name = f"{weights_name}_weights_tf_dim_ordering_tf_kernels{top}.h5"
+    check_weights(weights, include_top, classes)
+    check_cached(weights, file_name)
+    input_shape = imagenet_utils.obtain_input_shape(
+        input_shape, default_size=224, min_size=32,
+        data_format=backend.image_data_format(), require_flatten=include_top, weights=weights)
+    return image_input(input_shape, input_tensor), file_name
 
 
 def image_input(input_shape: tuple, input_tensor) -> KerasTensor:
@@ -109,7 +152,7 @@ def source_inputs(tensor: KerasTensor) -> list:
 
 
 def classifier_or_pooling(x, include_top: bool, pooling, classes: int,
-                          classifier_activation, weights):
+                          classifier_activation, weights, named: bool = True):
     """Keras' usual top: global average pooling and a ``predictions`` Dense layer, or the
     ``pooling`` asked for (``avg_pool``/``max_pool``) without one.
 
@@ -120,23 +163,26 @@ def classifier_or_pooling(x, include_top: bool, pooling, classes: int,
         classes: the number of classes.
         classifier_activation: the activation of ``predictions``.
         weights: the weights argument (pretrained weights allow only softmax or None).
+        named: whether the pooling layers are named (some Keras models leave them unnamed:
+            ``global_average_pooling2d``...).
 
     Returns:
         The model's output.
     """
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        x = layers.GlobalAveragePooling2D(name="avg_pool" if named else None)(x)
         imagenet_utils.validate_activation(classifier_activation, weights)
         return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    return pool(x, pooling)
+    return pool(x, pooling, named)
 
 
-def pool(x, pooling):
+def pool(x, pooling, named: bool = True):
     """``avg_pool``, ``max_pool`` or nothing, for a model without its classifier.
 
     Args:
         x: the features.
         pooling: None, ``"avg"`` or ``"max"``.
+        named: whether the pooling layer is named (else Keras' automatic name).
 
     Returns:
         The pooled features (``x`` itself for None).
@@ -145,9 +191,9 @@ def pool(x, pooling):
         ValueError: for another value.
     """
     if pooling == "avg":
-        return layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        return layers.GlobalAveragePooling2D(name="avg_pool" if named else None)(x)
     if pooling == "max":
-        return layers.GlobalMaxPooling2D(name="max_pool")(x)
+        return layers.GlobalMaxPooling2D(name="max_pool" if named else None)(x)
     if pooling is not None:
         raise ValueError(f"`pooling` should be None, 'avg' or 'max'. Received: {pooling!r}")
     return x
@@ -196,3 +242,124 @@ def load_weights_file(model: Model, path) -> None:
         return
     model.load_weights(path)
 
+
+
+_MODEL_DOC = """Instantiates the {title} architecture (Keras 3's layers, names, parameters).
+
+{extra}Args:
+{args}    include_top: whether to include the classifier at the top.
+    weights: None (random initialization), ``"imagenet"`` (only from the Keras cache:
+        twinflow downloads nothing) or the path of a weights file to load.
+    input_tensor: an optional KerasTensor (from ``keras.Input``) to build the model on.
+    input_shape: an optional shape tuple without the batch dimension; with
+        ``include_top=True`` it must be fully known.
+    pooling: without the classifier, None (4D feature maps), ``"avg"`` or ``"max"``
+        (global pooling).
+    classes: the number of classes of the classifier.
+    classifier_activation: the activation of the classifier (a name, a callable or None
+        for logits).
+    name: the model's name.
+
+Returns:
+    A ``keras.Model``.
+"""
+
+
+def document(fn, title: str, args: str = "", extra: str = ""):
+    """Gives an application constructor the shared docstring.
+
+    Args:
+        fn: the constructor.
+        title: the architecture's name as the docstring says it.
+        args: documentation of the arguments it has besides the shared ones (indented lines).
+        extra: a paragraph (ending in a blank line) before the arguments.
+
+    Returns:
+        ``fn``.
+    """
+    fn.__doc__ = _MODEL_DOC.format(title=title, args=args, extra=extra)
+    return fn
+
+
+
+def preprocessor(mode: str | None):
+    """A model module's ``preprocess_input``: ``imagenet_utils.preprocess_input`` in ``mode``.
+
+    Args:
+        mode: the imagenet_utils mode the model was trained with (None: the model
+            preprocesses its input itself, and ``preprocess_input`` returns ``x`` unchanged).
+
+    Returns:
+        The function.
+    """
+    def preprocess_input(x, data_format: str | None = None) -> Any:
+        if mode is None:
+            return x
+        return imagenet_utils.preprocess_input(x, data_format=data_format, mode=mode)
+    what = (f'``imagenet_utils.preprocess_input`` with ``mode="{mode}"``' if mode else
+            "nothing to do: the model rescales its input itself; ``x`` is returned unchanged")
+    preprocess_input.__doc__ = f"""Preprocesses a batch of images (values in [0, 255]) for
+    this model ({what}).
+
+    Args:
+        x: a 3D or 4D NumPy array, tensor or KerasTensor with 3 colour channels (a floating
+            NumPy array is written over, as in Keras).
+        data_format: ``"channels_last"`` / ``"channels_first"``; None: the Keras setting.
+
+    Returns:
+        The preprocessed images.
+    """
+    return preprocess_input
+
+
+def spatial(shape) -> tuple:
+    """(rows, cols) of an image shape without the batch dimension, per the data format.
+
+    Args:
+        shape: a 3-entry shape.
+
+    Returns:
+        The two spatial sizes (None where unknown).
+    """
+    if backend.image_data_format() == "channels_first":
+        return shape[1], shape[2]
+    return shape[0], shape[1]
+
+
+def check_tensor_shape(input_shape, input_tensor) -> None:
+    """``input_shape`` and ``input_tensor`` given together must agree.
+
+    Args:
+        input_shape: the user's shape (without the batch dimension), or None.
+        input_tensor: the user's KerasTensor, or None.
+
+    Raises:
+        ValueError: if ``input_tensor`` is not a KerasTensor or its shape differs.
+    """
+    if input_shape is None or input_tensor is None:
+        return
+    if not backend.is_keras_tensor(input_tensor):
+        raise ValueError("input_tensor is not a Keras tensor; Received "
+                         f"`input_tensor={input_tensor}`")
+    have = tuple(input_tensor.shape)[1:]
+    if len(have) != len(input_shape) or any(
+            a is not None and b is not None and a != b for a, b in zip(have, input_shape)):
+        raise ValueError(f"input_shape {tuple(input_shape)} does not match the shape of "
+                         f"input_tensor {tuple(input_tensor.shape)}")
+
+
+def make_divisible(v: float, divisor: int = 8, min_value: int | None = None) -> int:
+    """``v`` rounded to a multiple of ``divisor``, never below 90% of ``v`` (MobileNets'
+    channel counts).
+
+    Args:
+        v: the channel count before rounding.
+        divisor: the multiple.
+        min_value: the smallest result (``divisor`` by default).
+
+    Returns:
+        The rounded count.
+    """
+    min_value = divisor if min_value is None else min_value
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    return new_v + divisor if new_v < 0.9 * v else new_v

@@ -19,6 +19,7 @@ from ..layers.keras_tensor import KerasTensor
 from ..models import Model, Sequential
 from ..utils import register_keras_serializable
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 # depths and widths of the four stages
 VARIANTS = {"tiny": ([3, 3, 9, 3], [96, 192, 384, 768]),
@@ -152,7 +153,8 @@ def convnext(variant: str, include_top=True, include_preprocessing=True, weights
     name = name or f"convnext_{variant}"
     _heads.require_channels_last("ConvNeXt")
     file_name = f"convnext_{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=224, min_size=32, data_format="channels_last",
         require_flatten=include_top, weights=weights)
@@ -202,7 +204,8 @@ def _variant(v: str):
         return convnext(v, include_top, include_preprocessing, weights, input_tensor,
                         input_shape, pooling, classes, classifier_activation, name)
     make.__name__ = make.__qualname__ = f"ConvNeXt{v.capitalize() if v != 'xlarge' else 'XLarge'}"
-    make.__doc__ = _heads.model_doc(make.__name__, 224, preprocessing=True)
+    _common.document(make, make.__name__, args=_heads.PREPROCESSING_ARG,
+                     extra="Default input 224x224; channels_last only.\n\n")
     make.__annotations__["return"] = "Model"
     return make
 
@@ -214,5 +217,4 @@ ConvNeXtLarge = _variant("large")
 ConvNeXtXLarge = _variant("xlarge")
 
 
-preprocess_input = _heads.preprocessor(None)
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor(None)

@@ -13,6 +13,7 @@ from .. import initializers, layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 # (kernel size, repeats, filters in, filters out, expand ratio, strides) of the seven stages;
 # every block has a skip connection where shapes allow and squeeze-excitation ratio 0.25
@@ -181,7 +182,8 @@ def efficientnet(variant: str, include_top=True, weights=None, input_tensor=None
     width, depth, size, dropout = VARIANTS[variant]
     name = name or f"efficientnet{variant}"
     file_name = f"efficientnet{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     bn_axis = _heads.channel_axis()
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=size, min_size=32,
@@ -230,9 +232,9 @@ def _variant(v: str):
         return efficientnet(v, include_top, weights, input_tensor, input_shape, pooling,
                             classes, classifier_activation, name)
     make.__name__ = make.__qualname__ = f"EfficientNet{v.upper()}"
-    make.__doc__ = _heads.model_doc(
-        f"EfficientNet{v.upper()}", size,
-        note="Its ``Rescaling`` and ``Normalization`` layers preprocess ``[0, 255]`` images.\n\n")
+    _common.document(make, f"EfficientNet{v.upper()}", extra=(
+        f"Default input {size}x{size}; its ``Rescaling`` and ``Normalization`` layers "
+        "preprocess ``[0, 255]`` images.\n\n"))
     make.__annotations__["return"] = "Model"
     return make
 
@@ -247,5 +249,4 @@ EfficientNetB6 = _variant("b6")
 EfficientNetB7 = _variant("b7")
 
 
-preprocess_input = _heads.preprocessor(None)
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor(None)

@@ -15,6 +15,7 @@ from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from . import _common, _heads, imagenet_utils
 from .efficientnet import conv_bn, conv_init, dense_init, squeeze_excite
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 # (fused, repeats, filters in, filters out, expand ratio, se ratio, strides); kernel size 3
 _B = [(1, 1, 32, 16, 1, 0, 1), (1, 2, 16, 32, 4, 0, 2), (1, 2, 32, 48, 4, 0, 2),
@@ -131,7 +132,8 @@ def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=N
     width, depth, size = VARIANTS[variant]
     name = name or f"efficientnetv2-{variant}"
     file_name = f"efficientnetv2-{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     bn_axis = _heads.channel_axis()
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=size, min_size=32,
@@ -179,8 +181,8 @@ def _variant(v: str):
         return efficientnet_v2(v, include_top, weights, input_tensor, input_shape, pooling,
                                classes, classifier_activation, include_preprocessing, name)
     make.__name__ = make.__qualname__ = f"EfficientNetV2{v.upper()}"
-    make.__doc__ = _heads.model_doc(f"EfficientNetV2{v.upper()}", VARIANTS[v][2],
-                                    preprocessing=True)
+    _common.document(make, f"EfficientNetV2{v.upper()}", args=_heads.PREPROCESSING_ARG,
+                     extra=f"Default input {VARIANTS[v][2]}x{VARIANTS[v][2]}.\n\n")
     make.__annotations__["return"] = "Model"
     return make
 
@@ -194,5 +196,4 @@ EfficientNetV2M = _variant("m")
 EfficientNetV2L = _variant("l")
 
 
-preprocess_input = _heads.preprocessor(None)
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor(None)

@@ -92,7 +92,7 @@ def _tensor_preprocess(x, data_format: str, mode: str):
     return x - np.asarray(_CAFFE_MEAN, np_dtype).reshape(shape)
 
 
-def preprocess_input(x, data_format: str | None = None, mode: str = "caffe"):
+def preprocess_input(x, data_format: str | None = None, mode: str = "caffe") -> Any:
     """Preprocesses a batch of images (values in [0, 255]) as an ImageNet model expects.
 
     A floating NumPy array is written over (and returned), as in Keras; use ``np.copy(x)``

@@ -13,6 +13,7 @@ from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from ..utils import register_keras_serializable
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 
 @register_keras_serializable(package="twinflow.applications")
@@ -109,7 +110,8 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
                       classifier_activation="softmax", name="inception_resnet_v2") -> Model:
     file_name = ("inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     axis = _heads.channel_axis()
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=75,
@@ -148,9 +150,8 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-InceptionResNetV2.__doc__ = _heads.model_doc(
-    "InceptionResNetV2", 299,
-    note="Inputs go through ``preprocess_input`` (to ``[-1, 1]``); images of at least 75x75.\n\n")
+_common.document(InceptionResNetV2, "InceptionResNetV2", extra=(
+    "Default input 299x299 (at least 75x75); inputs go through ``preprocess_input`` (to "
+    "``[-1, 1]``).\n\n"))
 
-preprocess_input = _heads.preprocessor("tf")
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor("tf")

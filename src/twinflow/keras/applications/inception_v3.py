@@ -9,6 +9,7 @@ from .. import layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 
 def conv2d_bn(x, filters: int, rows: int, cols: int, padding: str = "same", strides=(1, 1),
@@ -76,7 +77,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
                 name="inception_v3") -> Model:
     file_name = ("inception_v3_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     axis = _heads.channel_axis()
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=75,
@@ -110,9 +112,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-InceptionV3.__doc__ = _heads.model_doc(
-    "InceptionV3", 299, note="Inputs go through ``preprocess_input`` (to ``[-1, 1]``); images of "
-    "at least 75x75.\n\n")
+_common.document(InceptionV3, "InceptionV3", extra=(
+    "Default input 299x299 (at least 75x75); inputs go through ``preprocess_input`` (to "
+    "``[-1, 1]``).\n\n"))
 
-preprocess_input = _heads.preprocessor("tf")
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor("tf")

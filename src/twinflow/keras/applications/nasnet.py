@@ -11,6 +11,7 @@ from .. import layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 _BN = {"axis": -1, "momentum": 0.9997, "epsilon": 1e-3}
 
@@ -197,7 +198,8 @@ def nasnet(input_shape=None, penultimate_filters: int = 4032, num_blocks: int = 
     file_name = {224: "nasnet_mobile", 331: "nasnet_large"}.get(default_size)
     if file_name is not None:
         file_name += ".h5" if include_top else "_no_top.h5"
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format="channels_last",
         require_flatten=include_top, weights=weights)
@@ -243,9 +245,9 @@ def _variant(v: str):
                       pooling=pooling, classes=classes, default_size=size,
                       classifier_activation=classifier_activation, name=name)
     make.__name__ = make.__qualname__ = f"NASNet{v.capitalize()}"
-    make.__doc__ = _heads.model_doc(
-        f"NASNet-A {v.capitalize()}", size, shape_first=True,
-        note="Inputs go through ``preprocess_input`` (to ``[-1, 1]``); channels_last only.\n\n")
+    _common.document(make, f"NASNet-A {v.capitalize()}", extra=(
+        f"Default input {size}x{size}; inputs go through ``preprocess_input`` (to "
+        "``[-1, 1]``); channels_last only.\n\n"))
     make.__annotations__["return"] = "Model"
     return make
 
@@ -254,5 +256,4 @@ NASNetMobile = _variant("mobile")
 NASNetLarge = _variant("large")
 
 
-preprocess_input = _heads.preprocessor("tf")
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor("tf")

@@ -10,6 +10,7 @@ from .. import layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from . import _common, _heads, imagenet_utils
+from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 
 def _sep_bn(x, filters: int, prefix: str, act: str | None, axis: int) -> KerasTensor:
@@ -38,7 +39,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
              pooling=None, classes=1000, classifier_activation="softmax", name="xception") -> Model:
     file_name = ("xception_weights_tf_dim_ordering_tf_kernels"
                  + ("" if include_top else "_notop") + ".h5")
-    _common.check_weights(weights, include_top, classes, file_name)
+    _common.check_weights(weights, include_top, classes)
+    _common.check_cached(weights, file_name)
     axis = -1 if _heads.channel_axis() == 3 else 1
     shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=299, min_size=71,
@@ -70,9 +72,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-Xception.__doc__ = _heads.model_doc(
-    "Xception", 299, note="Inputs go through ``preprocess_input`` (to ``[-1, 1]``); images of "
-    "at least 71x71.\n\n")
+_common.document(Xception, "Xception", extra=(
+    "Default input 299x299 (at least 71x71); inputs go through ``preprocess_input`` (to "
+    "``[-1, 1]``).\n\n"))
 
-preprocess_input = _heads.preprocessor("tf")
-decode_predictions = _heads.decode_predictions
+preprocess_input = _common.preprocessor("tf")

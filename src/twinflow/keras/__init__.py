@@ -31,7 +31,7 @@ from . import (
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .initializers import Initializer
-from .layers import Input, InputLayer, KerasTensor, Layer
+from .layers import Input, InputLayer, InputSpec, KerasTensor, Layer
 from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
@@ -56,7 +56,7 @@ __all__ = ["activations", "applications", "backend", "callbacks", "config", "con
            "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree", "visualization", "wrappers",
-           "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
+           "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer", "InputSpec",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
            "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
            "Variable", "device", "name_scope", "remat", "version"]

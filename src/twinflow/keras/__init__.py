@@ -58,5 +58,5 @@ __all__ = ["activations", "applications", "backend", "callbacks", "config", "con
            "saving", "utils", "random", "tree", "visualization", "wrappers",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer", "InputSpec",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
-           "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+           "Function", "InputSpec", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
            "Variable", "device", "name_scope", "remat", "version"]

@@ -103,6 +103,7 @@ _LAZY = {
     "quantization": (".quantization", None), "test": (".testing", None),
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
     "lookup": (".lookup", None),
+    "queue": (".queue", None), "raw_ops": (".raw_ops", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -134,7 +135,7 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization", "sets"):
+                  "quantization", "sets", "queue"):
         if _name in _LAZY:
             __getattr__(_name)
 

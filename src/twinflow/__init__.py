@@ -104,6 +104,7 @@ _LAZY = {
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
     "lookup": (".lookup", None),
     "queue": (".queue", None), "raw_ops": (".raw_ops", None),
+    "profiler": (".profiler", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),

@@ -119,6 +119,8 @@ def __getattr__(name: str):
     mod = _importlib.import_module(entry[0], __name__)
     value = mod if entry[1] is None else getattr(mod, entry[1])
     globals()[name] = value
+    if name == "data":  # tw.lookup declares tw.data.experimental's table functions
+        __getattr__("lookup")
     return value
 
 

@@ -544,3 +544,26 @@ __all__ = ["AUTOTUNE", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALIT
            "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",
            "ExternalStatePolicy", "OptimizationOptions", "Optional", "RandomDataset", "Reducer",
            "SHARD_HINT", "ThreadingOptions"]
+
+
+# DatasetInitializer, table_from_dataset and index_table_from_dataset build tw.lookup tables,
+# which live above this package: tw.lookup declares them here when it loads (the public
+# namespace loads it together with tw.data).
+_TABLE_FUNCTIONS: dict = {}
+
+
+def register_table_functions(**functions) -> None:
+    """Declares the names of ``tw.data.experimental`` that tw.lookup defines.
+
+    Args:
+        **functions: name -> class or function.
+    """
+    _TABLE_FUNCTIONS.update(functions)
+
+
+def __getattr__(name: str):
+    try:
+        return _TABLE_FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module 'twinflow.data.experimental' has no attribute "
+                             f"{name!r}") from None

@@ -2,10 +2,11 @@
 
 One line per op, in graph order (so stateful ops run in program order, once per call)::
 
-    def __make__(k0, c1):                  # kernels and constants become closure cells
+    def __make__(c0, c1, k2, k3, c4):      # kernels and constants become closure cells
         def matmul_fn(a0, a1):
-            r0 = k0(a0, a1)                # MatMul (MatMul) user.py:12 in f: x = tf.matmul(x, y)
-            r1 = k1(r0, c1)                # AddV2 (AddV2) user.py:13 in f: x = x + b
+            if c0.profiling: return c1(a0, a1)     # a profiler records: run the timed twin
+            r0 = k2(a0, a1)                # MatMul (MatMul) user.py:12 in f: x = tf.matmul(x, y)
+            r1 = k3(r0, c4)                # AddV2 (AddV2) user.py:13 in f: x = x + b
             return (r1,)
         return matmul_fn
 
@@ -437,9 +438,8 @@ def compile_program(prog: Program, name: str = "fn", trace: bool = False) -> Com
     params = [f"a{i}" for i in range(len(prog.inputs))]
     em = _Emitter(trace)
     if not trace:  # while a profiler records, calls run the traced twin (compiled on demand)
-        em.emit(f"        if {em.cell(process, 'c')}.profiling:")
-        em.emit(f"            return {em.cell(_TracedTwin(prog, name), 'c')}"
-                f"({', '.join(params)})")
+        em.emit(f"        if {em.cell(process, 'c')}.profiling: return "
+                f"{em.cell(_TracedTwin(prog, name), 'c')}({', '.join(params)})")
     rets = em.block(prog, params, "        ", 0)
     closure, line_ops = em.closure, em.line_ops
     while fname in closure:  # a function named like a kernel cell (k3) would shadow it

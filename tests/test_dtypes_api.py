@@ -5,9 +5,10 @@ import pytest
 import twinflow as tw
 from twinflow.core import dtypes as core_dtypes
 
-DTYPE_NAMES = ["bool", "complex64", "complex128", "double", "float16", "float32", "float64",
-               "half", "int8", "int16", "int32", "int64", "resource", "string", "uint8",
-               "uint16", "uint32", "uint64", "variant"]
+DTYPE_NAMES = ["bfloat16", "bool", "complex64", "complex128", "double", "float16", "float32",
+               "float64", "half", "int8", "int16", "int32", "int64", "qint8", "qint16", "qint32",
+               "quint8", "quint16", "resource", "string", "uint8", "uint16", "uint32", "uint64",
+               "variant"]
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
@@ -26,8 +27,9 @@ def test_as_dtype_and_dtype_class():
     assert tw.dtypes.as_dtype("float32") is tw.float32
     assert tw.dtypes.as_dtype(np.int64) is tw.int64
     assert tw.dtypes.DType is core_dtypes.DType
+    assert tw.dtypes.as_dtype("qint8") is tw.qint8
     with pytest.raises(TypeError):
-        tw.dtypes.as_dtype("qint8")  # quantized dtypes are not supported
+        tw.dtypes.as_dtype("qint4")  # no such dtype
 
 
 def test_import_path_is_the_same_module():

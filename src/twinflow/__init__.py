@@ -9,10 +9,10 @@ from .core import allocator as _allocator  # noqa: F401  (freed arrays stay in t
 from .core import dtypes as _dtypes
 from .core.context import executing_eagerly
 from .core.devices import DeviceSpec, device
-from .core.dtypes import (DType, as_dtype, bool_ as bool,
+from .core.dtypes import (DType, as_dtype, bfloat16, bool_ as bool,
                           complex64, complex128, double, float16, float32, float64, half, int8,
-                          int16, int32, int64, resource, string, uint8, uint16, uint32, uint64,
-                          variant)
+                          int16, int32, int64, qint8, qint16, qint32, quint8, quint16, resource,
+                          string, uint8, uint16, uint32, uint64, variant)
 from .core.shapes import TensorShape
 from .eager.execute import constant, is_tensor
 from .ops.core import convert_to_tensor_packed as convert_to_tensor
@@ -84,6 +84,8 @@ from .graph.graph import Operation
 from .ops.init_ops import (constant_initializer, ones_initializer, random_normal_initializer,
                            random_uniform_initializer, zeros_initializer)
 from .ops.linalg_lu import eig, eigvals
+from .ops.linalg_matfun import sqrtm as matrix_square_root  # noqa: E402
+from .ops.nn.isotonic_approx import approx_top_k  # noqa: E402
 from .ops.array.bits import bitcast, fingerprint
 from .ops.array.batch_space import (batch_to_space, dynamic_partition, dynamic_stitch,
                                     required_space_to_batch_paddings, space_to_batch,

@@ -1,12 +1,15 @@
 """``tw.dtypes``: the dtype objects, ``as_dtype`` and the casts (re-exports).
 
 Internal code imports ``twinflow.core.dtypes``; this module is only the public namespace, as
-TensorFlow's ``tf.dtypes``. The quantized (``qint8``...), ``bfloat16`` and float8/int4 dtypes
-are not supported (see docs/tf_differences.md).
+TensorFlow's ``tf.dtypes``; ``experimental`` holds the float8/float4/int4/int2 types
+(docs/dtypes.md).
 """
+from . import dtypes_experimental as experimental  # noqa: F401
 from .core.dtypes import (  # noqa: F401
+    QUANTIZED_DTYPES,
     DType,
     as_dtype,
+    bfloat16,
     complex64,
     complex128,
     double,
@@ -18,6 +21,11 @@ from .core.dtypes import (  # noqa: F401
     int16,
     int32,
     int64,
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
     resource,
     string,
     uint8,

@@ -1,7 +1,21 @@
-"""``tw.experimental``: ExtensionType, Optional, DLPack, execution switches (re-exports)."""
+"""``tw.experimental``: ExtensionType, the float8/float4/int4/int2 dtypes, Optional, DLPack,
+execution switches (re-exports); ``numpy`` (``tw.experimental.numpy``, loaded on first use)."""
+import importlib as _importlib
 import types as _types
 
 from .core import lazy as _lazy
+from .dtypes_experimental import (  # noqa: F401
+    float4_e2m1fn,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    int2,
+    int4,
+    uint2,
+    uint4,
+)
 from .eager import dlpack as _dlpack
 from .function.runtime_options import (  # noqa: F401
     async_clear_error,
@@ -17,15 +31,28 @@ from .ops.extension_type import (  # noqa: F401
 )
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec", "extension_type",
+           "float4_e2m1fn", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
+           "float8_e5m2", "float8_e5m2fnuz", "int2", "int4", "uint2", "uint4",
            "dlpack", "async_clear_error", "async_scope", "enable_strict_mode",
            "function_executor_type"]
 
 dlpack = _types.SimpleNamespace(to_dlpack=_dlpack.to_dlpack, from_dlpack=_dlpack.from_dlpack)
 
+# Heavy areas load on first use (as twinflow/__init__.py's _LAZY): name -> module.
+_LAZY = {"numpy": "twinflow.numpy_api.tnp"}
+
 
 def __getattr__(name: str):
-    # Optional lives with tw.data, which is loaded on first use (import twinflow stays fast).
-    if name == "Optional":
+    if name == "Optional":  # tw.data's Optional (tw.data loads on first use)
         optional = globals()["Optional"] = _lazy.get("Optional")
         return optional
-    raise AttributeError(f"module 'twinflow.experimental' has no attribute {name!r}")
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'twinflow.experimental' has no attribute {name!r}")
+    value = _importlib.import_module(target)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY) | {"Optional"})

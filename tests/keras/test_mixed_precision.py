@@ -52,6 +52,42 @@ def test_layers_compute_in_float16_with_float32_variables(mixed):
     assert model.layers[0].compute_dtype == "float16"
 
 
+def test_mixed_bfloat16_computes_in_bfloat16_with_float32_variables():
+    mp.set_global_policy("mixed_bfloat16")
+    try:
+        layer = Probe()
+        assert (layer.compute_dtype, layer.variable_dtype) == ("bfloat16", "float32")
+        out = layer(np.ones((3, 4), np.float32))
+        assert layer.seen == (tw.bfloat16, tw.bfloat16, tw.float32)
+        assert out.dtype == tw.bfloat16
+        with tw.GradientTape() as tape:
+            loss = tw.reduce_sum(tw.cast(layer(np.ones((3, 4), np.float32)), tw.float32))
+        (g,) = tape.gradient(loss, [layer.w])
+        assert g.dtype == tw.float32
+        np.testing.assert_allclose(g.numpy(), np.full((4, 2), 3.0))
+        assert tw.function(lambda x: layer(x))(tw.ones((2, 4))).dtype == tw.bfloat16
+        # A whole model trains: bfloat16 inside (normalization in float32 as Keras does),
+        # float32 variables and outputs of the float32 head; no loss scaling for bfloat16.
+        inp = keras.Input((4,))
+        h = keras.layers.Dense(8, activation="relu")(inp)
+        h = keras.layers.LayerNormalization()(h)
+        probe = Probe()
+        out = keras.layers.Dense(2, activation="softmax", dtype="float32")(probe(h))
+        model = keras.Model(inp, out)
+        model.compile(keras.optimizers.Adam(0.05), "sparse_categorical_crossentropy")
+        rng = np.random.default_rng(0)
+        x = rng.random((64, 4), dtype=np.float32)
+        y = (x.sum(1) > 2).astype(np.int32)
+        losses = model.fit(x, y, epochs=4, verbose=0).history["loss"]
+        assert losses[-1] < losses[0]
+        assert probe.seen[0] == tw.bfloat16
+        assert not isinstance(model.optimizer, mp.LossScaleOptimizer)
+        assert {w.dtype for w in model.weights} == {tw.float32}
+        assert model.predict(x[:2], verbose=0).dtype == np.float32
+    finally:
+        mp.set_global_policy("float32")
+
+
 def test_policy_objects_and_config_round_trip(mixed):
     assert mp.global_policy().name == "mixed_float16"
     assert keras.config.dtype_policy() == keras.DTypePolicy("mixed_float16")
@@ -63,8 +99,7 @@ def test_policy_objects_and_config_round_trip(mixed):
     assert again.compute_dtype == "float16"
     d = keras.dtype_policies.serialize(again.dtype_policy)
     assert keras.dtype_policies.deserialize(d).name == "mixed_float16"
-    with pytest.raises(ValueError, match="bfloat16"):
-        keras.DTypePolicy("mixed_bfloat16")
+    assert keras.DTypePolicy("mixed_bfloat16").compute_dtype == "bfloat16"
     with pytest.raises(ValueError, match="dtype policy"):
         keras.DTypePolicy("mixed_int3")
 

@@ -477,7 +477,8 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
 def _has_gradient(t) -> bool:
     """Whether a tensor of ``t``'s dtype carries a gradient (resource: a variable's handle)."""
     if type(t) is EagerTensor:
-        return t._value.dtype.kind in "fc"  # is_differentiable, without the DType lookup
+        k = t._value.dtype.kind  # is_differentiable, without the DType lookup (but bfloat16)
+        return k in "fc" or k == "V" and t.dtype.is_differentiable
     d = t.dtype
     return d.is_differentiable or d is _RESOURCE or d is _VARIANT
 

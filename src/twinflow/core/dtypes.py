@@ -5,6 +5,8 @@ by identity on the hot path.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 
@@ -13,49 +15,73 @@ class DType:
 
     Args:
         name: the TensorFlow name (``"float32"``).
-        np_dtype: the matching NumPy dtype.
+        np_dtype: the matching NumPy dtype; None for the ``ml_dtypes`` types (bfloat16, the
+            float8 and int4 families), whose NumPy dtype is made on first use so that
+            ``import twinflow`` does not import ``ml_dtypes``.
         enum: TensorFlow's DataType enum value.
+        kind: the dtype kind (NumPy's letters; ``q`` for the quantized types), when the NumPy
+            dtype does not say it (``ml_dtypes`` types are NumPy kind ``V``).
     """
 
-    __slots__ = ("name", "as_numpy_dtype", "np", "_enum")
+    __slots__ = ("name", "as_numpy_dtype", "np", "_enum", "kind")
 
-    def __init__(self, name: str, np_dtype, enum: int) -> None:
+    def __init__(self, name: str, np_dtype, enum: int, kind: str | None = None) -> None:
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.as_numpy_dtype = self.np.type
         self._enum = enum
+        if np_dtype is not None:
+            self.np = np.dtype(np_dtype)
+            # (the quantized types: the structured dtype itself, as TensorFlow)
+            self.as_numpy_dtype = self.np if kind == "q" else self.np.type
+        self.kind = kind or self.np.kind
+
+    def __getattr__(self, attr: str):
+        # Only reached when a slot is unset: ``np``/``as_numpy_dtype`` of an ml_dtypes type
+        # before ml_dtypes is loaded. The hot path (a set slot) never comes here.
+        if attr in ("np", "as_numpy_dtype"):
+            load_ml_dtypes()
+            return object.__getattribute__(self, attr)
+        raise AttributeError(f"'DType' object has no attribute {attr!r}")
 
     @property
     def is_floating(self) -> bool:
-        return self.np.kind == "f"
+        return self.kind == "f"
 
     @property
     def is_integer(self) -> bool:
-        return self.np.kind in "iu"
+        return self.kind in "iu"
 
     @property
     def is_unsigned(self) -> bool:
-        return self.np.kind == "u"
+        return self.kind == "u"
 
     @property
     def is_complex(self) -> bool:
-        return self.np.kind == "c"
+        return self.kind == "c"
 
     @property
     def is_bool(self) -> bool:
-        return self.np.kind == "b"
+        return self.kind == "b"
+
+    @property
+    def is_quantized(self) -> bool:
+        return self.kind == "q"
 
     @property
     def is_numeric(self) -> bool:
-        return self.np.kind in "iufc"
+        # As TensorFlow: the float8/float4/int4/int2 types (storage types) are not numeric.
+        return self.kind in "iufcq" and self not in _STORAGE_ONLY
 
     @property
     def is_string(self) -> bool:
-        return self.np.kind in "OSU"
+        return self.kind in "OSU"
 
     @property
     def is_differentiable(self) -> bool:
-        return self.np.kind in "fc"
+        return self.kind in "fc"
+
+    @property
+    def is_numpy_compatible(self) -> bool:
+        return self not in (resource, variant)
 
     @property
     def real_dtype(self) -> DType:
@@ -71,11 +97,23 @@ class DType:
 
     @property
     def min(self):
-        return np.finfo(self.np).min if self.is_floating else np.iinfo(self.np).min
+        return self._info().min
 
     @property
     def max(self):
-        return np.finfo(self.np).max if self.is_floating else np.iinfo(self.np).max
+        return self._info().max
+
+    def _info(self):
+        if any(self is d for d in ML_DTYPES):
+            ml = _LOADED["np"] if "np" in _LOADED else (load_ml_dtypes(), _LOADED["np"])[1]
+            return ml.finfo(self.np) if self.kind == "f" else ml.iinfo(self.np)
+        if self.kind == "f":
+            return np.finfo(self.np)
+        if self.kind in "iu":
+            return np.iinfo(self.np)
+        if self.kind == "b":
+            return _BoolInfo
+        raise TypeError(f"Cannot find minimum/maximum value for {self}.")
 
     @property
     def as_datatype_enum(self) -> int:
@@ -116,6 +154,10 @@ class DType:
         return hash(self.name)
 
 
+class _BoolInfo:
+    min, max = False, True
+
+
 # Enum values follow TensorFlow's DataType proto so GraphDefs read the same.
 float16 = DType("float16", np.float16, 19)
 float32 = DType("float32", np.float32, 1)
@@ -138,15 +180,103 @@ variant = DType("variant", np.object_, 21)
 half = float16
 double = float64
 
+# The ml_dtypes types (TensorFlow's and JAX's bfloat16/float8/int4): NumPy dtypes made when
+# first needed (``load_ml_dtypes``).
+bfloat16 = DType("bfloat16", None, 14, "f")
+float8_e5m2 = DType("float8_e5m2", None, 24, "f")
+float8_e4m3fn = DType("float8_e4m3fn", None, 25, "f")
+float8_e4m3fnuz = DType("float8_e4m3fnuz", None, 26, "f")
+float8_e4m3b11fnuz = DType("float8_e4m3b11fnuz", None, 27, "f")
+float8_e5m2fnuz = DType("float8_e5m2fnuz", None, 28, "f")
+int4 = DType("int4", None, 29, "i")
+uint4 = DType("uint4", None, 30, "u")
+int2 = DType("int2", None, 31, "i")
+uint2 = DType("uint2", None, 32, "u")
+float4_e2m1fn = DType("float4_e2m1fn", None, 33, "f")
+ML_DTYPES = (bfloat16, float8_e5m2, float8_e4m3fn, float8_e4m3fnuz, float8_e4m3b11fnuz,
+             float8_e5m2fnuz, int4, uint4, int2, uint2, float4_e2m1fn)
+# Types TensorFlow only stores and casts (no arithmetic kernels): float8, float4, int4, int2.
+_STORAGE_ONLY = frozenset(ML_DTYPES[1:])
+STORAGE_ONLY = _STORAGE_ONLY
+
+# The quantized types: as in TensorFlow, a NumPy structured dtype of one field names the type;
+# ``Tensor.numpy()`` gives the plain integers.
+qint8 = DType("qint8", [("qint8", np.int8)], 11, "q")
+quint8 = DType("quint8", [("quint8", np.uint8)], 12, "q")
+qint16 = DType("qint16", [("qint16", np.int16)], 15, "q")
+quint16 = DType("quint16", [("quint16", np.uint16)], 16, "q")
+qint32 = DType("qint32", [("qint32", np.int32)], 13, "q")
+QUANTIZED_DTYPES = frozenset((qint8, quint8, qint16, quint16, qint32))
+
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-       bool_, complex64, complex128, string, resource, variant)
+       bool_, complex64, complex128, string, resource, variant, qint8, quint8, qint16, quint16,
+       qint32) + ML_DTYPES
 
 _BY_NAME = {d.name: d for d in ALL}
 _BY_NAME.update(half=float16, double=float64, bool_=bool_)
 # Keyed by NumPy dtype: the eager hot path maps array.dtype -> DType with one dict lookup.
-_BY_NP: dict = {d.np: d for d in ALL if d.name not in ("resource", "variant")}
+_BY_NP: dict = {d.np: d for d in ALL[:-len(ML_DTYPES)] if d.name not in ("resource",
+                                                                         "variant")}
 _BY_NP[np.dtype("U")] = string
 _BY_NP[np.dtype("S")] = string
+_BY_ENUM = {d._enum: d for d in ALL}
+_ML_LOCK = threading.Lock()
+
+
+def load_ml_dtypes() -> None:
+    """Imports ``ml_dtypes`` and gives bfloat16, the float8/float4 and the int4/int2 DTypes
+    their NumPy dtypes (once; later calls return at once).
+
+    Raises:
+        ImportError: ``ml_dtypes`` is not installed.
+    """
+    if "np" in _LOADED:
+        return
+    with _ML_LOCK:
+        if "np" in _LOADED:
+            return
+        try:
+            import ml_dtypes  # noqa: PLC0415  (keeps ``import twinflow`` fast)
+        except ImportError as e:
+            raise ImportError("twinflow's bfloat16, float8 and int4 dtypes need the "
+                              "'ml_dtypes' package: pip install ml_dtypes") from e
+        for d in ML_DTYPES:
+            d.np = np.dtype(getattr(ml_dtypes, d.name))
+            d.as_numpy_dtype = d.np.type
+            _BY_NP[d.np] = d
+        _LOADED["np"] = ml_dtypes
+
+
+_LOADED: dict = {}  # "np": the ml_dtypes module, once loaded
+
+
+def kind_of(np_dtype: np.dtype) -> str:
+    """The dtype kind of a NumPy dtype as twinflow sees it: NumPy's letter, but ``f``/``i``/``u``
+    for the ml_dtypes types (NumPy says ``V``) and ``q`` for the quantized types.
+
+    Args:
+        np_dtype: a NumPy dtype.
+
+    Returns:
+        One letter.
+    """
+    k = np_dtype.kind
+    if k != "V":
+        return k
+    d = _BY_NP.get(np_dtype)
+    return d.kind if d is not None else from_numpy(np_dtype).kind
+
+
+def quantized_storage(d: DType) -> np.dtype:
+    """The plain integer NumPy dtype a quantized DType stores (``qint8`` -> int8).
+
+    Args:
+        d: a quantized DType.
+
+    Returns:
+        Its field's NumPy dtype.
+    """
+    return d.np.fields[d.name][0]
 
 
 def from_numpy(np_dtype) -> DType:
@@ -159,6 +289,11 @@ def from_numpy(np_dtype) -> DType:
     if d is None:
         if np_dtype.kind in "USO":
             return string
+        if np_dtype.kind == "V" and "np" not in _LOADED:  # an ml_dtypes type, before its load
+            load_ml_dtypes()
+            d = _BY_NP.get(np_dtype)
+            if d is not None:
+                return d
         raise TypeError(f"twinflow has no dtype for NumPy dtype {np_dtype}")
     return d
 
@@ -177,9 +312,9 @@ def as_dtype(value) -> DType:
     if value is None:  # np.dtype(None) would say float64; TensorFlow refuses
         raise TypeError("Cannot convert the argument `type_value`: None to a twinflow DType.")
     if type(value) is int:  # a DataType enum, as TensorFlow: tf.as_dtype(1) is tf.float32
-        for d in ALL:
-            if d._enum == value:
-                return d
+        d = _BY_ENUM.get(value)
+        if d is not None:
+            return d
         raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a twinflow "
                         "DType.")
     if isinstance(value, str):

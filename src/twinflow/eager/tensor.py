@@ -17,6 +17,11 @@ _from_numpy = dtypes.from_numpy
 _BY_NP = dtypes._BY_NP
 
 
+
+def _plain(v):
+    """The array to show: the integers of a quantized tensor (a structured NumPy dtype)."""
+    return v.view(v.dtype[0]) if type(v) is np.ndarray and v.dtype.names is not None else v
+
 class EagerTensor(Tensor):
     """A concrete tensor: the result of running an op eagerly."""
 
@@ -75,6 +80,8 @@ class EagerTensor(Tensor):
         """The value as a NumPy array (a copy: changing it does not change the tensor)."""
         v = self._value
         if type(v) is np.ndarray:
+            if v.dtype.names is not None:  # a quantized type: TensorFlow gives the integers
+                v = v.view(v.dtype[0])
             # As TensorFlow: a scalar tensor gives a NumPy scalar (bytes for strings).
             return v.copy() if v.ndim else v[()]
         return v
@@ -136,10 +143,10 @@ class EagerTensor(Tensor):
 
     def __repr__(self) -> str:
         return (f"<tw.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
-                f"numpy={_numpy_repr(self._value)}>")
+                f"numpy={_numpy_repr(_plain(self._value))}>")
 
     def __str__(self) -> str:
-        text = _numpy_str(self._value)
+        text = _numpy_str(_plain(self._value))
         if "\n" in text:
             text = "\n" + text
         return f"tw.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"

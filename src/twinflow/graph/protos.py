@@ -21,7 +21,10 @@ _DATA_TYPES = [("DT_INVALID", 0), ("DT_FLOAT", 1), ("DT_DOUBLE", 2), ("DT_INT32"
                ("DT_COMPLEX64", 8), ("DT_INT64", 9), ("DT_BOOL", 10), ("DT_QINT8", 11),
                ("DT_QUINT8", 12), ("DT_QINT32", 13), ("DT_BFLOAT16", 14), ("DT_QINT16", 15),
                ("DT_QUINT16", 16), ("DT_UINT16", 17), ("DT_COMPLEX128", 18), ("DT_HALF", 19),
-               ("DT_RESOURCE", 20), ("DT_VARIANT", 21), ("DT_UINT32", 22), ("DT_UINT64", 23)]
+               ("DT_RESOURCE", 20), ("DT_VARIANT", 21), ("DT_UINT32", 22), ("DT_UINT64", 23),
+               ("DT_FLOAT8_E5M2", 24), ("DT_FLOAT8_E4M3FN", 25), ("DT_FLOAT8_E4M3FNUZ", 26),
+               ("DT_FLOAT8_E4M3B11FNUZ", 27), ("DT_FLOAT8_E5M2FNUZ", 28), ("DT_INT4", 29),
+               ("DT_UINT4", 30), ("DT_INT2", 31), ("DT_UINT2", 32), ("DT_FLOAT4_E2M1FN", 33)]
 ENUMS = {"DataType": _DATA_TYPES}
 
 # message -> [(field, number, label, type, type name, oneof)]; label 'o' optional,
@@ -44,7 +47,8 @@ GRAPH_MESSAGES = {
                     ("int64_val", 10, "r", "int64", None), ("bool_val", 11, "r", "bool", None),
                     ("dcomplex_val", 12, "r", "double", None),
                     ("uint32_val", 16, "r", "uint32", None),
-                    ("uint64_val", 17, "r", "uint64", None)],
+                    ("uint64_val", 17, "r", "uint64", None),
+                    ("float8_val", 18, "o", "bytes", None)],
     "AttrValue": [("s", 2, "o", "bytes", None, "value"), ("i", 3, "o", "int64", None, "value"),
                   ("f", 4, "o", "float", None, "value"), ("b", 5, "o", "bool", None, "value"),
                   ("type", 6, "o", "enum", "DataType", "value"),

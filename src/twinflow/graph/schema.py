@@ -221,7 +221,10 @@ def allowed_np_dtypes(schema: OpSchema) -> frozenset | None:
     if len(tas) != 1 or None in tas or any(s.fixed for s in schema.inputs):
         return frozenset()
     allowed = schema.attrs[tas.pop()].allowed
-    return None if allowed is None else frozenset(d.np for d in allowed if d.np.kind != "O")
+    # The ml_dtypes types are left out (they always take ``validate``): their NumPy dtypes
+    # exist only once ml_dtypes is loaded, and registration must not load it.
+    return None if allowed is None else frozenset(
+        d.np for d in allowed if d.kind not in "Oq" and d not in dtypes.ML_DTYPES)
 
 
 def same_dtype_schema(name: str) -> OpSchema:

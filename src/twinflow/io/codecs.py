@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import csv
 import gzip
+import sys
 import zlib
 from typing import Any
 
@@ -23,10 +24,8 @@ from .gfile import glob as gfile_glob
 from .protos import message_class
 
 # TensorFlow's DataType enum values (types.proto)
-_DT_ENUM = {dtypes.float32: 1, dtypes.float64: 2, dtypes.int32: 3, dtypes.uint8: 4,
-            dtypes.int16: 5, dtypes.int8: 6, dtypes.string: 7, dtypes.complex64: 8,
-            dtypes.int64: 9, dtypes.bool_: 10, dtypes.uint16: 17, dtypes.complex128: 18,
-            dtypes.float16: 19, dtypes.uint32: 22, dtypes.uint64: 23}
+_DT_ENUM = {d: d.as_datatype_enum for d in dtypes.ALL
+            if d is not dtypes.resource and d is not dtypes.variant}
 _ENUM_DT = {v: k for k, v in _DT_ENUM.items()}
 _STRING_SCALAR = (dtypes.string, TensorShape([]))
 # A TensorProto that asks for more elements than this is refused (a hostile or broken file
@@ -142,10 +141,20 @@ def _serialize(a: np.ndarray, dt) -> bytes:
         proto.tensor_shape.dim.add(size=d)
     if dt is dtypes.string:
         proto.string_val.extend(bytes_of(x) for x in a.reshape(-1))
+    elif a.dtype.kind == "V":  # bfloat16, float8, int4, quantized: little-endian bytes
+        proto.tensor_content = _little_endian(np.ascontiguousarray(a)).tobytes()
     else:
         proto.tensor_content = np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")) \
             .tobytes()
     return proto.SerializeToString()
+
+
+def _little_endian(a: np.ndarray) -> np.ndarray:
+    """The elements of a ``V``-kind array (ml_dtypes, quantized) in little-endian order."""
+    if sys.byteorder == "little" or a.dtype.itemsize == 1:
+        return a
+    u = np.dtype(f"u{a.dtype.itemsize}")
+    return a.view(u).byteswap().view(a.dtype)
 
 
 def _parse(data: bytes, dt) -> np.ndarray:
@@ -178,19 +187,36 @@ def _parse(data: bytes, dt) -> np.ndarray:
                                               f"strings for shape {list(shape)}")
         return np.asarray(vals + [None], dtype=object)[:-1].reshape(shape)
     if proto.tensor_content:
-        a = np.frombuffer(proto.tensor_content, dtype=np.dtype(dt.np).newbyteorder("<"))
+        a = np.frombuffer(proto.tensor_content, dtype=dt.np if dt.np.kind == "V" else
+                          np.dtype(dt.np).newbyteorder("<"))
+        a = _little_endian(a) if dt.np.kind == "V" else a
         if a.size != n:
             raise errors.InvalidArgumentError(None, None, f"TensorProto holds {a.size} values "
                                               f"for shape {list(shape)}")
         return a.astype(dt.np).reshape(shape)
-    field = {dtypes.float32: "float_val", dtypes.float64: "double_val",
-             dtypes.int64: "int64_val", dtypes.bool_: "bool_val",
-             dtypes.uint32: "uint32_val", dtypes.uint64: "uint64_val"}.get(dt, "int_val")
-    vals = np.asarray(list(getattr(proto, field)), dtype=dt.np)
+    vals = _field_values(proto, dt)
     if vals.size not in (n, 1) and not (n == 0 and vals.size == 0):
         raise errors.InvalidArgumentError(None, None, f"TensorProto holds {vals.size} values "
                                           f"for shape {list(shape)}")
     return np.broadcast_to(vals, shape).copy() if vals.size == 1 else vals.reshape(shape)
+
+
+def _field_values(proto, dt) -> np.ndarray:
+    """The values of a TensorProto written in its typed fields (not ``tensor_content``)."""
+    if dt is dtypes.float16 or dt is dtypes.bfloat16:  # TensorFlow: the bits, in half_val
+        return np.asarray(list(proto.half_val), np.uint16).view(dt.np)
+    if dt.is_quantized:
+        return np.asarray(list(proto.int_val)).astype(dtypes.quantized_storage(dt)).view(dt.np)
+    if dt in dtypes.STORAGE_ONLY:
+        if not proto.float8_val and dt.is_floating and dt.size == 1:
+            return np.zeros(0, dt.np)
+        if dt.is_floating:
+            return np.frombuffer(proto.float8_val, np.uint8).view(dt.np)
+        return np.asarray(list(proto.int_val)).astype(dt.np)
+    field = {dtypes.float32: "float_val", dtypes.float64: "double_val",
+             dtypes.int64: "int64_val", dtypes.bool_: "bool_val",
+             dtypes.uint32: "uint32_val", dtypes.uint64: "uint64_val"}.get(dt, "int_val")
+    return np.asarray(list(getattr(proto, field)), dtype=dt.np)
 
 
 @register_op("SerializeTensor")

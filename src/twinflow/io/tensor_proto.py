@@ -28,9 +28,10 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False,
     Returns:
         The TensorProto message.
     """
-    if isinstance(values, Tensor):
-        values = values.numpy()
     dt = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(values, Tensor):
+        dt = values.dtype if dt is None else dt  # (a quantized tensor's numpy() is its ints)
+        values = values.numpy()
     arr = np.asarray(constant(values, dt).numpy())
     if dt is None:
         dt = dtypes.string if arr.dtype == object else dtypes.as_dtype(arr.dtype)

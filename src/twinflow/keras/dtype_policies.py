@@ -3,8 +3,8 @@
 ``'mixed_float16'`` computes in float16 with float32 variables: a layer casts its floating
 inputs to float16 and, while its ``call`` runs, reads its float32 variables as float16
 (``ops.variables.autocast_variables``), so gradients flow back to the float32 variables
-through the casts. Losses are computed in float32. ``'mixed_bfloat16'`` is refused with a
-clear error: twinflow has no bfloat16 dtype yet.
+through the casts. Losses are computed in float32. ``'mixed_bfloat16'`` does the same in
+bfloat16 (no loss scaling: bfloat16 has float32's exponent range).
 """
 from __future__ import annotations
 
@@ -36,10 +36,9 @@ class DTypePolicy(Configurable):
                 compute = variable = dtypes.as_dtype(name).name
             except TypeError:
                 compute = variable = None
-        if compute is None or "bfloat16" in (compute, variable):
-            why = "twinflow has no bfloat16 dtype yet" if compute == "bfloat16" or \
-                name == "bfloat16" else f"valid names are 'mixed_float16' and dtypes {_FLOATS}"
-            raise ValueError(f"Cannot convert {name!r} to a dtype policy: {why}")
+        if compute is None:
+            raise ValueError(f"Cannot convert {name!r} to a dtype policy: valid names are "
+                             f"'mixed_float16', 'mixed_bfloat16' and dtypes {_FLOATS}")
         self._name = name
         self._compute = compute
         self._variable = variable

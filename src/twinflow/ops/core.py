@@ -40,6 +40,32 @@ def invalid_argument(msg: str) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, msg)
 
 
+def via_float32(kernel):
+    """Wraps a kernel written for NumPy's float types so that bfloat16 inputs (ml_dtypes
+    arrays, NumPy kind ``V``) are computed in float32 and the float32 results rounded back to
+    bfloat16, as TensorFlow's CPU kernels do for bfloat16. Other inputs pass straight through.
+
+    Args:
+        kernel: a function of arrays (and other arguments).
+
+    Returns:
+        The wrapped function.
+    """
+    def wrapped(*args, **kwargs):
+        dt = next((a.dtype for a in args if type(a) is np.ndarray and a.dtype.kind == "V"),
+                  None)
+        if dt is None:
+            return kernel(*args, **kwargs)
+        out = kernel(*(a.astype(np.float32) if type(a) is np.ndarray and a.dtype == dt else a
+                       for a in args), **kwargs)
+        if isinstance(out, tuple):
+            return tuple(o.astype(dt) if o.dtype == np.float32 else o for o in out)
+        return out.astype(dt) if out.dtype == np.float32 else out
+    wrapped.__wrapped__ = kernel
+    wrapped.__doc__ = kernel.__doc__
+    return wrapped
+
+
 def quietly(fn, *args):
     """Calls ``fn(*args)`` with NumPy's floating-point warnings off: TensorFlow returns inf and
     nan (log(0), exp(1000), 0/0, inf - inf) without a word. For kernels that can make inf or nan

@@ -84,12 +84,14 @@ class MatMul:
     def kernel(a, b, *, transpose_a=False, transpose_b=False):
         if a.ndim < 2 or b.ndim < 2:
             raise ValueError("MatMul needs inputs of rank >= 2")  # infer explains it
-        return np.matmul(_t(a, transpose_a), _t(b, transpose_b))
+        out = np.matmul(_t(a, transpose_a), _t(b, transpose_b))
+        # bfloat16 (ml_dtypes) accumulates in float32: round the result, as TensorFlow does.
+        return out if out.dtype == a.dtype else out.astype(a.dtype)
 
     def lower(op):
         """Codegen hint: plain np.matmul (on transposed views) once ranks are known >= 2."""
         a, b = op.inputs
-        if (a.shape.rank or 0) < 2 or (b.shape.rank or 0) < 2:
+        if (a.shape.rank or 0) < 2 or (b.shape.rank or 0) < 2 or a.dtype.np.kind == "V":
             return None
         return _MATMUL_LOWERED[bool(op.attrs.get("transpose_a")),
                                bool(op.attrs.get("transpose_b"))]
@@ -311,6 +313,9 @@ class Einsum:
     infer = _einsum_infer
 
     def kernel(*xs, equation):
+        if xs and xs[0].dtype.kind == "V":  # bfloat16: in float32, then rounded
+            return np.einsum(equation, *(x.astype(np.float32) for x in xs),
+                             optimize=len(xs) > 2).astype(xs[0].dtype)
         return np.einsum(equation, *xs, optimize=len(xs) > 2)
 
     def grad(op, dy):

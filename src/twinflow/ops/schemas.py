@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..graph.registry import declare_schema
 
-FLOAT = "half,float,double"
+FLOAT = "half,bfloat16,float,double"
+FLOAT_NO_BF16 = "half,float,double"  # ops whose TensorFlow definition has no bfloat16
 COMPLEX = "complex64,complex128"
 FLOAT_C = f"{FLOAT},{COMPLEX}"
 SINT = "int8,int16,int32,int64"
@@ -40,9 +41,9 @@ SCHEMAS = {
         "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0",
         "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "Dawsn", "Digamma",
         "Erfinv", "Expint", "FresnelCos", "FresnelSin", "Lgamma", "Ndtri", "Spence")},
-    **{op: f"a:T, x:T -> z:T | T:type in [{FLOAT}]" for op in ("Igamma", "Igammac",
-                                                                "Polygamma")},
-    "Zeta": f"x:T, q:T -> z:T | T:type in [{FLOAT}]",
+    **{op: f"a:T, x:T -> z:T | T:type in [{FLOAT}]" for op in ("Igamma", "Igammac")},
+    "Polygamma": f"a:T, x:T -> z:T | T:type in [{FLOAT_NO_BF16}]",
+    "Zeta": f"x:T, q:T -> z:T | T:type in [{FLOAT_NO_BF16}]",
     "Xlog1py": f"x:T, y:T -> z:T | T:type in [{FLOAT_C}]",
     "NextAfter": "x1:T, x2:T -> output:T | T:type in [float,double]",
     # gradients of activations (TensorFlow's ReluGrad takes the features or the outputs)
@@ -179,10 +180,12 @@ SCHEMAS = {
     # linear algebra
     "MatMul": f"a:T, b:T -> product:T | T:type in [{FLOAT},{IDX},{UINT},{COMPLEX}]; "
               "transpose_a:bool; transpose_b:bool",
-    **{op: f"x@input:T -> output:T | T:type in [{FLOAT_C}]" for op in (
+    **{op: f"x@input:T -> output:T | T:type in [{FLOAT_NO_BF16},{COMPLEX}]" for op in (
         "MatrixDeterminant", "Cholesky")},
-    "MatrixInverse": f"x@input:T -> output:T | T:type in [{FLOAT_C}]; adjoint:bool",
-    "MatrixSolve": f"a@matrix:T, b@rhs:T -> output:T | T:type in [{FLOAT_C}]; adjoint:bool",
+    "MatrixInverse": f"x@input:T -> output:T | T:type in [{FLOAT_NO_BF16},{COMPLEX}]; "
+                     "adjoint:bool",
+    "MatrixSolve": f"a@matrix:T, b@rhs:T -> output:T | T:type in [{FLOAT_NO_BF16},{COMPLEX}]; "
+                   "adjoint:bool",
     "MatrixBandPart": "x@input:T -> band:T | T:type; num_lower:int; num_upper:int",
     # random
     **{op: f"shape:T -> output:dtype | T:type in [{IDX}]; dtype:type in [{FLOAT}]; seed:int; "
@@ -302,9 +305,6 @@ SCHEMAS = {
     **{op: "x@input:string -> output:string | encoding:string in [,utf-8]" for op in (
         "StringLower", "StringUpper")},
     "StringStrip": "x@input:string -> output:string",
-    "StringToHashBucketFast": "x@input:string -> output:int64 | num_buckets:int >=1",
-    "StringToHashBucketStrong": "x@input:string -> output:int64 | num_buckets:int >=1; "
-                                "key:list(int)",
     "StaticRegexReplace": "x@input:string -> output:string | pattern:string; rewrite:string; "
                           "replace_global:bool",
     "StringJoin": "inputs:N*string -> output:string | separator:string",

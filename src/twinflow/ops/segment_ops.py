@@ -51,7 +51,8 @@ def _identity(kind: str, dtype: np.dtype):
         return 0
     if kind == "prod":
         return 1
-    info = np.finfo(dtype) if dtype.kind in "fc" else np.iinfo(dtype)
+    info = np.finfo(dtype) if dtype.kind in "fc" else np.iinfo(dtype) if dtype.kind != "V" \
+        else dtypes.from_numpy(dtype)  # (bfloat16: ml_dtypes' limits)
     return info.min if kind == "max" else info.max
 
 

@@ -440,6 +440,8 @@ class Variable(metaclass=_VariableMeta):
             raise NotImplementedError("numpy() is only available when eager execution is "
                                       "enabled (not while tracing).")
         v = self._value
+        if v.dtype.names is not None:  # a quantized type: TensorFlow gives the integers
+            v = v.view(v.dtype[0])
         # As TensorFlow (and EagerTensor.numpy): a scalar variable gives a NumPy scalar.
         return v.copy() if np.ndim(v) else v[()]
 

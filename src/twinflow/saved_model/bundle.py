@@ -389,7 +389,7 @@ class BundleReader:
                                             "(corrupt file)")
         if strings is not None:
             return strings.reshape(shape)
-        np_dt = np.dtype(dt.as_numpy_dtype).newbyteorder("<")
+        np_dt = dt.np if dt.np.kind == "V" else dt.np.newbyteorder("<")
         if np_dt.itemsize * count != len(raw):
             raise DataLossError(None, None, f"{path}: tensor {name!r} has {len(raw)} bytes, "
                                             f"not {np_dt.itemsize * count}")

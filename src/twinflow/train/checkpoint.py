@@ -27,6 +27,7 @@ from .checkpoint_files import (
     load_npz,
     parse_json,
     read_arrays,
+    stored_value,
     update_checkpoint_state,
     write_arrays,
 )
@@ -315,7 +316,7 @@ class Checkpoint:
             raise ValueError(f"format must be 'twinflow' or 'tensorflow', got {format!r}")
         else:
             arrays = {p: np.array(v.serialize().encode()) if isinstance(v, PythonState)
-                      else v.numpy() for p, v in found.items()}
+                      else stored_value(v) for p, v in found.items()}
             path = write_arrays(os.fspath(file_prefix), arrays)
         run_write_callbacks(options, path)
         return path

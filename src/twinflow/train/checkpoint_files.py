@@ -21,6 +21,7 @@ import zlib
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.errors import DataLossError, NotFoundError, PermissionDeniedError
 from ..core.files import atomic_write
 
@@ -128,6 +129,46 @@ def load_npz(source, what: str, keys=None) -> dict:
         raise DataLossError(f"{what} is corrupt: {e}") from None
 
 
+def stored_value(v) -> np.ndarray:
+    """A variable's value as a checkpoint stores it: ``numpy()``, but a quantized value keeps
+    its structured NumPy type (which names its DataType; ``numpy()`` gives plain integers).
+
+    Args:
+        v: a variable.
+
+    Returns:
+        The array.
+    """
+    a = v.numpy()
+    return np.asarray(a).view(v.dtype.np) if v.dtype.is_quantized else a
+
+
+def _special(d: np.dtype):
+    """The twinflow DType of a type NumPy's ``.npz`` cannot describe (bfloat16, float8, int4,
+    quantized), else None."""
+    t = dtypes._BY_NP.get(d)
+    return t if t is not None and (t.is_quantized or t in dtypes.ML_DTYPES) else None
+
+
+def _dtype_name(a: np.ndarray) -> str:
+    t = _special(a.dtype)
+    return a.dtype.name if t is None else t.name
+
+
+def _storable(a: np.ndarray) -> np.ndarray:
+    """``a``, or for a special type its bytes as unsigned ints of the same width."""
+    return a if _special(a.dtype) is None else a.view(f"u{a.dtype.itemsize}")
+
+
+def _restored(a: np.ndarray, name) -> np.ndarray:
+    """The inverse of ``_storable``, given the dtype name the index records."""
+    t = dtypes._BY_NAME.get(name) if isinstance(name, str) else None
+    if t is None or not (t.is_quantized or t in dtypes.ML_DTYPES) or a.dtype.kind != "u" or \
+            a.dtype.itemsize != t.np.itemsize:
+        return a
+    return a.view(t.np)
+
+
 def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
     """Writes a checkpoint of ``arrays`` (path -> ndarray) at ``prefix``.
 
@@ -141,11 +182,11 @@ def write_arrays(prefix: str, arrays: dict, extra: dict | None = None) -> str:
     """
     prefix = _strip_prefix(os.fspath(prefix))
     keys = {path: f"v{i}" for i, path in enumerate(arrays)}
-    payload = {keys[p]: np.asarray(a) for p, a in arrays.items()}
+    payload = {keys[p]: _storable(np.asarray(a)) for p, a in arrays.items()}
     index = {
         "format": _FORMAT, "version": _VERSION, "data": os.path.basename(prefix) + ".npz",
         "variables": {p: {"key": keys[p], "shape": list(np.shape(a)),
-                          "dtype": np.asarray(a).dtype.name, "crc32": _crc(a)}
+                          "dtype": _dtype_name(np.asarray(a)), "crc32": _crc(a)}
                       for p, a in arrays.items()},
         "metadata": extra or {},
     }
@@ -215,8 +256,8 @@ def read_arrays(prefix: str) -> dict:
         if meta["key"] not in z:
             raise DataLossError(f"Checkpoint {prefix!r} is corrupt: the value of "
                                 f"{path!r} is missing from {data_path}")
-        arr = z[meta["key"]]
-        if list(arr.shape) != list(meta["shape"]) or arr.dtype.name != meta["dtype"]:
+        arr = _restored(z[meta["key"]], meta["dtype"])
+        if list(arr.shape) != list(meta["shape"]) or _dtype_name(arr) != meta["dtype"]:
             raise DataLossError(
                 f"Checkpoint {prefix!r} is corrupt: {path!r} has shape "
                 f"{list(arr.shape)} dtype {arr.dtype.name} in {data_path} but the index "

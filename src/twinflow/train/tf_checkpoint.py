@@ -20,7 +20,7 @@ from ..core.errors import NotFoundError
 from ..ops.variables import Variable
 from ..saved_model.bundle import BundleReader, is_bundle, write_bundle
 from ..saved_model.protos import saved_model_message
-from .checkpoint_files import latest_checkpoint, read_arrays
+from .checkpoint_files import latest_checkpoint, read_arrays, stored_value
 
 __all__ = ["CheckpointReader", "list_variables", "load_variable", "load_checkpoint",
            "checkpoints_iterator",
@@ -78,7 +78,7 @@ def write_tf_checkpoint(root, prefix: str) -> str:
         The prefix.
     """
     proto, keys = object_graph(root)
-    tensors = {k: v.numpy() for k, v in keys.items()}
+    tensors = {k: stored_value(v) for k, v in keys.items()}
     tensors[OBJECT_GRAPH_KEY] = np.array(proto.SerializeToString(), dtype=object)
     return write_bundle(prefix, tensors)
 

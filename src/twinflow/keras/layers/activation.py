@@ -173,7 +173,8 @@ class Softmax(Layer):
                 raise ValueError(f"The `mask` must be broadcastable to `inputs` and must not "
                                  f"have more dimensions. Received: inputs.shape="
                                  f"{inputs.shape}, mask.shape={mask.shape}")
-            big = -3.4e38 if inputs.dtype is not dtypes.float16 else -65000.0
+            big = {dtypes.float16: -65000.0, dtypes.bfloat16: -3.38e38}.get(inputs.dtype,
+                                                                            -3.4e38)
             inputs = math_ops.where(mask, inputs, array_ops.fill(array_ops.shape(inputs),
                                                                  math_ops.cast(big,
                                                                                inputs.dtype)))

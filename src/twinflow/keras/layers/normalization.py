@@ -110,12 +110,12 @@ class BatchNormalization(Layer):
         return array_ops.reshape(t, self._tw_bshape)
 
     def call(self, inputs, training: bool | None = None) -> Tensor:
-        if inputs.dtype is dtypes.float16:
+        if inputs.dtype is dtypes.float16 or inputs.dtype is dtypes.bfloat16:
             # As Keras: half-precision inputs are normalized in float32 (float32 statistics
             # and parameters, read without the mixed-precision cast), the result cast back.
             with autocast_variables(None):
                 out = self._normalize(math_ops.cast(inputs, dtypes.float32), training)
-            return math_ops.cast(out, dtypes.float16)
+            return math_ops.cast(out, inputs.dtype)
         return self._normalize(inputs, training)
 
     def _normalize(self, inputs, training) -> Tensor:

@@ -22,7 +22,7 @@ from ...ops.nn import conv_nd as _conv_nd
 from ...ops.nn import pool as _pool
 from ...ops.nn import statistics as _stats_nn
 from .. import activations as _act
-from .. import backend as _backend
+from .. import settings as _backend
 from ._array import _ax, _dims
 from ._common import as_float, floatx, promote, publish, tensor
 from ._stats import polar
@@ -146,7 +146,8 @@ def multi_hot(inputs, num_classes=None, axis: int = -1, dtype=None, sparse: bool
 
 def moments(x, axes, keepdims: bool = False, synchronized: bool = False):
     x = tensor(x)
-    xf = MO.cast(x, dtypes.float32) if x.dtype is dtypes.float16 else as_float(x)
+    xf = MO.cast(x, dtypes.float32) if x.dtype in (dtypes.float16, dtypes.bfloat16) \
+        else as_float(x)
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     mean, var = N.moments(xf, axes, keepdims=keepdims)
     if xf.dtype is not x.dtype and x.dtype.is_floating:

@@ -18,7 +18,7 @@ from ..ragged.fingerprint import fingerprint64
 __all__ = ["bitcast", "fingerprint"]
 
 
-_BITCAST_TYPES = ("half,float,double,int64,int32,uint8,uint16,uint32,uint64,int8,"
+_BITCAST_TYPES = ("half,bfloat16,float,double,int64,int32,uint8,uint16,uint32,uint64,int8,"
                   "int16,complex64,complex128")
 
 

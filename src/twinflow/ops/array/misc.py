@@ -96,9 +96,8 @@ def saturate_cast(value: TensorLike, dtype: DTypeLike, name: str | None = None) 
     if x.dtype.is_complex and not dt.is_complex:
         raise TypeError("saturate_cast: complex to real is not supported")
     if dt.is_integer or dt.is_floating:
-        info = np.iinfo(dt.np) if dt.is_integer else np.finfo(dt.np)
-        src = np.iinfo(x.dtype.np) if x.dtype.is_integer else \
-            np.finfo(x.dtype.np) if x.dtype.is_floating else None
+        info = dt._info()
+        src = x.dtype._info() if x.dtype.is_integer or x.dtype.is_floating else None
         if src is not None and (src.min < info.min or src.max > info.max):
             lo = max(float(info.min), float(src.min))
             hi = min(float(info.max), float(src.max))

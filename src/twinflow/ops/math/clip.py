@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.dtypes import kind_of
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
 from ...graph.graph import name_scoped
@@ -22,7 +23,7 @@ from .unary import reciprocal, sqrt
 
 
 def _clip_kernel(t, lo, hi):
-    if t.dtype.kind not in REAL:
+    if kind_of(t.dtype) not in REAL:
         raise TypeError(f"unsupported dtype {t.dtype}")
     # maximum(minimum(.)) rather than np.clip: the same answer as TensorFlow when lo > hi
     return np.maximum(np.minimum(t, hi), lo)

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core import dtypes
+from ...core.dtypes import STORAGE_ONLY
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind, bind_binary
 from ...eager.tensor import EagerTensor as _ET
@@ -52,8 +54,8 @@ INT = "iu"
 BOOL = "b"
 COMPLEX = "c"
 _KIND_NAMES = {
-    FLOAT: "half, float, double",
-    INEXACT: "half, float, double, complex64, complex128",
+    FLOAT: "bfloat16, half, float, double",
+    INEXACT: "bfloat16, half, float, double, complex64, complex128",
     REAL: "integer and floating-point types",
     NUMERIC: "numeric types",
     INT: "int8, int16, int32, int64, uint8, uint16, uint32, uint64",
@@ -65,7 +67,7 @@ _KIND_NAMES = {
 # ----- shape/dtype rules and kernel wrappers ----------------------------------------------------
 
 def check_kind(op_name: str, x, kinds: str) -> None:
-    if x.dtype.np.kind not in kinds:
+    if x.dtype.kind not in kinds or x.dtype in STORAGE_ONLY:
         raise InvalidArgumentError(
             None, None, f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed "
             f"values: {_KIND_NAMES[kinds]}; {op_name} does not accept {x.dtype.name} tensors "
@@ -97,20 +99,31 @@ def binary_rule(op_name: str, kinds: str, out=None):
     return infer
 
 
+def _bfloat16_kernel(fn, kinds: str, *xs):
+    """``fn`` on bfloat16 arrays (NumPy kind ``V``): computed in float32 and rounded to
+    bfloat16, as TensorFlow's CPU kernels do. Other ``V`` arrays are refused."""
+    dt = xs[0].dtype
+    if "f" not in kinds or any(x.dtype != dt or x.dtype != dtypes.bfloat16.np for x in xs):
+        raise TypeError(f"unsupported dtypes {', '.join(str(x.dtype) for x in xs)}")
+    out = quietly(fn, *(x.astype(np.float32) for x in xs))
+    return out.astype(dt) if out.dtype == np.float32 else out
+
+
 def unary_kernel(fn, kinds: str, quiet: bool = False):
-    """Wraps a NumPy function as a kernel that refuses dtype kinds outside ``kinds``.
+    """Wraps a NumPy function as a kernel that refuses dtype kinds outside ``kinds``
+    (bfloat16 inputs compute in float32: ``_bfloat16_kernel``).
 
     ``quiet``: run it without NumPy's floating-point warnings (see ``quietly``).
     """
     if quiet:
         def kernel(x):
             if x.dtype.kind not in kinds:
-                raise TypeError(f"unsupported dtype {x.dtype}")
+                return _bfloat16_kernel(fn, kinds, x)
             return quietly(fn, x)
     else:
         def kernel(x):
             if x.dtype.kind not in kinds:
-                raise TypeError(f"unsupported dtype {x.dtype}")
+                return _bfloat16_kernel(fn, kinds, x)
             return fn(x)
     kernel.__wrapped__ = fn
     return kernel
@@ -121,12 +134,12 @@ def binary_kernel(fn, kinds: str, quiet: bool = False):
     if quiet:
         def kernel(x, y):
             if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
-                raise TypeError(f"unsupported dtypes {x.dtype}, {y.dtype}")
+                return _bfloat16_kernel(fn, kinds, x, y)
             return quietly(fn, x, y)
     else:
         def kernel(x, y):
             if x.dtype.kind not in kinds or y.dtype.kind not in kinds:
-                raise TypeError(f"unsupported dtypes {x.dtype}, {y.dtype}")
+                return _bfloat16_kernel(fn, kinds, x, y)
             return fn(x, y)
     kernel.__wrapped__ = fn
     return kernel

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.dtypes import kind_of
 from ...core.errors import InvalidArgumentError
 from ...eager.execute import bind
 from ...graph.checks import normalize_axis as _normalize_axis
@@ -24,7 +25,10 @@ def _scan_infer(op_name: str):
 
 def _scan(fn, identity, x, axis, exclusive, reverse):
     if x.dtype.kind not in NUMERIC:
-        raise TypeError(f"unsupported dtype {x.dtype}")
+        if kind_of(x.dtype) != "f":
+            raise TypeError(f"unsupported dtype {x.dtype}")
+        # bfloat16: accumulate in float32 and round, as TensorFlow's CPU kernel does
+        return _scan(fn, identity, x.astype(np.float32), axis, exclusive, reverse).astype(x.dtype)
     if x.ndim == 0:
         raise IndexError("scan over a scalar")
     if reverse:

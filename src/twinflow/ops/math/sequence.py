@@ -88,7 +88,7 @@ def cumulative_logsumexp(x: TensorLike, axis=0, exclusive: bool = False, reverse
 
 
 @register_op("CumulativeLogsumexpShift",
-             schema="x:T -> y:T | T:type in [half,float,double]")
+             schema="x:T -> y:T | T:type in [half,bfloat16,float,double]")
 class _StopShift:
     """The max shift of cumulative_logsumexp: identity (0 where not finite, so an all -inf
     slice stays -inf rather than nan) with a zero gradient, since the shift cancels."""

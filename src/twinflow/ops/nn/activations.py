@@ -91,7 +91,7 @@ class Relu6:
     infer = unary_infer
 
     def kernel(x):
-        return np.clip(x, x.dtype.type(0), x.dtype.type(6))
+        return np.minimum(np.maximum(x, x.dtype.type(0)), x.dtype.type(6))
 
     def grad(op, dy):
         return bind(Relu6Grad, [dy, op.inputs[0]])

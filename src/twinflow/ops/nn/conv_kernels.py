@@ -33,6 +33,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ...core import blas
 from ...core.parallel import intra_threads, run_parallel
+from ..core import via_float32
 from . import conv_shift
 
 # Column matrices up to about this size are made per block of the batch.
@@ -128,6 +129,7 @@ def _batch_blocks(n: int, per_item_bytes: int):
     return [(i, min(i + step, n)) for i in range(0, n, step)]
 
 
+@via_float32  # bfloat16 computes in float32
 def conv(x, w, strides, dilations, pads):
     """N-d convolution (cross-correlation, as TensorFlow's ``Conv2D``/``Conv3D``).
 
@@ -178,6 +180,7 @@ def _out_from_pads(in_sp, ksize, strides, dilations, pads):
     return out, pads
 
 
+@via_float32  # bfloat16 computes in float32
 def conv_backprop_filter(x, w_shape, dy, strides, dilations, pads):
     """Gradient of ``conv`` with respect to its filter.
 
@@ -211,6 +214,7 @@ def conv_backprop_filter(x, w_shape, dy, strides, dilations, pads):
     return acc.reshape(w_shape)
 
 
+@via_float32  # bfloat16 computes in float32
 def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
     """Gradient of ``conv`` with respect to its input (also the transposed convolution).
 
@@ -284,6 +288,7 @@ def _scatter_windows(in_shape, c, dtype, ksize, strides, dilations, out_sp, pads
 
 # ----- depthwise (one group per input channel) -----------------------------------------------
 
+@via_float32  # bfloat16 computes in float32
 def depthwise_conv(x, w, strides, dilations, pads):
     """Depthwise convolution (TensorFlow's ``DepthwiseConv2dNative``), any spatial rank.
 
@@ -310,6 +315,7 @@ def depthwise_conv(x, w, strides, dilations, pads):
     return acc.reshape(*acc.shape[:-2], c * m)
 
 
+@via_float32  # bfloat16 computes in float32
 def depthwise_backprop_input(in_shape, w, dy, strides, dilations, pads):
     """Gradient of ``depthwise_conv`` with respect to its input.
 
@@ -334,6 +340,7 @@ def depthwise_backprop_input(in_shape, w, dy, strides, dilations, pads):
         lambda k: (dy4 * wk[k]).sum(axis=-1) if m > 1 else dy4[..., 0] * wk[k, :, 0])
 
 
+@via_float32  # bfloat16 computes in float32
 def depthwise_backprop_filter(x, w_shape, dy, strides, dilations, pads):
     """Gradient of ``depthwise_conv`` with respect to its filter.
 
@@ -363,7 +370,7 @@ def depthwise_backprop_filter(x, w_shape, dy, strides, dilations, pads):
 # ----- pooling ----------------------------------------------------------------------------------
 
 def _pool_fill(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min  # (V: bfloat16)
 
 
 def max_pool(x, ksize, strides, pads):

@@ -248,7 +248,7 @@ def stateless_binomial(shape: ShapeLike, seed, counts: TensorLike, probs: Tensor
 
 @register_op("StatelessMultinomial",
              schema="logits:T, num_samples:int32, seed:Tseed -> output:output_dtype | "
-                    "T:type in [half,float,double]; Tseed:type in [int32,int64]; "
+                    "T:type in [half,bfloat16,float,double]; Tseed:type in [int32,int64]; "
                     "output_dtype:type in [int32,int64]")
 class StatelessMultinomial:
     """``num_samples`` class indices per row of unnormalized log-probabilities."""

@@ -108,6 +108,8 @@ _LAZY = {
     "lookup": (".lookup", None),
     "queue": (".queue", None), "raw_ops": (".raw_ops", None),
     "CriticalSection": (".control.critical_section", "CriticalSection"),
+    "nondifferentiable_batch_function": (".function.batching",
+                                         "nondifferentiable_batch_function"),
     "profiler": (".profiler", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise

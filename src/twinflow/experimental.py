@@ -24,17 +24,27 @@ from .function.runtime_options import (  # noqa: F401
     function_executor_type,
 )
 from .ops import extension_type  # noqa: F401  (tw.experimental.extension_type.as_dict)
+from .ops.dispatch_api import (  # noqa: F401
+    dispatch_for_api,
+    dispatch_for_binary_elementwise_apis,
+    dispatch_for_binary_elementwise_assert_apis,
+    dispatch_for_unary_elementwise_apis,
+    unregister_dispatch_for,
+)
 from .ops.extension_type import (  # noqa: F401
     BatchableExtensionType,
     ExtensionType,
     ExtensionTypeSpec,
 )
+from .ops.ragged.row_partition import RowPartition  # noqa: F401
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec", "extension_type",
            "float4_e2m1fn", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
            "float8_e5m2", "float8_e5m2fnuz", "int2", "int4", "uint2", "uint4",
            "dlpack", "async_clear_error", "async_scope", "enable_strict_mode",
-           "function_executor_type"]
+           "function_executor_type", "dispatch_for_api", "dispatch_for_binary_elementwise_apis",
+           "dispatch_for_binary_elementwise_assert_apis", "dispatch_for_unary_elementwise_apis",
+           "unregister_dispatch_for", "RowPartition"]
 
 dlpack = _types.SimpleNamespace(to_dlpack=_dlpack.to_dlpack, from_dlpack=_dlpack.from_dlpack)
 

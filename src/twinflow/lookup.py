@@ -11,6 +11,7 @@ Out-of-vocabulary buckets of ``StaticVocabularyTable`` are TensorFlow's: FarmHas
 """
 from __future__ import annotations
 
+import collections
 import os
 
 import numpy as np
@@ -545,8 +546,25 @@ class DatasetInitializer(_Initializer):
         return [(py(k), py(v)) for k, v in self.dataset]
 
 
+class HasherSpec(collections.namedtuple("HasherSpec", ["hasher", "key"])):
+    """How out-of-vocabulary keys are hashed: only ``fasthash`` (FarmHash Fingerprint64, as
+    ``tw.strings.to_hash_bucket_fast``) is supported."""
+
+    __slots__ = ()
+
+
+FAST_HASHER_SPEC = HasherSpec("fasthash", None)
+
+
+def _check_hasher(hasher_spec) -> None:
+    if hasher_spec is None or getattr(hasher_spec, "hasher", None) != "fasthash" or \
+            getattr(hasher_spec, "key", None) is not None:
+        raise ValueError(f"hasher_spec: only HasherSpec(hasher='fasthash', key=None) is "
+                         f"supported, got {hasher_spec!r}")
+
+
 def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default_value=None,
-                       hasher_spec=None, key_dtype=dtypes.string, name=None):
+                       hasher_spec=FAST_HASHER_SPEC, key_dtype=dtypes.string, name=None):
     """A lookup table from a dataset of ``(key, value)`` pairs.
 
     Args:
@@ -555,7 +573,7 @@ def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default
             (values must then be int64 ids).
         vocab_size: use only the first ``vocab_size`` pairs.
         default_value: the value of unknown keys (num_oov_buckets == 0).
-        hasher_spec: TensorFlow's HasherSpec; only the default ``fasthash`` (None here).
+        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
         key_dtype: the dtype of the keys.
         name: the table's name.
 
@@ -564,9 +582,7 @@ def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default
     """
     if dataset is None:
         raise ValueError("dataset must be specified")
-    if hasher_spec is not None and getattr(hasher_spec, "hasher", "fasthash") != "fasthash":
-        raise ValueError(f"hasher_spec: only the 'fasthash' hasher is supported, got "
-                         f"{hasher_spec!r}")
+    _check_hasher(hasher_spec)
     if num_oov_buckets < 0:
         raise ValueError(f"num_oov_buckets must be greater or equal than 0, got "
                          f"{num_oov_buckets}.")
@@ -586,8 +602,8 @@ def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default
 
 
 def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
-                             default_value=-1, hasher_spec=None, key_dtype=dtypes.string,
-                             name=None):
+                             default_value=-1, hasher_spec=FAST_HASHER_SPEC,
+                             key_dtype=dtypes.string, name=None):
     """A table mapping each element of a dataset of keys to its position (int64).
 
     Args:
@@ -595,7 +611,7 @@ def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
         num_oov_buckets: buckets for unknown keys (see ``table_from_dataset``).
         vocab_size: use only the first ``vocab_size`` keys.
         default_value: the id of unknown keys (num_oov_buckets == 0).
-        hasher_spec: only the default ``fasthash`` (None here).
+        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
         key_dtype: the dtype of the keys.
         name: the table's name.
 

@@ -107,7 +107,8 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
 
 
 def _profiled(opdef: OpDef, inputs, attrs: dict, dev):
-    """``bind``'s eager path timed for the profiler (``core/profiler.py``)."""
+    """``bind``'s eager path timed for the profiler (``core/profiler.py``): a copy of its
+    body, because ``bind`` itself must not pay a call for it while no profiler records."""
     start = perf_counter_ns()
     check = opdef.validate_eager
     if check is not None:

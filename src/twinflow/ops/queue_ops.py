@@ -223,32 +223,27 @@ class QueueDequeueV2:
         return handle.take(1, False, _deadline(timeout_ms), "QueueDequeueV2")[0]
 
 
-@register_op("QueueDequeueManyV2", stateful=True, multi_output=True)
-class QueueDequeueManyV2:
-    """Removes ``n`` elements, stacked along a new dimension 0."""
+def _take_batch(handle, n, timeout_ms: int, op: str, up_to: bool) -> tuple:
+    n = _count(n, op)
+    _stack(handle, [], op)  # the shapes must be known before waiting
+    return _stack(handle, handle.take(n, up_to, _deadline(timeout_ms), op), op)
 
+
+def _dequeue_batch_op(name: str, up_to: bool, doc: str):
     def infer(handle, n, *, component_types, timeout_ms=-1):
         return _types(component_types)
 
     def kernel(handle, n, *, component_types, timeout_ms=-1):
-        op = "QueueDequeueManyV2"
-        n = _count(n, op)
-        _stack(handle, [], op)  # the shapes must be known before waiting
-        return _stack(handle, handle.take(n, False, _deadline(timeout_ms), op), op)
+        return _take_batch(handle, n, timeout_ms, name, up_to)
+    decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel})
+    return register_op(name, stateful=True, multi_output=True)(decl)
 
 
-@register_op("QueueDequeueUpToV2", stateful=True, multi_output=True)
-class QueueDequeueUpToV2:
-    """Removes ``n`` elements, or fewer (at least one) once the queue is closed."""
-
-    def infer(handle, n, *, component_types, timeout_ms=-1):
-        return _types(component_types)
-
-    def kernel(handle, n, *, component_types, timeout_ms=-1):
-        op = "QueueDequeueUpToV2"
-        n = _count(n, op)
-        _stack(handle, [], op)
-        return _stack(handle, handle.take(n, True, _deadline(timeout_ms), op), op)
+QueueDequeueManyV2 = _dequeue_batch_op(
+    "QueueDequeueManyV2", False, "Removes ``n`` elements, stacked along a new dimension 0.")
+QueueDequeueUpToV2 = _dequeue_batch_op(
+    "QueueDequeueUpToV2", True,
+    "Removes ``n`` elements, or fewer (at least one) once the queue is closed.")
 
 
 def _count(n, op: str) -> int:

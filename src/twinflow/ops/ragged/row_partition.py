@@ -26,19 +26,26 @@ class RowPartition:
     """A partition of ``nvals`` values into ``nrows`` rows (build it with a ``from_*``
     factory)."""
 
-    def __init__(self, row_splits, uniform_row_length=None, _internal: bool = False) -> None:
+    def __init__(self, row_splits, row_lengths=None, value_rowids=None, nrows=None,
+                 uniform_row_length=None, nvals=None, internal: bool = False) -> None:
         """Private: use a ``from_*`` factory.
 
         Args:
             row_splits: the row splits tensor.
+            row_lengths: precomputed row lengths (or None).
+            value_rowids: precomputed value row ids (or None).
+            nrows: the precomputed number of rows (or None).
             uniform_row_length: the row length of a uniform partition, or None.
-            _internal: set by the factories.
+            nvals: the precomputed number of values (or None).
+            internal: set by the factories.
         """
-        if not _internal:
+        if not internal:
             raise ValueError("RowPartition constructor is private; use a factory method such "
                              "as RowPartition.from_row_splits(row_splits)")
         self._splits = row_splits
         self._uniform = uniform_row_length
+        self._lengths, self._rowids, self._nrows, self._nvals = (row_lengths, value_rowids,
+                                                                 nrows, nvals)
 
     # -- factories ---------------------------------------------------------------------------
     @classmethod
@@ -64,7 +71,7 @@ class RowPartition:
                 raise ValueError(f"Arguments to from_row_splits do not form a valid "
                                  f"RowPartition: row_splits {s.tolist()} must be non-empty, "
                                  "start at 0 and be sorted")
-        return cls(splits, _internal=True)
+        return cls(splits, internal=True)
 
     @classmethod
     def from_row_lengths(cls, row_lengths, validate: bool = True, dtype=None,
@@ -84,7 +91,7 @@ class RowPartition:
         if validate and isinstance(lengths, EagerTensor) and np.any(lengths._value < 0):
             raise ValueError("row_lengths must be non-negative")
         zero = A.zeros([1], dtype=lengths.dtype)
-        return cls(A.concat([zero, M.cumsum(lengths)], 0), _internal=True)
+        return cls(A.concat([zero, M.cumsum(lengths)], 0), row_lengths=lengths, internal=True)
 
     @classmethod
     def from_value_rowids(cls, value_rowids, nrows=None, validate: bool = True, dtype=None,
@@ -103,7 +110,7 @@ class RowPartition:
         """
         ids = _index(value_rowids, dtype, dtype_hint)
         rt = RaggedTensor.from_value_rowids(ids, ids, nrows=nrows, validate=validate)
-        return cls(rt.row_splits, _internal=True)
+        return cls(rt.row_splits, value_rowids=ids, internal=True)
 
     @classmethod
     def from_row_starts(cls, row_starts, nvals, validate: bool = True, dtype=None,
@@ -169,7 +176,7 @@ class RowPartition:
                 int(nrows_t._value) * int(length._value) != int(nvals_t._value):
             raise ValueError("uniform_row_length * nrows must equal nvals")
         splits = A.range(nrows_t + 1, dtype=length.dtype) * length
-        return cls(splits, uniform_row_length=length, _internal=True)
+        return cls(splits, uniform_row_length=length, internal=True)
 
     # -- encodings ---------------------------------------------------------------------------
     @property
@@ -207,6 +214,8 @@ class RowPartition:
         Returns:
             An int tensor.
         """
+        if self._lengths is not None:
+            return self._lengths
         return self._splits[1:] - self._splits[:-1]
 
     def value_rowids(self) -> Tensor:
@@ -215,6 +224,8 @@ class RowPartition:
         Returns:
             An int tensor.
         """
+        if self._rowids is not None:
+            return self._rowids
         return A.repeat(A.range(self.nrows(), dtype=self.dtype), self.row_lengths())
 
     def nrows(self) -> Tensor:
@@ -223,6 +234,8 @@ class RowPartition:
         Returns:
             An int tensor.
         """
+        if self._nrows is not None:
+            return self._nrows
         return A.shape(self._splits, out_type=self.dtype)[0] - 1
 
     def nvals(self) -> Tensor:
@@ -231,6 +244,8 @@ class RowPartition:
         Returns:
             An int tensor.
         """
+        if self._nvals is not None:
+            return self._nvals
         return self._splits[-1]
 
     def offsets_in_rows(self) -> Tensor:
@@ -280,7 +295,8 @@ class RowPartition:
         if dtype not in (dtypes.int32, dtypes.int64):
             raise ValueError(f"dtype must be int32 or int64, got {dtype.name}")
         uniform = None if self._uniform is None else M.cast(self._uniform, dtype)
-        return RowPartition(M.cast(self._splits, dtype), uniform, _internal=True)
+        return RowPartition(M.cast(self._splits, dtype), uniform_row_length=uniform,
+                            internal=True)
 
     def __repr__(self) -> str:
         return f"tw.RowPartition(row_splits={self._splits!r})"

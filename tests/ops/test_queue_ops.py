@@ -163,3 +163,14 @@ def test_from_list_selects_a_queue():
     assert int(b.size()) == 1 and int(a.size()) == 0
     with pytest.raises(TypeError):
         tw.queue.QueueBase.from_list(0, [a, tw.queue.FIFOQueue(2, tw.float32)])
+
+
+def test_random_shuffle_follows_the_global_seed():
+    def run():
+        q = tw.queue.RandomShuffleQueue(10, 0, tw.int32, shapes=[[]])
+        q.enqueue_many([list(range(8))])
+        return q.dequeue_many(8).numpy().tolist()
+    tw.random.set_seed(3)
+    first = run()
+    tw.random.set_seed(3)
+    assert run() == first and sorted(first) == list(range(8))

@@ -31,6 +31,7 @@ from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..eager.tensor import ResourceHandle
 from ..graph.registry import register_op
+from .random.seeds import get_seed
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "RandomShuffleQueue"]
 
@@ -54,7 +55,8 @@ class QueueState:
         self.items: list | collections.deque = (
             collections.deque() if kind in ("FIFOQueue", "PaddingFIFOQueue") else [])
         self.order = itertools.count()  # PriorityQueue: equal priorities leave in order
-        self.rng = np.random.default_rng(seed)
+        s1, s2 = get_seed(seed)  # TensorFlow's rules: the global seed counts too
+        self.rng = np.random.default_rng(None if (s1, s2) == (0, 0) else [s1, s2])
 
     def __repr__(self) -> str:
         return f"<{self.kind} '{self.name}'>"

@@ -170,7 +170,10 @@ def test_random_shuffle_follows_the_global_seed():
         q = tw.queue.RandomShuffleQueue(10, 0, tw.int32, shapes=[[]])
         q.enqueue_many([list(range(8))])
         return q.dequeue_many(8).numpy().tolist()
-    tw.random.set_seed(3)
-    first = run()
-    tw.random.set_seed(3)
-    assert run() == first and sorted(first) == list(range(8))
+    try:
+        tw.random.set_seed(3)
+        first = run()
+        tw.random.set_seed(3)
+        assert run() == first and sorted(first) == list(range(8))
+    finally:
+        tw.random.set_seed(None)

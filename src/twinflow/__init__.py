@@ -105,7 +105,9 @@ _LAZY = {
     "edit_distance": (".ops.sets", "edit_distance"),
     "quantization": (".quantization", None), "test": (".testing", None),
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
-    "lookup": (".lookup", None),
+    "lookup": (".lookup", None), "audio": (".audio", None),
+    "fftnd": (".ops.signal.fftnd", "fftnd"), "ifftnd": (".ops.signal.fftnd", "ifftnd"),
+    "rfftnd": (".ops.signal.fftnd", "rfftnd"), "irfftnd": (".ops.signal.fftnd", "irfftnd"),
     "queue": (".queue", None), "raw_ops": (".raw_ops", None),
     "CriticalSection": (".control.critical_section", "CriticalSection"),
     "nondifferentiable_batch_function": (".function.batching",
@@ -143,7 +145,7 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization", "sets", "queue", "CriticalSection"):
+                  "quantization", "sets", "audio", "fftnd", "queue", "CriticalSection"):
         if _name in _LAZY:
             __getattr__(_name)
 

@@ -2,11 +2,10 @@
 
 One line per op, in graph order (so stateful ops run in program order, once per call)::
 
-    def __make__(c0, c1, k2, k3, c4):      # kernels and constants become closure cells
+    def __make__(k0, c1):                  # kernels and constants become closure cells
         def matmul_fn(a0, a1):
-            if c0.profiling: return c1(a0, a1)     # a profiler records: run the timed twin
-            r0 = k2(a0, a1)                # MatMul (MatMul) user.py:12 in f: x = tf.matmul(x, y)
-            r1 = k3(r0, c4)                # AddV2 (AddV2) user.py:13 in f: x = x + b
+            r0 = k0(a0, a1)                # MatMul (MatMul) user.py:12 in f: x = tf.matmul(x, y)
+            r1 = k1(r0, c1)                # AddV2 (AddV2) user.py:13 in f: x = x + b
             return (r1,)
         return matmul_fn
 
@@ -44,7 +43,6 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from ..core.context import process
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.profiler import record_op
 from ..eager.execute import KERNEL_ERRORS
@@ -404,27 +402,14 @@ class _Emitter:
         return outs
 
 
-class _TracedTwin:
-    """The program compiled with every op timed for the profiler, compiled on first call."""
-
-    def __init__(self, prog: Program, name: str) -> None:
-        self.prog, self.name, self.run = prog, name, None
-
-    def __call__(self, *arrays) -> tuple:
-        if self.run is None:
-            self.run = compile_program(self.prog, self.name, trace=True).run
-        return self.run(*arrays)
-
-
 def compile_program(prog: Program, name: str = "fn", trace: bool = False) -> CompiledProgram:
     """Generates and compiles the straight-line Python function running ``prog``.
 
     Args:
         prog: the Program (usually optimized).
         name: the generated function's name (sanitized to an identifier).
-        trace: record one profiler event per op run (``core/profiler.py``); without it the
-            function checks ``process.profiling`` once per call and runs this traced twin
-            while a profiler records.
+        trace: record one profiler event per op run (``core/profiler.py``): the variant a
+            function's call runs while a profiler records.
 
     Returns:
         The CompiledProgram.
@@ -437,9 +422,6 @@ def compile_program(prog: Program, name: str = "fn", trace: bool = False) -> Com
         fname = "f_" + fname
     params = [f"a{i}" for i in range(len(prog.inputs))]
     em = _Emitter(trace)
-    if not trace:  # while a profiler records, calls run the traced twin (compiled on demand)
-        em.emit(f"        if {em.cell(process, 'c')}.profiling: return "
-                f"{em.cell(_TracedTwin(prog, name), 'c')}({', '.join(params)})")
     rets = em.block(prog, params, "        ", 0)
     closure, line_ops = em.closure, em.line_ops
     while fname in closure:  # a function named like a kernel cell (k3) would shadow it

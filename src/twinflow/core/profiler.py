@@ -1,9 +1,10 @@
 """The profiler's recorder: one event per executed op, written as a Chrome trace.
 
 ``start`` sets ``process.profiling``, which makes every eager op leave the fast path (the
-device hook, ``core/devices.py``) and every compiled graph run its traced twin (codegen checks
-the flag once per call). While it is off nothing is recorded and the only cost is that flag:
-eager ops on the fast path never read it. Events are ``(name, type, start_ns, end_ns, thread,
+device hook, ``core/devices.py``) and every ``tw.function`` call run its program compiled with
+a timer around each op (``GraphCallable.profiled_run``; the call reads the flag once). While it
+is off nothing is recorded and the only cost is that flag: eager ops on the fast path never
+read it. Events are ``(name, type, start_ns, end_ns, thread,
 args)`` tuples appended to a list (``list.append`` is atomic); ``stop`` writes them, gzipped,
 to ``<logdir>/plugins/profile/<run>/<host>.trace.json.gz`` as TensorFlow places its traces. The
 Chrome trace format is what Perfetto (ui.perfetto.dev) and chrome://tracing open.

@@ -32,7 +32,7 @@ DIFFERENT = {
     "img_standardize": "bfloat16 rounding of the standard deviation",
 }
 REFUSED = ("not in the list of allowed values", "does not accept bfloat16", "must be float32",
-           "must be a float64 tensor", "expected to be a float")
+           "must be a float64 tensor", "must be a float32 tensor", "expected to be a float")
 
 
 def _floats(args, dtype=None):

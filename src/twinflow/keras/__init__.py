@@ -15,6 +15,7 @@ from . import (
     models,
     ops,
     optimizers,
+    quantizers,
     random,
     regularizers,
     saving,
@@ -29,12 +30,13 @@ from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
 from .optimizers import Optimizer
+from .quantizers import Quantizer
 from .regularizers import Regularizer
 
 __all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
            "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
            "layers", "losses",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils", "random", "tree",
+           "saving", "utils", "random", "tree", "quantizers", "Quantizer",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]

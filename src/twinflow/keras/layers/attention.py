@@ -15,6 +15,7 @@ from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
+from . import quantized as _quantized
 from .activation import Softmax
 from .base import Layer
 from .core import fraction
@@ -117,6 +118,8 @@ class EinsumDense(Layer):
             y = y + self.bias
         act = self.activation
         return y if act is _activations.linear else act(y)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def get_config(self) -> dict:
         cfg = super().get_config()

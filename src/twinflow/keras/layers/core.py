@@ -16,6 +16,7 @@ from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from . import quantized as _quantized
 from .base import Layer
 
 
@@ -95,6 +96,8 @@ class Dense(Layer):
             y = nn_ops.bias_add(y, self.bias)
         act = self.activation
         return y if act is _activations.linear else act(y)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -242,6 +245,8 @@ class Embedding(Layer):
 
     def call(self, inputs) -> Tensor:
         return array_ops.gather(self.embeddings, inputs)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def compute_mask(self, inputs, mask=None) -> Any:
         if not self.mask_zero:

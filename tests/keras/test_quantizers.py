@@ -170,3 +170,21 @@ def test_configs_policies_and_serialization():
     with pytest.raises(ValueError, match="not provided"):
         D.QuantizedDTypePolicy("gptq", "float32")
     assert tw.keras.Quantizer is Q.Quantizer
+
+
+def test_quantized_models_interchange_with_keras_files(tmp_path):
+    here = pathlib.Path(__file__).parents[1] / "fixtures" / "keras_quantizers"
+    ids = np.array([[0, 3], [6, 2]])
+    model = keras.models.load_model(str(here / "quantized.keras"))  # written by Keras 3.15
+    assert [layer.quantization_mode for layer in model.layers[1:]] == ["int8"] * 3
+    want = np.load(here / "quantized_out.npy")
+    np.testing.assert_allclose(model.predict(ids, verbose=0), want, rtol=1e-6)
+    model.save(str(tmp_path / "again.keras"))  # and back, in Keras' layout
+    again = keras.models.load_model(str(tmp_path / "again.keras"))
+    np.testing.assert_allclose(again.predict(ids, verbose=0), want, rtol=1e-6)
+    # an int4 layer round-trips through twinflow's files too
+    seq = keras.Sequential([keras.Input((6,)), keras.layers.Dense(3)])
+    seq.quantize("int4", config=Q.Int4QuantizationConfig(block_size=None))
+    seq.save(str(tmp_path / "int4.keras"))
+    back = keras.models.load_model(str(tmp_path / "int4.keras"))
+    np.testing.assert_allclose(back(X).numpy(), seq(X).numpy())

@@ -111,6 +111,8 @@ class EinsumDense(Layer):
                                for c in out[first:])
             self.bias = self._add_weight_for("bias", "bias", bias_shape)
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def call(self, inputs) -> Tensor:
         y = linalg_ops.einsum(self.equation, inputs, self.kernel)

@@ -75,6 +75,8 @@ class Dense(Layer):
         self.bias = self._add_weight_for("bias", "bias", (self.units,)) \
             if self.use_bias else None
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def call(self, inputs) -> Tensor:
         if isinstance(inputs, RaggedTensor):  # the last dim is uniform: apply to flat values
@@ -236,6 +238,8 @@ class Embedding(Layer):
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer)
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def _convert_inputs(self, inputs):
         x = super()._convert_inputs(inputs)

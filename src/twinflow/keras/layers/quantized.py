@@ -57,13 +57,17 @@ def _check(layer, mode: str, config) -> Q.QuantizationConfig:
 
 
 def _replace_weight(layer, old, name: str, value, trainable: bool = False):
-    """Drops weight ``old`` from ``layer`` and adds ``name`` holding ``value``."""
-    layer._tw_weights[:] = [w for w in layer._tw_weights if w is not old]
-    layer._tw_regularizers[:] = [(w, r) for w, r in layer._tw_regularizers if w is not old]
+    """Adds weight ``name`` holding ``value`` in the place of ``old`` (which is dropped; None:
+    appended), so that the weights keep Keras' order (files interchange)."""
     value = np.asarray(value)
     var = layer.add_weight(name, value.shape, dtype=dtypes.from_numpy(value.dtype),
                            initializer="zeros", trainable=trainable)
     var.assign(value)
+    weights = layer._tw_weights
+    weights.pop()
+    weights.insert(next((i for i, w in enumerate(weights) if w is old), len(weights)), var)
+    weights[:] = [w for w in weights if w is not old]
+    layer._tw_regularizers[:] = [(w, r) for w, r in layer._tw_regularizers if w is not old]
     return var
 
 
@@ -103,17 +107,15 @@ def quantize_dense(layer, mode: str | None = None, config=None) -> None:
     if config.mode == "int8":
         q, scale = _weight_quantizer(config, Q.AbsMaxQuantizer(axis=0))(kernel, to_numpy=True)
         layer._tw_qkernel = _replace_weight(layer, layer.kernel, "kernel", q.numpy())
-        layer.kernel_scale = layer.add_weight("kernel_scale", (layer.units,),
-                                              initializer="ones", trainable=False)
-        layer.kernel_scale.assign(np.squeeze(scale.numpy(), 0))
+        layer.kernel_scale = _replace_weight(layer, None, "kernel_scale",
+                                             np.squeeze(scale.numpy(), 0))
     elif block is None or block == -1:
         q, scale = _weight_quantizer(config, Q.AbsMaxQuantizer(
             axis=0, value_range=(-8, 7)))(kernel, to_numpy=True)
         packed = Q.pack_int4(q, axis=-1)[0]
         layer._tw_qkernel = _replace_weight(layer, layer.kernel, "kernel", packed.numpy())
-        layer.kernel_scale = layer.add_weight("kernel_scale", (layer.units,),
-                                              initializer="ones", trainable=False)
-        layer.kernel_scale.assign(np.squeeze(scale.numpy(), 0))
+        layer.kernel_scale = _replace_weight(layer, None, "kernel_scale",
+                                             np.squeeze(scale.numpy(), 0))
     else:
         q, scale, zero = Q.abs_max_quantize_grouped_with_zero_point(kernel, block,
                                                                      to_numpy=True)
@@ -323,3 +325,19 @@ def quantize_layer(self, mode: str | None = None, type_check: bool = True,
         raise NotImplementedError(f"Layer {type(self).__name__} does not have a `quantize()` "
                                   "method implemented.")
     fn(self, mode, config)
+
+
+def build_quantized(layer) -> None:
+    """Gives a layer built with a quantized dtype policy (``'int8_from_float32'``, as a saved
+    quantized model's config says) the quantized weights, so that the file's values load.
+
+    Args:
+        layer: a just-built ``Dense``, ``EinsumDense`` or ``Embedding``.
+    """
+    policy = layer.dtype_policy
+    mode = policy.quantization_mode
+    block = getattr(policy, "block_size", None)
+    config = Q.Int4QuantizationConfig(block_size=block) if mode == "int4" else None
+    layer._set_policy(policy.source_name)
+    quantize_layer(layer, mode, type_check=False, config=config)
+    layer._set_policy(policy)

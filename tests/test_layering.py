@@ -22,7 +22,7 @@ LAYERS = [
     ("autograph",),
     ("function",),
     ("io",),
-    ("saved_model",),
+    ("saved_model", "numpy_api"),
     ("keras", "data", "train", "summary", "compat", "onnx", "distribute"),
     ("cli", "bench"),
 ]

@@ -20,6 +20,9 @@ NAMESPACES: list[types.ModuleType] = [
     tw.dtypes, tw.autograph, tw.train, tw.summary, tw.keras, tw.keras.layers, tw.keras.optimizers,
     tw.keras.losses, tw.keras.metrics, tw.data, tw.data.experimental, tw.io, tw.io.gfile,
     tw.ragged, tw.sparse, tw.experimental, tw.distribute, tw.distribute.experimental,
+    tw.keras.applications, tw.keras.applications.imagenet_utils,
+    tw.keras.applications.mobilenet_v3, tw.keras.applications.resnet,
+    tw.experimental.numpy, tw.experimental.numpy.random,
 ]
 EXTRA_CLASSES: list[type] = [tw.data.Dataset]
 

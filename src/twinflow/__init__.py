@@ -83,6 +83,8 @@ from .graph.graph import Operation
 from .ops.init_ops import (constant_initializer, ones_initializer, random_normal_initializer,
                            random_uniform_initializer, zeros_initializer)
 from .ops.linalg_lu import eig, eigvals
+from .ops.linalg_matfun import sqrtm as matrix_square_root  # noqa: E402
+from .ops.nn.isotonic_approx import approx_top_k  # noqa: E402
 from .ops.array.bits import bitcast, fingerprint
 from .ops.array.batch_space import (batch_to_space, dynamic_partition, dynamic_stitch,
                                     required_space_to_batch_paddings, space_to_batch,

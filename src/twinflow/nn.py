@@ -1,7 +1,13 @@
 """``tw.nn``: neural-network ops (re-exports)."""
+from . import nn_experimental as experimental  # noqa: F401
 from .ops.array.batch_space import space_to_batch  # noqa: F401
 from .ops.array_ops import top_k
 from .ops.math_ops import sigmoid, tanh
+from .ops.nn.compose16 import (
+    atrous_conv2d_transpose,
+    safe_embedding_lookup_sparse,
+    with_space_to_batch,
+)
 from .ops.nn.conv_nd import (
     avg_pool3d,
     conv3d,
@@ -10,10 +16,20 @@ from .ops.nn.conv_nd import (
     depthwise_conv2d_backprop_input,
     max_pool3d,
 )
+from .ops.nn.ctc import (
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_unique_labels,
+)
+from .ops.nn.isotonic_approx import approx_max_k, approx_min_k, isotonic_regression
+from .ops.nn.morphology import dilation2d, erosion2d, max_pool_with_argmax
 from .ops.nn.sampled import (
     all_candidate_sampler,
     compute_accidental_hits,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     nce_loss,
     sampled_softmax_loss,
@@ -97,4 +113,9 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "local_response_normalization", "lrn", "space_to_depth", "sufficient_statistics",
            "weighted_moments", "all_candidate_sampler", "compute_accidental_hits",
            "fixed_unigram_candidate_sampler", "log_uniform_candidate_sampler", "nce_loss",
-           "sampled_softmax_loss", "uniform_candidate_sampler"]
+           "sampled_softmax_loss", "uniform_candidate_sampler", "collapse_repeated",
+           "ctc_beam_search_decoder", "ctc_greedy_decoder", "ctc_loss", "ctc_unique_labels",
+           "dilation2d", "erosion2d", "max_pool_with_argmax",
+           "atrous_conv2d_transpose", "safe_embedding_lookup_sparse", "with_space_to_batch",
+           "approx_max_k", "approx_min_k", "isotonic_regression",
+           "learned_unigram_candidate_sampler"]

@@ -3,6 +3,7 @@ from . import random_experimental as experimental  # noqa: E402  (tf.random.expe
 from .ops.nn.sampled import (
     all_candidate_sampler,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
@@ -36,7 +37,8 @@ from .ops.random_ops import stateless_random_uniform as stateless_uniform
 
 __all__ = ["Algorithm", "Generator", "all_candidate_sampler", "categorical", "create_rng_state",
            "experimental", "fixed_unigram_candidate_sampler", "fold_in", "gamma",
-           "get_global_generator", "get_seed", "log_uniform_candidate_sampler", "normal",
+           "get_global_generator", "get_seed", "learned_unigram_candidate_sampler",
+           "log_uniform_candidate_sampler", "normal",
            "poisson", "set_global_generator", "set_seed", "shuffle", "split", "stateless_binomial",
            "stateless_categorical", "stateless_gamma", "stateless_normal", "stateless_poisson",
            "stateless_truncated_normal", "stateless_uniform", "truncated_normal", "uniform",

@@ -53,7 +53,8 @@ def _scale(a) -> float:
 def _limits(a):
     """Values at a float type's limits (an empty segment's max) as infinities: bfloat16's
     lowest is not float64's."""
-    return np.where(np.abs(a) >= 3.3e38, np.sign(a) * np.inf, a)
+    with np.errstate(invalid="ignore"):  # (sign(0) * inf where the value is not used)
+        return np.where(np.abs(a) >= 3.3e38, np.sign(a) * np.inf, a)
 
 
 def _run(fn, *args):

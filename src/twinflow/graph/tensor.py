@@ -1,8 +1,9 @@
 """The Tensor base class shared by eager and symbolic tensors.
 
 Operator overloads (``+``, ``@``, ``[]``...) are declared by the ops layer
-(``twinflow.ops.overloads``) through ``register_operators``, the one registration point of this
-module, as TensorFlow does, so this layer needs no op.
+(``twinflow.ops.overloads``) through ``register_operators``, as TensorFlow does, so this layer
+needs no op; ``register_numpy_methods`` is the other registration point (the NumPy methods of
+``experimental_enable_numpy_behavior``).
 """
 from __future__ import annotations
 
@@ -34,6 +35,35 @@ def register_operators(methods: dict) -> None:
         raise ValueError(f"not tensor operators: {sorted(unknown)}")
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
+
+
+_NUMPY_METHOD_NAMES = frozenset(
+    "T astype clip data flatten max mean min ravel reshape size tolist transpose "
+    "__round__".split())
+
+
+def register_numpy_methods(methods: dict) -> None:
+    """Adds (or, for a value of None, removes) the NumPy methods TensorFlow gives tensors
+    under ``tf.experimental.numpy.experimental_enable_numpy_behavior`` (called by
+    ``numpy_api/behavior.py`` only).
+
+    Args:
+        methods: ``{name: function or property, or None}`` for names among ``T``, ``astype``,
+            ``clip``, ``data``, ``flatten``, ``max``, ``mean``, ``min``, ``ravel``, ``reshape``,
+            ``size``, ``tolist``, ``transpose``, ``__round__``.
+
+    Raises:
+        ValueError: another name.
+    """
+    unknown = set(methods) - _NUMPY_METHOD_NAMES
+    if unknown:
+        raise ValueError(f"not NumPy tensor methods: {sorted(unknown)}")
+    for name, fn in methods.items():
+        if fn is None:
+            if name in Tensor.__dict__:
+                delattr(Tensor, name)
+        else:
+            setattr(Tensor, name, fn)
 
 
 class Tensor:

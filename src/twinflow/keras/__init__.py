@@ -1,26 +1,33 @@
 """``tw.keras``: layers, models, losses, optimizers, metrics, callbacks, datasets."""
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     config,
     constraints,
     datasets,
+    distillation,
     dtype_policies,
+    export,
     initializers,
     layers,
+    legacy,
     losses,
     metrics,
     mixed_precision,
     models,
     ops,
     optimizers,
+    preprocessing,
     quantizers,
     random,
     regularizers,
     saving,
     tree,
     utils,
+    visualization,
+    wrappers,
 )
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
@@ -32,11 +39,27 @@ from .models import Model, Sequential
 from .optimizers import Optimizer
 from .quantizers import Quantizer
 from .regularizers import Regularizer
+from .toplevel import (
+    Function,
+    Operation,
+    RematScope,
+    StatelessScope,
+    SymbolicScope,
+    Variable,
+    device,
+    name_scope,
+    remat,
+    version,
+)
 
-__all__ = ["activations", "backend", "callbacks", "config", "constraints", "dtype_policies",
-           "DTypePolicy", "FloatDTypePolicy", "datasets", "initializers",
-           "layers", "losses",
+__all__ = ["activations", "applications", "backend", "callbacks", "config", "constraints",
+           "dtype_policies",
+           "DTypePolicy", "FloatDTypePolicy", "datasets", "distillation", "export", "initializers",
+           "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
-           "saving", "utils", "random", "tree", "quantizers", "Quantizer",
+           "saving", "utils", "random", "tree", "visualization", "wrappers",
+           "quantizers", "Quantizer",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
-           "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer"]
+           "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
+           "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+           "Variable", "device", "name_scope", "remat", "version"]

@@ -17,81 +17,47 @@ from ..graph.tensor import Tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.variables import Variable
 from . import activations as _activations
+from .backend_nn import (  # noqa: F401  (tw.keras.backend names)
+    batch_normalization,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    conv1d,
+    conv2d,
+    conv2d_transpose,
+    conv3d,
+    depthwise_conv2d,
+    is_sparse,
+    name_scope,
+    pool2d,
+    pool3d,
+    random_normal_variable,
+    random_uniform_variable,
+    resize_images,
+    resize_volumes,
+    result_type,
+    rnn,
+    separable_conv2d,
+    sparse_categorical_crossentropy,
+    spatial_2d_padding,
+    spatial_3d_padding,
+    to_dense,
+)
 from .layers.base import clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
+from .settings import (  # noqa: F401  (tw.keras.backend names)
+    backend,
+    epsilon,
+    floatx,
+    image_data_format,
+    set_epsilon,
+    set_floatx,
+    set_image_data_format,
+)
 
-_SETTINGS = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
 _UID: dict = {}
-
-
-def floatx() -> str:
-    """The default float type of Keras layers.
-
-    Returns:
-        ``'float32'`` unless ``set_floatx`` changed it.
-    """
-    return _SETTINGS["floatx"]
-
-
-def set_floatx(value: str) -> None:
-    """Sets the default float type.
-
-    Args:
-        value: ``'float16'``, ``'bfloat16'``, ``'float32'`` or ``'float64'``.
-    """
-    if value not in ("float16", "bfloat16", "float32", "float64"):
-        raise ValueError(f"Unknown `floatx` value: {value}. Expected one of {{'float16', "
-                         "'bfloat16', 'float32', 'float64'}")
-    _SETTINGS["floatx"] = str(value)
-
-
-def epsilon() -> float:
-    """The fuzz factor used by losses and metrics.
-
-    Returns:
-        1e-7 unless ``set_epsilon`` changed it.
-    """
-    return _SETTINGS["epsilon"]
-
-
-def set_epsilon(value: float) -> None:
-    """Sets the fuzz factor.
-
-    Args:
-        value: the new epsilon.
-    """
-    _SETTINGS["epsilon"] = float(value)
-
-
-def image_data_format() -> str:
-    """The default image layout.
-
-    Returns:
-        ``'channels_last'`` unless changed.
-    """
-    return _SETTINGS["image_data_format"]
-
-
-def set_image_data_format(data_format: str) -> None:
-    """Sets the default image layout.
-
-    Args:
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-    """
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', "
-                         f"'channels_last'}}. Received: data_format={data_format}")
-    _SETTINGS["image_data_format"] = data_format
-
-
-def backend() -> str:
-    """The backend's name.
-
-    Returns:
-        ``'tensorflow'`` (twinflow stands in for it).
-    """
-    return "tensorflow"
 
 
 def get_uid(prefix: str = "") -> int:
@@ -443,8 +409,35 @@ def _relu(x, alpha, max_value, threshold):
 for _name, (_fn, _doc) in _FUNCTIONS.items():
     globals()[_name] = _make(_name, _fn, _doc)
 
+_NN_NAMES = [
+    "batch_normalization",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "conv1d",
+    "conv2d",
+    "conv2d_transpose",
+    "conv3d",
+    "depthwise_conv2d",
+    "is_sparse",
+    "name_scope",
+    "pool2d",
+    "pool3d",
+    "random_normal_variable",
+    "random_uniform_variable",
+    "resize_images",
+    "resize_volumes",
+    "result_type",
+    "rnn",
+    "separable_conv2d",
+    "sparse_categorical_crossentropy",
+    "spatial_2d_padding",
+    "spatial_3d_padding",
+    "to_dense",
+]
 __all__ = ["clear_session", "floatx", "set_floatx", "epsilon", "set_epsilon",
            "image_data_format", "set_image_data_format", "backend", "get_uid", "get_value",
            "batch_get_value", "set_value", "batch_set_value", "int_shape", "ndim", "dtype",
            "count_params", "is_keras_tensor", "eval", "variable", "constant"] + \
-    sorted(_FUNCTIONS)
+    _NN_NAMES + sorted(_FUNCTIONS)

@@ -2,16 +2,22 @@
 dtype policy, the backend's name)."""
 from __future__ import annotations
 
-from .backend import (  # noqa: F401  (re-exported: Keras 3 publishes them here)
+from .dtype_policies import dtype_policy, set_dtype_policy  # noqa: F401
+from .settings import (  # noqa: F401  (re-exported: Keras 3 publishes them here)
     backend,
+    disable_interactive_logging,
+    disable_traceback_filtering,
+    enable_interactive_logging,
+    enable_traceback_filtering,
     epsilon,
     floatx,
     image_data_format,
+    is_interactive_logging_enabled,
+    is_traceback_filtering_enabled,
     set_epsilon,
     set_floatx,
     set_image_data_format,
 )
-from .dtype_policies import dtype_policy, set_dtype_policy  # noqa: F401
 
 _STATE = {"unsafe_deserialization": False, "max_epochs": None, "max_steps_per_epoch": None}
 

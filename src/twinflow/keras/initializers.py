@@ -253,6 +253,75 @@ class Identity(Initializer):
     _config_keys = ("gain",)
 
 
+def _window(name: str, n: int, periodic: bool) -> np.ndarray:
+    """SciPy's ``get_window(name, n, fftbins=periodic)`` for the common windows, in NumPy."""
+    m = n + 1 if periodic else n
+    table = {"hann": np.hanning, "hanning": np.hanning, "hamming": np.hamming,
+             "blackman": np.blackman, "bartlett": np.bartlett,
+             "boxcar": np.ones, "rectangular": np.ones, "ones": np.ones}
+    if name not in table:
+        raise ValueError(f"STFT window {name!r} is not supported by twinflow (supported: "
+                         f"{sorted(table)}, or pass the window as an array)")
+    win = table[name](m) if m > 1 else np.ones(m)
+    return win[:n]
+
+
+class STFT(Initializer):
+    """The kernel of a short-time Fourier transform as a convolution: ``cos`` (``side=
+    'real'``) or ``sin`` (``'imag'``) of ``-2 pi t f / F``, times the window, over shapes
+    ``(frame_length, 1, fft_length // 2 + 1)``.
+
+    Args:
+        side: ``'real'`` or ``'imag'``.
+        window: a window name (``'hann'``, ``'hamming'``, ``'blackman'``, ``'bartlett'``,
+            ``'boxcar'``), an array of ``frame_length`` values, or None.
+        scaling: ``'density'`` (divide by the window's L2 norm), ``'spectrum'`` (by its
+            sum) or None.
+        periodic: use the periodic window (for spectral analysis) instead of the symmetric.
+    """
+
+    def __init__(self, side: str = "real", window="hann", scaling: str | None = "density",
+                 periodic: bool = False) -> None:
+        if side not in ("real", "imag"):
+            raise ValueError(f"side should be 'real' or 'imag', not {side}")
+        if isinstance(window, str):
+            _window(window, 1, False)
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError("Scaling is invalid, it must be `None`, 'density' or 'spectrum'. "
+                             f"Received scaling={scaling}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def _generate(self, shape, dtype):
+        if len(shape) != 3:
+            raise ValueError(f"STFT initializer expects a shape (frame_length, channels, "
+                             f"fft_bins); received {shape}")
+        frame_length, _, bins = shape
+        win, scale = None, 1.0
+        if self.window is not None:
+            win = _window(self.window, frame_length, self.periodic) \
+                if isinstance(self.window, str) else np.asarray(self.window, np.float64)
+            if win.shape != (frame_length,):
+                raise ValueError("The shape of `window` must be equal to [frame_length]."
+                                 f"Received: window shape={win.shape}")
+            win = win.astype(dtype).reshape(frame_length, 1, 1)
+            if self.scaling == "density":
+                scale = np.sqrt(np.sum(np.square(win)))
+            elif self.scaling == "spectrum":
+                scale = np.sum(np.abs(win))
+        freq = np.arange(bins, dtype=dtype).reshape(1, 1, bins) / ((bins - 1) * 2)
+        time = np.arange(frame_length, dtype=dtype).reshape(frame_length, 1, 1)
+        args = (-2 * time * freq) * np.arccos(np.asarray(-1, dtype))
+        kernel = (np.cos(args) if self.side == "real" else np.sin(args)).astype(dtype)
+        if win is not None:
+            kernel = kernel * win / scale
+        return kernel   # (frame_length, 1, bins) whatever the channels, as Keras
+
+    def get_config(self) -> dict:
+        window = self.window.tolist() if isinstance(self.window, np.ndarray) else self.window
+        return {"side": self.side, "window": window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
 zeros = Zeros
 ones = Ones
 constant = Constant
@@ -267,6 +336,11 @@ lecun_normal = LecunNormal
 lecun_uniform = LecunUniform
 orthogonal = Orthogonal
 identity = Identity
+stft = STFT
+# Keras 3's other names of these classes (kept there for compatibility)
+IdentityInitializer = Identity
+OrthogonalInitializer = Orthogonal
+STFTInitializer = STFT
 
 _BY_NAME = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
@@ -274,6 +348,8 @@ _BY_NAME = {
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
     "he_uniform": HeUniform, "lecun_normal": LecunNormal, "variance_scaling": VarianceScaling,
     "lecun_uniform": LecunUniform, "orthogonal": Orthogonal, "identity": Identity,
+    "stft": STFT, "identity_initializer": Identity, "orthogonal_initializer": Orthogonal,
+    "s_t_f_t": STFT, "s_t_f_t_initializer": STFT,
 }
 
 

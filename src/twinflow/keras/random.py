@@ -17,7 +17,7 @@ from ..ops import array_ops, math_ops
 from ..ops import random_ops as _sl
 from ..ops.random import stateless_dist as _sd
 from ..ops.variables import Variable
-from . import backend as _backend
+from . import settings as _backend
 
 
 class SeedGenerator:

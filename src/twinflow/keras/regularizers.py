@@ -1,9 +1,12 @@
 """``tw.keras.regularizers``: weight penalties added to the training loss."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
-from ..ops import math_ops, reduction_ops
+from ..eager.execute import convert_to_tensor
+from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
+from ..ops.variables import Variable
 from .configurable import Configurable
 
 
@@ -61,6 +64,45 @@ class L2(L1L2):
         super().__init__(l2=kwargs.get("l", l2))
 
 
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (or columns) of a 2-D weight towards orthogonality: ``factor * 0.5 *
+    sum(|off-diagonal of U U^T|) / (n (n - 1) / 2)`` of the L2-normalized rows ``U``.
+
+    Args:
+        factor: the penalty's factor.
+        mode: ``'rows'`` or ``'columns'``.
+    """
+
+    def __init__(self, factor: float = 0.01, mode: str = "rows") -> None:
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or \
+                math.isinf(factor) or math.isnan(factor):
+            raise ValueError(f"Invalid value for argument factor: expected a float. "
+                             f"Received: factor={factor}")
+        if mode not in ("rows", "columns"):
+            raise ValueError('Invalid value for argument `mode`. Expected one of {"rows", '
+                             f'"columns"}}. Received: mode={mode}')
+        self.factor, self.mode = float(factor), mode
+
+    def __call__(self, x):
+        x = convert_to_tensor(x.read_value() if isinstance(x, Variable) else x)
+        if x.shape.rank != 2:
+            raise ValueError("Inputs to OrthogonalRegularizer must have rank 2. Received: "
+                             f"inputs.shape={x.shape}")
+        axis = 1 if self.mode == "rows" else 0
+        u = nn_ops.l2_normalize(x, axis=axis)
+        product = linalg_ops.matmul(u, u, transpose_b=True) if axis == 1 else \
+            linalg_ops.matmul(u, u, transpose_a=True)
+        size = x.shape.as_list()[1 - axis]
+        off = product * (1.0 - array_ops.eye(size, dtype=x.dtype))
+        pairs = size * (size - 1.0) / 2.0
+        return self.factor * 0.5 * reduction_ops.reduce_sum(math_ops.abs(off)) / pairs
+
+    _config_keys = ("factor", "mode")
+
+
+orthogonal_regularizer = OrthogonalRegularizer
+
+
 def l1(l1: float = 0.01) -> L1:  # noqa: E741
     """An L1 regularizer.
 
@@ -110,13 +152,15 @@ def get(identifier) -> Callable | None:
     if identifier is None or callable(identifier):
         return identifier
     if isinstance(identifier, dict):  # serialize()'s output
-        table = {"L1L2": L1L2, "L1": L1, "L2": L2}
+        table = {"L1L2": L1L2, "L1": L1L2, "L2": L1L2,
+                 "OrthogonalRegularizer": OrthogonalRegularizer}
         name = identifier.get("class_name")
         if name not in table:
             raise ValueError(f"Unknown regularizer: {name!r}")
-        return L1L2(**identifier.get("config", {}))
+        return table[name](**identifier.get("config", {}))
     if isinstance(identifier, str):
-        table = {"l1": L1, "l2": L2, "l1_l2": L1L2}
+        table = {"l1": L1, "l2": L2, "l1_l2": L1L2,
+                 "orthogonal_regularizer": OrthogonalRegularizer}
         if identifier.lower() not in table:
             raise ValueError(f"Unknown regularizer: {identifier!r}")
         return table[identifier.lower()]()

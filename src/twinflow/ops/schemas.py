@@ -305,9 +305,6 @@ SCHEMAS = {
     **{op: "x@input:string -> output:string | encoding:string in [,utf-8]" for op in (
         "StringLower", "StringUpper")},
     "StringStrip": "x@input:string -> output:string",
-    "StringToHashBucketFast": "x@input:string -> output:int64 | num_buckets:int >=1",
-    "StringToHashBucketStrong": "x@input:string -> output:int64 | num_buckets:int >=1; "
-                                "key:list(int)",
     "StaticRegexReplace": "x@input:string -> output:string | pattern:string; rewrite:string; "
                           "replace_global:bool",
     "StringJoin": "inputs:N*string -> output:string | separator:string",

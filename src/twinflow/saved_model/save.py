@@ -330,11 +330,14 @@ class _Saver:
         node.user_object.version.min_consumer = 1
         self.og.nodes[0].children.add(node_id=sig_map_id, local_name="signatures")
         gd = self.mg.graph_def
+        described: set = set()   # one function under two keys is one node, described once
         for key, cf in sorted(self.signatures.items()):
             keys, outs = _signature_dict(cf)
             name = self._concrete(cf, outs, key)
             nid = self._node(cf, "")
-            self._bare(self.og.nodes[nid], cf, name, kw_only=True)
+            if nid not in described:
+                described.add(nid)
+                self._bare(self.og.nodes[nid], cf, name, kw_only=True)
             node.children.add(node_id=nid, local_name=key)
             self._signature_def(gd, key, cf, name, keys, outs)
 

@@ -1,34 +1,23 @@
-"""``tw.keras.datasets.mnist``: MNIST from a local ``mnist.npz`` (twinflow never downloads).
-
-Keras keeps its downloaded copy at ``~/.keras/datasets/mnist.npz``; if that file (or ``path``)
-exists it is loaded. Otherwise use ``tw.keras.datasets.digits``, which ships with twinflow.
-"""
+"""``tw.keras.datasets.mnist``: MNIST from Keras' cache file ``~/.keras/datasets/mnist.npz``
+(downloaded when missing and the network allows). ``tw.keras.datasets.digits`` ships with
+twinflow and always loads offline."""
 from __future__ import annotations
-
-import os
 
 import numpy as np
 
+from ._files import ORIGIN, fetch
+
 
 def load_data(path: str = "mnist.npz") -> tuple:
-    """Loads MNIST from a local copy of Keras' ``mnist.npz``.
+    """Loads MNIST (60,000 training and 10,000 test 28x28 greyscale digits).
 
     Args:
-        path: the file, absolute or relative to ``~/.keras/datasets``.
+        path: the file name in the cache (``~/.keras/datasets``).
 
     Returns:
-        ``((x_train, y_train), (x_test, y_test))``.
-
-    Raises:
-        FileNotFoundError: there is no local copy.
+        ``((x_train, y_train), (x_test, y_test))``: uint8 arrays.
     """
-    candidates = [path, os.path.join(os.path.expanduser("~"), ".keras", "datasets", path)]
-    for p in candidates:
-        if os.path.exists(p):
-            with np.load(p, allow_pickle=False) as z:
-                return (z["x_train"], z["y_train"]), (z["x_test"], z["y_test"])
-    raise FileNotFoundError(
-        f"MNIST is not available offline ({' or '.join(candidates)} not found) and twinflow "
-        "does not download data. Use tw.keras.datasets.digits.load_data(), the 8x8 "
-        "handwritten digits shipped with twinflow, or place Keras' mnist.npz at one of those "
-        "paths.")
+    path = fetch(path, ORIGIN + "mnist.npz", file_hash="731c5ac602752760c8e48fbffcf8c3b850d9"
+                 "dc2a2aedcf2cc48468fc17b673d1")
+    with np.load(path, allow_pickle=False) as f:
+        return (f["x_train"], f["y_train"]), (f["x_test"], f["y_test"])

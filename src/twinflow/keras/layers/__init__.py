@@ -38,6 +38,7 @@ from .core import (
     ReversibleEmbedding,
 )
 from .input_layer import Input, InputLayer
+from .input_spec import InputSpec
 from .keras_tensor import KerasTensor
 from .merging import (
     Add,
@@ -87,26 +88,48 @@ from .pooling import GlobalMaxPooling3D as GlobalMaxPool3D
 from .pooling import MaxPooling1D as MaxPool1D
 from .pooling import MaxPooling2D as MaxPool2D
 from .preprocessing import (
+    AugMix,
+    AutoContrast,
     CategoryEncoding,
     CenterCrop,
+    ContrastLimitedAdaptiveHistogramEqualization,
+    CutMix,
     Discretization,
+    Equalization,
     HashedCrossing,
     Hashing,
     IntegerLookup,
+    MaxNumBoundingBoxes,
+    MelSpectrogram,
+    MixUp,
     Normalization,
+    RandAugment,
     RandomBrightness,
     RandomColorDegeneration,
+    RandomColorJitter,
     RandomContrast,
     RandomCrop,
+    RandomElasticTransform,
+    RandomErasing,
     RandomFlip,
+    RandomGaussianBlur,
     RandomGrayscale,
+    RandomHeight,
+    RandomHue,
     RandomInvert,
+    RandomPerspective,
     RandomPosterization,
     RandomRotation,
+    RandomSaturation,
+    RandomSharpness,
+    RandomShear,
     RandomTranslation,
+    RandomWidth,
     RandomZoom,
     Rescaling,
     Resizing,
+    Solarization,
+    STFTSpectrogram,
     StringLookup,
     TextVectorization,
 )
@@ -146,6 +169,8 @@ from .rnn import (
 )
 from .rnn.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from .rnn.layer_wrappers import Pipeline, SpectralNormalization, Wrapper
+from .serialization import deserialize, serialize
+from .tfsm import TFSMLayer
 from .volumetric import (
     AdaptiveAveragePooling1D,
     AdaptiveAveragePooling2D,

@@ -32,6 +32,7 @@ from .. import dtype_policies as _policies
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ..configurable import Configurable
+from .input_spec import assert_input_compatibility
 from .keras_tensor import (
     _MASKS,
     KerasTensor,
@@ -151,6 +152,8 @@ class Layer(Module, Configurable):
         input_dim: shorthand for ``input_shape=(input_dim,)``.
         **kwargs: ``batch_size``, ``dynamic`` and ``autocast`` are accepted.
     """
+
+    input_spec = None  # an InputSpec (or a list): every call is checked against it
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
                  dynamic: bool = False, input_shape=None, batch_input_shape=None,
@@ -572,6 +575,8 @@ class Layer(Module, Configurable):
                 mask = _input_mask(inputs)
                 if mask is not None and _call_takes_mask(cls):
                     kwargs["mask"] = mask
+        if self.input_spec is not None:  # keras.layers.InputSpec, checked as Keras does
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         first = not self.built
         if first:
             with _BUILD_LOCK:  # two threads calling an unbuilt layer build it once

@@ -16,6 +16,7 @@ from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from ..settings import image_data_format
 from . import quantized as _quantized
 from .base import Layer
 
@@ -140,7 +141,7 @@ class Flatten(Layer):
 
     def __init__(self, data_format: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.data_format = data_format or "channels_last"
+        self.data_format = data_format or image_data_format()
 
     def call(self, inputs) -> Tensor:
         dims = _static_dims(inputs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...graph.tensor import Tensor
 from ...ops import array_ops
+from ..settings import image_data_format
 from .base import Layer
 from .ranked import Ranked
 
@@ -38,7 +39,7 @@ def _pairs(value, n: int, name: str) -> tuple:
 
 
 def _data_format(value) -> str:
-    value = value or "channels_last"
+    value = value or image_data_format()  # None: keras.backend.image_data_format()
     if value not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be one of 'channels_first', "
                          f"'channels_last'. Received: data_format={value}")

@@ -1,14 +1,18 @@
 """``tw.keras.metrics``: stateful metrics (``update_state``/``result``/``reset_state``).
 
 ``base.py``: the Metric classes, accuracies, MSE/MAE, Precision/Recall/AUC, ``get``;
-``more.py``: the loss-style means, RMSE, top-k accuracies, confusion counts, F-scores, IoU.
+``more.py``: the loss-style means, RMSE, top-k accuracies, confusion counts, F-scores, IoU;
+``extra.py``: BinaryIoU, one-hot IoUs, correlations, R2Score, the ``*At*`` threshold metrics.
 """
 # ruff: noqa: F401  (a re-export module)
 from ..losses import (
     binary_crossentropy,
+    binary_focal_crossentropy,
     categorical_crossentropy,
+    categorical_focal_crossentropy,
     categorical_hinge,
     hinge,
+    huber,
     kl_divergence,
     log_cosh,
     mean_absolute_error,
@@ -23,6 +27,20 @@ from ..registry import deserialize_object as _deserialize_object
 from .base import *  # noqa: F403
 from .base import _BY_NAME, Metric, get
 from .base import __all__ as _base_all
+from .extra import (
+    BinaryIoU,
+    ConcordanceCorrelation,
+    OneHotIoU,
+    OneHotMeanIoU,
+    PearsonCorrelation,
+    PrecisionAtRecall,
+    R2Score,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    concordance_correlation,
+    pearson_correlation,
+)
 from .more import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -63,6 +81,8 @@ _BY_NAME.update({
     "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
+    "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation, "r2_score": R2Score,
 })
 
 mse = MSE = mean_squared_error

@@ -10,6 +10,7 @@ from ...ops import array_ops, math_ops
 from ...ops.ragged.tensor import RaggedTensor
 from ...ops.sparse.tensor import SparseTensor
 from ...ops.variables import Variable
+from ..py_dataset import is_py_dataset, iterate_epoch
 
 
 def _is_dataset(x) -> bool:
@@ -131,6 +132,14 @@ class DataHandler:
                 raise ValueError(f"Invalid value for `{arg}`: expected a positive integer, "
                                  f"received {arg}={value!r}.")
         self._steps_arg = steps
+        self._py = x if is_py_dataset(x) else None
+        if self._py is not None:  # a keras.utils.PyDataset: batch i is x[i]
+            if y is not None or sample_weight is not None or batch_size is not None:
+                raise ValueError("`y`, `sample_weight` and `batch_size` must not be given "
+                                 "with a PyDataset input: its batches hold them.")
+            total = x.num_batches if hasattr(x, "num_batches") else len(x)
+            self.steps = steps if total is None else min(steps or total, total)
+            return
         if self._dataset is not None:
             if y is not None:
                 raise ValueError("`y` argument is not supported when using a Dataset as input.")
@@ -165,6 +174,10 @@ class DataHandler:
         Yields:
             ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` tuples of tensors.
         """
+        if self._py is not None:
+            for batch in iterate_epoch(self._py, self.steps):
+                yield _batch_tuple(*unpack_x_y_sample_weight(batch))
+            return
         if self._dataset is not None:
             it = iter(self._dataset) if self._iter is None or self._steps_arg is None \
                 else self._iter

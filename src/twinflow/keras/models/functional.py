@@ -4,8 +4,70 @@ from __future__ import annotations
 from ...core import nest
 from ...ops import array_ops
 from ..layers.base import _call_accepts
-from ..layers.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor
+
+
+def keras_layer_order(flat_in: list, flat_out: list) -> list:
+    """A functional model's layers in Keras' order (``model.layers``, and so the order of
+    weights in ``.weights.h5`` and legacy ``.h5`` files): grouped by depth (distance from the
+    outputs, deepest first), and within one depth in the order a depth-first walk from the
+    outputs first meets them (Keras' ``map_graph``).
+
+    Args:
+        flat_in: the model's input KerasTensors.
+        flat_out: its output KerasTensors.
+
+    Returns:
+        The layers, InputLayers included, each once.
+    """
+    input_ids = {id(t) for t in flat_in}
+
+    def node_of(t: KerasTensor):  # an Input's tensor stands for its (input) node
+        return t._node if t._node is not None else t
+
+    def layer_of(node):
+        return node.layer if not isinstance(node, KerasTensor) else node._layer
+
+    def parents_of(node) -> list:
+        return [] if isinstance(node, KerasTensor) else node.parents
+
+    index: dict = {}     # id(layer) -> order of first meeting, depth first from the outputs
+    finished: set = set()
+    post: list = []      # nodes, each after the nodes it depends on
+    layer_by_id: dict = {}
+    for out in flat_out:
+        stack = [(out, False)]  # a loop, not recursion: deep models (DenseNet201) are deep
+        while stack:
+            t, done = stack.pop()
+            node = node_of(t)
+            if id(node) in finished:
+                continue
+            if done:
+                finished.add(id(node))
+                post.append(node)
+                continue
+            layer = layer_of(node)
+            layer_by_id.setdefault(id(layer), layer)
+            index.setdefault(id(layer), len(index))
+            stack.append((t, True))
+            if id(t) not in input_ids:
+                stack.extend((p, False) for p in reversed(parents_of(node)))
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    for node in reversed(post):
+        lid = id(layer_of(node))
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(lid, 0))
+        layer_depth[lid] = node_depth[id(node)] = depth
+        for p in parents_of(node):
+            pid = id(node_of(p))
+            node_depth[pid] = max(depth + 1, node_depth.get(pid, 0))
+    for t in flat_in:
+        lid = id(t._layer)
+        if t._layer is not None and lid not in layer_depth:
+            layer_by_id[lid] = t._layer
+            layer_depth[lid], index[lid] = 0, -1
+    return [layer_by_id[lid] for lid in sorted(layer_depth,
+                                               key=lambda i: (-layer_depth[i], index[i]))]
 
 
 class FunctionalMixin:
@@ -41,11 +103,7 @@ class FunctionalMixin:
                                      f"at layer {node.layer.name!r}. It is not among the "
                                      "model's inputs.")
         self._tw_nodes_order = nodes
-        layers: list = [t._layer for t in flat_in if isinstance(t._layer, InputLayer)]
-        for node in nodes:
-            if not any(node.layer is x for x in layers):
-                layers.append(node.layer)
-        self._tw_layer_list = layers
+        self._tw_layer_list = keras_layer_order(flat_in, flat_out)
         self.built = True
         self._tw_output_shape = nest.map_structure(
             lambda t: tuple(t.shape.as_list()), outputs)

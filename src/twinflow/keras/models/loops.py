@@ -9,6 +9,8 @@ import numpy as np
 from ...core import nest
 from .. import callbacks as _callbacks
 from .. import config as _config
+from ..py_dataset import is_py_dataset
+from ..settings import filter_traceback
 from ..utils import Progbar
 from .data import (
     DataHandler,
@@ -24,6 +26,7 @@ from .data import (
 class LoopsMixin:
     """Model's loops over the data, calling the per-batch step functions and callbacks."""
 
+    @filter_traceback
     def fit(self, x=None, y=None, batch_size=None, epochs: int = 1, verbose="auto", callbacks=None,
             validation_split: float = 0.0, validation_data=None, shuffle: bool = True,
             class_weight=None, sample_weight=None, initial_epoch: int = 0, steps_per_epoch=None,
@@ -62,8 +65,9 @@ class LoopsMixin:
             sample_weight = _class_weights(y, class_weight, sample_weight)
         verbose = 1 if verbose == "auto" else int(verbose)
         if validation_split and validation_data is None:
-            if _is_dataset(x):
-                raise ValueError("validation_split is not supported for Dataset inputs")
+            if _is_dataset(x) or is_py_dataset(x):
+                raise ValueError("validation_split is not supported for Dataset or "
+                                 "PyDataset inputs")
             (x, y, sample_weight), validation_data = _split(x, y, sample_weight,
                                                            validation_split)
         if _config.max_epochs() is not None:  # keras.config.set_max_epochs
@@ -109,7 +113,9 @@ class LoopsMixin:
                     break
             epoch_logs = dict(logs)
             if val is not None and (epoch + 1) % validation_freq == 0:
+                cbs.on_test_begin()   # (as Keras: SwapEMAWeights validates with averages)
                 val_logs = self._evaluate_handler(val)
+                cbs.on_test_end(val_logs)
                 epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
             bar.target = step if data.steps is None else data.steps
             bar.update(step, epoch_logs, finalize=True)
@@ -140,6 +146,7 @@ class LoopsMixin:
         bar.update(step, logs, finalize=True)
         return logs
 
+    @filter_traceback
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
                  steps=None, callbacks=None, return_dict: bool = False, **kwargs) -> Any:
         """Computes the loss and metrics over the data.
@@ -171,6 +178,7 @@ class LoopsMixin:
         values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
 
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None,
                 **kwargs) -> Any:
         """The model's outputs for every sample, as NumPy arrays.

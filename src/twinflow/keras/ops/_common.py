@@ -16,8 +16,9 @@ import numpy as np
 from ...core import dtypes
 from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor
+from ...numpy_api.policy import Policy
 from ...ops import math_ops
-from .. import backend as _backend
+from .. import settings as _backend
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -108,6 +109,22 @@ def as_float(x) -> Tensor:
     if not (t.dtype.is_floating or t.dtype.is_complex):
         t = math_ops.cast(t, floatx())
     return t
+
+
+def _accumulate(x) -> Tensor:
+    """``x`` as ``sum``/``prod``/``cumsum`` accumulate it: bools and 8/16-bit ints widened to
+    32 bits (as JAX)."""
+    x = tensor(x)
+    if x.dtype.is_bool or x.dtype.name in ("int8", "int16"):
+        return math_ops.cast(x, dtypes.int32)
+    if x.dtype.name in ("uint8", "uint16"):
+        return math_ops.cast(x, dtypes.uint32)
+    return x
+
+
+# Keras' dtype rules, for the tables shared with tf.experimental.numpy (twinflow.numpy_api).
+KERAS = Policy("keras.ops", tensor, promote, as_float, floatx, lambda: dtypes.int32,
+               _accumulate)
 
 
 _PARAMS = {

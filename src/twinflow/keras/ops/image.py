@@ -1,8 +1,7 @@
 """``keras.ops.image``: resizing, color conversion, cropping and padding, patches, blurs,
 projective transforms and SSIM, over ``tw.image`` (images ``channels_last`` by default).
 
-Not provided (they raise): ``elastic_transform``, ``scale_and_translate``,
-``extract_patches_3d``.
+``extract_patches_3d`` and ``scale_and_translate`` are in ``image_more.py``.
 """
 from __future__ import annotations
 
@@ -15,13 +14,16 @@ from ...ops import nn_ops as N
 from ...ops.image import color as _color
 from ...ops.image import quality as _quality
 from ...ops.image import resize as _resize
+from .. import random as _random
 from ..layers.preprocessing import affine as _affine
 from ._common import as_float, tensor
+from .image_more import extract_patches_3d, scale_and_translate  # noqa: F401
 from .nn import _channels_first
 
 __all__ = ["resize", "rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "crop_images",
            "pad_images", "extract_patches", "gaussian_blur", "affine_transform",
-           "perspective_transform", "map_coordinates", "sobel_edges", "ssim"]
+           "perspective_transform", "map_coordinates", "sobel_edges", "ssim",
+           "elastic_transform", "extract_patches_3d", "scale_and_translate"]
 
 
 def _nhwc(images, data_format):
@@ -231,3 +233,67 @@ def ssim(image1, image2, max_val=1.0, filter_size: int = 11, filter_sigma=1.5, k
     a, _ = _nhwc(image1, data_format)
     b, _ = _nhwc(image2, data_format)
     return _quality.ssim(as_float(a), as_float(b), max_val, filter_size, filter_sigma, k1, k2)
+
+
+_INTERPOLATIONS = ("nearest", "bilinear")
+_FILL_MODES = ("constant", "nearest", "wrap", "reflect")
+
+
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation: str = "bilinear",
+                      fill_mode: str = "reflect", fill_value=0.0, seed=None,
+                      data_format=None):
+    """Elastic deformation (Simard et al.): every pixel moves by ``alpha`` times a random
+    displacement field smoothed by a Gaussian of ``sigma`` (the same field in x and y, as
+    Keras 3.15 draws both from one seed).
+
+    Args:
+        images: 3-D or 4-D images.
+        alpha: the displacement's scale.
+        sigma: the smoothing Gaussian's standard deviation.
+        interpolation: ``'nearest'`` or ``'bilinear'``.
+        fill_mode: ``'constant'``, ``'nearest'``, ``'wrap'`` or ``'reflect'``.
+        fill_value: the value outside the image with ``'constant'``.
+        seed: an int or a ``keras.random.SeedGenerator``.
+        data_format: the layout.
+
+    Returns:
+        The deformed images (the input's dtype).
+    """
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError("Invalid value for argument `interpolation`. Expected of one "
+                         f"{_INTERPOLATIONS}. Received: interpolation={interpolation}")
+    if fill_mode not in _FILL_MODES:
+        raise ValueError("Invalid value for argument `fill_mode`. Expected of one "
+                         f"{_FILL_MODES}. Received: fill_mode={fill_mode}")
+    x = tensor(images)
+    if x.shape.rank not in (3, 4):
+        raise ValueError("Invalid images rank: expected rank 3 (single image) or rank 4 "
+                         f"(batch of images). Received input with shape: "
+                         f"images.shape={x.shape}")
+    dtype = x.dtype
+    single = x.shape.rank == 3
+    if single:
+        x = A.expand_dims(x, 0)
+    first = _channels_first(data_format)
+    if first:
+        x = A.transpose(x, [0, 2, 3, 1])
+    batch, height, width, channels = x.shape.as_list()
+    if None in (height, width, channels):
+        raise ValueError("elastic_transform needs known image sizes")
+    batch = batch or 1
+    k = 6 * int(sigma) | 1
+    noise = _random.normal((batch, height, width), 0.0, 1.0, dtype=dtype.name,
+                           seed=seed) * MO.cast(sigma, dtype)
+    field = gaussian_blur(A.expand_dims(noise, -1), (k, k), (sigma, sigma))[..., 0]
+    gx, gy = np.meshgrid(np.arange(width), np.arange(height), indexing="xy")
+    dist_x = MO.cast(gx, dtype) + MO.cast(alpha, dtype) * field
+    dist_y = MO.cast(gy, dtype) + MO.cast(alpha, dtype) * field
+    order = _INTERPOLATIONS.index(interpolation)
+    out = A.stack([
+        A.stack([map_coordinates(x[b, ..., c], [dist_y[b], dist_x[b]], order, fill_mode,
+                                 fill_value) for c in range(channels)], -1)
+        for b in range(batch)], 0)
+    if first:
+        out = A.transpose(out, [0, 3, 1, 2])
+    out = out[0] if single else out
+    return out if out.dtype is dtype else MO.cast(out, dtype)

@@ -22,7 +22,7 @@ from ...ops.nn import conv_nd as _conv_nd
 from ...ops.nn import pool as _pool
 from ...ops.nn import statistics as _stats_nn
 from .. import activations as _act
-from .. import backend as _backend
+from .. import settings as _backend
 from ._array import _ax, _dims
 from ._common import as_float, floatx, promote, publish, tensor
 from ._stats import polar

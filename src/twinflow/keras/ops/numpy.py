@@ -1,9 +1,10 @@
 """``keras.ops.numpy``: NumPy's functions over tensors, with Keras' dtype rules.
 
-The element-wise functions and reductions are table rows (``_math.py``); the array functions
-(``_array.py``) and the sorting/statistics ones (``_stats.py``) are published here with their
-summaries. Every function accepts tensors, variables, NumPy arrays and Python values, runs
-eagerly and in ``tw.function``, and is differentiable where its math is.
+The element-wise functions and reductions (``_math.py``) and the array functions
+(``_array.py``) are the ``numpy_api`` tables under Keras' dtype rules; they and the
+sorting/statistics ones (``_stats.py``) are published here with their summaries. Every
+function accepts tensors, variables, NumPy arrays and Python values, runs eagerly and in
+``tw.function``, and is differentiable where its math is.
 """
 from __future__ import annotations
 

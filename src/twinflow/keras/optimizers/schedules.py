@@ -178,6 +178,50 @@ class CosineDecay(LearningRateSchedule):
     _config_keys = ("initial_learning_rate", "decay_steps", "alpha", "name")
 
 
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter): the first period lasts
+    ``first_decay_steps``, each next one ``t_mul`` times longer and starting ``m_mul`` times
+    lower.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        first_decay_steps: the length of the first period.
+        t_mul: how much longer each period is than the one before.
+        m_mul: how much lower each period starts than the one before.
+        alpha: the final fraction of each period's rate.
+        name: the name scope of its ops in a graph.
+    """
+
+    def __init__(self, initial_learning_rate: float, first_decay_steps: int,
+                 t_mul: float = 2.0, m_mul: float = 1.0, alpha: float = 0.0,
+                 name: str = "SGDRDecay") -> None:
+        if first_decay_steps <= 0:
+            raise ValueError("Argument `first_decay_steps` must be > 0. Received: "
+                             f"first_decay_steps={first_decay_steps}")
+        self.name = name
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self.t_mul, self.m_mul, self.alpha = t_mul, m_mul, alpha
+
+    def _rate(self, step):
+        frac = _step(step) / float(self.first_decay_steps)
+        t_mul = float(self.t_mul)
+        if t_mul == 1.0:    # equal periods (a Python constant: no conditional op needed)
+            restart = math_ops.floor(frac)
+            frac = frac - restart
+        else:               # period i starts after (1 - t**i) / (1 - t) first periods
+            restart = math_ops.floor(math_ops.log(1.0 - frac * (1.0 - t_mul)) /
+                                     math.log(t_mul))
+            done = (1.0 - math_ops.pow(t_mul, restart)) / (1.0 - t_mul)
+            frac = (frac - done) / math_ops.pow(t_mul, restart)
+        cos = 0.5 * math_ops.pow(float(self.m_mul), restart) * (1.0 + math_ops.cos(
+            math.pi * frac))
+        return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
+
+    _config_keys = ("initial_learning_rate", "first_decay_steps", "t_mul", "m_mul", "alpha",
+                    "name")
+
+
 def serialize(schedule: LearningRateSchedule) -> dict:
     """The config of ``schedule``.
 
@@ -188,3 +232,23 @@ def serialize(schedule: LearningRateSchedule) -> dict:
         ``{"class_name": ..., "config": ...}``.
     """
     return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
+    """The schedule of a ``serialize`` result.
+
+    Args:
+        config: ``{"class_name": ..., "config": ...}``.
+        custom_objects: name -> class for custom schedules.
+
+    Returns:
+        The schedule.
+
+    Raises:
+        ValueError: for an unknown class name.
+    """
+    name = config.get("class_name") if isinstance(config, dict) else None
+    cls = (custom_objects or {}).get(name) or globals().get(name)
+    if not (isinstance(cls, type) and issubclass(cls, LearningRateSchedule)):
+        raise ValueError(f"Unknown learning rate schedule: {name!r}")
+    return cls(**config.get("config", {}))

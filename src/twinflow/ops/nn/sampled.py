@@ -10,6 +10,7 @@ or ``1 - (1 - p) ** tries`` when unique). The losses are compositions of ``embed
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -180,6 +181,63 @@ def fixed_unigram_candidate_sampler(true_classes: TensorLike, num_true: int, num
                                                "positive total")
     return _sample(true_classes, num_true, num_sampled, unique, range_max,
                    counts / counts.sum(), seed)
+
+
+# The learned distribution of each LearnedUnigramCandidateSampler, by its attributes (as
+# TensorFlow keeps it in the op's kernel instance, which eager execution caches by attrs):
+# every class starts with count 1; each call adds the true classes it saw after sampling.
+_LEARNED: dict = {}
+_LEARNED_LOCK = threading.Lock()
+
+
+def _learned_kernel(true_classes, *, num_true, num_sampled, unique, range_max, seed, seed2):
+    key = (num_true, num_sampled, unique, range_max, seed, seed2)
+    with _LEARNED_LOCK:
+        counts = _LEARNED.setdefault(key, np.ones(range_max, np.float64))
+        probs = counts / counts.sum()
+        out = _sampler_kernel(true_classes, num_true=num_true, num_sampled=num_sampled,
+                              unique=unique, range_max=range_max, probs=list(probs),
+                              seed=seed, seed2=seed2)
+        seen = true_classes[(true_classes >= 0) & (true_classes < range_max)]
+        np.add.at(counts, seen.astype(np.intp), 1.0)
+    return out
+
+
+LearnedUnigramCandidateSampler = register_op(
+    "LearnedUnigramCandidateSampler", multi_output=True, stateful=True,
+    schema=_SAMPLER_SCHEMA.replace("; probs:list(float)", ""))(type(
+        "LearnedUnigramCandidateSampler", (), {
+            "__doc__": "Draws class ids from the unigram distribution of the true classes "
+                       "seen so far (every class starts with count 1).",
+            "infer": lambda true_classes, **attrs: _sampler_infer(true_classes, probs=(),
+                                                                  **attrs),
+            "kernel": _learned_kernel, "grad": _no_grad}))
+
+
+def learned_unigram_candidate_sampler(true_classes: TensorLike, num_true: int,
+                                      num_sampled: int, unique: bool, range_max: int,
+                                      seed: int | None = None, name: str | None = None
+                                      ) -> tuple:
+    """Samples classes from the distribution of the true classes seen so far
+    (``tw.random.learned_unigram_candidate_sampler``; counts start at 1 per class and grow by
+    each call's ``true_classes``).
+
+    Args:
+        true_classes: ``[batch, num_true]`` int64 target classes.
+        num_true: the number of targets per example.
+        num_sampled: how many classes to sample.
+        unique: sample without repeats.
+        range_max: the number of classes.
+        seed: the op seed.
+        name: op name.
+
+    Returns:
+        ``(sampled_candidates, true_expected_count, sampled_expected_count)``.
+    """
+    tc = cast(convert(true_classes), dtypes.int64)
+    attrs = {"num_true": int(num_true), "num_sampled": int(num_sampled), "unique": bool(unique),
+             "range_max": int(range_max), **_seed_attrs(seed)}
+    return tuple(bind(LearnedUnigramCandidateSampler, [tc], attrs, name=name))
 
 
 def all_candidate_sampler(true_classes: TensorLike, num_true: int, num_sampled: int,

@@ -12,10 +12,7 @@ from ....eager.execute import bind
 from ....graph.registry import register_op
 from ....graph.tensor import Tensor
 from ....ops.math.comparison import Bucketize, bucketize  # noqa: F401 (a TF raw op)
-from ....ops.ragged.fingerprint import fingerprint64
-from ....ops.string_ops import string_map_infer
-
-_M = (1 << 64) - 1
+from ....ops.string_hash import StringToHashBucketFast, StringToHashBucketStrong
 
 
 def _no_grad(op, *dys):
@@ -24,82 +21,6 @@ def _no_grad(op, *dys):
 
 def _bytes(v) -> bytes:
     return v.encode() if isinstance(v, str) else bytes(v)
-
-
-def _rotl(v: int, k: int) -> int:
-    return ((v << k) | (v >> (64 - k))) & _M
-
-
-def siphash24(key: tuple, data: bytes) -> int:
-    """SipHash-2-4 of ``data`` with the 128-bit ``key`` (two 64-bit halves), as TensorFlow's
-    ``StringToHashBucketStrong``.
-
-    Args:
-        key: two non-negative ints.
-        data: the bytes.
-
-    Returns:
-        The unsigned 64-bit hash.
-    """
-    k0, k1 = key[0] & _M, key[1] & _M
-    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D,
-         k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
-
-    def rounds(n: int) -> None:
-        for _ in range(n):
-            v[0] = (v[0] + v[1]) & _M
-            v[1] = _rotl(v[1], 13) ^ v[0]
-            v[0] = _rotl(v[0], 32)
-            v[2] = (v[2] + v[3]) & _M
-            v[3] = _rotl(v[3], 16) ^ v[2]
-            v[0] = (v[0] + v[3]) & _M
-            v[3] = _rotl(v[3], 21) ^ v[0]
-            v[2] = (v[2] + v[1]) & _M
-            v[1] = _rotl(v[1], 17) ^ v[2]
-            v[2] = _rotl(v[2], 32)
-
-    n = len(data)
-    end = n - n % 8
-    for i in range(0, end, 8):
-        m = int.from_bytes(data[i:i + 8], "little")
-        v[3] ^= m
-        rounds(2)
-        v[0] ^= m
-    b = ((n & 0xFF) << 56) | int.from_bytes(data[end:] + bytes(8 - n % 8), "little")
-    v[3] ^= b
-    rounds(2)
-    v[0] ^= b
-    v[2] ^= 0xFF
-    rounds(4)
-    return v[0] ^ v[1] ^ v[2] ^ v[3]
-
-
-@register_op("StringToHashBucketFast")
-class StringToHashBucketFast:
-    """``Fingerprint64(s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
-
-    infer = string_map_infer(dtypes.int64, "StringToHashBucketFast")
-
-    def kernel(x, *, num_buckets):
-        x = np.asarray(x, dtype=object)
-        out = [fingerprint64(_bytes(v)) % num_buckets for v in x.reshape(-1)]
-        return np.array(out, dtype=np.int64).reshape(x.shape)
-
-    grad = _no_grad
-
-
-@register_op("StringToHashBucketStrong")
-class StringToHashBucketStrong:
-    """``SipHash24(key, s) mod num_buckets`` for each string (TensorFlow's bucket numbers)."""
-
-    infer = string_map_infer(dtypes.int64, "StringToHashBucketStrong")
-
-    def kernel(x, *, num_buckets, key):
-        x = np.asarray(x, dtype=object)
-        out = [siphash24(key, _bytes(v)) % num_buckets for v in x.reshape(-1)]
-        return np.array(out, dtype=np.int64).reshape(x.shape)
-
-    grad = _no_grad
 
 
 def hash_bucket(x: Tensor, num_buckets: int, key=None) -> Tensor:

@@ -11,16 +11,22 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes as _dtypes
-from ..data import Dataset
-from ..ops import nn_ops, random_ops
-from . import registry as _registry
-from . import saving as _saving
-from .backend import clear_session, is_keras_tensor  # noqa: F401  (tw.keras.utils names)
-from .models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
-from .serialization import (  # noqa: F401  (tw.keras.utils names)
+from ...core import dtypes as _dtypes
+from ...data import Dataset
+from ...ops import nn_ops, random_ops
+from .. import registry as _registry
+from .. import saving as _saving
+from .. import settings as _settings
+from ..backend import clear_session, is_keras_tensor  # noqa: F401  (tw.keras.utils names)
+from ..models.data import unpack_x_y_sample_weight  # noqa: F401  (tw.keras.utils name)
+from ..serialization import (  # noqa: F401  (tw.keras.utils names)
     deserialize_keras_object,
     serialize_keras_object,
+)
+from ..settings import (  # noqa: F401  (tw.keras.utils names, the same functions as config's)
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
 )
 
 
@@ -70,7 +76,8 @@ class Progbar:
         self._start = time.perf_counter()
         self._last_update = 0.0
         self._values: dict = {}
-        self._interactive = _interactive(self.stream)
+        self._interactive = _interactive(self.stream) and \
+            _settings.is_interactive_logging_enabled()
         self._prev_len = 0
         self._seen = 0
 
@@ -103,6 +110,9 @@ class Progbar:
             self._prev_len = len(line)
             if finalize:
                 self.stream.write("\n")
+        elif finalize and not _settings.is_interactive_logging_enabled():
+            _settings.print_msg(line)
+            return
         elif finalize:
             self.stream.write(line + "\n")
         self.stream.flush()
@@ -389,3 +399,25 @@ def standardize_dtype(dtype) -> str:
     if hasattr(dtype, "dtype") and not isinstance(dtype, type):
         dtype = dtype.dtype
     return _dtypes.as_dtype(np.dtype(dtype) if isinstance(dtype, np.dtype) else dtype).name
+
+
+# The rest of ``keras.utils``, one module per area.
+from ..file_utils import get_file  # noqa: E402,F401
+from ..py_dataset import PyDataset, Sequence  # noqa: E402,F401
+from . import bounding_boxes, legacy  # noqa: E402,F401
+from .config import Config  # noqa: E402,F401
+from .dataset_utils import (  # noqa: E402,F401
+    audio_dataset_from_directory,
+    image_dataset_from_directory,
+    split_dataset,
+    text_dataset_from_directory,
+)
+from .image_utils import (  # noqa: E402,F401
+    array_to_img,
+    img_to_array,
+    load_img,
+    save_img,
+    smart_resize,
+)
+from .model_utils import get_source_inputs  # noqa: E402,F401
+from .model_visualization import model_to_dot, plot_model  # noqa: E402,F401

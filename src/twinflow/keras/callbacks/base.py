@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.context import eager_mode
-from ..ops.variables import Variable
-from ..summary import writer as _summary
-from ..train.checkpoint import Checkpoint, CheckpointManager
+from ...core.context import eager_mode
+from ...ops.variables import Variable
+from ...summary import writer as _summary
+from ...train.checkpoint import Checkpoint, CheckpointManager
 
 _INDEX_DOCS = {"epoch": "the epoch index", "batch": "the batch index"}
 

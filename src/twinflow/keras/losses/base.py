@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..core import dtypes
-from ..eager.execute import convert_to_tensor
-from ..graph.tensor import Tensor, TensorLike
-from ..ops import array_ops, math_ops, nn_ops, reduction_ops
-from ..ops.variables import Variable
-from .masks import get_keras_mask
-from .registry import deserialize_object as _deserialize_object
+from ...core import dtypes
+from ...eager.execute import convert_to_tensor
+from ...graph.tensor import Tensor, TensorLike
+from ...ops import array_ops, math_ops, nn_ops, reduction_ops
+from ...ops.variables import Variable
+from ..masks import get_keras_mask
+from ..registry import deserialize_object as _deserialize_object
 
 _EPS = 1e-7
 
@@ -421,6 +421,9 @@ class Loss:
         y_pred = _at_least_float32(y_pred)
         y_true = _at_least_float32(y_true)
         losses = self.call(y_true, y_pred)
+        out_mask = get_keras_mask(losses)   # a loss may mark its own values (Circle: > 0)
+        if out_mask is not None:
+            mask = out_mask if mask is None else math_ops.logical_and(mask, out_mask)
         if mask is not None:
             sample_weight = _masked_weight(mask, losses, sample_weight, self.reduction)
         return reduce_weighted(losses, sample_weight, self.reduction)

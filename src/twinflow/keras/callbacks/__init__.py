@@ -1,0 +1,22 @@
+"""``tw.keras.callbacks``: hooks called by ``fit``/``evaluate``/``predict``.
+
+``base.py``: the Callback base, CallbackList, History and the standard callbacks;
+``more.py``: SwapEMAWeights and RemoteMonitor.
+"""
+# ruff: noqa: F401  (a re-export module)
+from .base import (
+    BackupAndRestore,
+    Callback,
+    CallbackList,
+    CSVLogger,
+    EarlyStopping,
+    History,
+    LambdaCallback,
+    LearningRateScheduler,
+    ModelCheckpoint,
+    ProgbarLogger,
+    ReduceLROnPlateau,
+    TensorBoard,
+    TerminateOnNaN,
+)
+from .more import RemoteMonitor, SwapEMAWeights

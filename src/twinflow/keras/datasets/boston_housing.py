@@ -1,0 +1,28 @@
+"""``tw.keras.datasets.boston_housing``: the Boston housing prices from Keras' cache file
+``~/.keras/datasets/boston_housing.npz``."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._files import ORIGIN, fetch, split
+
+
+def load_data(path: str = "boston_housing.npz", test_split: float = 0.2,
+              seed: int = 113) -> tuple:
+    """Loads the 506 samples (13 features, median price), shuffled and split as Keras does.
+
+    Args:
+        path: the file name in the cache.
+        test_split: the test fraction, in [0, 1).
+        seed: the shuffle seed.
+
+    Returns:
+        ``((x_train, y_train), (x_test, y_test))``.
+    """
+    if not 0 <= test_split < 1:
+        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 "
+                         "and 1 (exclusive of 1).")
+    path = fetch(path, ORIGIN + "boston_housing.npz", file_hash="f553886a1f8d56431e820c5b825"
+                 "52d9d95cfcb96d1e678153f8839538947dff5")
+    with np.load(path, allow_pickle=False) as f:
+        return split(f["x"], f["y"], test_split, seed)

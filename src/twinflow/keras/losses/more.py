@@ -1,0 +1,300 @@
+"""Keras 3's newer losses: focal cross-entropies, generalized cross-entropy, Dice, Tversky and
+Circle (function and class forms), with Keras 3.15's formulas and defaults."""
+from __future__ import annotations
+
+from ...core import dtypes
+from ...graph.tensor import Tensor, TensorLike
+from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
+from ..masks import set_keras_mask
+from ..settings import epsilon
+from .base import LossFunctionWrapper, Reduction, _aligned_pair, _pair, _tensor
+
+
+def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
+                              apply_class_balancing: bool = False, alpha: float = 0.25,
+                              gamma: float = 2.0, from_logits: bool = False,
+                              label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
+    """Binary cross-entropy scaled by the focal factor ``(1 - p_t) ** gamma``
+    (Lin et al., 2018): easy examples weigh less.
+
+    Args:
+        y_true: labels in [0, 1].
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        apply_class_balancing: weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.
+        alpha: the class-1 weight when balancing.
+        gamma: the focusing exponent (0 gives the binary cross-entropy).
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: squeezes labels towards 0.5.
+        axis: the averaged axis.
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _aligned_pair(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        y_pred = math_ops.sigmoid(y_pred)
+    eps = epsilon()
+    p = math_ops.clip_by_value(y_pred, eps, 1.0 - eps)
+    bce = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = math_ops.pow(1.0 - p_t, gamma) * bce
+    if apply_class_balancing:
+        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+    return reduction_ops.reduce_mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha=0.25,
+                                   gamma: float = 2.0, from_logits: bool = False,
+                                   label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
+    """Categorical cross-entropy with the focal factor ``alpha * (1 - p) ** gamma`` per class.
+
+    Args:
+        y_true: one-hot (or soft) labels.
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        alpha: the class weight, a float or one per class.
+        gamma: the focusing exponent.
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: mixes the labels with the uniform distribution.
+        axis: the class axis.
+
+    Returns:
+        One loss per sample.
+    """
+    if isinstance(axis, bool):
+        raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type "
+                         f"{type(axis)}")
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        n = math_ops.cast(array_ops.shape(y_true)[-1], y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
+    if from_logits:
+        y_pred = nn_ops.softmax(y_pred, axis=axis)
+    out = y_pred / reduction_ops.reduce_sum(y_pred, axis=axis, keepdims=True)
+    eps = epsilon()
+    out = math_ops.clip_by_value(out, eps, 1.0 - eps)
+    weight = math_ops.pow(1.0 - out, gamma) * _tensor(alpha, y_pred.dtype)
+    return reduction_ops.reduce_sum(weight * (-y_true * math_ops.log(out)), axis=axis)
+
+
+def categorical_generalized_cross_entropy(y_true: TensorLike, y_pred: TensorLike,
+                                          q: float) -> Tensor:
+    """Generalized cross-entropy ``(1 - p ** q) / q`` of the true class's probability ``p``
+    (Zhang & Sabuncu, 2018): robust to noisy labels.
+
+    Args:
+        y_true: integer class ids, shape ``(N,)`` or ``(N, 1)``.
+        y_pred: class probabilities ``(N, C)``.
+        q: in (0, 1): near 0 it behaves like cross-entropy, near 1 like MAE.
+
+    Returns:
+        One loss per sample.
+    """
+    y_pred = _tensor(y_pred)
+    if not y_pred.dtype.is_floating:
+        y_pred = math_ops.cast(y_pred, dtypes.float32)
+    labels = math_ops.cast(_tensor(y_true), dtypes.int32)
+    hot = array_ops.one_hot(labels, y_pred.shape.as_list()[-1], dtype=y_pred.dtype)
+    p = reduction_ops.reduce_sum(y_pred * hot, axis=-1)
+    return (1.0 - math_ops.pow(p, q)) / q
+
+
+def dice(y_true: TensorLike, y_pred: TensorLike, axis=None) -> Tensor:
+    """``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)``.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+        axis: the summed axes (None: all, giving one value).
+
+    Returns:
+        The Dice loss (one per entry of the axes not summed).
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+    inter = reduction_ops.reduce_sum(y_true * y_pred, axis=axis)
+    total = reduction_ops.reduce_sum(y_true, axis=axis) + \
+        reduction_ops.reduce_sum(y_pred, axis=axis) + epsilon()
+    return 1.0 - 2.0 * inter / total
+
+
+def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: float = 0.5,
+            axis=None) -> Tensor:
+    """Tversky loss ``1 - TP / (TP + alpha * FP + beta * FN + epsilon)`` (Salehi et al.,
+    2017); ``alpha = beta = 0.5`` is the Dice loss.
+
+    Args:
+        y_true: targets.
+        y_pred: predictions.
+        alpha: the weight of false positives.
+        beta: the weight of false negatives.
+        axis: the summed axes (None: all).
+
+    Returns:
+        The Tversky loss.
+    """
+    y_true, y_pred = _pair(y_true, y_pred)
+    axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+    inter = reduction_ops.reduce_sum(y_true * y_pred, axis=axis)
+    fp = reduction_ops.reduce_sum((1.0 - y_pred) * y_true, axis=axis)
+    fn = reduction_ops.reduce_sum(y_pred * (1.0 - y_true), axis=axis)
+    return 1.0 - inter / (inter + fp * alpha + fn * beta + epsilon())
+
+
+def circle(y_true: TensorLike, y_pred: TensorLike, ref_labels: TensorLike | None = None,
+           ref_embeddings: TensorLike | None = None, remove_diagonal: bool = True,
+           gamma: float = 80.0, margin: float = 0.4) -> Tensor:
+    """Circle loss (Sun et al., 2020) of L2-normalized embeddings: pulls same-label pairs
+    together and pushes different-label pairs apart, each pair weighted by how far it is from
+    its optimum.
+
+    Args:
+        y_true: integer labels ``(N,)``.
+        y_pred: L2-normalized embeddings ``(N, D)``.
+        ref_labels: labels of the reference embeddings (default ``y_true``).
+        ref_embeddings: reference embeddings (default ``y_pred``).
+        remove_diagonal: leave each sample's similarity to itself out of its positives.
+        gamma: the scale.
+        margin: the relaxation.
+
+    Returns:
+        One loss per sample; its Keras mask (values > 0) makes a Loss average over those.
+    """
+    y_pred = _tensor(y_pred)
+    labels = math_ops.cast(array_ops.reshape(_tensor(y_true), [-1]), dtypes.int32)
+    ref = y_pred if ref_embeddings is None else _tensor(ref_embeddings, y_pred.dtype)
+    ref_lab = labels if ref_labels is None else math_ops.cast(
+        array_ops.reshape(_tensor(ref_labels), [-1]), dtypes.int32)
+    dist = math_ops.maximum(1.0 - linalg_ops.matmul(y_pred, ref, transpose_b=True), 0.0)
+    same = math_ops.equal(array_ops.expand_dims(labels, 1), array_ops.expand_dims(ref_lab, 0))
+    pos = same
+    if remove_diagonal:
+        eye = math_ops.cast(array_ops.eye(array_ops.shape(labels)[0],
+                                          array_ops.shape(ref_lab)[0]), dtypes.bool_)
+        pos = math_ops.logical_and(same, math_ops.logical_not(eye))
+    neg = math_ops.logical_not(same)
+    posf, negf = math_ops.cast(pos, dist.dtype), math_ops.cast(neg, dist.dtype)
+    pos_w = math_ops.maximum((margin + dist) * posf, 0.0)
+    neg_w = math_ops.maximum((1.0 + margin - dist) * negf, 0.0)
+    pos_d = -gamma * pos_w * (margin - dist)
+    neg_d = gamma * neg_w * (1.0 - margin - dist)
+    ninf = array_ops.fill(array_ops.shape(dist), _tensor(float("-inf"), dist.dtype))
+    p_loss = reduction_ops.reduce_logsumexp(math_ops.where(pos, pos_d, ninf), axis=1)
+    n_loss = reduction_ops.reduce_logsumexp(math_ops.where(neg, neg_d, ninf), axis=1)
+    loss = nn_ops.softplus(p_loss + n_loss)
+    set_keras_mask(loss, math_ops.greater(loss, 0.0))
+    return loss
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """Binary focal cross-entropy (see ``binary_focal_crossentropy``).
+
+    Args:
+        apply_class_balancing: weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.
+        alpha: the class-1 weight when balancing.
+        gamma: the focusing exponent.
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: squeezes labels towards 0.5.
+        axis: the averaged axis.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
+                 gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: str = Reduction.AUTO,
+                 name: str = "binary_focal_crossentropy") -> None:
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha,
+                         gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    """Categorical focal cross-entropy (see ``categorical_focal_crossentropy``).
+
+    Args:
+        alpha: the class weight, a float or one per class.
+        gamma: the focusing exponent.
+        from_logits: whether ``y_pred`` are logits.
+        label_smoothing: mixes the labels with the uniform distribution.
+        axis: the class axis.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, alpha=0.25, gamma: float = 2.0, from_logits: bool = False,
+                 label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: str = Reduction.AUTO,
+                 name: str = "categorical_focal_crossentropy") -> None:
+        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
+                         alpha=alpha, gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    """Generalized cross-entropy of integer labels (see
+    ``categorical_generalized_cross_entropy``).
+
+    Args:
+        q: in (0, 1).
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, q: float = 0.5, reduction: str = Reduction.AUTO,
+                 name: str = "categorical_generalized_cross_entropy") -> None:
+        if not 0 < q < 1:
+            raise ValueError(f"q must be in the interval (0, 1); received q={q}")
+        super().__init__(categorical_generalized_cross_entropy, reduction=reduction,
+                         name=name, q=q)
+
+
+class Dice(LossFunctionWrapper):
+    """The Dice loss (see ``dice``).
+
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+        axis: the summed axes (None: all).
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "dice",
+                 axis=None) -> None:
+        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    """The Tversky loss (see ``tversky``).
+
+    Args:
+        alpha: the weight of false positives.
+        beta: the weight of false negatives.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+        axis: the summed axes (None: all).
+    """
+
+    def __init__(self, alpha: float = 0.5, beta: float = 0.5,
+                 reduction: str = Reduction.AUTO, name: str = "tversky", axis=None) -> None:
+        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta,
+                         axis=axis)
+
+
+class Circle(LossFunctionWrapper):
+    """The Circle loss of L2-normalized embeddings (see ``circle``); the mean is over the
+    samples whose loss is positive, as in Keras.
+
+    Args:
+        gamma: the scale.
+        margin: the relaxation.
+        remove_diagonal: leave self-similarities out of the positives.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, gamma: float = 80.0, margin: float = 0.4, remove_diagonal: bool = True,
+                 reduction: str = Reduction.AUTO, name: str = "circle") -> None:
+        super().__init__(circle, reduction=reduction, name=name, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)

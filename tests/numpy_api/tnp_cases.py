@@ -1,0 +1,338 @@
+"""The calls the ``tf.experimental.numpy`` table test makes, as plain data.
+
+Shared by ``test_tnp_table.py`` (twinflow against NumPy's values and TensorFlow's dtypes) and
+``tests/fixtures/experimental_numpy/make_fixtures.py`` (run under TensorFlow, it records the
+dtypes and shapes TensorFlow's ``tnp`` returns), so this module imports neither library.
+An argument ``("A", dtype, values)`` is an array of that dtype (a tensor for twinflow and
+TensorFlow, an ndarray for NumPy), ``("T", name)`` the module's attribute (a dtype or class);
+lists of them stay lists; anything else is passed as is.
+"""
+from __future__ import annotations
+
+
+def A(dtype: str, values) -> tuple:  # noqa: N802  (reads as a constructor)
+    return ("A", dtype, values)
+
+
+def T(name: str) -> tuple:  # noqa: N802
+    """The module's attribute ``name`` (``tnp.float32``, ``np.inexact``...)."""
+    return ("T", name)
+
+
+I = A("int32", [[1, -2, 3], [4, 5, -6]])  # noqa: E741
+PI = A("int32", [[1, 2, 3], [4, 5, 6]])
+F = A("float32", [[0.5, -1.5, 2.0], [3.0, 0.25, -0.75]])
+P = A("float32", [[0.5, 1.5, 2.0], [3.0, 0.25, 0.75]])
+U = A("float32", [[0.1, -0.5, 0.9], [0.3, -0.2, 0.6]])
+D = A("float64", [[0.5, 1.5, 2.0], [3.0, 0.25, 0.75]])
+B = A("bool", [[True, False, True], [False, False, True]])
+C = A("complex64", [[1 + 2j, -1j, 3], [0.5, 2 - 1j, -1]])
+SPECIAL = A("float32", [[float("nan"), float("inf"), -0.0], [float("-inf"), 1.0, -2.0]])
+V = A("float32", [1.0, 2.0, 3.0])
+VI = A("int32", [3, 1, 2])
+SQ = A("float32", [[1.0, 2.0], [3.0, 4.0]])
+I8 = A("int8", [1, 2, 3])
+U8 = A("uint8", [1, 2, 3])
+H = A("float16", [0.5, 1.5, 2.0])
+I64 = A("int64", [1, 2, 3])
+NANS = A("float32", [[1.0, float("nan"), 3.0], [float("nan"), 2.0, 4.0]])
+
+CASES: list = []
+
+
+def add(name: str, *args, **kwargs) -> None:
+    """A call of ``tnp.<name>(*args, **kwargs)``; ``_opts`` (popped) tunes the check:
+    ``values=False`` compares dtypes and shapes only, ``ref`` names a NumPy expression other
+    than ``np.<name>`` (see the test), ``graph=False`` skips tw.function."""
+    opts = kwargs.pop("_opts", {})
+    CASES.append((f"{name}:{sum(1 for c in CASES if c[1] == name)}", name, list(args),
+                  kwargs, opts))
+
+
+for n in ("sin cos tan sinh cosh tanh arctan arcsinh exp exp2 expm1 cbrt deg2rad rad2deg "
+          "sinc square negative positive abs absolute fabs sign floor ceil fix around round "
+          "reciprocal").split():
+    add(n, F)
+    add(n, I if n != "reciprocal" else PI)
+for n in "log log2 log10 log1p sqrt".split():
+    add(n, P)
+    add(n, PI)
+for n in "arcsin arccos arctanh".split():
+    add(n, U)
+add("arccosh", A("float32", [1.5, 2.0, 3.0]))
+add("arccosh", PI)
+add("exp", B)
+add("sin", H)
+add("sqrt", D)
+add("around", F, 1)
+add("round", A("float32", [1.25, -2.5, 3.75]), 1)
+for n in "isnan isinf isfinite isneginf isposinf signbit iscomplex isreal".split():
+    add(n, SPECIAL)
+    add(n, I)
+add("iscomplex", C)
+add("isreal", C)
+for n in "logical_not bitwise_not".split():
+    add(n, B)
+    add(n, I)
+for n in "conj conjugate real imag angle".split():
+    add(n, C)
+    add(n, F)
+add("angle", C, deg=True)
+
+for n in "add subtract multiply maximum minimum".split():
+    add(n, I, F)
+    add(n, F, F)
+    add(n, I, PI)
+    add(n, I, 1.5)
+    add(n, F, 2)
+    add(n, I, 2)
+add("add", I8, U8)
+add("add", I, H)
+add("add", H, 1.5)
+add("add", I, A("int64", [[1, 2, 3], [4, 5, 6]]))
+add("add", F, D)
+add("add", B, B)
+add("multiply", B, I)
+for n in "divide true_divide".split():
+    add(n, I, PI)
+    add(n, F, P)
+    add(n, PI, 2)
+    add(n, I8, I8)
+    add(n, F, 2)
+for n in "floor_divide mod remainder divmod".split():
+    add(n, I, PI)
+    add(n, F, P)
+for n in "power float_power".split():
+    add(n, P, F)
+    add(n, PI, PI)
+    add(n, P, 2)
+for n in "arctan2 hypot logaddexp logaddexp2 heaviside nextafter".split():
+    add(n, F, P)
+    add(n, I, PI)
+for n in "gcd lcm".split():
+    add(n, I, PI)
+for n in "equal not_equal greater greater_equal less less_equal".split():
+    add(n, I, F)
+    add(n, F, 0.5)
+for n in "logical_and logical_or logical_xor".split():
+    add(n, B, B)
+    add(n, I, B)
+for n in "bitwise_and bitwise_or bitwise_xor".split():
+    add(n, I, PI)
+    add(n, B, B)
+for n in "isclose allclose".split():
+    add(n, F, F)
+    add(n, I, F)
+    add(n, F, P, rtol=0.5, atol=0.5)
+add("array_equal", I, I)
+add("array_equal", I, F)
+
+for n in "sum prod mean amax amin max min std var ptp".split():
+    add(n, F)
+    add(n, I, axis=1)
+    add(n, F, axis=0, keepdims=True)
+for n in "sum prod mean".split():
+    add(n, B)
+    add(n, I, dtype="float32")
+add("sum", A("int8", [1, 2, 3]))
+add("prod", A("uint8", [1, 2, 3]))
+add("var", F, axis=1, ddof=1)
+for n in "all any".split():
+    add(n, B)
+    add(n, I, axis=0)
+    add(n, B, axis=1, keepdims=True)
+for n in "argmax argmin".split():
+    add(n, F)
+    add(n, I, axis=1)
+for n in "cumsum cumprod".split():
+    add(n, F)
+    add(n, I, axis=1)
+    add(n, A("int8", [1, 2, 3]))
+    add(n, F, axis=0, dtype="float64")
+add("count_nonzero", I)
+add("count_nonzero", B, axis=1)
+add("average", F)
+add("average", I, axis=1)
+add("average", F, axis=1, weights=V)
+add("average", F, axis=1, weights=V, returned=True)
+for n in "nansum nanprod nanmean".split():
+    add(n, NANS)
+    add(n, NANS, axis=1)
+    add(n, I)
+add("nanmean", NANS, axis=0, keepdims=True)
+
+add("arange", 5)
+add("arange", 1.0, 4.0, 0.5)
+add("arange", 2, 11, 3, dtype="float32")
+add("array", [[1, 2], [3, 4]])
+add("array", [1.5, 2])
+add("array", F, dtype="float64")
+add("array", 3.0, ndmin=2)
+add("asarray", [1, 2])
+add("asarray", I, dtype="int64")
+add("asanyarray", 1.5)
+add("ascontiguousarray", [True, False])
+for n in "zeros ones empty".split():
+    add(n, 3, _opts={"values": n != "empty"})
+    add(n, (2, 3), dtype="int32", _opts={"values": n != "empty"})
+add("full", (2, 2), 7)
+add("full", 3, 1.5, dtype="float32")
+for n in "zeros_like ones_like empty_like".split():
+    add(n, I, _opts={"values": n != "empty_like"})
+    add(n, F, dtype="float64", _opts={"values": n != "empty_like"})
+add("full_like", I, 2.5)
+add("full_like", F, 1, dtype="int32")
+add("eye", 3)
+add("eye", 2, 3, k=1, dtype="int32")
+add("identity", 2)
+add("tri", 3)
+add("tri", 3, 4, k=-1, dtype="int32")
+add("tril", F)
+add("triu", I, k=1)
+add("linspace", 0, 1, 5)
+add("linspace", 1.0, 2.0, num=4, endpoint=False, dtype="float32")
+add("linspace", 0, 10, 3, dtype="int32")
+add("logspace", 0, 2, 3)
+add("logspace", 0.0, 1.0, num=3, base=2.0, dtype="float32")
+add("geomspace", 1, 8, 4)
+add("geomspace", 1.0, 1000.0, num=4, endpoint=False)
+add("diag", V)
+add("diag", SQ, k=1)
+add("diag", VI, k=-1)
+add("diagflat", SQ)
+add("diagonal", F)
+add("diagonal", A("float32", [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]), 0, 1, 2)
+add("diag_indices", 3)
+add("trace", SQ)
+add("trace", I, offset=1)
+add("vander", V)
+add("vander", VI, N=2, increasing=True)
+add("copy", F)
+
+add("reshape", F, (3, 2))
+add("reshape", I, -1)
+add("ravel", F)
+add("flatten", I, _opts={"ref": "flatten"})
+add("expand_dims", V, 0)
+add("expand_dims", F, axis=2)
+add("squeeze", A("float32", [[[1.0], [2.0]]]))
+add("squeeze", A("float32", [[[1.0], [2.0]]]), axis=2)
+add("transpose", F)
+add("transpose", A("int32", [[[1, 2], [3, 4]]]), (1, 2, 0))
+add("moveaxis", A("int32", [[[1, 2], [3, 4]]]), 0, -1)
+add("swapaxes", F, 0, 1)
+add("broadcast_to", V, (2, 3))
+add("broadcast_arrays", V, A("float32", [[1.0], [2.0]]))
+add("tile", V, 2)
+add("tile", F, (2, 1))
+add("repeat", F, 2)
+add("repeat", F, 2, axis=1)
+add("flip", F)
+add("flip", F, axis=1)
+add("fliplr", F)
+add("flipud", I)
+add("roll", F, 1)
+add("roll", F, -1, axis=1)
+add("rot90", F)
+add("rot90", I, k=2)
+add("atleast_1d", 1.5)
+add("atleast_2d", V)
+add("atleast_3d", F)
+add("atleast_1d", V, F)
+add("ndim", F)
+add("shape", F)
+add("size", F)
+add("size", F, axis=1)
+add("isscalar", 1.5)
+add("isscalar", V)
+add("iscomplexobj", C)
+add("iscomplexobj", F)
+add("isrealobj", F)
+
+add("concatenate", [F, P])
+add("concatenate", [F, I], axis=1)
+add("append", F, V)
+add("append", F, F, axis=0)
+add("stack", [V, V])
+add("stack", [V, VI], axis=1)
+add("hstack", [V, V])
+add("hstack", [F, P])
+add("vstack", [V, V])
+add("dstack", [V, V])
+add("split", V, 3)
+add("split", F, [1], axis=1)
+add("hsplit", F, 3)
+add("vsplit", F, 2)
+add("dsplit", A("int32", [[[1, 2, 3, 4]]]), 2)
+
+add("take", F, [0, 2])
+add("take", F, A("int32", [2, 0]), axis=1)
+add("take_along_axis", F, A("int64", [[0, 2], [1, 1]]), 1)
+add("where", B, F, P)
+add("where", B, I, 1.5)
+add("where", I)
+add("nonzero", I)
+add("select", [A("bool", [True, False, False]), A("bool", [False, True, False])], [V, V])
+add("compress", [True, False, True], F, axis=1)
+add("compress", A("bool", [False, True]), I, axis=0)
+add("ix_", [0, 1], [2])
+add("meshgrid", V, A("float32", [4.0, 5.0]))
+add("meshgrid", V, A("float32", [4.0, 5.0]), indexing="ij")
+add("clip", F, -1.0, 1.0)
+add("clip", I, 0, 3)
+add("clip", I, None, 2.5)
+add("clip", F, 0, None)
+add("pad", F, 1, "constant")
+add("pad", F, [[1, 0], [0, 2]], "constant", constant_values=9)
+add("pad", V, 2, "reflect")
+add("pad", V, 2, "symmetric")
+add("sort", F)
+add("sort", I, axis=0)
+add("argsort", F)
+add("argsort", I, axis=0)
+add("diff", F)
+add("diff", I, 2, 0)
+add("polyval", [1.0, -2.0, 3.0], V)
+add("polyval", [1, 2], VI)
+add("kron", SQ, SQ)
+add("kron", V, VI)
+add("cross", V, A("float32", [4.0, 5.0, 6.0]))
+add("cross", F, P)
+add("dot", V, V)
+add("dot", F, A("float32", [[1.0], [2.0], [3.0]]))
+add("dot", I, 2)
+add("matmul", F, A("float32", [[1.0], [2.0], [3.0]]))
+add("matmul", I, VI)
+add("inner", V, V)
+add("inner", F, P)
+add("outer", V, VI)
+add("vdot", F, P)
+add("vdot", C, C)
+add("tensordot", F, P, axes=2)
+add("tensordot", F, A("float32", [[1.0], [2.0], [3.0]]), axes=1)
+add("tensordot", F, P, axes=([1], [1]))
+add("einsum", "ij,kj->ik", F, P)
+add("einsum", "ii", SQ)
+
+# broadcasting, tuple and negative axes, complex and float16 inputs
+add("add", F, V)
+add("multiply", A("float32", [[1.0], [2.0]]), V)
+add("sum", F, axis=(0, 1))
+add("mean", F, axis=-1)
+add("amax", A("float32", [[[1, 5], [3, 2]]]), axis=(0, 2), keepdims=True)
+add("concatenate", [F, P], axis=None)
+add("where", A("bool", [True, False, True]), 1, 2.5)
+for n in "abs sqrt exp square conj sin log".split():
+    add(n, C)
+add("cos", H)
+add("true_divide", C, C)
+add("sum", C)
+add("mean", H)
+
+add("result_type", T("int32"), 1.5)
+add("result_type", I, F)
+add("result_type", T("int8"), T("uint8"))
+add("promote_types", T("int32"), T("float32"))
+add("promote_types", "int8", "uint16")
+add("issubdtype", T("float32"), T("inexact"))
+add("issubdtype", T("int32"), T("floating"))

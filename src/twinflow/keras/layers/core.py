@@ -17,6 +17,7 @@ from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ..settings import image_data_format
+from . import quantized as _quantized
 from .base import Layer
 
 
@@ -75,6 +76,8 @@ class Dense(Layer):
         self.bias = self._add_weight_for("bias", "bias", (self.units,)) \
             if self.use_bias else None
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def call(self, inputs) -> Tensor:
         if isinstance(inputs, RaggedTensor):  # the last dim is uniform: apply to flat values
@@ -96,6 +99,8 @@ class Dense(Layer):
             y = nn_ops.bias_add(y, self.bias)
         act = self.activation
         return y if act is _activations.linear else act(y)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -247,6 +252,8 @@ class Embedding(Layer):
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer)
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def _convert_inputs(self, inputs):
         x = super()._convert_inputs(inputs)
@@ -256,6 +263,8 @@ class Embedding(Layer):
 
     def call(self, inputs) -> Tensor:
         return array_ops.gather(self.embeddings, inputs)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def compute_mask(self, inputs, mask=None) -> Any:
         if not self.mask_zero:

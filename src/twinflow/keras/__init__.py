@@ -20,6 +20,7 @@ from . import (
     ops,
     optimizers,
     preprocessing,
+    quantizers,
     random,
     regularizers,
     saving,
@@ -36,6 +37,7 @@ from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
 from .optimizers import Optimizer
+from .quantizers import Quantizer
 from .regularizers import Regularizer
 from .toplevel import (
     Function,
@@ -56,6 +58,7 @@ __all__ = ["activations", "applications", "backend", "callbacks", "config", "con
            "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree", "visualization", "wrappers",
+           "quantizers", "Quantizer",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
            "Function", "InputSpec", "Operation", "RematScope", "StatelessScope", "SymbolicScope",

@@ -104,7 +104,9 @@ _LAZY = {
     "edit_distance": (".ops.sets", "edit_distance"),
     "quantization": (".quantization", None), "test": (".testing", None),
     "sysconfig": (".sysconfig", None), "types": (".types", None), "sets": (".sets", None),
-    "lookup": (".lookup", None),
+    "lookup": (".lookup", None), "audio": (".audio", None),
+    "fftnd": (".ops.signal.fftnd", "fftnd"), "ifftnd": (".ops.signal.fftnd", "ifftnd"),
+    "rfftnd": (".ops.signal.fftnd", "rfftnd"), "irfftnd": (".ops.signal.fftnd", "irfftnd"),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -136,7 +138,7 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization", "sets"):
+                  "quantization", "sets", "audio", "fftnd"):
         if _name in _LAZY:
             __getattr__(_name)
 

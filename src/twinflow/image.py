@@ -13,6 +13,11 @@ from .io import (  # noqa: F401,E402
                                extract_jpeg_shape,
                                is_jpeg,
 )
+from .io.jpeg_quality import (  # noqa: F401,E402
+                               adjust_jpeg_quality,
+                               random_jpeg_quality,
+                               stateless_random_jpeg_quality,
+)
 from .ops.image.boxes import (  # noqa: F401
                                crop_and_resize,
                                draw_bounding_boxes,
@@ -36,6 +41,13 @@ from .ops.image.color import (  # noqa: F401
                                rgb_to_yuv,
                                yiq_to_rgb,
                                yuv_to_rgb,
+)
+from .ops.image.extra16 import (  # noqa: F401
+                               combined_non_max_suppression,
+                               extract_glimpse,
+                               non_max_suppression_overlaps,
+                               sample_distorted_bounding_box,
+                               stateless_sample_distorted_bounding_box,
 )
 from .ops.image.geometry import (  # noqa: F401
                                flip_left_right,

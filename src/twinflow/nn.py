@@ -1,4 +1,6 @@
 """``tw.nn``: neural-network ops (re-exports)."""
+import importlib as _importlib
+
 from . import nn_experimental as experimental  # noqa: F401
 from .ops.array.batch_space import space_to_batch  # noqa: F401
 from .ops.array_ops import top_k
@@ -23,6 +25,7 @@ from .ops.nn.ctc import (
     ctc_loss,
     ctc_unique_labels,
 )
+from .ops.nn.fractional import fractional_avg_pool, fractional_max_pool
 from .ops.nn.isotonic_approx import approx_max_k, approx_min_k, isotonic_regression
 from .ops.nn.morphology import dilation2d, erosion2d, max_pool_with_argmax
 from .ops.nn.sampled import (
@@ -118,4 +121,20 @@ __all__ = ["atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "avg_pool3d"
            "dilation2d", "erosion2d", "max_pool_with_argmax",
            "atrous_conv2d_transpose", "safe_embedding_lookup_sparse", "with_space_to_batch",
            "approx_max_k", "approx_min_k", "isotonic_regression",
-           "learned_unigram_candidate_sampler"]
+           "learned_unigram_candidate_sampler", "fractional_avg_pool", "fractional_max_pool"]
+
+# TensorFlow 2's tf.nn RNN cell wrappers are Keras layers: loaded with Keras, on first use.
+_KERAS_WRAPPERS = ("RNNCellDeviceWrapper", "RNNCellDropoutWrapper", "RNNCellResidualWrapper")
+
+
+def __getattr__(name: str):
+    if name in _KERAS_WRAPPERS:
+        mod = _importlib.import_module(".keras.layers.rnn.cell_wrappers", __package__)
+        value = getattr(mod, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'twinflow.nn' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_KERAS_WRAPPERS))

@@ -13,6 +13,10 @@ from .ops.signal.fft import (  # noqa: F401
                              rfft2d,
                              rfft3d,
 )
+from .ops.signal.fftnd import signal_fftnd as fftnd  # noqa: E402,F401
+from .ops.signal.fftnd import signal_ifftnd as ifftnd  # noqa: E402,F401
+from .ops.signal.fftnd import signal_irfftnd as irfftnd  # noqa: E402,F401
+from .ops.signal.fftnd import signal_rfftnd as rfftnd  # noqa: E402,F401
 from .ops.signal.mdct import inverse_mdct, kaiser_bessel_derived_window, mdct  # noqa: F401
 from .ops.signal.spectral import (  # noqa: F401
                              dct,

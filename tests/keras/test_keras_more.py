@@ -278,3 +278,74 @@ def test_elastic_transform_against_numpy():
     up = keras.ops.image.scale_and_translate(ints, (1, 14, 6, 2), (2.0,), (0.0,), (1,),
                                              "linear")
     assert up.dtype == tw.uint8 and up.shape == (1, 14, 6, 2)
+
+
+@pytest.mark.parametrize("loss,metrics,kind", [
+    (keras.losses.CategoricalFocalCrossentropy(), [keras.metrics.OneHotIoU(3, [0, 1]),
+                                                   keras.metrics.OneHotMeanIoU(3)], "onehot"),
+    (keras.losses.Tversky(0.3, 0.7), [keras.metrics.PrecisionAtRecall(0.5),
+                                      keras.metrics.SensitivityAtSpecificity(0.5),
+                                      keras.metrics.SpecificityAtSensitivity(0.5)], "binary"),
+    (keras.losses.CategoricalGeneralizedCrossEntropy(0.5), ["sparse_categorical_accuracy"],
+     "sparse"),
+    (keras.losses.Circle(gamma=4.0), [], "circle"),
+    ("mse", [keras.metrics.PearsonCorrelation(), keras.metrics.ConcordanceCorrelation(),
+             keras.metrics.R2Score()], "regress"),
+])
+def test_losses_and_metrics_in_fit(loss, metrics, kind):
+    rng = np.random.RandomState(0)
+    x = rng.randn(16, 4).astype("float32")
+    if kind == "onehot":
+        y, head = np.eye(3)[rng.randint(0, 3, 16)].astype("float32"), (3, "softmax")
+    elif kind == "binary":
+        y, head = (x[:, :1] > 0).astype("float32"), (1, "sigmoid")
+    elif kind == "sparse":
+        y, head = rng.randint(0, 3, (16,)), (3, "softmax")
+    elif kind == "regress":
+        y, head = x[:, :3] * 2.0, (3, None)
+    else:
+        y, head = rng.randint(0, 2, (16,)), (3, None)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(*head)])
+    if kind == "circle":
+        model.add(keras.layers.UnitNormalization())
+    model.compile(keras.optimizers.Adam(0.01), loss, metrics=metrics)
+    hist = model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    assert np.all(np.isfinite(hist.history["loss"]))
+    assert len(hist.history) == 1 + len(metrics)
+    eager = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert np.isfinite(eager["loss"])
+
+
+def test_metrics_against_numpy():
+    rng = np.random.RandomState(2)
+    t, p = rng.rand(5, 4), rng.rand(5, 4)
+    want = [np.corrcoef(a, b)[0, 1] for a, b in zip(t, p)]
+    np.testing.assert_allclose(keras.metrics.pearson_correlation(t, p).numpy(), want,
+                               rtol=1e-5)
+    r2 = keras.metrics.R2Score(class_aggregation=None)
+    r2.update_state(t[:3], p[:3])
+    r2.update_state(t[3:], p[3:])
+    want = 1 - ((t - p) ** 2).sum(0) / ((t - t.mean(0)) ** 2).sum(0)
+    np.testing.assert_allclose(r2.result().numpy(), want, rtol=1e-5)
+    iou = keras.metrics.BinaryIoU([0, 1], threshold=0.5)
+    lab, sc = (t.ravel() > 0.5).astype(int), p.ravel()
+    iou.update_state(lab, sc)
+    pred = (sc >= 0.5).astype(int)
+    ious = [((lab == c) & (pred == c)).sum() / ((lab == c) | (pred == c)).sum() for c in (0, 1)]
+    np.testing.assert_allclose(float(iou.result()), np.mean(ious), rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: keras.optimizers.Muon(0.01), lambda: keras.optimizers.ScheduleFreeAdamW(0.01),
+    lambda: keras.optimizers.legacy.Adam(0.01, decay=0.1),
+    lambda: keras.optimizers.legacy.RMSprop(0.01), lambda: keras.optimizers.Lamb(0.01),
+])
+def test_new_optimizers_train_in_fit(make):
+    rng = np.random.RandomState(0)
+    x = rng.randn(32, 4).astype("float32")
+    y = x @ rng.randn(4, 1).astype("float32")
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8),
+                              keras.layers.Dense(1)])
+    model.compile(make(), "mse")
+    hist = model.fit(x, y, epochs=4, batch_size=8, verbose=0)
+    assert hist.history["loss"][-1] < hist.history["loss"][0]

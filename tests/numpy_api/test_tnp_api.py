@@ -88,6 +88,8 @@ def test_random_functions():
     assert tnp.random.randint(4, dtype=np.int32).dtype is tw.int32
     p = tnp.random.poisson(3.0, size=(20,))
     assert p.dtype is tw.int64 and (p.numpy() >= 0).all()
+    r = tnp.random.randint([0, 10], [2, 13], size=(50, 2)).numpy()
+    assert r.dtype == np.int64 and set(r[:, 0]) <= {0, 1} and set(r[:, 1]) <= {10, 11, 12}
     with pytest.raises(ValueError, match="low >= high"):
         tnp.random.randint(3, 3)
     f = tw.function(lambda: tnp.random.uniform(size=(3,)))
@@ -201,3 +203,11 @@ def test_numpy_indexing_matches_numpy_on_random_keys(numpy_behavior):
         np.testing.assert_array_equal(t[key].numpy(), want, err_msg=str(key))
         checked += 1
     assert checked > 300
+
+
+def test_bfloat16_promotes_as_tensorflow():
+    # TensorFlow 2.21's answers: NumPy does not count ml_dtypes' bfloat16 as inexact.
+    x = tw.constant([1.0, 2.0], tw.bfloat16)
+    assert tnp.add(x, 1.5).dtype is tw.float64 and tnp.add(x, 1).dtype is tw.bfloat16
+    assert tnp.add(x, tw.constant([1.0, 2.0])).dtype is tw.float32
+    assert tnp.sin(x).dtype is tw.float64 and tnp.sum(x).dtype is tw.bfloat16

@@ -16,6 +16,7 @@ from ..ops import array_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.sparse import ops as _sparse_ops
 from ..ops.sparse.tensor import SparseTensor
 from ..ops.variables import Variable
+from .losses import more as _loss_fns
 from .ops import _common
 from .ops import image as _image
 from .ops import nn as _knn
@@ -122,7 +123,7 @@ def categorical_crossentropy(target, output, from_logits: bool = False,
 
 def categorical_focal_crossentropy(target, output, alpha: float = 0.25, gamma: float = 2.0,
                                    from_logits: bool = False, axis: int = -1) -> Tensor:
-    """Categorical focal cross-entropy over ``axis``.
+    """Categorical focal cross-entropy over ``axis`` (the loss function's math).
 
     Args:
         target: one-hot labels.
@@ -135,14 +136,8 @@ def categorical_focal_crossentropy(target, output, alpha: float = 0.25, gamma: f
     Returns:
         One value per sample.
     """
-    t, o = _common.promote(_common.as_float(target), _common.as_float(output))
-    if from_logits:
-        o = nn_ops.softmax(o, axis=axis)
-    o = o / reduction_ops.reduce_sum(o, axis=axis, keepdims=True)
-    eps = epsilon()
-    o = math_ops.clip_by_value(o, eps, 1.0 - eps)
-    focal = math_ops.pow(1.0 - o, gamma) * alpha * (-t * math_ops.log(o))
-    return reduction_ops.reduce_sum(focal, axis=axis)
+    return _loss_fns.categorical_focal_crossentropy(target, output, alpha, gamma, from_logits,
+                                                    axis=axis)
 
 
 def sparse_categorical_crossentropy(target, output, from_logits: bool = False,

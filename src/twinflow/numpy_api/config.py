@@ -187,8 +187,9 @@ def default_float() -> dtypes.DType:
 
 
 def as_float(x) -> Tensor:
-    """``x`` as a floating (or complex) tensor: integers and bools in float64 (TensorFlow's
-    tnp: ``result_type(x, float)``).
+    """``x`` as an inexact tensor: integers and bools in float64 (TensorFlow's tnp:
+    ``result_type(x, float)``), and so the ml_dtypes floats (bfloat16, float8), which NumPy
+    does not count as inexact.
 
     Args:
         x: the value.
@@ -197,7 +198,7 @@ def as_float(x) -> Tensor:
         The tensor.
     """
     t = tensor(x)
-    if not (t.dtype.is_floating or t.dtype.is_complex):
+    if not (t.dtype.is_complex or np.issubdtype(t.dtype.np, np.inexact)):
         t = math_ops.cast(t, dtypes.float64)
     return t
 

@@ -124,9 +124,18 @@ def randint(low, high=None, size=None, dtype=np.int64) -> Tensor:
                          f"type, got {dt.name}")
     if high is None:
         low, high = 0, low
-    if int(high) <= int(low):
-        raise ValueError(f"tf.experimental.numpy.random.randint: low >= high ({low} >= {high})")
-    out = _random.random_uniform(_shape(size), int(low), int(high), dtype=dtypes.int64)
+    if np.ndim(low) or np.ndim(high) or isinstance(low, Tensor) or isinstance(high, Tensor):
+        # Bounds per element (broadcast as NumPy): scale a uniform sample in [0, 1).
+        lo, hi = tensor(low, dtypes.int64), tensor(high, dtypes.int64)
+        shape = (lo + hi).shape.as_list() if size is None else _shape(size)
+        u = _random.random_uniform(shape, dtype=dtypes.float64)
+        span = M.cast(hi - lo, dtypes.float64)
+        out = lo + M.cast(M.floor(u * span), dtypes.int64)
+    else:
+        if int(high) <= int(low):
+            raise ValueError(f"tf.experimental.numpy.random.randint: low >= high ({low} >= "
+                             f"{high})")
+        out = _random.random_uniform(_shape(size), int(low), int(high), dtype=dtypes.int64)
     return out if dt is dtypes.int64 else M.cast(out, dt)
 
 

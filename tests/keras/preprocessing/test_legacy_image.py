@@ -190,3 +190,15 @@ def test_py_dataset_workers_and_split_dataset():
     assert sorted(int(v) for v in list(left) + list(right)) == [0, 1, 2, 3, 4]
     with pytest.raises(ValueError, match="more than"):
         utils.split_dataset(np.arange(4), left_size=3, right_size=2)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "constant", "reflect", "wrap"])
+def test_affine_transform_matches_keras(mode):
+    pytest.importorskip("scipy")
+    grid = np.arange(6 * 7 * 2, dtype="float32").reshape(6, 7, 2)
+    got = image.apply_affine_transform(grid, theta=17, tx=1.5, ty=-2, shear=8, zx=0.9, zy=1.1,
+                                       row_axis=0, col_axis=1, channel_axis=2,
+                                       fill_mode=mode, cval=-1.0)
+    np.testing.assert_allclose(got, FIX["affine"][mode], atol=1e-3)
+    np.testing.assert_allclose(image.apply_channel_shift(grid, 5.0, channel_axis=2),
+                               FIX["channel_shift"])

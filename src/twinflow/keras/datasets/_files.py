@@ -143,6 +143,20 @@ def limit_words(xs: list, num_words, skip_top: int, oov_char) -> list:
     return [[w for w in x if skip_top <= w < num_words] for x in xs]
 
 
+def check_test_split(test_split: float) -> None:
+    """Raises ValueError unless ``0 <= test_split < 1`` (before any file is fetched).
+
+    Args:
+        test_split: the test fraction.
+
+    Returns:
+        None.
+    """
+    if not 0 <= test_split < 1:
+        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 "
+                         "and 1 (exclusive of 1).")
+
+
 def split(x: np.ndarray, y: np.ndarray, test_split: float, seed: int) -> tuple:
     """Shuffles ``(x, y)`` with ``RandomState(seed)`` and splits off the last ``test_split``.
 
@@ -155,9 +169,7 @@ def split(x: np.ndarray, y: np.ndarray, test_split: float, seed: int) -> tuple:
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    if not 0 <= test_split < 1:
-        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 "
-                         "and 1 (exclusive of 1).")
+    check_test_split(test_split)
     idx = np.arange(len(x))
     np.random.RandomState(seed).shuffle(idx)
     x, y = x[idx], y[idx]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._files import ORIGIN, fetch, split
+from ._files import ORIGIN, check_test_split, fetch, split
 
 
 def load_data(path: str = "boston_housing.npz", test_split: float = 0.2,
@@ -19,9 +19,7 @@ def load_data(path: str = "boston_housing.npz", test_split: float = 0.2,
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    if not 0 <= test_split < 1:
-        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 "
-                         "and 1 (exclusive of 1).")
+    check_test_split(test_split)
     path = fetch(path, ORIGIN + "boston_housing.npz", file_hash="f553886a1f8d56431e820c5b825"
                  "52d9d95cfcb96d1e678153f8839538947dff5")
     with np.load(path, allow_pickle=False) as f:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._files import ORIGIN, fetch, split
+from ._files import ORIGIN, check_test_split, fetch, split
 
 
 def load_data(version: str = "large", path: str = "california_housing.npz",
@@ -20,9 +20,7 @@ def load_data(version: str = "large", path: str = "california_housing.npz",
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    if not 0 <= test_split < 1:
-        raise ValueError(f"Invalid `test_split` argument: {test_split}. It must be between 0 "
-                         "and 1 (exclusive of 1).")
+    check_test_split(test_split)
     if version not in ("large", "small"):
         raise ValueError(f"Argument `version` must be one of 'small', 'large'. Received: "
                          f"version={version}")

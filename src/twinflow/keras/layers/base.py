@@ -568,13 +568,14 @@ class Layer(Module, Configurable):
             training = outer
             if training is not None and _call_accepts(cls, "training"):
                 kwargs["training"] = training
-        mask = None
-        if _MASKS:
-            mask = kwargs.get("mask")
-            if mask is None:
-                mask = _input_mask(inputs)
-                if mask is not None and _call_takes_mask(cls):
-                    kwargs["mask"] = mask
+        mask = kwargs.get("mask")
+        if "mask" in kwargs and not _call_takes_mask(cls):
+            del kwargs["mask"]  # as Keras: only a call that takes a mask gets one (configs
+            # saved by Keras 3 write "mask": null for every layer that supports masking)
+        if mask is None and _MASKS:
+            mask = _input_mask(inputs)
+            if mask is not None and _call_takes_mask(cls):
+                kwargs["mask"] = mask
         if self.input_spec is not None:  # keras.layers.InputSpec, checked as Keras does
             assert_input_compatibility(self.input_spec, inputs, self.name)
         first = not self.built

@@ -14,7 +14,6 @@ from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
 from ..masks import get_keras_mask
-from ..registry import deserialize_object as _deserialize_object
 
 _EPS = 1e-7
 
@@ -160,9 +159,22 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
     if from_logits:
         per = nn_ops.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
-        p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
-        per = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+        per = bce_of_probabilities(y_true, y_pred)
     return reduction_ops.reduce_mean(per, axis=axis)
+
+
+def bce_of_probabilities(y_true: Tensor, p: Tensor) -> Tensor:
+    """Element-wise binary cross-entropy of probabilities clipped to ``[eps, 1 - eps]``.
+
+    Args:
+        y_true: labels.
+        p: probabilities of the same dtype.
+
+    Returns:
+        The element-wise losses.
+    """
+    p = math_ops.clip_by_value(p, _EPS, 1.0 - _EPS)
+    return -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
 
 
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
@@ -715,15 +727,3 @@ def serialize(loss) -> dict | str:
         return {"class_name": type(loss).__name__, "config": loss.get_config()}
     return getattr(loss, "__name__", str(loss))
 
-
-def deserialize(name, custom_objects: dict | None = None) -> Callable:
-    """The loss of a ``serialize`` result (a dict or a name).
-
-    Args:
-        name: the dict or name.
-        custom_objects: name -> class or function for custom losses.
-
-    Returns:
-        The Loss object or function.
-    """
-    return _deserialize_object(name, custom_objects, globals(), Loss, get, "loss")

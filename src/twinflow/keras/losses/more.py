@@ -7,7 +7,14 @@ from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from ..masks import set_keras_mask
 from ..settings import epsilon
-from .base import LossFunctionWrapper, Reduction, _aligned_pair, _pair, _tensor
+from .base import (
+    LossFunctionWrapper,
+    Reduction,
+    _aligned_pair,
+    _pair,
+    _tensor,
+    bce_of_probabilities,
+)
 
 
 def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
@@ -35,9 +42,7 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         y_pred = math_ops.sigmoid(y_pred)
-    eps = epsilon()
-    p = math_ops.clip_by_value(y_pred, eps, 1.0 - eps)
-    bce = -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
+    bce = bce_of_probabilities(y_true, y_pred)
     p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
     focal = math_ops.pow(1.0 - p_t, gamma) * bce
     if apply_class_balancing:

@@ -4,6 +4,7 @@ SensitivityAtSpecificity, SpecificityAtSensitivity (Keras 3.15's definitions).""
 from __future__ import annotations
 
 from ...core import dtypes
+from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from .. import losses as _losses
@@ -141,7 +142,8 @@ class R2Score(Metric):
                      sample_weight: TensorLike | None = None) -> None:
         y_true, y_pred = _same_rank(_to_float(y_true), _to_float(y_pred))
         if self._columns is None:
-            self._build(y_pred.shape)
+            with eager_mode():   # (created once, also when first called in a traced step)
+                self._build(y_pred.shape)
         w = array_ops.ones_like(y_true) if sample_weight is None else _to_float(sample_weight)
         if w.shape.rank == 1:
             w = array_ops.expand_dims(w, 1)

@@ -1,7 +1,6 @@
 """The loops over data: ``fit``, ``evaluate``, ``predict`` and the ``*_on_batch`` forms."""
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -10,7 +9,7 @@ from ...core import nest
 from .. import callbacks as _callbacks
 from .. import config as _config
 from ..py_dataset import is_py_dataset
-from ..settings import filter_traceback
+from ..settings import filter_traceback, print_msg
 from ..utils import Progbar
 from .data import (
     DataHandler,
@@ -100,8 +99,7 @@ class LoopsMixin:
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
             if verbose and kwargs.get("_epoch_header", True):
-                print(f"Epoch {epoch + 1}/{epochs}")
-                sys.stdout.flush()
+                print_msg(f"Epoch {epoch + 1}/{epochs}")
             bar = Progbar(data.steps, verbose=verbose)
             step = 0
             for step, batch in enumerate(data.epoch(), start=1):

@@ -412,6 +412,7 @@ from .dataset_utils import (  # noqa: E402,F401
     split_dataset,
     text_dataset_from_directory,
 )
+from .feature_space import FeatureSpace  # noqa: E402,F401
 from .image_utils import (  # noqa: E402,F401
     array_to_img,
     img_to_array,

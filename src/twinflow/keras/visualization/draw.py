@@ -13,6 +13,16 @@ def _numpy(x) -> np.ndarray:
     return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
 
 
+def batch_of_images(images, data_format) -> np.ndarray:
+    """A rank-4 NumPy batch in channels_last layout (ValueError otherwise)."""
+    arr = _numpy(images)
+    if arr.ndim != 4:
+        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
+                         f"{arr.shape}")
+    return arr.transpose(0, 2, 3, 1) if (data_format or "channels_last") == \
+        "channels_first" else arr
+
+
 def _hline(img: np.ndarray, y: int, x1: int, x2: int, color, t: int) -> None:
     h, w = img.shape[:2]
     lo, hi = max(y - (t - 1) // 2, 0), min(y + t // 2 + 1, h)
@@ -56,18 +66,13 @@ def draw_bounding_boxes(images, bounding_boxes: dict, bounding_box_format: str,
     Returns:
         A uint8 NumPy array ``[batch, h, w, 3]`` (channels last).
     """
-    arr = _numpy(images)
-    if arr.ndim != 4:
-        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
-                         f"{arr.shape}")
+    arr = batch_of_images(images, data_format)
     if not isinstance(bounding_boxes, dict):
         raise TypeError(f"`bounding_boxes` should be a dict. Received: bounding_boxes="
                         f"{bounding_boxes} of type {type(bounding_boxes)}")
     if "boxes" not in bounding_boxes or "labels" not in bounding_boxes:
         raise ValueError(f"`bounding_boxes` should be a dict containing 'boxes' and 'labels' "
                          f"keys. Received: bounding_boxes={bounding_boxes}")
-    if (data_format or "channels_last") == "channels_first":
-        arr = arr.transpose(0, 2, 3, 1)
     h, w = arr.shape[1:3]
     boxes = _numpy(convert_format(bounding_boxes["boxes"], bounding_box_format, "xyxy", h, w))
     labels = _numpy(bounding_boxes["labels"])

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .draw import _numpy, draw_bounding_boxes, draw_segmentation_masks
+from .draw import _numpy, batch_of_images, draw_bounding_boxes, draw_segmentation_masks
 
 
 def _pyplot():
@@ -128,12 +128,7 @@ def plot_bounding_box_gallery(images, bounding_box_format: str, y_true=None, y_p
     """
     _pyplot()
     from matplotlib import patches  # noqa: PLC0415  (optional dependency, on use)
-    arr = _numpy(images)
-    if arr.ndim != 4:
-        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
-                         f"{arr.shape}")
-    if (data_format or "channels_last") == "channels_first":
-        arr = arr.transpose(0, 2, 3, 1)
+    arr = batch_of_images(images, data_format)
     common = {"bounding_box_format": bounding_box_format, "line_thickness": line_thickness,
               "text_thickness": text_thickness, "font_scale": font_scale}
     if y_true is not None:
@@ -179,13 +174,8 @@ def plot_segmentation_mask_gallery(images, num_classes: int, value_range=(0, 255
         None.
     """
     _pyplot()
-    arr = _numpy(images)
-    if arr.ndim != 4:
-        raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
-                         f"{arr.shape}")
+    arr = batch_of_images(images, data_format)
     first = (data_format or "channels_last") == "channels_first"
-    if first:
-        arr = arr.transpose(0, 2, 3, 1)
     drawn = []
     for masks in (y_true, y_pred):
         if masks is not None:

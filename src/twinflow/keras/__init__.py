@@ -32,7 +32,7 @@ from . import (
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .initializers import Initializer
-from .layers import Input, InputLayer, KerasTensor, Layer
+from .layers import Input, InputLayer, InputSpec, KerasTensor, Layer
 from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
@@ -61,5 +61,5 @@ __all__ = ["activations", "applications", "backend", "callbacks", "config", "con
            "quantizers", "Quantizer",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
-           "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+           "Function", "InputSpec", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
            "Variable", "device", "name_scope", "remat", "version"]

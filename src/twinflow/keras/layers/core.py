@@ -201,8 +201,21 @@ class Dropout(Layer):
     def call(self, inputs, training: bool | None = None) -> Tensor:
         if not training or self.rate == 0:
             return array_ops.identity(inputs)
-        return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+        return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self._noise_shape(inputs),
                               seed=self.seed)
+
+    def _noise_shape(self, inputs):
+        """``noise_shape`` with its None entries taken from ``inputs`` (Keras: a per-sample
+        mask is ``noise_shape=(None, 1, 1, 1)``)."""
+        if self.noise_shape is None or all(d is not None for d in self.noise_shape):
+            return self.noise_shape
+        known = inputs.shape.as_list() if inputs.shape.rank is not None else None
+        if known is not None and all(known[i] is not None
+                                     for i, d in enumerate(self.noise_shape) if d is None):
+            return [known[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+        dynamic = array_ops.shape(inputs)
+        return array_ops.stack([dynamic[i] if d is None else d
+                                for i, d in enumerate(self.noise_shape)])
 
     _config_keys = ("rate", "noise_shape", "seed")
 

@@ -133,9 +133,11 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
     # ----- layers -----
     @property
     def layers(self) -> list:
-        """The model's layers (functional: including InputLayers)."""
+        """The model's layers (functional: including InputLayers; not the operations, such as
+        ``a + b`` on KerasTensors, which Keras 3 leaves out too)."""
         if self._tw_functional:
-            return list(self._tw_layer_list)
+            return [x for x in self._tw_layer_list
+                    if not getattr(x, "_tw_operation", False)]
         return [x for x in self._tracked_layers() if isinstance(x, Layer)
                 and not isinstance(x, _metrics.Metric)]
 

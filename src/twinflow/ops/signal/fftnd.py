@@ -298,41 +298,32 @@ def _signal_doc(what: str, real_in: bool) -> str:
     """
 
 
-@name_scoped
-def signal_fftnd(input_tensor: TensorLike, fft_length=None, axes=None, norm=None,
-                 name: str | None = None) -> Tensor:
-    x = convert(input_tensor, dtype_hint=dtypes.complex64)
-    n, a = _args(x, fft_length, axes, False)
-    return bind(FFTND, [_scale(x, n, norm, True), n, a])
+def _signal_fn(op, real_in: bool, inverse_real: bool, forward: bool):
+    """``tw.signal``'s wrapper of one N-D op: default lengths and axes, ``norm``, dtypes."""
+    @name_scoped
+    def fn(input_tensor: TensorLike, fft_length=None, axes=None, norm=None,
+           name: str | None = None) -> Tensor:
+        x = convert(input_tensor, dtype_hint=dtypes.float32 if real_in else dtypes.complex64)
+        attrs = {}
+        if real_in:
+            if x.dtype not in _C:
+                raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got "
+                                 f"{x.dtype.name}")
+            attrs["Tcomplex"] = _C[x.dtype]
+        elif inverse_real:
+            if not x.dtype.is_complex:
+                raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got "
+                                 f"{x.dtype.name}")
+            attrs["Treal"] = x.dtype.real_dtype
+        n, a = _args(x, fft_length, axes, inverse_real)
+        return bind(op, [_scale(x, n, norm, forward), n, a], attrs)
+    return fn
 
 
-@name_scoped
-def signal_ifftnd(input_tensor: TensorLike, fft_length=None, axes=None, norm=None,
-                  name: str | None = None) -> Tensor:
-    x = convert(input_tensor, dtype_hint=dtypes.complex64)
-    n, a = _args(x, fft_length, axes, False)
-    return bind(IFFTND, [_scale(x, n, norm, False), n, a])
-
-
-@name_scoped
-def signal_rfftnd(input_tensor: TensorLike, fft_length=None, axes=None, norm=None,
-                  name: str | None = None) -> Tensor:
-    x = convert(input_tensor, dtype_hint=dtypes.float32)
-    if x.dtype not in _C:
-        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got {x.dtype.name}")
-    n, a = _args(x, fft_length, axes, False)
-    return bind(RFFTND, [_scale(x, n, norm, True), n, a], {"Tcomplex": _C[x.dtype]})
-
-
-@name_scoped
-def signal_irfftnd(input_tensor: TensorLike, fft_length=None, axes=None, norm=None,
-                   name: str | None = None) -> Tensor:
-    x = convert(input_tensor, dtype_hint=dtypes.complex64)
-    if not x.dtype.is_complex:
-        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got "
-                         f"{x.dtype.name}")
-    n, a = _args(x, fft_length, axes, True)
-    return bind(IRFFTND, [_scale(x, n, norm, False), n, a], {"Treal": x.dtype.real_dtype})
+signal_fftnd = _signal_fn(FFTND, False, False, True)
+signal_ifftnd = _signal_fn(IFFTND, False, False, False)
+signal_rfftnd = _signal_fn(RFFTND, True, False, True)
+signal_irfftnd = _signal_fn(IRFFTND, False, True, False)
 
 
 signal_fftnd.__doc__ = _signal_doc("The N-D DFT", False)

@@ -86,6 +86,15 @@ from .ops.init_ops import (constant_initializer, ones_initializer, random_normal
 from .ops.linalg_lu import eig, eigvals
 from .ops.linalg_matfun import sqrtm as matrix_square_root  # noqa: E402
 from .ops.nn.isotonic_approx import approx_top_k  # noqa: E402
+from .ops.misc16 import (  # noqa: E402
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+    random_index_shuffle,
+)
 from .ops.array.bits import bitcast, fingerprint
 from .ops.array.batch_space import (batch_to_space, dynamic_partition, dynamic_stitch,
                                     required_space_to_batch_paddings, space_to_batch,

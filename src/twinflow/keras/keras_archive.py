@@ -117,9 +117,27 @@ def keras_config_to_twinflow(config: dict) -> dict:
 # ---------------------------------------------------------------------------------------------
 # twinflow config -> Keras 3 config
 
+def _operation_to_keras(entry: dict) -> dict:
+    """A KerasOperation node as Keras 3 writes an operation: its class in ``keras.src.ops``,
+    config = its name and own arguments."""
+    cfg = entry["config"]
+    op = cfg["op"]
+    out = {"module": _ops_operation.keras_module(op),
+           "class_name": "".join(w.capitalize() for w in op.split("_")),
+           "config": {"name": cfg.get("name"), **cfg.get("op_config", {})},
+           "registered_name": None}
+    out["registered_name"] = out["class_name"]
+    for k in ("name", "inbound_nodes"):
+        if k in entry:
+            out[k] = entry[k]
+    return out
+
+
 def _layer_to_keras(entry: dict, layer) -> dict:
     cfg = dict(entry["config"])
     name = entry["class_name"]
+    if name == "KerasOperation":
+        return _operation_to_keras(entry)
     if name == "InputLayer":
         if "batch_input_shape" in cfg:
             cfg["batch_shape"] = cfg.pop("batch_input_shape")

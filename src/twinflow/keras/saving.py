@@ -176,6 +176,12 @@ def functional_config(model) -> dict:
             return [arg(v, where) for v in x]
         if isinstance(x, dict):
             return {str(k): arg(v, where) for k, v in x.items()}
+        if isinstance(x, slice):  # an operation node's index (``x[:, 1:]``), as Keras 3 writes
+            return {"class_name": "__slice__", "config": {
+                "start": arg(x.start, where), "stop": arg(x.stop, where),
+                "step": arg(x.step, where)}}
+        if x is Ellipsis:
+            return {"class_name": "__ellipsis__", "config": {}}
         return _jsonable(x, where)
 
     names = [layer.name for layer in model._tw_layer_list]
@@ -251,6 +257,11 @@ def functional_from_config(cls: type, config: dict):
     def value(x):
         if isinstance(x, dict) and x.get("class_name") == _TENSOR_REF:
             return lookup(x["config"]["keras_history"])
+        if isinstance(x, dict) and x.get("class_name") == "__slice__":
+            c = x.get("config") or {}
+            return slice(value(c.get("start")), value(c.get("stop")), value(c.get("step")))
+        if isinstance(x, dict) and x.get("class_name") == "__ellipsis__":
+            return Ellipsis
         if isinstance(x, list):
             return [value(v) for v in x]
         if isinstance(x, dict):

@@ -87,8 +87,8 @@ class LayerScale(Layer):
 
 @register_keras_serializable(package="twinflow.applications")
 class ResidualAdd(Layer):
-    """``a + b`` as a functional-model operation: Keras 3 writes ``inputs + x`` on
-    KerasTensors, which is an operation and not one of ``model.layers``; so is this."""
+    """``a + b`` as a functional-model operation (kept so that ConvNeXt configs saved before
+    blocks wrote ``inputs + x``, an operation node, still load)."""
 
     _tw_operation = True
 
@@ -123,7 +123,7 @@ def convnext_block(inputs, dim: int, drop_path_rate: float, layer_scale_init_val
         x = StochasticDepth(drop_path_rate, name=f"{prefix}_stochastic_depth")(x)
     else:
         x = layers.Activation("linear", name=f"{prefix}_identity")(x)
-    return ResidualAdd()(inputs, x)
+    return inputs + x  # an operation node, as Keras writes it
 
 
 def convnext(variant: str, include_top=True, include_preprocessing=True, weights=None,

@@ -18,6 +18,7 @@ from ...framework.type_spec import CompositeTensor, TypeSpec
 from ...graph.core_ops import Placeholder
 from ...graph.graph import Graph
 from ...graph.tensor import Tensor
+from ...ops.dispatch import CompositeArgument
 from ..masks import _MASKS, get_keras_mask, set_keras_mask  # noqa: F401  (re-exported)
 
 
@@ -66,6 +67,99 @@ class KerasTensor:
 
     def __len__(self) -> int:
         raise TypeError("KerasTensors have no len(): they stand for values not yet computed")
+
+    def _as_tensor(self, dtype=None):
+        # A twinflow op given a KerasTensor: its generic entry points (elementwise, reductions,
+        # concat...) catch this and ``ops.dispatch`` records the op as a functional node.
+        raise KerasTensorArgument(
+            f"A KerasTensor ({self.name!r}, shape {self.shape}) stands for a value of a "
+            "functional model not yet computed: it cannot be converted to a Tensor. Use "
+            "keras.ops functions, operators, or a Lambda layer on it", self)
+
+    __hash__ = object.__hash__  # == stays identity: models look KerasTensors up by id
+
+
+def _operator(op: str, reflected: bool = False):
+    def method(self, other=None):
+        args = (self,) if other is None and op in _UNARY else \
+            (other, self) if reflected else (self, other)
+        return symbolic_op(op, args, {})
+    method.__name__ = op
+    return method
+
+
+_UNARY = {"negative", "positive", "absolute", "logical_not"}
+# Python's operators on KerasTensors, as Keras 3 declares them (each becomes the keras.ops
+# operation of that name, a node of the functional graph).
+for _dunder, _op in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                     ("truediv", "true_divide"), ("floordiv", "floor_divide"), ("mod", "mod"),
+                     ("pow", "power"), ("matmul", "matmul"), ("and", "logical_and"),
+                     ("or", "logical_or"), ("xor", "logical_xor")):
+    setattr(KerasTensor, f"__{_dunder}__", _operator(_op))
+    setattr(KerasTensor, f"__r{_dunder}__", _operator(_op, reflected=True))
+for _dunder, _op in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                     ("ge", "greater_equal"), ("neg", "negative"), ("pos", "positive"),
+                     ("abs", "absolute"), ("invert", "logical_not"), ("getitem", "get_item")):
+    setattr(KerasTensor, f"__{_dunder}__", _operator(_op))
+del _dunder, _op
+
+
+class KerasTensorArgument(CompositeArgument):
+    """A KerasTensor reached a twinflow op (``tw.nn.relu(keras_input)``).
+
+    Args:
+        message: what happened.
+        value: the KerasTensor.
+    """
+
+
+# The function that records an operation on KerasTensors as a node (``keras.ops`` registers
+# it: this module sits below the operations).
+_SYMBOLIC: list = []
+
+
+def register_symbolic_op(fn: Callable) -> None:
+    """Declares how an operation on KerasTensors becomes a node of the functional graph.
+
+    Args:
+        fn: ``fn(op_name, args, kwargs)`` returning the output KerasTensor(s).
+    """
+    _SYMBOLIC[:] = [fn]
+
+
+def symbolic_op(op: str, args: tuple, kwargs: dict):
+    """The KerasTensor(s) of ``keras.ops.<op>(*args, **kwargs)`` on KerasTensors: a new
+    operation node of the functional graph.
+
+    Args:
+        op: the ``keras.ops`` function's name (``'add'``).
+        args: its positional arguments (KerasTensors and constants).
+        kwargs: its keyword arguments.
+
+    Returns:
+        The output KerasTensor(s).
+    """
+    if not _SYMBOLIC:
+        raise TypeError(f"Operation {op!r} on a KerasTensor needs twinflow.keras.ops imported")
+    return _SYMBOLIC[0](op, args, kwargs)
+
+
+def has_keras_tensor(args: tuple, kwargs: dict) -> bool:
+    """Whether an argument (or an element of a list/tuple argument) is a KerasTensor.
+
+    Args:
+        args: positional arguments.
+        kwargs: keyword arguments.
+
+    Returns:
+        True if one is.
+    """
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, KerasTensor):
+            return True
+        if type(a) in (list, tuple) and any(isinstance(b, KerasTensor) for b in a):
+            return True
+    return False
 
 
 class Node:

@@ -141,6 +141,11 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         return [x for x in self._tracked_layers() if isinstance(x, Layer)
                 and not isinstance(x, _metrics.Metric)]
 
+    @property
+    def operations(self) -> list:
+        """A functional model's layers and operation nodes, in graph order (Keras 3)."""
+        return list(self._tw_layer_list) if self._tw_functional else self.layers
+
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A layer by name or index.
 
@@ -195,11 +200,13 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
 
     @property
     def inputs(self):
-        return self._tw_inputs if self._tw_functional else None
+        """A functional model's input KerasTensors, as a flat list (Keras 3); None otherwise."""
+        return nest.flatten(self._tw_inputs) if self._tw_functional else None
 
     @property
     def outputs(self):
-        return self._tw_outputs if self._tw_functional else None
+        """A functional model's output KerasTensors, as a flat list (Keras 3); None otherwise."""
+        return nest.flatten(self._tw_outputs) if self._tw_functional else None
 
     # ----- weights I/O -----
     def save_weights(self, filepath: str, overwrite: bool = True, save_format=None,

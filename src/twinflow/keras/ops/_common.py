@@ -19,6 +19,7 @@ from ...graph.tensor import Tensor
 from ...numpy_api.policy import Policy
 from ...ops import math_ops
 from .. import settings as _backend
+from ..layers.keras_tensor import has_keras_tensor, symbolic_op
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -152,6 +153,8 @@ def make(name: str, impl: Callable, doc: str, module: str, signature: str | None
         The function.
     """
     def fn(*args, **kwargs):
+        if has_keras_tensor(args, kwargs):  # a functional model being built: a node
+            return symbolic_op(name, args, kwargs)
         return impl(*args, **kwargs)
     sig = inspect.signature(impl)
     fn.__signature__ = sig

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...ops import dispatch as _dispatch
 from ...train.module import camel_to_snake
-from ..layers.base import Layer
+from ..layers.base import Layer, unique_layer_name
+from ..layers.keras_tensor import KerasTensor, has_keras_tensor, register_symbolic_op
 
 
 class KerasOperation(Layer):
@@ -23,13 +25,22 @@ class KerasOperation(Layer):
         **kwargs: Layer arguments.
     """
 
+    _tw_operation = True  # not among ``model.layers`` (Keras 3 lists it in ``operations``)
+
     def __init__(self, op: str, op_config: dict | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.op = str(op)
         self.op_config = dict(op_config or {})
 
-    def call(self, inputs, *args) -> Any:
-        return _function(self.op)(inputs, *args, **self.op_config)
+    def call(self, inputs, *args, **kwargs) -> Any:
+        kwargs.pop("training", None)  # given to every layer whose call takes **kwargs
+        kwargs.pop("mask", None)
+        if self.op == "get_item" and args and isinstance(args[0], list):
+            args = (tuple(args[0]),) + args[1:]  # an index saved as JSON is a list
+        return _function(self.op)(inputs, *args, **kwargs, **self.op_config)
+
+    def _convert_inputs(self, inputs):
+        return inputs  # an operation computes in its inputs' dtypes (no layer autocast)
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -71,3 +82,66 @@ def operation_entry(class_name: str, config: dict) -> dict:
     name = cfg.pop("name", None)
     return {"class_name": "KerasOperation",
             "config": {"name": name, "op": camel_to_snake(class_name), "op_config": cfg}}
+
+
+def _record(op: str, args: tuple, kwargs: dict):
+    """``keras.ops.<op>`` on KerasTensors as a new KerasOperation node (Keras 3's
+    ``Operation.symbolic_call``): keyword arguments without KerasTensors are the operation's
+    own config (``axis``, ``keepdims``); the rest are the node's call arguments."""
+    _function(op)  # unknown names fail here, before any node exists
+    config = {k: v for k, v in kwargs.items() if not has_keras_tensor((v,), {})}
+    call_kwargs = {k: v for k, v in kwargs.items() if k not in config}
+    layer = KerasOperation(op, op_config=config, name=unique_layer_name(op))
+    if not args:
+        raise TypeError(f"keras.ops.{op} on KerasTensors needs its first argument "
+                        "positionally")
+    return layer(*args, **call_kwargs)
+
+
+register_symbolic_op(_record)
+
+# twinflow ops given a KerasTensor (``tw.nn.relu(x)``, ``tw.reduce_sum(x, axis=-1)``) become the
+# keras.ops operation that computes the same, so the model saves in Keras 3's form.
+_ELEMENTWISE = {"AddV2": "add", "Add": "add", "Sub": "subtract", "Mul": "multiply",
+                "RealDiv": "true_divide", "Div": "divide", "DivNoNan": "divide_no_nan",
+                "Pow": "power", "Neg": "negative", "FloorDiv": "floor_divide",
+                "FloorMod": "mod", "Abs": "absolute", "Rsqrt": "rsqrt", "Erf": "erf"}
+_REDUCTIONS = {"reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max",
+               "reduce_min": "min", "reduce_prod": "prod", "reduce_all": "all",
+               "reduce_any": "any", "reduce_logsumexp": "logsumexp", "reduce_std": "std",
+               "reduce_variance": "var"}
+
+
+def _elementwise(dense, *args, **kwargs):
+    op_name = getattr(dense, "op_name", "")
+    op = _ELEMENTWISE.get(op_name) or camel_to_snake(op_name)
+    if op not in _FUNCTIONS:
+        raise TypeError(f"twinflow op {op_name} cannot take a KerasTensor: it has no keras.ops "
+                        "equivalent to record in a functional model. Use a Lambda layer")
+    return _record(op, args, kwargs)
+
+
+def _reduction(op: str):
+    def handler(input_tensor, axis=None, keepdims=False):
+        return _record(op, (input_tensor,), {"axis": axis, "keepdims": bool(keepdims)})
+    return handler
+
+
+_dispatch.register("elementwise", KerasTensor.__name__, _elementwise)
+for _tf_name, _op in _REDUCTIONS.items():
+    _dispatch.register(_tf_name, KerasTensor.__name__, _reduction(_op))
+del _tf_name, _op
+
+
+def keras_module(op: str) -> str:
+    """The Keras 3 module whose class implements operation ``op`` (what ``.keras`` files name).
+
+    Args:
+        op: the ``keras.ops`` function's name.
+
+    Returns:
+        ``'keras.src.ops.numpy'``, ``'keras.src.ops.nn'``...
+    """
+    module = getattr(_FUNCTIONS.get(op), "__module__", "") or ""
+    return "keras.src.ops." + module.rsplit(".", 1)[-1] if module.startswith(
+        "twinflow.keras.ops.") else "keras.src.ops.numpy"

@@ -10,6 +10,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.join import concat
 from ..core import convert, unary_infer
+from ..dispatch import CompositeArgument, dispatch
 from ..math.binary import add, multiply, subtract
 from ..math.unary import erf, exp, negative, sigmoid, sign, tanh
 
@@ -243,9 +244,13 @@ class SoftsignGrad:
 def _activation(fn_name: str, opdef, summary: str, floats_only: bool = True):
     """The public function of an activation op: ``fn(features, name=None)``."""
     def fn(features: TensorLike, name: str | None = None) -> Tensor:
-        x = _float_arg(features, opdef.name) if floats_only else convert(features)
+        try:
+            x = _float_arg(features, opdef.name) if floats_only else convert(features)
+        except CompositeArgument as e:  # RaggedTensor, KerasTensor: as elementwise ops
+            return dispatch("elementwise", e, (features,), {}, dense=fn)
         return bind(opdef, [x], name=name)
     fn.__name__ = fn.__qualname__ = fn_name
+    fn.op_name = opdef.name  # what composite dispatch looks at
     fn.__doc__ = f"""{summary}
 
     Args:

@@ -7,6 +7,7 @@ import sys
 HEAVY = ["keras", "tensorflow", "google.protobuf", "ml_dtypes", "scipy", "h5py", "PIL", "onnx",
          "twinflow.keras", "twinflow.data", "twinflow.numpy_api", "twinflow.saved_model",
          "twinflow.onnx", "twinflow.summary", "twinflow.distribute", "twinflow.bench",
+         "twinflow.autograph",
          "logging", "concurrent.futures"]
 
 

@@ -71,6 +71,7 @@ from . import experimental, ragged, sparse
 # [exports: surface (issue 16)]
 from . import version
 from .version import VERSION as __version__
+from .function.runtime_options import check_pinned
 from .control.vectorize import vectorized_map
 from .ops.scopes import (get_current_name_scope, get_logger, get_static_value, group,  # noqa
                          guarantee_const,
@@ -85,6 +86,15 @@ from .ops.init_ops import (constant_initializer, ones_initializer, random_normal
 from .ops.linalg_lu import eig, eigvals
 from .ops.linalg_matfun import sqrtm as matrix_square_root  # noqa: E402
 from .ops.nn.isotonic_approx import approx_top_k  # noqa: E402
+from .ops.misc16 import (  # noqa: E402
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+    extract_volume_patches,
+    ragged_fill_empty_rows,
+    ragged_fill_empty_rows_grad,
+    random_index_shuffle,
+)
 from .ops.array.bits import bitcast, fingerprint
 from .ops.array.batch_space import (batch_to_space, dynamic_partition, dynamic_stitch,
                                     required_space_to_batch_paddings, space_to_batch,
@@ -107,6 +117,11 @@ _LAZY = {
     "lookup": (".lookup", None), "audio": (".audio", None),
     "fftnd": (".ops.signal.fftnd", "fftnd"), "ifftnd": (".ops.signal.fftnd", "ifftnd"),
     "rfftnd": (".ops.signal.fftnd", "rfftnd"), "irfftnd": (".ops.signal.fftnd", "irfftnd"),
+    "queue": (".queue", None), "raw_ops": (".raw_ops", None),
+    "CriticalSection": (".control.critical_section", "CriticalSection"),
+    "nondifferentiable_batch_function": (".function.batching",
+                                         "nondifferentiable_batch_function"),
+    "profiler": (".profiler", None),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),
@@ -131,6 +146,7 @@ def __dir__() -> list:
 import sys as _sys  # noqa: E402
 from .compat.v1 import register_fallback_namespace as _register_compat_v1  # noqa: E402
 from .graph.registry import register_op_family_loader as _register_op_families  # noqa: E402
+from .core.lazy import register_loader as _register_loader  # noqa: E402
 
 _register_compat_v1(_sys.modules[__name__])
 
@@ -138,9 +154,13 @@ _register_compat_v1(_sys.modules[__name__])
 def _load_op_families() -> None:
     # Every lazily loaded area that registers ops (tw.saved_model.load looks ops up by name).
     for _name in ("keras", "data", "io", "summary", "strings", "image", "signal", "distribute",
-                  "quantization", "sets", "audio", "fftnd"):
+                  "quantization", "sets", "audio", "fftnd", "queue", "CriticalSection"):
         if _name in _LAZY:
             __getattr__(_name)
 
 
 _register_op_families(_load_op_families)
+# tw.lookup declares tw.data.experimental's table functions when it loads.
+_register_loader("lookup", lambda: __getattr__("lookup"))
+# tw.experimental.Optional is tw.data's (loaded on first use).
+_register_loader("Optional", lambda: __getattr__("data").iterator_ops.Optional)

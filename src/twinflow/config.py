@@ -23,4 +23,9 @@ from .core.config import (
     threading,
 )
 
-__all__ = list(_impl.__all__)
+__all__ = list(_impl.__all__) + ["experimental_functions_run_eagerly",
+                                  "experimental_run_functions_eagerly"]
+
+# TensorFlow 2.3's names (deprecated there, kept as aliases).
+experimental_functions_run_eagerly = functions_run_eagerly
+experimental_run_functions_eagerly = run_functions_eagerly

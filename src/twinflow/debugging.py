@@ -2,6 +2,14 @@
 import types as _types
 
 from .function.parity import ParityDifference, ParityReport, check_parity
+from .ops.debugging.asserts_more import (
+    assert_rank_in,
+    assert_same_float_dtype,
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    get_log_device_placement,
+    is_traceback_filtering_enabled,
+)
 from .ops.debugging_ops import (
     Assert,
     assert_all_finite,
@@ -35,7 +43,10 @@ __all__ = ["Assert", "assert_all_finite", "assert_equal", "assert_greater", "ass
            "assert_non_negative", "assert_non_positive", "assert_none_equal", "assert_positive",
            "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_scalar",
            "assert_shapes", "assert_type", "check_numerics", "disable_check_numerics",
-           "enable_check_numerics", "is_numeric_tensor", "set_log_device_placement"]
+           "enable_check_numerics", "is_numeric_tensor", "set_log_device_placement",
+           "assert_rank_in", "assert_same_float_dtype", "disable_traceback_filtering",
+           "enable_traceback_filtering", "get_log_device_placement",
+           "is_traceback_filtering_enabled"]
 
 # tw.debugging.experimental: twinflow's eager/graph parity checker (not in TensorFlow).
 experimental = _types.ModuleType("twinflow.debugging.experimental",

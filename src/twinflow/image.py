@@ -69,6 +69,7 @@ from .ops.image.geometry import (  # noqa: F401
                                stateless_random_saturation,
                                transpose,
 )
+from .ops.image.proposals import generate_bounding_box_proposals  # noqa: F401
 from .ops.image.quality import (  # noqa: F401
                                extract_patches,
                                image_gradients,

@@ -11,11 +11,13 @@ Out-of-vocabulary buckets of ``StaticVocabularyTable`` are TensorFlow's: FarmHas
 """
 from __future__ import annotations
 
+import collections
 import os
 
 import numpy as np
 
 from .core import dtypes, errors
+from .data.experimental import register_table_functions
 from .eager.execute import convert_to_tensor
 from .ops.ragged.fingerprint import fingerprint64
 from .ops.script_ops import numpy_function
@@ -428,9 +430,201 @@ class MutableHashTable(_Table):
 
 
 class _Experimental:
-    """``tw.lookup.experimental``: ``MutableHashTable``."""
+    """``tw.lookup.experimental``: ``MutableHashTable``, ``DenseHashTable``."""
 
     MutableHashTable = MutableHashTable
 
 
 experimental = _Experimental()
+
+
+# ---------------------------------------------------------------------------------------------
+# DenseHashTable
+
+
+class DenseHashTable(MutableHashTable):
+    """A mutable table with TensorFlow's DenseHashTable interface: ``empty_key`` and
+    ``deleted_key`` are reserved (inserting or looking them up is an error), ``erase`` removes.
+
+    Storage is a Python dict, so ``initial_num_buckets`` only has to be a valid size and
+    ``export`` returns the entries (TensorFlow returns its whole bucket array, empty slots
+    holding ``empty_key``). Scalar keys and values only.
+    """
+
+    def __init__(self, key_dtype, value_dtype, default_value, empty_key, deleted_key,
+                 initial_num_buckets=None, name="MutableDenseHashTable", checkpoint=True,
+                 experimental_is_anonymous=False) -> None:
+        super().__init__(key_dtype, value_dtype, default_value, name, checkpoint,
+                         experimental_is_anonymous)
+        empty = _as_keys(empty_key, self._key_dtype, "empty_key")
+        deleted = _as_keys(deleted_key, self._key_dtype, "deleted_key")
+        if np.ndim(empty.numpy()) or np.ndim(deleted.numpy()):
+            raise ValueError("DenseHashTable: only scalar keys are supported by twinflow")
+        self._empty = _key(np.asarray(empty.numpy()).item())
+        self._deleted = _key(np.asarray(deleted.numpy()).item())
+        if self._empty == self._deleted:
+            raise errors.InvalidArgumentError(None, None, "Empty and deleted keys cannot be "
+                                              "equal [Op:MutableDenseHashTableV2]")
+        if initial_num_buckets is not None and (int(initial_num_buckets) <= 0 or
+                                                int(initial_num_buckets) & (
+                                                    int(initial_num_buckets) - 1)):
+            raise errors.InvalidArgumentError(None, None, "initial_num_buckets must be a power "
+                                              f"of 2, got {initial_num_buckets}")
+
+    def _reserved(self, k) -> None:
+        for x in np.asarray(k).reshape(-1).tolist():
+            x = _key(x)
+            if x == self._empty:
+                raise errors.InvalidArgumentError(None, None, "Using the empty_key as a table "
+                                                  "key is not allowed")
+            if x == self._deleted:
+                raise errors.InvalidArgumentError(None, None, "Using the deleted_key as a "
+                                                  "table key is not allowed")
+
+    def _find(self, k, default):
+        self._reserved(k)
+        return super()._find(k, default)
+
+    def _insert(self, k, v):
+        self._reserved(k)
+        return super()._insert(k, v)
+
+    def _remove(self, k):
+        self._reserved(k)
+        return super()._remove(k)
+
+    def insert_or_assign(self, keys, values, name=None):
+        """Sets ``table[key] = value`` for each pair (TensorFlow's name for ``insert``).
+
+        Args:
+            keys: a tensor of ``key_dtype``.
+            values: a tensor of ``value_dtype``.
+            name: the op name.
+
+        Returns:
+            The table size after the insert (an int64 scalar).
+        """
+        return self.insert(keys, values, name)
+
+    def erase(self, keys, name=None):
+        """Removes ``keys`` (missing keys are ignored).
+
+        Args:
+            keys: a tensor of ``key_dtype``.
+            name: the op name.
+
+        Returns:
+            The table size after the removal (an int64 scalar).
+        """
+        return self.remove(keys, name)
+
+
+_Experimental.DenseHashTable = DenseHashTable
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables from datasets (tw.data.experimental)
+
+
+class DatasetInitializer(_Initializer):
+    """Initializes a table from a dataset of ``(key, value)`` scalar pairs."""
+
+    def __init__(self, dataset) -> None:
+        spec = dataset.element_spec
+        if not (isinstance(spec, tuple) and len(spec) == 2 and
+                all(getattr(s, "shape", None) is not None and s.shape.rank == 0
+                    for s in spec)):
+            raise ValueError(f"The dataset must produce pairs of scalars (key, value); its "
+                             f"element_spec is {spec}")
+        super().__init__(spec[0].dtype, spec[1].dtype)
+        self.dataset = dataset
+
+    def _items(self) -> list:
+        def py(t):
+            a = t.numpy() if hasattr(t, "numpy") else t
+            return a.item() if hasattr(a, "item") else a
+        return [(py(k), py(v)) for k, v in self.dataset]
+
+
+class HasherSpec(collections.namedtuple("HasherSpec", ["hasher", "key"])):
+    """How out-of-vocabulary keys are hashed: only ``fasthash`` (FarmHash Fingerprint64, as
+    ``tw.strings.to_hash_bucket_fast``) is supported."""
+
+    __slots__ = ()
+
+
+FAST_HASHER_SPEC = HasherSpec("fasthash", None)
+
+
+def _check_hasher(hasher_spec) -> None:
+    if hasher_spec is None or getattr(hasher_spec, "hasher", None) != "fasthash" or \
+            getattr(hasher_spec, "key", None) is not None:
+        raise ValueError(f"hasher_spec: only HasherSpec(hasher='fasthash', key=None) is "
+                         f"supported, got {hasher_spec!r}")
+
+
+def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default_value=None,
+                       hasher_spec=FAST_HASHER_SPEC, key_dtype=dtypes.string, name=None):
+    """A lookup table from a dataset of ``(key, value)`` pairs.
+
+    Args:
+        dataset: a dataset of scalar pairs.
+        num_oov_buckets: > 0: unknown keys map to ``size + fingerprint(key) % num_oov_buckets``
+            (values must then be int64 ids).
+        vocab_size: use only the first ``vocab_size`` pairs.
+        default_value: the value of unknown keys (num_oov_buckets == 0).
+        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
+        key_dtype: the dtype of the keys.
+        name: the table's name.
+
+    Returns:
+        A StaticHashTable, or a StaticVocabularyTable with num_oov_buckets.
+    """
+    if dataset is None:
+        raise ValueError("dataset must be specified")
+    _check_hasher(hasher_spec)
+    if num_oov_buckets < 0:
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got "
+                         f"{num_oov_buckets}.")
+    if vocab_size is not None:
+        if vocab_size < 1:
+            raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
+        dataset = dataset.take(vocab_size)
+    init = DatasetInitializer(dataset)
+    if init.key_dtype != dtypes.as_dtype(key_dtype):
+        raise TypeError(f"Invalid `key_dtype`: expected {dtypes.as_dtype(key_dtype)!r} but the "
+                        f"dataset's keys are {init.key_dtype!r}")
+    if num_oov_buckets:
+        return StaticVocabularyTable(init, num_oov_buckets, name=name)
+    if default_value is None:
+        raise ValueError("default_value must be specified when num_oov_buckets is 0")
+    return StaticHashTable(init, default_value, name=name)
+
+
+def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
+                             default_value=-1, hasher_spec=FAST_HASHER_SPEC,
+                             key_dtype=dtypes.string, name=None):
+    """A table mapping each element of a dataset of keys to its position (int64).
+
+    Args:
+        dataset: a dataset of scalar keys.
+        num_oov_buckets: buckets for unknown keys (see ``table_from_dataset``).
+        vocab_size: use only the first ``vocab_size`` keys.
+        default_value: the id of unknown keys (num_oov_buckets == 0).
+        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
+        key_dtype: the dtype of the keys.
+        name: the table's name.
+
+    Returns:
+        A StaticHashTable or StaticVocabularyTable of int64 ids.
+    """
+    if dataset is None:
+        raise ValueError("dataset must be specified")
+    pairs = dataset.enumerate().map(lambda i, k: (k, i))
+    return table_from_dataset(pairs, num_oov_buckets, vocab_size, default_value, hasher_spec,
+                              key_dtype, name)
+
+
+register_table_functions(DatasetInitializer=DatasetInitializer,
+                         table_from_dataset=table_from_dataset,
+                         index_table_from_dataset=index_table_from_dataset)

@@ -28,6 +28,8 @@ from .ops.math.special import (  # noqa: F401,E402
     zeta,
 )
 from .ops.math_ops import *  # noqa: F401,F403
+from .ops.misc16 import betainc, sobol_sample  # noqa: F401,E402
+from .ops.nn.isotonic_approx import approx_max_k, approx_min_k  # noqa: F401,E402
 from .ops.nn.normalization import in_top_k, zero_fraction  # noqa: F401,E402
 from .ops.nn_ops import (  # noqa: F401  (TensorFlow lists these under tf.math too)
     l2_normalize,

@@ -77,6 +77,15 @@ def test_quantized_dtypes_set():
     assert tw.dtypes.qint8 is tw.qint8 and tw.dtypes.bfloat16 is tw.bfloat16
 
 
+def test_an_ml_dtypes_array_is_the_first_use():
+    # (float8_e5m2 is NumPy kind 'f', the others 'V': both resolve before ml_dtypes is loaded)
+    code = ("import numpy as np, ml_dtypes, twinflow as tw; "
+            "print(tw.constant(np.array([1.5], ml_dtypes.float8_e5m2)).dtype.name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["float8_e5m2"]
+
+
 def test_import_twinflow_does_not_load_ml_dtypes():
     code = ("import sys, twinflow as tw; assert tw.bfloat16.is_floating; "
             "x = tw.constant([1.0]) + 1.0; print('ml_dtypes' in sys.modules); "

@@ -36,6 +36,8 @@ DEFAULT_ONLY = {
 
 # Ops whose schema differs from TensorFlow's on purpose (or not yet fixed): op -> why.
 ALLOWED = {
+    "QuantizedConcat": "a schema has one list input: the N mins and maxes are two stacked "
+                       "vectors, and concat_dim is an attr (as ConcatV2's axis)",
     "Bincount": "twinflow's one op is TensorFlow's Bincount, DenseBincount and the axis/"
                 "binary_output forms; export would need to pick one",
     "MatrixBandPart": "num_lower/num_upper are attrs here, inputs in TensorFlow (export writes "

@@ -128,3 +128,22 @@ def test_hostile_h5_is_a_clear_error_naming_the_file_and_changes_nothing(
     assert str(path) in str(info.value)
     for a, b in zip(m.get_weights(), before):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_nested_sequential_model_saves_its_layers_as_keras_does(tmp_path):
+    # Keras 3 writes a model used as a layer under layers/<class>/layers/<class>/vars
+    def build():
+        inp = keras.Input((4,))
+        stem = keras.Sequential([L.Dense(3, name="d1"), L.LayerNormalization(name="ln")],
+                                name="stem")
+        return keras.Model(inp, L.Dense(2, name="out")(stem(inp)))
+    model = build()
+    path = str(tmp_path / "nested.weights.h5")
+    model.save_weights(path)
+    with h5py.File(path, "r") as f:
+        assert "layers/sequential/layers/dense/vars/1" in f
+        assert "layers/sequential/layers/layer_normalization/vars/1" in f
+    copy = build()
+    copy.load_weights(path)
+    x = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(copy(x).numpy(), model(x).numpy(), rtol=1e-6)

@@ -73,3 +73,17 @@ def test_export_archive_errors(tmp_path):
     with pytest.raises(ValueError, match="jax"):
         archive.add_endpoint("j", lambda x: x, [tw.TensorSpec([2], tw.float32)],
                              is_static=True)
+
+
+def test_one_function_under_two_signature_keys_is_described_once(tmp_path):
+    from twinflow.saved_model.load import read_saved_model
+    model = _trained()
+    archive = keras.export.ExportArchive()
+    archive.track(model)
+    archive.add_endpoint("serve", model.call, [tw.TensorSpec([None, 3], tw.float32, "x")])
+    archive.write_out(str(tmp_path / "e"), verbose=False)   # serve is serving_default too
+    sm = read_saved_model(str(tmp_path / "e"))
+    nodes = sm.meta_graphs[0].object_graph_def.nodes
+    bare = [n.bare_concrete_function for n in nodes
+            if n.WhichOneof("kind") == "bare_concrete_function"]
+    assert bare and all(list(b.argument_keywords) == ["x"] for b in bare)

@@ -349,3 +349,44 @@ def test_new_optimizers_train_in_fit(make):
     model.compile(make(), "mse")
     hist = model.fit(x, y, epochs=4, batch_size=8, verbose=0)
     assert hist.history["loss"][-1] < hist.history["loss"][0]
+
+
+def test_ctc_loss_trains_and_round_trips():
+    rng = np.random.RandomState(0)
+    x = rng.randn(8, 6, 4).astype("float32")
+    y = rng.randint(1, 5, (8, 3)).astype("int32")
+    y[:, 2] = 0                                # padding: two labels each
+    inp = keras.Input((6, 4))
+    model = keras.Model(inp, keras.layers.Dense(5)(inp))
+    model.compile(keras.optimizers.Adam(0.05), keras.losses.CTC())
+    hist = model.fit(x, y, epochs=5, batch_size=4, verbose=0)
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
+    loss = keras.losses.CTC(reduction="sum", name="my_ctc")
+    again = keras.losses.deserialize(keras.losses.serialize(loss))
+    assert again.get_config() == loss.get_config()
+    assert keras.losses.get("ctc") is keras.losses.ctc
+    with pytest.raises(ValueError, match="max_length"):
+        keras.losses.ctc(y[:, :, None], x)
+    decoded, scores = keras.ops.ctc_decode(model(x).numpy(), np.full([8], 6))
+    assert decoded.shape == (1, 8, 6) and scores.shape == (8, 1)
+
+
+def test_export_archive_with_input_spec(tmp_path):
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    archive = keras.export.ExportArchive()
+    archive.track_and_add_endpoint("serve", model,
+                                   [keras.InputSpec(shape=(None, 3), dtype="float32")])
+    archive.write_out(str(tmp_path / "e"), verbose=False)
+    loaded = tw.saved_model.load(str(tmp_path / "e"))
+    np.testing.assert_allclose(loaded.serve(tw.ones([2, 3])).numpy(),
+                               model(tw.ones([2, 3])).numpy(), rtol=1e-6)
+
+
+def test_muon_slots_as_keras():
+    opt = keras.optimizers.Muon()
+    kernel, bias = tw.Variable(np.ones((3, 2), np.float32)), tw.Variable(np.ones(2, np.float32))
+    opt.build([kernel, bias])
+    # iterations, learning rate, a momentum each, a velocity for the AdamW-updated bias only
+    assert len(opt.variables) == 5
+    with pytest.raises(KeyError):
+        opt.get_slot(kernel, "velocity")

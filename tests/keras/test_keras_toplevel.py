@@ -158,3 +158,24 @@ def test_backend_helpers():
             return tw.identity(x, name="y")
     graph = g.get_concrete_function(tw.TensorSpec([], tw.float32)).graph
     assert any(op.name.startswith("outer/") for op in graph.get_operations())
+
+
+@pytest.mark.parametrize("kw", [{}, {"go_backwards": True}, {"mask": True},
+                                {"mask": True, "zero_output_for_mask": True},
+                                {"return_all_outputs": False}])
+def test_backend_rnn_of_unknown_length_matches_unrolled(kw):
+    def step(inp, states):
+        out = 0.5 * states[0] + inp
+        return out, [out]
+    seq = np.random.RandomState(0).randn(2, 4, 3).astype("float32")
+    mask = np.array([[1, 1, 0, 1], [1, 0, 0, 1]], bool)
+    args = dict(kw, mask=mask) if "mask" in kw else kw
+    want = K.rnn(step, seq, [np.zeros((2, 3), "float32")], **args)
+
+    @tw.function(input_signature=[tw.TensorSpec([2, None, 3], tw.float32),
+                                  tw.TensorSpec([2, None], tw.bool)])
+    def f(x, m):
+        return K.rnn(step, x, [tw.zeros([2, 3])], **(dict(kw, mask=m) if "mask" in kw else kw))
+    got = f(seq, mask)
+    for a, b in zip((want[0], want[1], want[2][0]), (got[0], got[1], got[2][0])):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)

@@ -63,6 +63,18 @@ def test_dropout_only_while_training():
     assert 0.3 < (y == 0).mean() < 0.7
 
 
+def test_dropout_noise_shape_with_none_entries_takes_them_from_the_input():
+    d = L.Dropout(0.5, noise_shape=(None, 1, 1), seed=3)  # one decision per sample (Keras)
+    x = np.ones((64, 3, 2), np.float32)
+    for y in (d(x, training=True).numpy(),
+              tw.function(lambda v: d(v, training=True))(tw.constant(x)).numpy(),
+              tw.function(lambda v: d(v, training=True),
+                          input_signature=[tw.TensorSpec([None, 3, 2])])(x).numpy()):
+        per_sample = y.reshape(64, -1)
+        assert (per_sample.min(axis=1) == per_sample.max(axis=1)).all()
+        assert 0 < (per_sample[:, 0] == 0).sum() < 64
+
+
 def test_embedding_activation():
     e = L.Embedding(10, 3)
     out = e(np.array([[1, 2], [3, 4]]))
@@ -108,6 +120,25 @@ def test_functional_model():
     lines: list = []
     model.summary(print_fn=lines.append)
     assert "(None, 8)" in "\n".join(lines)
+
+
+def test_functional_layers_in_keras_order_and_input_layer_name():
+    # Keras 3 lists layers by depth from the outputs (deepest first), then by first visit
+    # of a walk from the outputs; an unnamed Input is "input_layer" (checked with Keras 3.15)
+    K.backend.clear_session()
+    inp = K.Input((4,))
+    a = L.Dense(3, name="a")(inp)
+    b2 = L.Dense(3, name="b2")(L.Dense(3, name="b")(inp))
+    s = L.Add(name="s")([a, b2])
+    shared = L.Dense(3, name="shared")
+    model = K.Model(inp, L.Concatenate(name="cat")([shared(s), shared(a)]))
+    assert [x.name for x in model.layers] == ["input_layer", "b", "a", "b2", "s", "shared",
+                                               "cat"]
+    x = np.ones((2, 4), np.float32)
+    want = shared(s_ref := model.get_layer("s")([model.get_layer("a")(x), model.get_layer("b2")(
+        model.get_layer("b")(x))]))
+    np.testing.assert_allclose(model(x).numpy()[:, :3], want.numpy(), rtol=1e-6)
+    assert s_ref.shape == (2, 3)
 
 
 def test_functional_two_inputs():

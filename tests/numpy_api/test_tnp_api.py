@@ -211,3 +211,17 @@ def test_bfloat16_promotes_as_tensorflow():
     assert tnp.add(x, 1.5).dtype is tw.float64 and tnp.add(x, 1).dtype is tw.bfloat16
     assert tnp.add(x, tw.constant([1.0, 2.0])).dtype is tw.float32
     assert tnp.sin(x).dtype is tw.float64 and tnp.sum(x).dtype is tw.bfloat16
+
+
+def test_conversion_mode_off_keeps_operator_rules():
+    tnp.experimental_enable_numpy_behavior(dtype_conversion_mode="off")
+    try:
+        i = tw.constant([1, 2])
+        with pytest.raises(Exception, match="int32|float"):
+            _ = i + tw.constant([0.5, 1.0])
+        assert i.T.shape == (2,) and i[[1, 0]].numpy().tolist() == [2, 1]
+        assert tnp.add(i, tw.constant([0.5, 1.0])).dtype is tw.float64
+        tnp.experimental_enable_numpy_behavior()  # a second call replaces the mode
+        assert (i + tw.constant([0.5, 1.0])).dtype is tw.float64
+    finally:
+        behavior.disable_numpy_behavior()

@@ -68,3 +68,11 @@ COVERED_ELSEWHERE = {
     "DecodeWav": "tests/ops/test_image16.py::test_graph_mode_extras",
     "EncodeWav": "tests/ops/test_image16.py::test_graph_mode_extras",
 }
+CASES.append(Case(
+    lambda s: tw.image.generate_bounding_box_proposals(
+        s, np.zeros((1, 1, 2, 4), np.float32), np.array([[10, 10, 1, 0, 0]], np.float32),
+        np.array([[[0, 0, 4, 4], [0, 5, 4, 9]]], np.float32), 0.5, 10, 1, post_nms_topn=3),
+    [np.array([[[[0.3], [0.6]]]], np.float32)],
+    lambda s: (np.array([[[0, 5, 4, 9], [0, 0, 4, 4], [0, 0, 0, 0]]], np.float32),
+               np.array([[0.6, 0.3, 0.0]], np.float32)),
+    grad=(), name="generate_bounding_box_proposals"))

@@ -76,9 +76,14 @@ def _values(outs):
     return [np.asarray(o) for o in as_list(outs)]
 
 
+def _plain(a: np.ndarray) -> np.ndarray:
+    """The integers of a quantized array (a structured NumPy dtype), else ``a``."""
+    return a.view(a.dtype[0]) if a.dtype.names is not None else a
+
+
 def assert_close(got, expected, rtol: float, atol: float, err_msg: str) -> None:
     """assert_allclose, or exact equality for string (object) arrays."""
-    got, expected = np.asarray(got), np.asarray(expected)
+    got, expected = _plain(np.asarray(got)), _plain(np.asarray(expected))
     if got.dtype.kind in "OSU" or expected.dtype.kind in "OSU":
         np.testing.assert_array_equal(got, expected, err_msg=err_msg)
     else:

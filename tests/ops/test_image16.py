@@ -147,3 +147,33 @@ def test_graph_mode_extras():
     g = tw.function(lambda x, q: tw.image.adjust_jpeg_quality(x, q))
     np.testing.assert_allclose(g(img, tw.constant(80)).numpy(),
                                tw.image.adjust_jpeg_quality(img, 80).numpy())
+
+
+def test_generate_bounding_box_proposals_rules():
+    rng = np.random.default_rng(0)
+    h, w, a = 3, 4, 2
+    scores = rng.uniform(size=(2, h, w, a)).astype(np.float32)
+    deltas = (rng.normal(size=(2, h, w, 4 * a)) * 0.1).astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w]
+    anchors = np.zeros((h, w, a, 4), np.float32)
+    for k, s in enumerate([8, 16]):
+        anchors[:, :, k] = np.stack([yy * 8 - s / 2, xx * 8 - s / 2, yy * 8 + s / 2,
+                                     xx * 8 + s / 2], -1)
+    info = np.array([[24, 32, 1, 0, 0], [20, 20, 1, 0, 0]], np.float32)
+    rois, probs = tw.image.generate_bounding_box_proposals(
+        scores, deltas, info, anchors.reshape(h, w, 4 * a), 0.5, 10, 4, post_nms_topn=6)
+    rois, probs = rois.numpy(), probs.numpy()
+    assert rois.shape == (2, 6, 4) and probs.shape == (2, 6)
+    for i in range(2):
+        p = probs[i][probs[i] > 0]
+        assert (np.diff(p) <= 0).all()                           # by decreasing score
+        r = rois[i][:len(p)]
+        assert (r[:, 0] >= 0).all() and (r[:, 2] <= info[i, 0]).all()
+        assert (r[:, 3] <= info[i, 1]).all()
+        assert (np.minimum(r[:, 2] - r[:, 0], r[:, 3] - r[:, 1]) >= 4).all()
+    # zero deltas: the best anchor itself, clipped to the image
+    one = np.zeros((1, 1, 1, 1), np.float32) + 0.9
+    box = tw.image.generate_bounding_box_proposals(
+        one, np.zeros((1, 1, 1, 4), np.float32), np.array([[10, 10, 1, 0, 0]], np.float32),
+        np.array([[[-2.0, 1.0, 6.0, 12.0]]], np.float32), min_size=1, post_nms_topn=2)[0]
+    np.testing.assert_allclose(box.numpy()[0], [[0, 1, 6, 10], [0, 0, 0, 0]])

@@ -39,10 +39,12 @@ import linecache
 import operator
 import os
 import weakref
+from time import perf_counter_ns
 
 import numpy as np
 
 from ..core.errors import InvalidArgumentError, OpError
+from ..core.profiler import record_op
 from ..eager.execute import KERNEL_ERRORS
 from ..graph.checks import kernel_error, with_message
 from .loops import History, iteration_limit
@@ -213,7 +215,8 @@ class _Emitter:
     Every block takes new ``r*`` names from one counter and recycles only names it made itself.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, trace: bool = False) -> None:
+        self.trace = trace          # time every op for the profiler (core/profiler.py)
         self.closure: dict = {}     # cell name -> value
         self.by_id: dict = {}       # id(kernel) -> cell name
         self.body: list = []
@@ -338,7 +341,11 @@ class _Emitter:
                 stmt = f"{', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
             else:
                 stmt = f"{targets[0]} = {call}"
+            if self.trace:
+                self.emit(f"{ind}_t0 = {self.cell(perf_counter_ns, 'k')}()", op)
             self.emit(f"{ind}{stmt}  # {_comment(op)}", op)
+            if self.trace:
+                self.emit(f"{ind}{self.cell(record_op, 'k')}({op.name!r}, {op.type!r}, _t0)", op)
         return [names[id(t)] for t in prog.outputs]
 
     def while_loop(self, op, ins: list, ind: str, depth: int, new_name, used) -> list:
@@ -395,12 +402,14 @@ class _Emitter:
         return outs
 
 
-def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
+def compile_program(prog: Program, name: str = "fn", trace: bool = False) -> CompiledProgram:
     """Generates and compiles the straight-line Python function running ``prog``.
 
     Args:
         prog: the Program (usually optimized).
         name: the generated function's name (sanitized to an identifier).
+        trace: record one profiler event per op run (``core/profiler.py``): the variant a
+            function's call runs while a profiler records.
 
     Returns:
         The CompiledProgram.
@@ -412,7 +421,7 @@ def compile_program(prog: Program, name: str = "fn") -> CompiledProgram:
     if keyword.iskeyword(fname) or fname[0].isdigit():
         fname = "f_" + fname
     params = [f"a{i}" for i in range(len(prog.inputs))]
-    em = _Emitter()
+    em = _Emitter(trace)
     rets = em.block(prog, params, "        ", 0)
     closure, line_ops = em.closure, em.line_ops
     while fname in closure:  # a function named like a kernel cell (k3) would shadow it

@@ -6,6 +6,7 @@ it into N logical CPUs (``core/devices.py``) before the runtime starts.
 from __future__ import annotations
 
 import os
+import tracemalloc
 import types
 from typing import NamedTuple
 
@@ -221,7 +222,64 @@ def _set_synchronous(enable: bool) -> None:
                                   "on the calling thread; set_synchronous_execution(True) only")
 
 
+_tf32 = [True]
+_DEVICE_POLICIES = (None, "silent", "silent_for_int32", "warn", "explicit")
+_device_policy = ["silent"]
+
+
+def _enable_tf32(enabled: bool) -> None:
+    """TensorFloat-32 is an Ampere GPU matmul mode; twinflow's host kernels compute float32 in
+    float32 whatever the flag says (as TensorFlow's CPU kernels), which records it."""
+    _tf32[0] = bool(enabled)
+
+
+def _set_device_policy(device_policy) -> None:
+    """How ops treat inputs on another device. twinflow's devices share host memory, so an
+    input is used where it is (``silent``); ``explicit`` (raise unless copied by hand) is not
+    supported."""
+    if device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Invalid argument `device_policy`: {device_policy!r}. Valid values: "
+                         "None, 'silent', 'silent_for_int32', 'warn', 'explicit'")
+    if device_policy == "explicit":
+        raise NotImplementedError("set_device_policy('explicit'): twinflow's logical devices "
+                                  "share host memory and never copy inputs, so it has no "
+                                  "'explicit' mode")
+    _device_policy[0] = "silent" if device_policy is None else device_policy
+
+
+def _memory_info(device) -> dict:
+    """Bytes allocated (``current``, ``peak``) on a host device: NumPy's allocations as
+    Python's ``tracemalloc`` counts them while it traces (``tracemalloc.start()``); without it
+    nothing is counted and both are 0, as TensorFlow's CPU allocator reports by default."""
+    _host_device(device)
+    if not tracemalloc.is_tracing():
+        return {"current": 0, "peak": 0}
+    current, peak = tracemalloc.get_traced_memory()
+    return {"current": int(current), "peak": int(peak)}
+
+
+def _reset_memory_stats(device) -> None:
+    """Resets the ``peak`` of ``get_memory_info`` to the current use."""
+    _host_device(device)
+    if tracemalloc.is_tracing():
+        tracemalloc.reset_peak()
+
+
+def _host_device(device) -> None:
+    name = device if isinstance(device, str) else getattr(device, "name", str(device))
+    if "CPU" not in name.upper():
+        raise ValueError(f"No matching devices found for '{name}': twinflow has host (CPU) "
+                         "devices only")
+
+
 experimental = types.SimpleNamespace(
+    enable_tensor_float_32_execution=_enable_tf32,
+    tensor_float_32_execution_enabled=lambda: _tf32[0],
+    get_device_policy=lambda: _device_policy[0],
+    set_device_policy=_set_device_policy,
+    get_memory_info=_memory_info,
+    get_memory_usage=lambda device: _memory_info(device)["current"],
+    reset_memory_stats=_reset_memory_stats,
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,
     get_visible_devices=get_visible_devices,

@@ -34,6 +34,8 @@ class ProcessState:
         # Counted in busy_threads while set: every eager op must look at the device runtime
         # (not started yet, or logging placement); see core/devices.py.
         self.eager_hook: bool = False
+        # A profiler session records every op (core/profiler.py); it turns eager_hook on.
+        self.profiling: bool = False
         self.lock = threading.Lock()
 
     def next_op_seed(self) -> int:

@@ -423,8 +423,8 @@ class Runtime:
 
 def _set_hook(on: bool) -> None:
     """Counts (or stops counting) the process-wide reason for eager ops to leave the fast
-    path: the runtime not started yet, or placement being logged."""
-    want = (not runtime.started) or runtime.log_placement
+    path: the runtime not started yet, placement being logged, or a profiler recording."""
+    want = (not runtime.started) or runtime.log_placement or process.profiling
     with process.lock:
         if want != process.eager_hook:
             process.eager_hook = want
@@ -434,6 +434,12 @@ def _set_hook(on: bool) -> None:
 
 runtime = Runtime()
 _set_hook(True)
+
+
+def refresh_eager_hook() -> None:
+    """Recomputes whether eager ops must leave the fast path (after ``process.profiling``
+    changed)."""
+    _set_hook(True)
 
 
 @contextlib.contextmanager

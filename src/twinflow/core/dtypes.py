@@ -289,7 +289,8 @@ def from_numpy(np_dtype) -> DType:
     if d is None:
         if np_dtype.kind in "USO":
             return string
-        if np_dtype.kind == "V" and "np" not in _LOADED:  # an ml_dtypes type, before its load
+        if "np" not in _LOADED and \
+                getattr(np_dtype.type, "__module__", "").startswith("ml_dtypes"):  # first use
             load_ml_dtypes()
             d = _BY_NP.get(np_dtype)
             if d is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes, errors
+from ..core import dtypes, errors, lazy
 from ..eager.func_graph import TensorSpec
 from ..graph.graph import name_scoped
 from ..io.parsing import parse_example
@@ -544,3 +544,31 @@ __all__ = ["AUTOTUNE", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALIT
            "AutotuneAlgorithm", "AutotuneOptions", "Counter", "DistributeOptions",
            "ExternalStatePolicy", "OptimizationOptions", "Optional", "RandomDataset", "Reducer",
            "SHARD_HINT", "ThreadingOptions"]
+
+
+# DatasetInitializer, table_from_dataset and index_table_from_dataset build tw.lookup tables,
+# which live above this package: tw.lookup declares them here when it loads (``core.lazy``
+# loads it on first access to one of them).
+_TABLE_FUNCTIONS: dict = {}
+
+
+def register_table_functions(**functions) -> None:
+    """Declares the names of ``tw.data.experimental`` that tw.lookup defines.
+
+    Args:
+        **functions: name -> class or function.
+    """
+    _TABLE_FUNCTIONS.update(functions)
+
+
+_TABLE_NAMES = ("DatasetInitializer", "table_from_dataset", "index_table_from_dataset")
+
+
+def __getattr__(name: str):
+    if name in _TABLE_NAMES and name not in _TABLE_FUNCTIONS:
+        lazy.load("lookup")
+    try:
+        return _TABLE_FUNCTIONS[name]
+    except KeyError:
+        raise AttributeError(f"module 'twinflow.data.experimental' has no attribute "
+                             f"{name!r}") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from time import perf_counter_ns
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ..core import dtypes
 from ..core.context import ctx, process
 from ..core.devices import placed_device, runtime
 from ..core.errors import InvalidArgumentError, OpError
+from ..core.profiler import record_op
 from ..core.shapes import TensorShape
 from ..graph.checks import (
     KERNEL_ERRORS,
@@ -82,7 +84,9 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
     if quiet or ctx.graph is None:
         dev = None
         if not quiet and (ctx.slow_path or process.eager_hook):
-            dev = _place(opdef)  # a device scope, a tape, numeric checks, or logging
+            dev = _place(opdef)  # a device scope, a tape, numeric checks, logging, profiling
+            if process.profiling:
+                return _profiled(opdef, inputs, attrs, dev)
         check = opdef.validate_eager
         if check is not None:  # the op's schema (and infer, if it says so): as in a graph
             check(inputs, attrs)
@@ -100,6 +104,26 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             _after_eager(opdef, inputs, attrs, result if opdef.multi_output else [result], dev)
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
+
+
+def _profiled(opdef: OpDef, inputs, attrs: dict, dev):
+    """``bind``'s eager path timed for the profiler (``core/profiler.py``): a copy of its
+    body, because ``bind`` itself must not pay a call for it while no profiler records."""
+    start = perf_counter_ns()
+    check = opdef.validate_eager
+    if check is not None:
+        check(inputs, attrs)
+    try:
+        out = opdef.kernel(*[t._value for t in inputs], **attrs)
+    except KERNEL_ERRORS as e:
+        raise kernel_error(opdef, inputs, attrs, e) from e
+    if opdef.multi_output:
+        result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
+    else:
+        result = EagerTensor(out if type(out) is not bytes else _string_scalar(out))
+    _after_eager(opdef, inputs, attrs, result if opdef.multi_output else [result], dev)
+    record_op(opdef.name, opdef.name, start)
+    return result
 
 
 def _place(opdef: OpDef):

@@ -51,6 +51,8 @@ class GraphCallable:
             self.placed = PlacedRunner(program, self.compiled, passes_for(jit_compile), name)
             self.run = self.placed.run
         self._tape_forward: GraphCallable | None = None
+        self._profiled = None
+        self._profiled_program = None
         # Set on the forward variant: how its gradient is computed.
         self.backward: GraphCallable | None = None
         self.n_user = len(program.outputs)
@@ -62,6 +64,33 @@ class GraphCallable:
 
     def __repr__(self) -> str:
         return f"<GraphCallable {self.name}>"
+
+    @property
+    def profiled_run(self):
+        """``run`` with one profiler event per op (``core/profiler.py``): what a call runs
+        while a profiler records; compiled on first use. A graph placed on several devices
+        runs its partitions as usual (the call is one event of its caller)."""
+        if self._profiled is None:
+            if self.placed is not None:
+                self._profiled = self.run
+            else:
+                self._profiled_program = compile_program(self.optimized, self.name, trace=True)
+                self._profiled = self._profiled_program.run
+        return self._profiled
+
+    def explain(self, e: BaseException) -> BaseException:
+        """``e`` raised by ``run`` or ``profiled_run``, naming the op and the user's line.
+
+        Args:
+            e: the exception.
+
+        Returns:
+            The exception to raise.
+        """
+        new = self.compiled.error(e)
+        if new is e and self._profiled_program is not None:
+            new = self._profiled_program.error(e)
+        return new
 
     def output_devices(self) -> list | None:
         """The device names of the outputs of a call from this thread (None: all CPU:0).

@@ -276,10 +276,11 @@ class ConcreteFunction:
         vals = [_leaf_value(x) for x in leaves]
         names = self._callable.output_devices() if ctx.device_stack[-1] or \
             self._callable.placed is not None else None
+        run = self._run if not process.profiling else self._callable.profiled_run
         try:
-            outs = self._run(*vals)
+            outs = run(*vals)
         except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
-            raise self._callable.compiled.error(e) from e
+            raise self._callable.explain(e) from e
         return self._pack(outs) if names is None else self._placed_pack(outs, names)
 
     def _call_placed(self, args: tuple):
@@ -290,13 +291,14 @@ class ConcreteFunction:
     def _call_fast(self, args: tuple):
         """A call whose arguments are all tensors or Python scalars (no nesting)."""
         pos = self._tensor_positions
+        run = self._run if not process.profiling else self._callable.profiled_run
         try:
             if len(pos) == len(args):
-                outs = self._run(*[a._value for a in args])
+                outs = run(*[a._value for a in args])
             else:
-                outs = self._run(*[args[i]._value for i in pos])
+                outs = run(*[args[i]._value for i in pos])
         except Exception as e:  # noqa: BLE001  (re-raised naming the op and user line)
-            raise self._callable.compiled.error(e) from e
+            raise self._callable.explain(e) from e
         return self._pack(outs)
 
     def _call_taped(self, leaves: list):

@@ -79,6 +79,10 @@ def leaf_key(x, refs: list | None = None):
         # The spec itself (hashed and compared by its trace key), so that reduce_retracing
         # can generalize it and a traced spec can accept the values it covers.
         return ("spec", x if isinstance(x, TypeSpec) else x._type_spec)
+    tracing_type = getattr(t, "__tf_tracing_type__", None)
+    if tracing_type is not None:
+        # tw.types.experimental.SupportsTracingProtocol: the object's own (hashable) TraceType
+        return ("trace_type", x.__tf_tracing_type__(None))
     if refs is not None:
         refs.append(x)
     kind = "variable" if isinstance(x, Variable) else "object"

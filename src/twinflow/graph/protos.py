@@ -28,8 +28,8 @@ _DATA_TYPES = [("DT_INVALID", 0), ("DT_FLOAT", 1), ("DT_DOUBLE", 2), ("DT_INT32"
 ENUMS = {"DataType": _DATA_TYPES}
 
 # message -> [(field, number, label, type, type name, oneof)]; label 'o' optional,
-# 'r' repeated, 'map' a map<string, type name> ('string' values allowed), 'map_u32' one with
-# uint32 keys; type 'msg' or
+# 'r' repeated, 'map' a map<string, type name> ('string' values allowed), 'map_i32'/'map_u32'
+# one with int32/uint32 keys; type 'msg' or
 # 'enum' with a type name, else a scalar type.
 _M = "msg"
 GRAPH_MESSAGES = {
@@ -124,11 +124,12 @@ def _file_proto(name: str, messages: dict, enums: dict, deps: list):
     for full, fields in messages.items():
         m = protos[full]
         for name, number, label, typ, type_name, *oneof in fields:
-            if label in ("map", "map_u32"):
+            if label in ("map", "map_u32", "map_i32"):
                 entry = m.nested_type.add(name=name.title().replace("_", "") + "Entry")
                 entry.options.map_entry = True
                 entry.field.add(name="key", number=1, label=fd.LABEL_OPTIONAL,
-                                type=fd.TYPE_STRING if label == "map" else fd.TYPE_UINT32)
+                                type={"map": fd.TYPE_STRING, "map_u32": fd.TYPE_UINT32,
+                                      "map_i32": fd.TYPE_INT32}[label])
                 value = entry.field.add(name="value", number=2, label=fd.LABEL_OPTIONAL,
                                         type=scalar[typ])
                 if type_name:

@@ -20,6 +20,7 @@ from . import (
     ops,
     optimizers,
     preprocessing,
+    quantizers,
     random,
     regularizers,
     saving,
@@ -31,11 +32,12 @@ from . import (
 from .constraints import Constraint
 from .dtype_policies import DTypePolicy, FloatDTypePolicy
 from .initializers import Initializer
-from .layers import Input, InputLayer, KerasTensor, Layer
+from .layers import Input, InputLayer, InputSpec, KerasTensor, Layer
 from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
 from .optimizers import Optimizer
+from .quantizers import Quantizer
 from .regularizers import Regularizer
 from .toplevel import (
     Function,
@@ -56,7 +58,8 @@ __all__ = ["activations", "applications", "backend", "callbacks", "config", "con
            "layers", "legacy", "losses", "preprocessing",
            "metrics", "mixed_precision", "models", "ops", "optimizers", "regularizers",
            "saving", "utils", "random", "tree", "visualization", "wrappers",
+           "quantizers", "Quantizer",
            "Input", "Model", "Sequential", "Constraint", "Initializer", "InputLayer",
            "KerasTensor", "Layer", "Loss", "Metric", "Optimizer", "Regularizer",
-           "Function", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
+           "Function", "InputSpec", "Operation", "RematScope", "StatelessScope", "SymbolicScope",
            "Variable", "device", "name_scope", "remat", "version"]

@@ -47,6 +47,11 @@ from .backend_nn import (  # noqa: F401  (tw.keras.backend names)
 from .layers.base import clear_session
 from .layers.keras_tensor import KerasTensor
 from .layers.merging import batch_dot as _batch_dot
+from .ops.ctc import (  # noqa: F401  (tw.keras.backend names)
+    ctc_batch_cost,
+    ctc_label_dense_to_sparse,
+)
+from .ops.ctc import legacy_ctc_decode as ctc_decode  # noqa: F401
 from .settings import (  # noqa: F401  (tw.keras.backend names)
     backend,
     epsilon,
@@ -410,6 +415,9 @@ for _name, (_fn, _doc) in _FUNCTIONS.items():
     globals()[_name] = _make(_name, _fn, _doc)
 
 _NN_NAMES = [
+    "ctc_batch_cost",
+    "ctc_decode",
+    "ctc_label_dense_to_sparse",
     "batch_normalization",
     "binary_crossentropy",
     "binary_focal_crossentropy",

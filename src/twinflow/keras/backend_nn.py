@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..control.map_fn import scan as _scan
 from ..core import dtypes, nest
 from ..eager.execute import convert_to_tensor
 from ..graph import graph as _graph
@@ -411,9 +412,9 @@ def rnn(step_function: Callable, inputs, initial_states, go_backwards: bool = Fa
         return_all_outputs: bool = True) -> tuple:
     """Runs ``step_function(input_t, states) -> (output_t, new_states)`` over the time axis.
 
-    The steps are unrolled (eagerly, and into the graph inside ``tw.function``), so the
-    number of time steps must be known; ``unroll`` and ``input_length`` are therefore
-    accepted as in Keras.
+    A known number of steps is unrolled (eagerly, and into the graph inside
+    ``tw.function``); an unknown one runs as a ``scan`` (one While op). ``unroll`` and
+    ``input_length`` are Keras' hints and change nothing here.
 
     Args:
         step_function: the step.
@@ -435,15 +436,20 @@ def rnn(step_function: Callable, inputs, initial_states, go_backwards: bool = Fa
     if not time_major:
         x = array_ops.transpose(x, [1, 0] + list(range(2, x.shape.rank)))
     steps = x.shape.as_list()[0]
-    if steps is None:
-        raise ValueError("keras.backend.rnn needs a known number of time steps; use "
-                         "keras.layers.RNN for sequences of unknown length")
     states = list(initial_states)
     constants = list(constants or [])
     m = None
     if mask is not None:
         m = math_ops.cast(_t(mask), dtypes.bool_)
         m = array_ops.transpose(m, [1, 0]) if m.shape.rank == 2 else m
+    if steps is None:   # a loop (one While op in a graph) over the unknown time axis
+        last, stacked, states = _rnn_loop(step_function, x, states, constants, m,
+                                          go_backwards, zero_output_for_mask)
+        if not return_all_outputs:
+            stacked = array_ops.expand_dims(last, 0)
+        if not time_major:
+            stacked = array_ops.transpose(stacked, [1, 0] + list(range(2, stacked.shape.rank)))
+        return last, stacked, states
     order = range(steps - 1, -1, -1) if go_backwards else range(steps)
     outputs, prev = [], None
     for i in order:
@@ -465,6 +471,36 @@ def rnn(step_function: Callable, inputs, initial_states, go_backwards: bool = Fa
     if not time_major:
         stacked = array_ops.transpose(stacked, [1, 0] + list(range(2, stacked.shape.rank)))
     return outputs[-1], stacked, states
+
+
+def _masked(keep, new, old):
+    k = array_ops.reshape(keep, [-1] + [1] * (new.shape.rank - 1))
+    return math_ops.where(array_ops.broadcast_to(k, array_ops.shape(new)), new, old)
+
+
+def _rnn_loop(step_function, x, states, constants, m, go_backwards, zero_output):
+    """``rnn`` over a time axis of unknown length, as a ``scan`` (time-major ``x``)."""
+    if go_backwards:
+        x = array_ops.reverse(x, [0])
+        m = None if m is None else array_ops.reverse(m, [0])
+    first, _ = step_function(x[0], states + constants)   # the output's shape and dtype
+    zeros = array_ops.zeros_like(first)
+    n = len(states)
+
+    def step(acc, elems):
+        prev, old = acc[0], list(acc[1:])
+        x_t = elems[0]
+        out, new = step_function(x_t, old + constants)
+        new = list(nest.flatten(new)) if isinstance(new, (list, tuple)) else [new]
+        if m is not None:
+            keep = elems[1]
+            new = [_masked(keep, s, p) for s, p in zip(new, old)]
+            out = _masked(keep, out, zeros if zero_output else prev)
+        return tuple([out] + new)
+    elems = (x,) if m is None else (x, m)
+    result = _scan(step, elems, initializer=tuple([zeros] + [_t(s) for s in states]))
+    outs = result[0]
+    return outs[-1], outs, [r[-1] for r in result[1:1 + n]]
 
 
 def random_normal_variable(shape, mean: float, scale: float, dtype=None,

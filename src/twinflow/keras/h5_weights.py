@@ -34,6 +34,12 @@ def _h5py():
 
 def _children(layer: Layer) -> Iterator[tuple]:
     """(attribute path, sub-layer) pairs, as Keras 3 names them."""
+    if getattr(layer, "_tw_functional", False) or getattr(layer, "_tw_sequential", False):
+        # a model used as a layer (ConvNeXt's stem): its layers, by class, under "layers/"
+        subs = [x for x in layer.layers if type(x).__name__ != "InputLayer"]
+        for sub, v in _by_class(subs):
+            yield f"layers/{sub}", v
+        return
     for name, value in vars(layer).items():
         if name.startswith("_tw_") or name == "_deferred_restores" or \
                 name.startswith("_user_"):

@@ -31,7 +31,9 @@ _NEUTRAL = {"quantization_config": None, "optional": False, "lora_rank": None,
             "lora_alpha": None, "input_axes": None, "output_axes": None,
             "loss_scale_factor": None, "shared_object_id": None, "synchronized": False,
             "renorm": False, "renorm_clipping": None, "renorm_momentum": 0.99}
-_ALWAYS_DROP = ("shared_object_id",)
+# (a quantized layer's mode is in its dtype policy; its quantization_config is left at the
+# mode's default: custom quantizers do not travel through files)
+_ALWAYS_DROP = ("shared_object_id", "quantization_config")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -69,6 +71,9 @@ def _to_twinflow(x):
         if name in ("DTypePolicy", "FloatDTypePolicy"):
             cfg = x["config"]
             return cfg.get("name") if isinstance(cfg, dict) else cfg
+        if name.endswith("DTypePolicy") and isinstance(x["config"], dict):  # quantized
+            cfg = x["config"]
+            return f"{cfg.get('mode')}_from_{cfg.get('source_name')}"
         out = {"class_name": "Model" if name == "Functional" else name,
                "config": _clean_args(x["config"]) if isinstance(x["config"], dict)
                else x["config"]}

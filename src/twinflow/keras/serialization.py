@@ -8,6 +8,7 @@ from typing import Any
 
 from . import constraints, initializers, losses, metrics, optimizers, regularizers
 from . import dtype_policies as _policies
+from . import quantizers as _quantizers
 from . import saving as _saving
 from .layers.base import Layer
 
@@ -38,6 +39,8 @@ def serialize_keras_object(obj) -> Any:
         return {k: serialize_keras_object(v) for k, v in obj.items()}
     if isinstance(obj, _policies.DTypePolicy):
         return _policies.serialize(obj)
+    if isinstance(obj, (_quantizers.Quantizer, _quantizers.QuantizationConfig)):
+        return _quantizers.serialize(obj)
     if isinstance(obj, Layer):
         entry = _saving.serialize_layer(obj)
         return {"module": "keras.layers", "class_name": entry["class_name"],
@@ -77,8 +80,10 @@ def deserialize_keras_object(config, custom_objects: dict | None = None, **kwarg
     name = config["class_name"]
     module = str(config.get("module") or "")
     inner = config.get("config", {})
-    if name in ("DTypePolicy", "FloatDTypePolicy"):
-        return _policies.get(config)
+    if name in _policies._CLASSES:
+        return _policies.deserialize(config, custom_objects)
+    if module.startswith("keras.quantizers"):
+        return _quantizers.deserialize(config, custom_objects)
     with _saving.custom_object_scope(custom_objects):
         custom = (custom_objects or {}).get(name)
         for fam_module, base, namespace in _FAMILIES:

@@ -26,7 +26,7 @@ from .indexing import getitem
 from .tnp_array import ROWS as _ARRAY
 from .tnp_math import ROWS as _MATH
 
-_MODES = ("legacy",)
+_MODES = ("legacy", "off")
 _OPERATORS = {
     "add": M.add, "sub": M.subtract, "mul": M.multiply, "floordiv": M.floordiv,
     "mod": M.floormod, "pow": M.pow, "matmul": L.matmul, "lt": M.less, "le": M.less_equal,
@@ -152,11 +152,15 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
                                        dtype_conversion_mode: str = "legacy") -> None:
     """Makes tensors behave like NumPy arrays, process-wide (see the module docstring).
 
+    Calling it again replaces the earlier settings.
+
     Args:
         prefer_float32: make Python floats (and lists of them) float32 rather than NumPy's
             float64 in ``tw.experimental.numpy`` and in tensor operators.
-        dtype_conversion_mode: ``'legacy'`` (NumPy's promotion); TensorFlow's newer
-            ``'safe'``/``'all'`` auto-conversion modes are not supported and raise.
+        dtype_conversion_mode: ``'legacy'`` (operators promote as NumPy) or ``'off'``
+            (operators keep TensorFlow's one-dtype rule; the methods and NumPy indexing are
+            still added). TensorFlow's auto-conversion modes ``'safe'``/``'all'`` (weak
+            tensors) are not supported and raise.
 
     Raises:
         ValueError: an unknown or unsupported ``dtype_conversion_mode``.
@@ -164,13 +168,14 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
     if dtype_conversion_mode not in _MODES:
         raise ValueError(f"experimental_enable_numpy_behavior: dtype_conversion_mode "
                          f"{dtype_conversion_mode!r} is not supported by twinflow (only "
-                         f"'legacy', NumPy's promotion)")
+                         f"'legacy', NumPy's promotion, and 'off')")
     with SETTINGS.lock:
+        _restore()
         SETTINGS.prefer_float32 = bool(prefer_float32)
         SETTINGS.dtype_conversion_mode = dtype_conversion_mode
-        if SETTINGS.numpy_behavior:
-            return
         table = _operators()
+        if dtype_conversion_mode == "off":
+            table = {"__getitem__": table["__getitem__"]}
         for name in table:
             _saved[name] = Tensor.__dict__[name]
         register_operators(table)
@@ -178,16 +183,18 @@ def experimental_enable_numpy_behavior(prefer_float32: bool = False,
         SETTINGS.numpy_behavior = True
 
 
-def disable_numpy_behavior() -> None:
-    """Undoes ``experimental_enable_numpy_behavior`` (TensorFlow has no such switch; tests use
-    it to leave the process as they found it)."""
-    with SETTINGS.lock:
-        SETTINGS.prefer_float32 = False
-        SETTINGS.dtype_conversion_mode = "legacy"
-        if not SETTINGS.numpy_behavior:
-            return
+def _restore() -> None:
+    if SETTINGS.numpy_behavior:
         register_operators(dict(_saved))
         _saved.clear()
         register_numpy_methods({name: None for name in _methods()})
         SETTINGS.numpy_behavior = False
 
+
+def disable_numpy_behavior() -> None:
+    """Undoes ``experimental_enable_numpy_behavior`` (TensorFlow has no such switch; tests use
+    it to leave the process as they found it)."""
+    with SETTINGS.lock:
+        _restore()
+        SETTINGS.prefer_float32 = False
+        SETTINGS.dtype_conversion_mode = "legacy"

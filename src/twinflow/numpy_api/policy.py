@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..graph.tensor import Tensor
-
 
 @dataclass(frozen=True)
 class Policy:
@@ -39,15 +37,4 @@ class Policy:
     floatx: Callable
     index_dtype: Callable
     accumulate: Callable
-
-    def is_inexact(self, t: Tensor) -> bool:
-        """Whether ``t`` is floating or complex.
-
-        Args:
-            t: a tensor.
-
-        Returns:
-            True for floating and complex dtypes.
-        """
-        return t.dtype.is_floating or t.dtype.is_complex
 

@@ -28,7 +28,8 @@ modules listed last.
 * One file each: ``linalg_ops.py`` (matmul, einsum, tensordot, inv, det, solve, cholesky...),
   ``segment_ops.py``, ``scatter_ops.py`` (IndexedSlices, tensor_scatter_nd_sub/max/min),
   ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators), ``quantization.py``
-  (fake_quant_*), ``init_ops.py`` (TensorFlow 2's top-level initializers).
+  (fake_quant_*), ``quantize_ops.py`` (quantize, dequantize, quantize_and_dequantize,
+  quantized_concat), ``init_ops.py (TensorFlow 2's top-level initializers).
 * Re-export modules, the former one-file modules kept so existing imports work: ``math_ops``,
   ``array_ops``, ``nn_ops``, ``reduction_ops``, ``random_ops``, ``debugging_ops`` (their
   ``__all__`` is what ``tw.*`` exports). New code imports the family module.

@@ -151,4 +151,4 @@ def encode_wav(audio: TensorLike, sample_rate: TensorLike, name: str | None = No
     rate = convert(sample_rate, dtype=dtypes.int32)
     if constant_value(rate) is not None and int(constant_value(rate)) <= 0:
         raise ValueError(f"sample_rate must be positive, got {int(constant_value(rate))}")
-    return bind(EncodeWav, [convert(audio, dtype=dtypes.float32), rate], name=name)
+    return bind(EncodeWav, [convert(audio, dtype_hint=dtypes.float32), rate], name=name)

@@ -18,7 +18,7 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor, TensorLike
 from . import math_ops
 from .array_ops import concat, expand_dims, sum_to, zeros_like
-from .core import convert
+from .core import convert, via_float32
 from .linalg_ops import CholeskyGradMiddle, MatrixBandPart, _square_infer, adjoint, inv, matmul
 
 _FLOAT_C = "half,float,double,complex64,complex128"
@@ -315,14 +315,15 @@ def _tri_solve_infer(a, b, *, lower=True, adjoint=False):
 
 
 @register_op("MatrixTriangularSolve", same_dtype=True,
-             schema=f"a@matrix:T, b@rhs:T -> output:T | T:type in [{_FLOAT_C}]; lower:bool; "
-                    "adjoint:bool")
+             schema=f"a@matrix:T, b@rhs:T -> output:T | T:type in [bfloat16,{_FLOAT_C}]; "
+                    "lower:bool; adjoint:bool")
 class MatrixTriangularSolve:
     """Solves ``A X = B`` (``adjoint``: ``A^H X = B``) reading only A's lower (or upper)
     triangle."""
 
     infer = _tri_solve_infer
 
+    @via_float32  # bfloat16 (TensorFlow's op takes it) solves in float32
     def kernel(a, b, *, lower=True, adjoint=False):
         t = np.tril(a) if lower else np.triu(a)
         if adjoint:

@@ -333,7 +333,14 @@ def _image_values(tag: str, data: np.ndarray, max_outputs: int, description) -> 
     return values
 
 
+# Encoders of the summaries defined in summary/extras.py (kind -> fn(tag, data, extra) ->
+# list of Summary.Value bytes, or a dict {"raw": Summary bytes}).
+ENCODERS: dict = {}
+
+
 def _encode(kind: str, tag: str, data: np.ndarray, extra: dict) -> list:
+    if kind in ENCODERS:
+        return ENCODERS[kind](tag, data, extra)
     description = extra.get("description")
     if kind == "scalar":
         return [_scalar_value(tag, data, description)]
@@ -347,7 +354,14 @@ def _encode(kind: str, tag: str, data: np.ndarray, extra: dict) -> list:
 
 
 def _write_now(writer: SummaryWriter, kind: str, tag: str, data, step, extra: dict) -> None:
-    for value in _encode(kind, tag, data, extra):
+    values = _encode(kind, tag, data, extra)
+    if isinstance(values, dict):  # whole Summary messages (write_raw_pb)
+        for summary in values["raw"]:
+            writer.write_event(proto.msg(proto.f_double(1, time.time()),
+                                         proto.f_int64(2, int(np.asarray(step))),
+                                         proto.f_bytes(5, summary)))
+        return
+    for value in values:
         writer.write_value(value, int(np.asarray(step)))
 
 

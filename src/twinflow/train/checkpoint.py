@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from ..core.errors import UnimplementedError
 from ..core.files import atomic_write
 from ..ops.variables import Variable
 from ..saved_model.bundle import is_bundle
@@ -31,6 +32,7 @@ from .checkpoint_files import (
     write_arrays,
 )
 from .module import walk_children
+from .state import PythonState, check_options, run_write_callbacks
 from .tf_checkpoint import read_tf_values, write_tf_checkpoint
 
 # Re-exported: the one atomic writer (core/files.py) and the file format's readers/writers.
@@ -49,7 +51,7 @@ def collect_variables(root) -> dict:
     def visit(obj, prefix: str) -> None:
         for key, child in obj._trackable_children().items():
             path = f"{prefix}{key}"
-            if isinstance(child, Variable):
+            if isinstance(child, (Variable, PythonState)):
                 if id(child) not in seen:
                     seen.add(id(child))
                     out[path] = child
@@ -118,12 +120,17 @@ def restore_into(root, values: dict, status: LoadStatus | None = None) -> LoadSt
         if rest is None:
             _check_compatible(target, value, path)
             now.append((target, value, path))
+        elif rest == "" and isinstance(target, PythonState):
+            now.append((target, value, path))
         elif rest == "":
             status.unused.add(path)  # the checkpoint has a value where we hold an object
         else:
             later.append((target, rest, value, path))
     for var, value, path in now:
-        _assign(var, value)
+        if isinstance(var, PythonState):
+            var.deserialize(np.asarray(value).item().decode())
+        else:
+            _assign(var, value)
         status.matched.add(path)
     for obj, rest, value, path in later:
         pending = obj.__dict__.setdefault("_deferred_restores", {})
@@ -290,7 +297,7 @@ class Checkpoint:
 
         Args:
             file_prefix: the checkpoint prefix.
-            options: ignored (TensorFlow's CheckpointOptions).
+            options: a ``tw.train.CheckpointOptions`` (unsupported options raise), or None.
             format: ``"twinflow"`` (``P.npz`` + ``P.index.json``) or ``"tensorflow"``
                 (TensorFlow's tensor bundle ``P.index`` + ``P.data-00000-of-00001``, with the
                 object graph TensorFlow's ``Checkpoint.read`` matches).
@@ -298,12 +305,21 @@ class Checkpoint:
         Returns:
             The prefix written.
         """
+        options = check_options(options)
+        found = collect_variables(self)
         if format == "tensorflow":
-            return write_tf_checkpoint(self, os.fspath(file_prefix))
-        if format != "twinflow":
+            if any(isinstance(v, PythonState) for v in found.values()):
+                raise UnimplementedError(None, None, "PythonState objects are saved in "
+                                         "twinflow's checkpoint format only")
+            path = write_tf_checkpoint(self, os.fspath(file_prefix))
+        elif format != "twinflow":
             raise ValueError(f"format must be 'twinflow' or 'tensorflow', got {format!r}")
-        arrays = {p: stored_value(v) for p, v in collect_variables(self).items()}
-        return write_arrays(os.fspath(file_prefix), arrays)
+        else:
+            arrays = {p: np.array(v.serialize().encode()) if isinstance(v, PythonState)
+                      else stored_value(v) for p, v in found.items()}
+            path = write_arrays(os.fspath(file_prefix), arrays)
+        run_write_callbacks(options, path)
+        return path
 
     def save(self, file_prefix: str, options=None, *, format: str = "twinflow") -> str:
         """Writes ``file_prefix-N`` (N = the save counter after incrementing it).
@@ -312,7 +328,7 @@ class Checkpoint:
 
         Args:
             file_prefix: the prefix; ``-N`` is appended.
-            options: ignored.
+            options: a ``tw.train.CheckpointOptions``, or None.
             format: ``"twinflow"`` or ``"tensorflow"`` (see ``write``).
 
         Returns:
@@ -321,7 +337,7 @@ class Checkpoint:
         counter = self.save_counter
         counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(counter.numpy())}"
-        self.write(path, format=format)
+        self.write(path, options, format=format)
         update_checkpoint_state(os.path.dirname(path) or ".", path)
         return path
 
@@ -330,12 +346,12 @@ class Checkpoint:
 
         Args:
             save_path: a checkpoint prefix.
-            options: unused (TensorFlow signature).
+            options: a ``tw.train.CheckpointOptions``, or None.
 
         Returns:
             The LoadStatus of the restore.
         """
-        return self.restore(save_path)
+        return self.restore(save_path, options)
 
     def restore(self, save_path: str | None, options=None) -> LoadStatus:
         """Restores every variable in the object graph from ``save_path``.
@@ -345,7 +361,7 @@ class Checkpoint:
         Args:
             save_path: a checkpoint prefix (e.g. from ``latest_checkpoint``); None restores
                 nothing.
-            options: ignored.
+            options: a ``tw.train.CheckpointOptions``, or None.
 
         Returns:
             A load status with ``assert_consumed()`` and friends.
@@ -354,6 +370,7 @@ class Checkpoint:
             NotFoundError, DataLossError: the checkpoint is missing or corrupt.
             ValueError: a value's shape or dtype does not fit its variable (nothing restored).
         """
+        check_options(options)
         if save_path is None:
             return LoadStatus(self, {})
         save_path = os.fspath(save_path)
@@ -420,7 +437,7 @@ class CheckpointManager:
         Args:
             checkpoint_number: the number to use (default: the save counter).
             check_interval: ignored.
-            options: ignored.
+            options: a ``tw.train.CheckpointOptions``, or None.
 
         Returns:
             The new checkpoint's prefix.
@@ -431,7 +448,7 @@ class CheckpointManager:
         path = f"{self._prefix}-{number}"
         # Order matters for a save that is killed: the new checkpoint is complete on disk
         # before the state file names it, and old ones go only once it does.
-        self._checkpoint.write(path)
+        self._checkpoint.write(path, options)
         kept = [p for p in self._checkpoints if p != path] + [path]
         drop = []
         if self._max_to_keep is not None and len(kept) > self._max_to_keep:

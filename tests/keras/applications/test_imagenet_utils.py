@@ -56,12 +56,17 @@ def test_preprocess_dtypes_and_in_place():
     assert t.dtype == tw.float32
 
 
-def test_preprocess_in_functional_model_and_function():
+def test_preprocess_in_functional_model_and_function(tmp_path):
     keras = tw.keras
     inp = keras.Input((4, 4, 3))
     model = keras.Model(inp, iu.preprocess_input(inp, mode="caffe"))
+    assert isinstance(model.layers[1], iu.PreprocessInput)
     x = np.random.RandomState(1).uniform(0, 255, (2, 4, 4, 3)).astype(np.float32)
     np.testing.assert_allclose(model(x).numpy(), reference(x, "caffe"), rtol=1e-5)
+    model.save(str(tmp_path / "m.keras"))  # the layer saves and loads with the model
+    loaded = keras.models.load_model(str(tmp_path / "m.keras"))
+    np.testing.assert_allclose(loaded(x).numpy(), reference(x, "caffe"), rtol=1e-5)
+    assert loaded.layers[1].get_config()["mode"] == "caffe"
     f = tw.function(lambda t: iu.preprocess_input(t, mode="torch"))
     np.testing.assert_allclose(f(tw.constant(x)).numpy(), reference(x, "torch"), rtol=1e-5,
                                atol=1e-5)

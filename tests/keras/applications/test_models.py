@@ -201,3 +201,11 @@ def test_channels_first():
     finally:
         tw.keras.backend.set_image_data_format("channels_last")
     assert tw.keras.layers.Conv2D(2, 3).data_format == "channels_last"
+
+
+def test_eager_and_graph_agree():
+    model = A.MobileNetV3Small(weights=None, alpha=0.75, input_shape=(32, 32, 3), classes=4)
+    x = np.random.RandomState(2).uniform(0, 255, (2, 32, 32, 3)).astype(np.float32)
+    graph = tw.function(lambda t: model(t, training=False))
+    np.testing.assert_allclose(graph(tw.constant(x)).numpy(), model(x).numpy(), rtol=1e-5,
+                               atol=1e-6)

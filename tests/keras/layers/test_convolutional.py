@@ -53,6 +53,7 @@ def conv_transpose_ref(x, k, stride, out_hw, padding):
 
 @pytest.mark.parametrize("kw", [
     {}, {"strides": 2, "padding": "same"}, {"dilation_rate": 2}, {"groups": 2},
+    {"groups": 4, "strides": 2, "padding": "same"},  # one channel per group: depthwise
 ])
 def test_conv2d(kw):
     def ref(xs, w):

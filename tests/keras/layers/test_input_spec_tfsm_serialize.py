@@ -53,10 +53,22 @@ def test_tfsm_layer_wraps_an_exported_model(tmp_path):
                          trainable=False)
     assert not frozen.trainable_weights and len(frozen.non_trainable_weights) == 2
     assert frozen(x).shape == (4, 2)
+    # no training endpoint: training=True calls the inference one, as Keras
+    np.testing.assert_allclose(layer(x, training=True).numpy(), model(x).numpy(), rtol=1e-6)
+    y = np.ones((4, 1), np.float32)
+    outer.compile("sgd", "mse")
+    with pytest.raises(NotImplementedError, match="run_eagerly"):
+        outer.fit(x, y, epochs=1, verbose=0)
+    outer.compile("sgd", "mse", run_eagerly=True)
+    before = layer.trainable_weights[0].numpy().copy()
+    outer.fit(x, y, epochs=1, verbose=0)
+    assert not np.allclose(layer.trainable_weights[0].numpy(), before)  # trained eagerly
+    kept = L.TFSMLayer(str(tmp_path / "sm"), trainable=False)
+    fixed = keras.Model(inp, L.Dense(1)(kept(inp)))
+    fixed.compile("sgd", "mse")
+    assert len(fixed.fit(x, y, epochs=1, verbose=0).history["loss"]) == 1
     with pytest.raises(ValueError, match="endpoint 'nope'"):
         L.TFSMLayer(str(tmp_path / "sm"), call_endpoint="nope")
-    with pytest.raises(ValueError, match="call_training_endpoint"):
-        layer(x, training=True)
 
 
 def test_layers_serialize_round_trip():

@@ -202,3 +202,15 @@ def test_affine_transform_matches_keras(mode):
     np.testing.assert_allclose(got, FIX["affine"][mode], atol=1e-3)
     np.testing.assert_allclose(image.apply_channel_shift(grid, 5.0, channel_axis=2),
                                FIX["channel_shift"])
+
+
+def test_follows_the_image_data_format_setting(tmp_path):
+    x = np.random.default_rng(1).uniform(0, 255, (4, 5, 3)).astype(np.float32)
+    utils.save_img(tmp_path / "a.png", x, scale=False)
+    tw.keras.config.set_image_data_format("channels_first")
+    try:
+        assert utils.img_to_array(utils.load_img(tmp_path / "a.png")).shape == (3, 4, 5)
+        gen = image.ImageDataGenerator()
+        assert gen.data_format == "channels_first" and gen.channel_axis == 1
+    finally:
+        tw.keras.config.set_image_data_format("channels_last")

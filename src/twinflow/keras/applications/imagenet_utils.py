@@ -20,8 +20,9 @@ import numpy as np
 from ...core import dtypes
 from ...ops import array_ops, math_ops
 from .. import activations, backend
-from ..layers.core import Lambda
+from ..layers.base import Layer
 from ..layers.keras_tensor import KerasTensor
+from ..registry import register_object
 
 CLASS_INDEX_FILE = "imagenet_class_index.json"
 _MODES = ("caffe", "tf", "torch")
@@ -97,7 +98,7 @@ def preprocess_input(x, data_format: str | None = None, mode: str = "caffe") -> 
 
     A floating NumPy array is written over (and returned), as in Keras; use ``np.copy(x)``
     to keep it. A tensor gives a new tensor; a KerasTensor (inside a functional model) gives
-    the output of a ``Lambda`` layer doing the same.
+    the output of a ``PreprocessInput`` layer doing the same.
 
     Args:
         x: a 3D or 4D NumPy array, tensor or KerasTensor with 3 colour channels.
@@ -118,8 +119,7 @@ def preprocess_input(x, data_format: str | None = None, mode: str = "caffe") -> 
                          f"Received: mode={mode}")
     data_format = _data_format(data_format)
     if isinstance(x, KerasTensor):
-        return Lambda(lambda t: _tensor_preprocess(t, data_format, mode),
-                      name=f"preprocess_input_{mode}")(x)
+        return PreprocessInput(mode=mode, data_format=data_format)(x)
     if isinstance(x, np.ndarray):
         return _numpy_preprocess(x, data_format, mode)
     if isinstance(x, (list, tuple, int, float)):
@@ -127,6 +127,56 @@ def preprocess_input(x, data_format: str | None = None, mode: str = "caffe") -> 
     if not hasattr(x, "dtype") or not isinstance(x.dtype, dtypes.DType):
         raise TypeError(f"preprocess_input expects a NumPy array or a tensor, got {type(x)}")
     return _tensor_preprocess(x, data_format, mode)
+
+
+def register_layer(cls: type) -> type:
+    """Makes an applications layer loadable by name without ``custom_objects`` (what
+    ``keras.utils.register_keras_serializable(package="twinflow")`` does; keras.utils imports
+    the models, which this module comes before).
+
+    Args:
+        cls: the layer class.
+
+    Returns:
+        ``cls``.
+    """
+    register_object(f"twinflow>{cls.__name__}", cls)
+    register_object(cls.__name__, cls)
+    return cls
+
+
+@register_layer
+class PreprocessInput(Layer):
+    """``preprocess_input`` as a layer: what it adds to a functional model built on
+    KerasTensors (Keras adds operation nodes, which twinflow's functional models do not have;
+    this layer saves and loads with the model).
+
+    Args:
+        mode: ``"caffe"``, ``"tf"`` or ``"torch"``.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: the Keras setting).
+        **kwargs: Layer arguments.
+    """
+
+    def __init__(self, mode: str = "caffe", data_format: str | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        if mode not in _MODES:
+            raise ValueError("Expected mode to be one of `caffe`, `tf` or `torch`. "
+                             f"Received: mode={mode}")
+        self.mode = mode
+        self.data_format = _data_format(data_format)
+
+    def call(self, inputs) -> Any:
+        """The preprocessed images.
+
+        Args:
+            inputs: a batch of images.
+
+        Returns:
+            ``preprocess_input(inputs, data_format, mode)``.
+        """
+        return _tensor_preprocess(inputs, self.data_format, self.mode)
+
+    _config_keys = ("mode", "data_format")
 
 
 def class_index_path() -> str:

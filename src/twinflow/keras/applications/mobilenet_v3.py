@@ -13,7 +13,6 @@ from typing import Any
 from .. import backend, layers
 from ..layers.base import unique_layer_name
 from ..models import Model
-from ..utils import register_keras_serializable
 from . import _common, imagenet_utils
 from .imagenet_utils import decode_predictions
 
@@ -21,7 +20,7 @@ preprocess_input = _common.preprocessor(None)
 _depth = _common.make_divisible
 
 
-@register_keras_serializable(package="twinflow")
+@imagenet_utils.register_layer
 class HardSigmoidReLU(layers.ReLU):
     """MobileNetV3's hard sigmoid, ``relu6(x + 3) / 6``, as one layer.
 

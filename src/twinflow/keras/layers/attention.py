@@ -15,6 +15,7 @@ from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import activations as _activations
+from . import quantized as _quantized
 from .activation import Softmax
 from .base import Layer
 from .core import fraction
@@ -110,6 +111,8 @@ class EinsumDense(Layer):
                                for c in out[first:])
             self.bias = self._add_weight_for("bias", "bias", bias_shape)
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def call(self, inputs) -> Tensor:
         y = linalg_ops.einsum(self.equation, inputs, self.kernel)
@@ -117,6 +120,8 @@ class EinsumDense(Layer):
             y = y + self.bias
         act = self.activation
         return y if act is _activations.linear else act(y)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def get_config(self) -> dict:
         cfg = super().get_config()

@@ -608,6 +608,22 @@ class Layer(Module, Configurable):
         with _name_scope(self.name):
             return self.call(inputs, *args, **kwargs)
 
+    def quantize(self, mode: str | None = None, type_check: bool = True, config=None) -> None:
+        """Quantizes the layer's weights; ``Dense``, ``EinsumDense`` and ``Embedding`` can.
+
+        Args:
+            mode: ``'int8'``, ``'int4'``...
+            type_check: refuse subclasses of the quantizable layers.
+            config: a ``keras.quantizers.QuantizationConfig``.
+        """
+        raise NotImplementedError(f"Layer {type(self).__name__} does not have a `quantize()` "
+                                  "method implemented.")
+
+    @property
+    def quantization_mode(self) -> str | None:
+        """The mode the layer is quantized in (None: not quantized)."""
+        return self._tw_policy.quantization_mode
+
     def compute_mask(self, inputs, mask=None) -> Any:
         """The mask of this layer's output: the input mask for layers that support masking
         (``supports_masking``), else None (override for layers that make or change masks).

@@ -211,6 +211,12 @@ class _BaseConv(_Conv):
         pad = self._op_padding()
         if self.groups == 1:
             return nn_ops.conv2d(x, k, strides=strides, padding=pad, dilations=dilations)
+        if k.shape[2] == 1:
+            # one input channel per group (ConvNeXt's 7x7): a depthwise convolution, whose
+            # output channel c * multiplier + m is group c's filter m, as here
+            k = array_ops.reshape(k, list(k.shape[:2]) + [self.groups, -1])
+            return nn_ops.depthwise_conv2d(x, k, strides=[1] + strides + [1], padding=pad,
+                                           dilations=dilations)
         xs = array_ops.split(x, self.groups, axis=-1)
         ks = array_ops.split(k, self.groups, axis=-1)
         return array_ops.concat([nn_ops.conv2d(a, b, strides=strides, padding=pad,

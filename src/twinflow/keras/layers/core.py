@@ -17,6 +17,7 @@ from .. import activations as _activations
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ..settings import image_data_format
+from . import quantized as _quantized
 from .base import Layer
 
 
@@ -75,6 +76,8 @@ class Dense(Layer):
         self.bias = self._add_weight_for("bias", "bias", (self.units,)) \
             if self.use_bias else None
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def call(self, inputs) -> Tensor:
         if isinstance(inputs, RaggedTensor):  # the last dim is uniform: apply to flat values
@@ -96,6 +99,8 @@ class Dense(Layer):
             y = nn_ops.bias_add(y, self.bias)
         act = self.activation
         return y if act is _activations.linear else act(y)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -196,8 +201,21 @@ class Dropout(Layer):
     def call(self, inputs, training: bool | None = None) -> Tensor:
         if not training or self.rate == 0:
             return array_ops.identity(inputs)
-        return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self.noise_shape,
+        return nn_ops.dropout(inputs, rate=self.rate, noise_shape=self._noise_shape(inputs),
                               seed=self.seed)
+
+    def _noise_shape(self, inputs):
+        """``noise_shape`` with its None entries taken from ``inputs`` (Keras: a per-sample
+        mask is ``noise_shape=(None, 1, 1, 1)``)."""
+        if self.noise_shape is None or all(d is not None for d in self.noise_shape):
+            return self.noise_shape
+        known = inputs.shape.as_list() if inputs.shape.rank is not None else None
+        if known is not None and all(known[i] is not None
+                                     for i, d in enumerate(self.noise_shape) if d is None):
+            return [known[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+        dynamic = array_ops.shape(inputs)
+        return array_ops.stack([dynamic[i] if d is None else d
+                                for i, d in enumerate(self.noise_shape)])
 
     _config_keys = ("rate", "noise_shape", "seed")
 
@@ -234,6 +252,8 @@ class Embedding(Layer):
                                           initializer=self.embeddings_initializer,
                                           regularizer=self.embeddings_regularizer)
         self.built = True
+        if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
+            _quantized.build_quantized(self)
 
     def _convert_inputs(self, inputs):
         x = super()._convert_inputs(inputs)
@@ -243,6 +263,8 @@ class Embedding(Layer):
 
     def call(self, inputs) -> Tensor:
         return array_ops.gather(self.embeddings, inputs)
+
+    quantize = _quantized.quantize_layer  # layer.quantize("int8"): keras/layers/quantized.py
 
     def compute_mask(self, inputs, mask=None) -> Any:
         if not self.mask_zero:

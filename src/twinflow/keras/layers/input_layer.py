@@ -36,7 +36,7 @@ class InputLayer(Layer):
             if input_shape is None:
                 raise ValueError("InputLayer needs `input_shape` (or `batch_input_shape`)")
             batch_input_shape = (batch_size,) + tuple(input_shape)
-        super().__init__(name=name or unique_layer_name("input"), dtype=dtype,
+        super().__init__(name=name or unique_layer_name("input_layer"), dtype=dtype,
                          batch_input_shape=batch_input_shape)
         self.built = True
         self._tw_output_shape = tuple(batch_input_shape)

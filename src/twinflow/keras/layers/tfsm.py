@@ -16,8 +16,9 @@ from .base import Layer
 
 class TFSMLayer(Layer):
     """Calls an endpoint of a SavedModel; the SavedModel's variables become the layer's
-    weights (trainable when ``trainable``). For inference by default; give
-    ``call_training_endpoint`` for ``training=True``.
+    weights (trainable when ``trainable``). ``call_training_endpoint``, when given, is called
+    when ``training=True``. Training the SavedModel's variables needs eager execution
+    (``compile(run_eagerly=True)``); inside a traced function the endpoint has no gradient.
 
     Args:
         filepath: the SavedModel directory.
@@ -57,17 +58,20 @@ class TFSMLayer(Layer):
                          f"{sorted(set(sigs) | {a for a in dir(self._reloaded) if not a.startswith('_') and callable(getattr(self._reloaded, a))})}")  # noqa: E501
 
     def call(self, inputs, training=False, **kwargs) -> Any:
-        fn = self._endpoint
-        if training:
-            if self._training_endpoint is None:
-                raise ValueError("TFSMLayer was called with training=True but no "
-                                 "`call_training_endpoint` was given")
-            fn = self._training_endpoint
+        # As Keras: the training endpoint when training and one was given, else the
+        # inference endpoint.
+        fn = self._training_endpoint if training and self._training_endpoint is not None \
+            else self._endpoint
         if ctx.graph is None:
             return _single(fn(inputs, **kwargs))
         # Restored concrete functions run eagerly only: inside a traced graph (a functional
         # model, tw.function, Dataset.map) the endpoint runs as a NumPy-function op, which
         # has no gradient.
+        if training and self.trainable_weights:
+            raise NotImplementedError(
+                "TFSMLayer cannot train the SavedModel's variables inside a traced function "
+                "(such as fit's train step): use compile(run_eagerly=True), or "
+                "TFSMLayer(..., trainable=False) to keep them fixed")
         if kwargs or not isinstance(inputs, Tensor):
             raise NotImplementedError("TFSMLayer inside a traced function takes one tensor "
                                       "input and no keyword arguments")

@@ -65,6 +65,7 @@ from .base import (
     squared_hinge,
 )
 from .more import (
+    CTC,
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
     CategoricalGeneralizedCrossEntropy,
@@ -75,6 +76,7 @@ from .more import (
     categorical_focal_crossentropy,
     categorical_generalized_cross_entropy,
     circle,
+    ctc,
     dice,
     tversky,
 )
@@ -83,7 +85,7 @@ _BY_NAME.update({
     "binary_focal_crossentropy": binary_focal_crossentropy,
     "categorical_focal_crossentropy": categorical_focal_crossentropy,
     "categorical_generalized_cross_entropy": categorical_generalized_cross_entropy,
-    "dice": dice, "tversky": tversky, "circle": circle,
+    "dice": dice, "tversky": tversky, "circle": circle, "ctc": ctc,
 })
 
 

@@ -1,10 +1,11 @@
-"""Keras 3's newer losses: focal cross-entropies, generalized cross-entropy, Dice, Tversky and
-Circle (function and class forms), with Keras 3.15's formulas and defaults."""
+"""Keras 3's newer losses: focal cross-entropies, generalized cross-entropy, Dice, Tversky,
+Circle and CTC (function and class forms), with Keras 3.15's formulas and defaults."""
 from __future__ import annotations
 
 from ...core import dtypes
 from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
+from ...ops.nn import ctc as _nn_ctc
 from ..masks import set_keras_mask
 from ..settings import epsilon
 from .base import (
@@ -303,3 +304,47 @@ class Circle(LossFunctionWrapper):
                  reduction: str = Reduction.AUTO, name: str = "circle") -> None:
         super().__init__(circle, reduction=reduction, name=name, gamma=gamma, margin=margin,
                          remove_diagonal=remove_diagonal)
+
+
+def ctc(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """CTC loss of integer labels (0 is the blank and pads them) against batch-major logits,
+    every logit sequence taken whole.
+
+    Args:
+        y_true: ``(batch, max_label_length)`` integer labels, 0 for padding.
+        y_pred: ``(batch, max_time, num_classes)`` logits (not softmaxed).
+
+    Returns:
+        One loss per sample.
+    """
+    y_true, y_pred = _tensor(y_true), _tensor(y_pred)
+    if y_true.shape.rank != 2:
+        raise ValueError("Targets `y_true` are expected to be a tensor of shape "
+                         "`(batch_size, max_length)` in integer format. Received: "
+                         f"y_true.shape={y_true.shape}")
+    if y_pred.shape.rank != 3:
+        raise ValueError("Logits `y_pred` are expected to be a tensor of shape "
+                         "`(batch_size, max_length, num_classes)`. Received: "
+                         f"y_pred.shape={y_pred.shape}")
+    shape = array_ops.shape(y_pred)
+    input_length = array_ops.fill([shape[0]], shape[1])
+    label_length = math_ops.cast(reduction_ops.reduce_sum(math_ops.cast(
+        math_ops.not_equal(y_true, math_ops.cast(0, y_true.dtype)), dtypes.int32), axis=-1),
+        dtypes.int32)
+    logits = y_pred if y_pred.dtype in (dtypes.float16, dtypes.float32) else \
+        math_ops.cast(y_pred, dtypes.float32)
+    loss = _nn_ctc.ctc_loss(math_ops.cast(y_true, dtypes.int32), logits, label_length,
+                            input_length, logits_time_major=False, blank_index=0)
+    return loss if y_pred.dtype is loss.dtype else math_ops.cast(loss, y_pred.dtype)
+
+
+class CTC(LossFunctionWrapper):
+    """The CTC loss (see ``ctc``).
+
+    Args:
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+    """
+
+    def __init__(self, reduction: str = Reduction.AUTO, name: str = "ctc") -> None:
+        super().__init__(ctc, reduction=reduction, name=name)

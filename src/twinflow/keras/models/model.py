@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from ...core import nest
@@ -95,12 +96,48 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         symbolic_call(lambda x: self(x), (spec,), {})
         self.built = True
 
+    def quantize(self, mode: str | None = None, config=None, filters=None, **kwargs) -> None:
+        """Quantizes every layer that can be (``Dense``, ``EinsumDense``, ``Embedding``).
+
+        Args:
+            mode: ``'int8'`` or ``'int4'`` (optional with ``config``).
+            config: a ``keras.quantizers.QuantizationConfig``.
+            filters: a regex, a list of regexes (matched against layer names) or a callable
+                ``layer -> bool``: only matching layers are quantized.
+            **kwargs: ``type_check`` (default True).
+        """
+        type_check = kwargs.pop("type_check", True)
+        if kwargs:
+            raise ValueError(f"Unrecognized keyword arguments passed to quantize: {kwargs}")
+        if not self.built:
+            raise ValueError("Cannot quantize a model that isn't yet built.")
+        pats = [filters] if isinstance(filters, str) else filters
+        done = 0
+        stack = list(self._tracked_layers())
+        while stack:
+            layer = stack.pop(0)
+            if callable(pats) and not pats(layer) or isinstance(pats, list) and not any(
+                    re.search(p, layer.name) for p in pats):
+                stack.extend(layer._tracked_layers())
+                continue
+            try:
+                layer.quantize(mode, type_check=type_check, config=config)
+                done += 1
+            except NotImplementedError as e:
+                if "does not have a `quantize()`" not in str(e):
+                    raise
+                stack.extend(layer._tracked_layers())
+        if not done:
+            raise ValueError(f"No layer of the model could be quantized in mode {mode!r}")
+
     # ----- layers -----
     @property
     def layers(self) -> list:
-        """The model's layers (functional: including InputLayers)."""
+        """The model's layers (functional: including InputLayers; not the operations, such as
+        ``a + b`` on KerasTensors, which Keras 3 leaves out too)."""
         if self._tw_functional:
-            return list(self._tw_layer_list)
+            return [x for x in self._tw_layer_list
+                    if not getattr(x, "_tw_operation", False)]
         return [x for x in self._tracked_layers() if isinstance(x, Layer)
                 and not isinstance(x, _metrics.Metric)]
 

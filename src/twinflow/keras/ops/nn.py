@@ -26,6 +26,7 @@ from .. import settings as _backend
 from ._array import _ax, _dims
 from ._common import as_float, floatx, promote, publish, tensor
 from ._stats import polar
+from .ctc import ctc_decode, ctc_loss  # noqa: F401  (keras.ops.nn names)
 
 __all__: list = []
 
@@ -480,4 +481,4 @@ __all__ = publish(globals(), ACTIVATIONS, __name__) + [
     "categorical_crossentropy", "sparse_categorical_crossentropy", "psnr", "conv",
     "conv_transpose", "depthwise_conv", "separable_conv", "max_pool", "average_pool",
     "adaptive_max_pool", "adaptive_average_pool", "depth_to_space", "space_to_depth", "unfold",
-    "fold", "dot_product_attention", "polar"]
+    "fold", "dot_product_attention", "polar", "ctc_loss", "ctc_decode"]

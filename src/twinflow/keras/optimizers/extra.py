@@ -104,6 +104,10 @@ class Muon(Optimizer):
     def _slot_names(self) -> tuple:
         return ("momentum", "velocity")
 
+    def _slot_names_for(self, var) -> tuple:
+        # As Keras: a velocity only for the variables AdamW updates.
+        return ("momentum", "velocity") if self._should_use_adamw(var) else ("momentum",)
+
     def _should_use_adamw(self, variable) -> bool:
         if variable.shape.rank != 2:
             return True

@@ -170,6 +170,10 @@ class Optimizer(Module, Configurable):
     def _slot_names(self) -> tuple:
         return ()
 
+    def _slot_names_for(self, var) -> tuple:
+        """The slots of one variable (all of ``_slot_names`` unless a subclass differs)."""
+        return self._slot_names()
+
     def _all_slot_names(self) -> tuple:
         extra = (("ema",) if self.use_ema else ()) + \
             (("accumulated_grad",) if self.gradient_accumulation_steps else ())
@@ -187,7 +191,8 @@ class Optimizer(Module, Configurable):
                 continue
             self._tw_index[id(var)] = len(self._tw_tracked)
             self._tw_tracked.append(var)
-            slots = {n: self.add_variable_from_reference(var, n) for n in self._slot_names()}
+            slots = {n: self.add_variable_from_reference(var, n)
+                     for n in self._slot_names_for(var)}
             if self.use_ema:
                 # zeros: the first update sets it to the variable (momentum 0 at step 0)
                 slots["ema"] = Optimizer.add_variable_from_reference(self, var, "ema")

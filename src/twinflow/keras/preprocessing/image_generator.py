@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..settings import image_data_format
 from .image_iterators import DataFrameIterator, DirectoryIterator, NumpyArrayIterator
 from .image_transforms import (
     apply_affine_transform,
@@ -68,7 +69,7 @@ class ImageDataGenerator:
                  vertical_flip: bool = False, rescale=None, preprocessing_function=None,
                  data_format=None, validation_split: float = 0.0,
                  interpolation_order: int = 1, dtype=None) -> None:
-        data_format = data_format or "channels_last"
+        data_format = data_format or image_data_format()
         if data_format not in ("channels_last", "channels_first"):
             raise ValueError(f"`data_format` should be \"channels_last\" (channel after row "
                              f"and column) or \"channels_first\" (channel before row and "

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..py_dataset import PyDataset
+from ..settings import image_data_format
 from ..utils.image_utils import array_to_img, img_to_array, load_img
 
 __all__ = ["DataFrameIterator", "DirectoryIterator", "Iterator", "NumpyArrayIterator"]
@@ -166,7 +167,7 @@ class NumpyArrayIterator(Iterator):
         if self.x.ndim != 4:
             raise ValueError(f"Input data in `NumpyArrayIterator` should have rank 4. You "
                              f"passed an array with shape {self.x.shape}")
-        self.data_format = data_format or "channels_last"
+        self.data_format = data_format or image_data_format()
         ch_axis = 3 if self.data_format == "channels_last" else 1
         if self.x.shape[ch_axis] not in (1, 3, 4):
             warnings.warn(f"NumpyArrayIterator is set to use the data format convention "
@@ -213,7 +214,7 @@ class _FromFiles(Iterator):
             raise ValueError(f"Invalid color mode: {color_mode}; expected \"rgb\", \"rgba\", "
                              "or \"grayscale\".")
         self.color_mode = color_mode
-        self.data_format = data_format or "channels_last"
+        self.data_format = data_format or image_data_format()
         c = channels[color_mode]
         self.image_shape = self.target_size + (c,) if self.data_format == "channels_last" \
             else (c,) + self.target_size

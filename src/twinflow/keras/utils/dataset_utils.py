@@ -18,6 +18,7 @@ from ...ops import array_ops, math_ops, string_ops
 from ...ops.array.create import one_hot
 from ...ops.image.resize import resize as _resize
 from ...ops.script_ops import numpy_function
+from ..settings import image_data_format
 
 IMAGE_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
 
@@ -229,7 +230,7 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
         raise ValueError("Only one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio` can "
                          "be set to `True`.")
     th, tw_ = (int(v) for v in image_size)
-    first = (data_format or "channels_last") == "channels_first"
+    first = (data_format or image_data_format()) == "channels_first"
 
     def read(path) -> np.ndarray:
         # Eager twinflow ops on one file (image sizes differ, so this runs per element).

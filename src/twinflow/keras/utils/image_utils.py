@@ -14,6 +14,7 @@ from ...core.files import atomic_write
 from ...eager.execute import convert_to_tensor
 from ...ops import array_ops
 from ..layers.preprocessing.image import aspect_crop, resize_as_keras
+from ..settings import image_data_format
 
 __all__ = ["array_to_img", "img_to_array", "load_img", "save_img", "smart_resize"]
 
@@ -36,7 +37,7 @@ def pil_image():
 
 
 def _data_format(data_format) -> str:
-    fmt = data_format or "channels_last"
+    fmt = data_format or image_data_format()  # keras.config.image_data_format()
     if fmt not in ("channels_last", "channels_first"):
         raise ValueError(f"Invalid data_format: {data_format}")
     return fmt

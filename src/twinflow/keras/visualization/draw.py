@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..settings import image_data_format
 from ..utils.bounding_boxes import convert_format
 from ..utils.image_utils import pil_image
 
@@ -19,7 +20,7 @@ def batch_of_images(images, data_format) -> np.ndarray:
     if arr.ndim != 4:
         raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
                          f"{arr.shape}")
-    return arr.transpose(0, 2, 3, 1) if (data_format or "channels_last") == \
+    return arr.transpose(0, 2, 3, 1) if (data_format or image_data_format()) == \
         "channels_first" else arr
 
 
@@ -129,7 +130,7 @@ def draw_segmentation_masks(images, segmentation_masks, num_classes: int | None 
     if imgs.ndim != 4:
         raise ValueError(f"`images` must be batched 4D tensor. Received: images.shape="
                          f"{imgs.shape}")
-    if (data_format or "channels_last") == "channels_first":
+    if (data_format or image_data_format()) == "channels_first":
         imgs, masks = imgs.transpose(0, 2, 3, 1), masks.transpose(0, 2, 3, 1)
     if masks.dtype.kind not in "iu":
         raise TypeError(f"`segmentation_masks` must be in integer dtype. Received: "

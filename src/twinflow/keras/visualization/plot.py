@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..settings import image_data_format
 from .draw import _numpy, batch_of_images, draw_bounding_boxes, draw_segmentation_masks
 
 
@@ -55,7 +56,7 @@ def plot_image_gallery(images, y_true=None, y_pred=None, label_map=None, rows=No
     if arr.ndim != 4:
         raise ValueError("`plot_images_gallery()` requires you to batch your `np.array` "
                          "samples together.")
-    if (data_format or "channels_last") == "channels_first":
+    if (data_format or image_data_format()) == "channels_first":
         arr = arr.transpose(0, 2, 3, 1)
     n = arr.shape[0]
     rows = rows or int(math.ceil(math.sqrt(n)))
@@ -175,7 +176,7 @@ def plot_segmentation_mask_gallery(images, num_classes: int, value_range=(0, 255
     """
     _pyplot()
     arr = batch_of_images(images, data_format)
-    first = (data_format or "channels_last") == "channels_first"
+    first = (data_format or image_data_format()) == "channels_first"
     drawn = []
     for masks in (y_true, y_pred):
         if masks is not None:

@@ -12,6 +12,7 @@ from ...eager.tensor import EagerTensor
 from ...graph.graph import Operation, name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
+from ..dispatch import NOT_FOUND, user_dispatch
 from ..math import comparison
 from ..math.binary import add, multiply, subtract
 from ..math.comparison import less_equal
@@ -141,8 +142,20 @@ _COMPARE = {
 }
 
 
+_ASSERT_APIS = {"==": "assert_equal", "!=": "assert_none_equal", "<": "assert_less",
+                "<=": "assert_less_equal", ">": "assert_greater", ">=": "assert_greater_equal"}
+
+
 def _binary_assert(sym: str, x, y, message, summarize, name):
-    x, y = _pair(x, y)
+    try:
+        x, y = _pair(x, y)
+    except (TypeError, ValueError):  # a user type with a registered assert handler?
+        api = globals()[_ASSERT_APIS[sym]]
+        out = user_dispatch(api, (x, y), {"message": message, "summarize": summarize,
+                                          "name": name}, "assert")
+        if out is NOT_FOUND:
+            raise
+        return out
     op_name, np_fn = _COMPARE[sym]
     xv, yv = _static(x), _static(y)
     if xv is not None and yv is not None:

@@ -93,9 +93,9 @@ def non_max_suppression_overlaps(overlaps: TensorLike, scores: TensorLike, max_o
     """
     f32 = dtypes.float32
     return bind(NonMaxSuppressionWithOverlaps, [
-        convert(overlaps, dtype=f32), convert(scores, dtype=f32),
-        convert(max_output_size, dtype=dtypes.int32), convert(overlap_threshold, dtype=f32),
-        convert(score_threshold, dtype=f32)], name=name)
+        convert(overlaps, dtype_hint=f32), convert(scores, dtype_hint=f32),
+        convert(max_output_size, dtype=dtypes.int32), convert(overlap_threshold, dtype_hint=f32),
+        convert(score_threshold, dtype_hint=f32)], name=name)
 
 
 def _combined_infer(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
@@ -185,10 +185,10 @@ def combined_non_max_suppression(boxes: TensorLike, scores: TensorLike,
     """
     f32 = dtypes.float32
     return tuple(bind(CombinedNonMaxSuppression, [
-        convert(boxes, dtype=f32), convert(scores, dtype=f32),
+        convert(boxes, dtype_hint=f32), convert(scores, dtype_hint=f32),
         convert(max_output_size_per_class, dtype=dtypes.int32),
-        convert(max_total_size, dtype=dtypes.int32), convert(iou_threshold, dtype=f32),
-        convert(score_threshold, dtype=f32)],
+        convert(max_total_size, dtype=dtypes.int32), convert(iou_threshold, dtype_hint=f32),
+        convert(score_threshold, dtype_hint=f32)],
         {"pad_per_class": bool(pad_per_class), "clip_boxes": bool(clip_boxes)}, name=name))
 
 
@@ -268,9 +268,9 @@ def extract_glimpse(input: TensorLike, size, offsets: TensorLike, centered: bool
     Returns:
         ``[batch, glimpse_height, glimpse_width, channels]``.
     """
-    return bind(ExtractGlimpseV2, [convert(input, dtype=dtypes.float32),
+    return bind(ExtractGlimpseV2, [convert(input, dtype_hint=dtypes.float32),
                                    convert(size, dtype=dtypes.int32),
-                                   convert(offsets, dtype=dtypes.float32)],
+                                   convert(offsets, dtype_hint=dtypes.float32)],
                 {"centered": bool(centered), "normalized": bool(normalized),
                  "uniform_noise": noise == "uniform", "noise": noise}, name=name)
 
@@ -418,8 +418,8 @@ def _sdbb_args(image_size, bounding_boxes, min_object_covered, aspect_ratio_rang
              "use_image_if_no_bounding_boxes": bool(use_image_if_no_bounding_boxes)}
     if attrs["max_attempts"] < 1:
         raise ValueError(f"max_attempts must be positive, got {attrs['max_attempts']}")
-    return [size, convert(bounding_boxes, dtype=dtypes.float32),
-            convert(min_object_covered, dtype=dtypes.float32)], attrs
+    return [size, convert(bounding_boxes, dtype_hint=dtypes.float32),
+            convert(min_object_covered, dtype_hint=dtypes.float32)], attrs
 
 
 _SDBB_DOC_ARGS = """        image_size: ``[height, width, channels]`` (an integer tensor).

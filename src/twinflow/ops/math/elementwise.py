@@ -44,7 +44,7 @@ from ...eager.tensor import EagerTensor as _ET
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..core import binary_infer, convert, convert_pair, quietly
-from ..dispatch import CompositeArgument, dispatch
+from ..dispatch import NOT_FOUND, CompositeArgument, dispatch, user_dispatch
 
 FLOAT = "f"
 INEXACT = "fc"
@@ -273,9 +273,15 @@ def _unary_function(opdef):
         try:
             cx = convert(x)
         except CompositeArgument as e:
-            return dispatch("elementwise", e, (x,), {}, dense=_unary_function(opdef))
+            return dispatch("elementwise", e, (x,), {}, dense=fn)
+        except (TypeError, ValueError):  # a user type with a registered dispatch target?
+            out = user_dispatch(fn, (x,), {} if name is None else {"name": name}, 1)
+            if out is NOT_FOUND:
+                raise
+            return out
         return bind(opdef, (cx,), name=name)
     fn.op_name = opdef.name  # what composite dispatch reports and looks at
+    fn._tw_elementwise = 1
     return fn
 
 
@@ -286,9 +292,15 @@ def _binary_function(opdef, fast: bool = False):
         try:
             cx, cy = convert_pair(x, y)
         except CompositeArgument as e:
-            return dispatch("elementwise", e, (x, y), {}, dense=_binary_function(opdef, False))
+            return dispatch("elementwise", e, (x, y), {}, dense=fn)
+        except (TypeError, ValueError):  # a user type with a registered dispatch target?
+            out = user_dispatch(fn, (x, y), {} if name is None else {"name": name}, 2)
+            if out is NOT_FOUND:
+                raise
+            return out
         return bind(opdef, (cx, cy), name=name)
     fn.op_name = opdef.name  # what composite dispatch reports and looks at
+    fn._tw_elementwise = 2
     return fn
 
 

@@ -14,7 +14,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.shape import BroadcastTo, Reshape, broadcast_to, reshape, shape, shape_constant
 from ..core import convert, known_shape, normalize_axis, quietly
-from ..dispatch import CompositeArgument, dispatch
+from ..dispatch import NOT_FOUND, CompositeArgument, dispatch, user_dispatch
 from .binary import Mul, divide, multiply, subtract
 from .fast_reduce import add_reduce
 
@@ -132,6 +132,12 @@ def _reduce(opdef, fn_name: str, input_tensor, axis, keepdims, name):
         x = convert(input_tensor)
     except CompositeArgument as e:  # a RaggedTensor...: its registered reduction
         return dispatch(fn_name, e, (input_tensor,), {"axis": axis, "keepdims": keepdims})
+    except (TypeError, ValueError):  # a user type with a registered dispatch target?
+        out = user_dispatch(fn_name, (input_tensor,), {"axis": axis, "keepdims": keepdims,
+                                                       "name": name})
+        if out is NOT_FOUND:
+            raise
+        return out
     _check_dtype(x, opdef, fn_name)
     axes = _axes(x, axis, opdef, fn_name)
     return bind(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)

@@ -133,10 +133,9 @@ def greedy_decode(logits: np.ndarray, seq_len: np.ndarray, blank: int,
     return decoded, log_prob
 
 
-def _candidate(total: float, leaves: dict, beam_width: int) -> bool:
+def _candidate(total: float, size: int, beam_width: int, bottom) -> bool:
     """Whether a beam of this total enters the beam (TensorFlow's ``is_candidate``)."""
-    return total > NEG_INF and (len(leaves) < beam_width or
-                                total > min(v[2] for v in leaves.values()))
+    return total > NEG_INF and (size < beam_width or total > bottom)
 
 
 def _beam_one(logp: np.ndarray, beam_width: int) -> dict:
@@ -164,19 +163,26 @@ def _beam_one(logp: np.ndarray, beam_width: int) -> dict:
             blank_p = p_total + row[blank]
             leaves[prefix] = (blank_p, label, np.logaddexp(blank_p, label))
 
+        # TensorFlow's is_candidate: enter while the beam has room, else beat its bottom.
+        # The bottom only rises once the beam is full, so a vector pre-filter is safe.
+        bottom = min(v[2] for v in leaves.values()) if len(leaves) >= beam_width else None
         for prefix, (p_blank, _, p_total) in old.items():
-            if not _candidate(p_total, leaves, beam_width):
+            if not _candidate(p_total, len(leaves), beam_width, bottom):
                 continue
-            for c in range(blank):
+            totals = row[:blank] + p_total
+            if prefix:
+                totals[prefix[-1]] = row[prefix[-1]] + p_blank
+            floor = bottom if len(leaves) >= beam_width else NEG_INF
+            for c in np.flatnonzero(totals > floor).tolist():
                 child = prefix + (c,)
-                if child in leaves:
+                total = float(totals[c])
+                if child in leaves or not _candidate(total, len(leaves), beam_width, bottom):
                     continue
-                prev = p_blank if prefix and c == prefix[-1] else p_total
-                total = row[c] + prev
-                if _candidate(total, leaves, beam_width):
-                    if len(leaves) == beam_width:
-                        del leaves[min(leaves, key=lambda k: leaves[k][2])]
-                    leaves[child] = (NEG_INF, total, total)
+                if len(leaves) >= beam_width:
+                    del leaves[min(leaves, key=lambda k: leaves[k][2])]
+                leaves[child] = (NEG_INF, total, total)
+                if len(leaves) >= beam_width:
+                    bottom = min(v[2] for v in leaves.values())
         beams = leaves
     return beams
 

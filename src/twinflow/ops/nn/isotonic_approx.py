@@ -46,12 +46,12 @@ def _pav_decreasing(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, seg
 
 
-_ISO_IN = "float,double,int32,uint8,int16,int8,int64,uint16,half,uint32,uint64"
+_ISO_IN = "float,double,int32,uint8,int16,int8,int64,bfloat16,uint16,half,uint32,uint64"
 
 
 @register_op("IsotonicRegression", multi_output=True, schema=(
     f"input:T -> output:output_dtype, segments:int32 | T:type in [{_ISO_IN}]; "
-    "output_dtype:type=float in [half,float,double]"))
+    "output_dtype:type=float in [half,bfloat16,float,double]"))
 class IsotonicRegression:
     """The non-increasing isotonic fit of each row (last axis), and its segment ids."""
 
@@ -78,6 +78,7 @@ class IsotonicRegression:
 
 
 _PROMOTE = {dtypes.float32: dtypes.float32, dtypes.float16: dtypes.float16,
+            dtypes.bfloat16: dtypes.bfloat16,
             dtypes.int8: dtypes.float32, dtypes.int16: dtypes.float32}
 
 
@@ -131,7 +132,7 @@ def _topk_infer(input, *, k, reduction_dimension=-1, recall_target=0.95, is_max_
 @register_op("ApproxTopK", multi_output=True, check_shapes=True, schema=(
     "input:T -> values:T, indices:int32 | k:int >=0; reduction_dimension:int=-1; "
     "recall_target:float=0.95; is_max_k:bool=True; reduction_input_size_override:int=-1; "
-    "aggregate_to_topk:bool=True; T:type in [half,float]"))
+    "aggregate_to_topk:bool=True; T:type in [half,bfloat16,float]"))
 class ApproxTopK:
     """The k largest (or smallest) entries along ``reduction_dimension`` and their indices,
     sorted (computed exactly)."""

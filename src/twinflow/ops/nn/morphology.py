@@ -27,7 +27,7 @@ from ..math.cast import cast
 from ..math.unary import negative
 from .conv_kernels import out_size
 
-_REAL = "float,double,int32,uint8,int16,int8,int64,uint16,half,uint32,uint64"
+_REAL = "float,double,int32,uint8,int16,int8,int64,bfloat16,uint16,half,uint32,uint64"
 
 
 def _err(msg: str) -> InvalidArgumentError:
@@ -78,7 +78,7 @@ def _windows(x, kh, kw, strides, rates, padding, fill):
 
 
 def _fill(dtype):
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min  # (V: bfloat16)
 
 
 def _argmax_windows(x, kh, kw, strides, rates, padding, filt=None):

@@ -49,7 +49,7 @@ from .control.cond import case, cond, switch_case
 from .control.map_fn import foldl, foldr, map_fn, scan
 from .control.tensor_array import TensorArray
 from .control.while_loop import while_loop
-from . import autograph
+# (tw.autograph loads on first use: see _LAZY below)
 # [exports: training] (loaded on first use: see _LAZY below)
 # [exports: data and io]
 from .ops import script_ops as _script_ops
@@ -108,7 +108,7 @@ _LAZY = {
     "Module": (".train.module", "Module"), "image": (".image", None),
     "signal": (".signal", None), "graph_util": (".graph_util", None),
     "distribute": (".distribute", None), "onnx": (".onnx", None),
-    "saved_model": (".saved_model", None),
+    "saved_model": (".saved_model", None), "autograph": (".autograph", None),
     "import_graph_def": (".saved_model.graph_import", "import_graph_def"),
     "make_ndarray": (".io.tensor_proto", "make_ndarray"),
     "edit_distance": (".ops.sets", "edit_distance"),

@@ -5,7 +5,6 @@ it into N logical CPUs (``core/devices.py``) before the runtime starts.
 """
 from __future__ import annotations
 
-import logging
 import os
 import tracemalloc
 import types
@@ -317,6 +316,7 @@ def _set_inter(n) -> None:
     time (docs/tf_differences.md), so only 0 and 1 describe what happens."""
     _threads["inter"] = _thread_count(n, "inter_op_parallelism_threads")
     if _threads["inter"] > 1:
+        import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
         logging.getLogger("twinflow").warning(
             "set_inter_op_parallelism_threads(%d): twinflow runs the ops of a graph one at a "
             "time; only intra-op parallelism (set_intra_op_parallelism_threads) is used",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -33,12 +32,14 @@ def intra_threads() -> int:
     return max(1, n if n > 0 else (os.cpu_count() or 1))
 
 
-def _executor(workers: int) -> ThreadPoolExecutor:
+def _executor(workers: int):  # -> ThreadPoolExecutor
     with _lock:
         ex, size = _pool
         if ex is None or size != workers:
             if ex is not None:
                 ex.shutdown(wait=False)
+            # (imported here: concurrent.futures loads logging, kept out of import twinflow)
+            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
             ex = ThreadPoolExecutor(workers, thread_name_prefix="twinflow-intra",
                                     initializer=_mark_worker)
             _pool[0], _pool[1] = ex, workers

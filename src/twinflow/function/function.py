@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from ..autograph import convert_for_function
 from ..compiler.memory import memory_stats
 from ..compiler.program import Program, bind_captures
 from ..core import nest
@@ -458,6 +457,8 @@ class Function:
         if not self._autograph:
             return self._python_function
         if self._converted is None:
+            # AutoGraph (~25 modules) loads on the first trace, not at ``import twinflow``.
+            from ..autograph import convert_for_function  # noqa: PLC0415
             self._converted = convert_for_function(self._python_function,
                                                    self._autograph_options)
         return self._converted

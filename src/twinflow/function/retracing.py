@@ -6,12 +6,18 @@ Python function, across every ``tw.function`` wrapping it, traced a new graph.
 """
 from __future__ import annotations
 
-import logging
 import weakref
 
 from .trace_type import is_tensor_key
 
-logger = logging.getLogger("twinflow")
+
+def __getattr__(name: str):
+    # ``retracing.logger``: the "twinflow" logger, loaded on first use.
+    if name == "logger":
+        import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
+        return logging.getLogger("twinflow")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 FREQUENT_TRACING_WARNING_THRESHOLD = 5
 # Traced graphs one tw.function keeps (the least recently used beyond it are dropped).
@@ -37,7 +43,7 @@ class CallCounter:
                 break
         if len(self._calls_per_tracings) >= FREQUENT_TRACING_WARNING_THRESHOLD:
             why = f" Latest reason: {reason}." if reason else ""
-            logger.warning(
+            __getattr__("logger").warning(
                 "%d out of the last %d calls to %s triggered tf.function retracing. Tracing is "
                 "expensive and the excessive number of tracings could be due to (1) creating "
                 "@tf.function repeatedly in a loop, (2) passing tensors with different shapes, "

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .checks import shape_error
-from .schema import OpSchema, allowed_np_dtypes, parse_schema, same_dtype_schema
+from .schema import OpSchema, allowed_np_dtypes, parse_schema
 from .validator import validator
 
 REGISTRY: dict = {}
@@ -43,6 +43,22 @@ class _Anything:
 
 
 _ANY = _Anything()
+_SAME_DTYPE = "xs:N*T -> y:any | T:type"  # the schema ``same_dtype=True`` stands for
+
+
+class _LazyNpDtypes:
+    # ``OpDef.np_dtypes`` until the schema is parsed: the first lookup parses it and installs
+    # the real set, so the eager fast paths pay nothing after the op's first call.
+    __slots__ = ("opdef",)
+
+    def __init__(self, opdef) -> None:
+        self.opdef = opdef
+
+    def __contains__(self, item) -> bool:
+        self.opdef.schema  # noqa: B018  (parses, installing the real ``np_dtypes``)
+        return item in self.opdef.np_dtypes
+
+
 # Schemas declared (by ``declare_schema``) for ops not registered yet.
 _PENDING_SCHEMAS: dict = {}
 
@@ -51,7 +67,8 @@ class OpDef:
     """Everything twinflow knows about one op type."""
 
     __slots__ = ("name", "infer", "kernel", "grad", "stateful", "same_dtype", "multi_output",
-                 "doc", "schema", "validate", "validate_eager", "np_dtypes", "__dict__")
+                 "doc", "_schema", "_schema_text", "validate", "validate_eager", "np_dtypes",
+                 "__dict__")
     # Declared by ops that read a variable (see the module docstring); looked up per recorded op.
     accessed_variable = None
 
@@ -66,7 +83,30 @@ class OpDef:
         self.same_dtype = same_dtype
         self.multi_output = multi_output
         self.doc = doc
-        self.set_schema(same_dtype_schema(name) if same_dtype else None)
+        if same_dtype:
+            self._set_schema_text(_SAME_DTYPE, False)
+        else:
+            self.set_schema(None)
+
+    @property
+    def schema(self) -> OpSchema | None:
+        """The op's OpSchema (parsed on first use: parsing ~400 schemas at import would cost
+        ``import twinflow`` ~15 ms), or None for an op without one."""
+        if self._schema_text is not None:
+            self._set_parsed(parse_schema(*self._schema_text))
+        return self._schema
+
+    def _set_schema_text(self, text: str, check_shapes: bool) -> None:
+        # The schema as written: parsed by the first ``schema`` or ``np_dtypes`` lookup.
+        self._schema, self._schema_text = None, (text, check_shapes)
+        self.np_dtypes = _LazyNpDtypes(self)
+        self.validate, self.validate_eager = self._first_validate, self._first_validate_eager
+
+    def _set_parsed(self, schema: OpSchema) -> None:
+        # (two threads may both parse: the results are equal and assignments atomic)
+        allowed = allowed_np_dtypes(schema)
+        self.np_dtypes = _ANY if allowed is None else allowed
+        self._schema, self._schema_text = schema, None
 
     def set_schema(self, schema: OpSchema | None) -> None:
         """Sets the op's schema and the validators ``bind`` runs.
@@ -77,10 +117,11 @@ class OpDef:
         ~300 validators at import would cost ``import twinflow`` ~20 ms): until then they are
         stubs that build them, install them and run them.
         """
-        self.schema = schema
-        # The NumPy dtypes ``bind_binary`` lets through without calling ``validate``.
-        allowed = None if schema is None else allowed_np_dtypes(schema)
-        self.np_dtypes = _ANY if allowed is None else allowed
+        self._schema_text = None
+        if schema is None:
+            self._schema, self.np_dtypes = None, _ANY
+        else:  # ``np_dtypes``: what ``bind_binary`` lets through without calling ``validate``
+            self._set_parsed(schema)
         if schema is None:
             self.validate = self.validate_eager = None
         else:
@@ -126,12 +167,11 @@ def declare_schema(name: str, text: str, check_shapes: bool = False) -> None:
         text: the schema (see ``graph/schema.py``).
         check_shapes: run ``infer`` eagerly too (see ``OpSchema.check_shapes``).
     """
-    schema = parse_schema(text, check_shapes)
     opdef = REGISTRY.get(name)
     if opdef is None:
-        _PENDING_SCHEMAS[name] = schema
+        _PENDING_SCHEMAS[name] = (text, check_shapes)
     else:
-        opdef.set_schema(schema)
+        opdef._set_schema_text(text, check_shapes)
 
 
 def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
@@ -165,7 +205,7 @@ def register_op(name: str, *, stateful: bool = False, same_dtype: bool = False,
                 setattr(opdef, k, v)
         pending = _PENDING_SCHEMAS.pop(name, None)
         if schema is not None or pending is not None:
-            opdef.set_schema(pending or parse_schema(schema, check_shapes))
+            opdef._set_schema_text(*(pending or (schema, check_shapes)))
         REGISTRY[name] = opdef
         return opdef
     return deco

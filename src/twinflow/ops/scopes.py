@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +17,9 @@ from ..graph.graph import Operation, name_scoped
 from ..graph.tensor import SymbolicTensor, Tensor, TensorLike
 from .array.shape import identity
 from .core import convert
+
+if TYPE_CHECKING:  # (logging loads on first use, not at ``import twinflow``)
+    import logging
 
 
 def _outermost_context():
@@ -191,6 +194,7 @@ def get_logger() -> logging.Logger:
     Returns:
         The ``logging.Logger`` named "twinflow".
     """
+    import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
     return logging.getLogger("twinflow")
 
 

@@ -1,7 +1,6 @@
 """Printing: ``tw.print`` (PrintV2) and the tensor formatting it shares with ``tw.strings``."""
 from __future__ import annotations
 
-import logging
 import pprint
 import sys
 
@@ -115,9 +114,9 @@ def _stream_spec(output_stream) -> str:
     raise ValueError(f"Unsupported output stream {output_stream!r}")
 
 
-_LOG_FUNCTIONS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
-                  "warn": logging.WARNING, "error": logging.ERROR, "fatal": logging.CRITICAL,
-                  "critical": logging.CRITICAL}
+# logging's levels (DEBUG, INFO...): logging loads on first use, not at ``import twinflow``.
+_LOG_FUNCTIONS = {"debug": 10, "info": 20, "warning": 30, "warn": 30, "error": 40, "fatal": 50,
+                  "critical": 50}
 
 
 def _write(spec: str, text: str, stream) -> None:
@@ -129,6 +128,7 @@ def _write(spec: str, text: str, stream) -> None:
         with open(spec[len("file://"):], "a", encoding="utf-8") as f:
             f.write(text)
     elif spec.startswith("log://"):
+        import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
         logging.getLogger("twinflow").log(int(spec[len("log://"):]), text.rstrip("\n"))
     else:
         stream.write(text)

@@ -304,17 +304,17 @@ def _thread_count(n, what: str) -> int:
     return int(n)
 
 
-def _set_intra(n) -> None:
+def _set_intra(num_threads) -> None:
     """Threads one kernel may use: twinflow's pool (fused blocks, conv batch blocks) and the
     BLAS library's own threads (``core.blas``). 0 means one per core / BLAS's default."""
-    _threads["intra"] = _thread_count(n, "intra_op_parallelism_threads")
+    _threads["intra"] = _thread_count(num_threads, "intra_op_parallelism_threads")
     blas.set_threads(_threads["intra"])
 
 
-def _set_inter(n) -> None:
+def _set_inter(num_threads) -> None:
     """Recorded for ``get_inter_op_parallelism_threads``; twinflow runs a graph's ops one at a
     time (docs/tf_differences.md), so only 0 and 1 describe what happens."""
-    _threads["inter"] = _thread_count(n, "inter_op_parallelism_threads")
+    _threads["inter"] = _thread_count(num_threads, "inter_op_parallelism_threads")
     if _threads["inter"] > 1:
         import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
         logging.getLogger("twinflow").warning(

@@ -299,43 +299,43 @@ def from_numpy(np_dtype) -> DType:
     return d
 
 
-def as_dtype(value) -> DType:
+def as_dtype(type_value) -> DType:
     """Converts a DType, a name (``'float32'``), a NumPy dtype or a Python type to a DType.
 
     Args:
-        value: what to convert.
+        type_value: what to convert.
 
     Returns:
         The DType.
     """
-    if isinstance(value, DType):
-        return value
-    if value is None:  # np.dtype(None) would say float64; TensorFlow refuses
+    if isinstance(type_value, DType):
+        return type_value
+    if type_value is None:  # np.dtype(None) would say float64; TensorFlow refuses
         raise TypeError("Cannot convert the argument `type_value`: None to a twinflow DType.")
-    if type(value) is int:  # a DataType enum, as TensorFlow: tf.as_dtype(1) is tf.float32
-        d = _BY_ENUM.get(value)
+    if type(type_value) is int:  # a DataType enum, as TensorFlow: tf.as_dtype(1) is tf.float32
+        d = _BY_ENUM.get(type_value)
         if d is not None:
             return d
-        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a twinflow "
-                        "DType.")
-    if isinstance(value, str):
-        d = _BY_NAME.get(value)
+        raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a "
+                        "twinflow DType.")
+    if isinstance(type_value, str):
+        d = _BY_NAME.get(type_value)
         if d is None:
-            raise TypeError(f"Cannot convert {value!r} to a twinflow dtype")
+            raise TypeError(f"Cannot convert {type_value!r} to a twinflow dtype")
         return d
-    if value is float:
+    if type_value is float:
         return float32
-    if value is int:
+    if type_value is int:
         return int32
-    if value is bool:
+    if type_value is bool:
         return bool_
-    if value is complex:
+    if type_value is complex:
         return complex128
-    if value is str or value is bytes:
+    if type_value is str or type_value is bytes:
         return string
-    if hasattr(value, "as_numpy_dtype") and hasattr(value, "name"):  # a foreign DType-like
-        return as_dtype(value.name)
+    if hasattr(type_value, "as_numpy_dtype") and hasattr(type_value, "name"):  # DType-like
+        return as_dtype(type_value.name)
     try:
-        return from_numpy(np.dtype(value))
+        return from_numpy(np.dtype(type_value))
     except TypeError as e:
-        raise TypeError(f"Cannot convert {value!r} to a twinflow dtype") from e
+        raise TypeError(f"Cannot convert {type_value!r} to a twinflow dtype") from e

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 
-def is_nested(x) -> bool:
+def is_nested(seq) -> bool:
     """True for the containers nest descends into: list, tuple (incl. namedtuple), dict."""
-    return isinstance(x, (list, tuple, dict))
+    return isinstance(seq, (list, tuple, dict))
 
 
 def _sorted_keys(d: dict) -> list:
@@ -121,13 +121,13 @@ def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False):
     return build(structure)
 
 
-def assert_same_structure(a, b, check_types: bool = True,
+def assert_same_structure(nest1, nest2, check_types: bool = True,
                           expand_composites: bool = False) -> None:
-    """Raises ValueError (TypeError for type mismatches) if a and b nest differently.
+    """Raises ValueError (TypeError for type mismatches) if nest1 and nest2 nest differently.
 
     Args:
-        a: a nested structure.
-        b: another.
+        nest1: a nested structure.
+        nest2: another.
         check_types: also require the same sequence types (list vs tuple...).
         expand_composites: composites (and specs) must have the same TypeSpec class.
     """
@@ -157,7 +157,7 @@ def assert_same_structure(a, b, check_types: bool = True,
         for i, (p, q) in enumerate(zip(cx, cy)):
             check(p, q, f"{path}[{i}]")
 
-    check(a, b, "")
+    check(nest1, nest2, "")
 
 
 def _kind(x):
@@ -173,16 +173,16 @@ def _short(x) -> str:
     return r if len(r) < 60 else r[:57] + "..."
 
 
-def map_structure(func: Callable, *structures, **kwargs) -> Any:
+def map_structure(func: Callable, *structure, **kwargs) -> Any:
     """Applies ``func`` leafwise to structures of the same nesting; returns the same nesting."""
-    if not structures:
+    if not structure:
         raise ValueError("map_structure needs at least one structure")
     expand = kwargs.get("expand_composites", False)
-    for s in structures[1:]:
-        assert_same_structure(structures[0], s, check_types=kwargs.get("check_types", True),
+    for s in structure[1:]:
+        assert_same_structure(structure[0], s, check_types=kwargs.get("check_types", True),
                               expand_composites=expand)
-    flats = [flatten(s, expand) for s in structures]
-    return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)], expand)
+    flats = [flatten(s, expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)], expand)
 
 
 def map_structure_up_to(shallow, func: Callable, *structures):

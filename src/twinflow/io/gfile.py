@@ -212,15 +212,15 @@ def _source_and_destination(src, dst, overwrite: bool) -> tuple:
     return a, b
 
 
-def rename(oldname, newname, overwrite: bool = False) -> None:
+def rename(src, dst, overwrite: bool = False) -> None:
     """Renames a file.
 
     Args:
-        oldname: the current path.
-        newname: the new path.
-        overwrite: replace an existing ``newname``.
+        src: the current path.
+        dst: the new path.
+        overwrite: replace an existing ``dst``.
     """
-    a, b = _source_and_destination(oldname, newname, overwrite)
+    a, b = _source_and_destination(src, dst, overwrite)
     os.replace(a, b)
 
 
@@ -236,15 +236,15 @@ def rmtree(path) -> None:
     shutil.rmtree(p)
 
 
-def copy(oldpath, newpath, overwrite: bool = False) -> None:
+def copy(src, dst, overwrite: bool = False) -> None:
     """Copies a file.
 
     Args:
-        oldpath: the source.
-        newpath: the destination.
+        src: the source.
+        dst: the destination.
         overwrite: replace an existing destination.
     """
-    a, b = _source_and_destination(oldpath, newpath, overwrite)
+    a, b = _source_and_destination(src, dst, overwrite)
     shutil.copyfile(a, b)
 
 

@@ -93,7 +93,7 @@ def convert(x, dtype=None, name: str = "x", dtype_hint=None) -> Tensor:
     return convert_to_tensor(x, dtype=dtype, dtype_hint=dtype_hint)
 
 
-def convert_to_tensor_packed(value, dtype=None, name=None, dtype_hint=None) -> Tensor:
+def convert_to_tensor_packed(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
     """``tw.convert_to_tensor``: converts tensors, variables, NumPy arrays and Python values.
 
     A (nested) list that holds tensors is packed into one tensor, as TensorFlow does; in a

@@ -402,7 +402,7 @@ class StringSplitV2:
 
 # ----- public functions ------------------------------------------------------------------------
 
-def length(input: TensorLike, name: str | None = None, unit="BYTE") -> Tensor:
+def length(input: TensorLike, unit="BYTE", name: str | None = None) -> Tensor:
     """The length of each string (``tw.strings.length``).
 
     Args:
@@ -509,7 +509,7 @@ def _pattern(p) -> str:
     return p.decode() if isinstance(p, bytes) else str(p)
 
 
-def substr(input: TensorLike, pos, len, name: str | None = None, unit="BYTE") -> Tensor:
+def substr(input: TensorLike, pos, len, unit="BYTE", name: str | None = None) -> Tensor:
     """The substrings ``[pos, pos + len)`` (``tw.strings.substr``).
 
     Args:

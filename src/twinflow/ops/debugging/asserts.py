@@ -221,8 +221,25 @@ def _comparison_assert(fn_name: str, sym: str):
     return fn
 
 
+def assert_none_equal(x: TensorLike, y: TensorLike, summarize: int | None = None,
+                      message: str | None = None, name: str | None = None) -> Operation | None:
+    """Asserts ``x != y`` element-wise (``tw.debugging.assert_none_equal``; TensorFlow puts
+    ``summarize`` before ``message`` here only).
+
+    Args:
+        x: a tensor (or value convertible to one).
+        y: a tensor of the same dtype, broadcastable with ``x``.
+        summarize: elements to show in the error.
+        message: text prepended to the error.
+        name: op name in graph mode.
+
+    Returns:
+        None eagerly (raises InvalidArgumentError if false); the Assert op in a graph.
+    """
+    return _binary_assert("!=", x, y, message, summarize, name)
+
+
 assert_equal = _comparison_assert("assert_equal", "==")
-assert_none_equal = _comparison_assert("assert_none_equal", "!=")
 assert_less = _comparison_assert("assert_less", "<")
 assert_less_equal = _comparison_assert("assert_less_equal", "<=")
 assert_greater = _comparison_assert("assert_greater", ">")

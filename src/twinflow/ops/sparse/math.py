@@ -225,7 +225,7 @@ def _reduce(sp: SparseTensor, axis, keepdims: bool, segment_fn, op: str, output_
 
 
 @name_scoped
-def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
+def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool | None = None,
                output_is_sparse: bool = False, name: str | None = None
                ) -> Tensor | SparseTensor:
     """The sum of a SparseTensor's entries over ``axis`` (all by default).
@@ -233,7 +233,7 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
     Args:
         sp_input: a SparseTensor of known rank.
         axis: the dimensions to reduce.
-        keepdims: keep reduced dimensions with size 1.
+        keepdims: keep reduced dimensions with size 1 (None: False, as TensorFlow).
         output_is_sparse: return a SparseTensor of the non-empty sums.
 
     Returns:
@@ -244,7 +244,7 @@ def reduce_sum(sp_input: SparseTensor, axis=None, keepdims: bool = False,
 
 
 @name_scoped
-def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool = False,
+def reduce_max(sp_input: SparseTensor, axis=None, keepdims: bool | None = None,
                output_is_sparse: bool = False, name: str | None = None
                ) -> Tensor | SparseTensor:
     """The max over the *present* entries along ``axis`` (0 where none is present).

@@ -76,13 +76,14 @@ load = Dataset.load
 
 @register_node
 @name_scoped
-def RandomDataset(seed=None, name=None, rerandomize_each_iteration: bool = False  # noqa: N802
-                  ) -> Dataset:
+def RandomDataset(seed=None, rerandomize_each_iteration: bool | None = None,  # noqa: N802
+                  name=None) -> Dataset:
     """Random int64 scalars forever (``tf.data.experimental.RandomDataset``).
 
     Args:
         seed: the seed.
-        rerandomize_each_iteration: a new sequence on each pass.
+        rerandomize_each_iteration: a new sequence on each pass (None: False).
+        name: op name.
 
     Returns:
         The dataset.

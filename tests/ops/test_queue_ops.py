@@ -177,3 +177,20 @@ def test_random_shuffle_follows_the_global_seed():
         assert run() == first and sorted(first) == list(range(8))
     finally:
         tw.random.set_seed(None)
+
+
+def test_graph_def_writes_tensorflow_queue_attrs():
+    # The enqueue's components each keep their dtype: Tcomponents lists them (no N, no T).
+    q = tw.queue.FIFOQueue(5, [tw.float32, tw.int32])
+
+    @tw.function(autograph=False)
+    def f(x):
+        q.enqueue([x, tw.constant(1)])
+        return q.dequeue()
+
+    gd = f.get_concrete_function(tw.TensorSpec([], tw.float32)).graph.as_graph_def()
+    nodes = {n.op: n for n in gd.node}
+    enq = nodes["QueueEnqueueV2"]
+    assert sorted(k for k in enq.attr if not k.startswith("_")) == ["Tcomponents"]
+    assert list(enq.attr["Tcomponents"].list.type) == [1, 3]  # DT_FLOAT, DT_INT32
+    assert list(nodes["QueueDequeueV2"].attr["component_types"].list.type) == [1, 3]

@@ -252,6 +252,9 @@ def _type_attrs(op, schema) -> dict:
         count = n_var if s.variadic else 1
         ts = op.inputs[pos:pos + count]
         pos += count
+        if s.type_attr and schema.attrs[s.type_attr].kind == "list(type)":
+            out[s.type_attr] = [t.dtype for t in ts]  # no N: each has its own dtype
+            continue
         if s.type_attr and ts and s.type_attr not in out:
             out[s.type_attr] = ts[0].dtype
         if s.variadic:

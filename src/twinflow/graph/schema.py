@@ -7,7 +7,8 @@ A schema is written in the notation of TensorFlow's op definitions (``tf-2.21-op
 
 * inputs ``name:T`` (dtype from type attr ``T``; inputs naming the same attr share one dtype),
   ``name:int32`` (a fixed dtype), ``name:N*T`` (any number of inputs sharing ``T``) or
-  ``name:any`` (not checked);
+  ``name:any`` (not checked), ``name:Tlist`` (any number of inputs, each of its own dtype,
+  listed by the ``list(type)`` attr ``Tlist``: a queue's ``components:Tcomponents``);
 * outputs, the same way (documentation and export);
 * attrs ``name:kind[?][=default] [constraints]``: kinds ``type int float bool string shape
   list(int) list(float) list(type) tensor func any``; ``?`` also allows None. Constraints:
@@ -126,7 +127,7 @@ def _split_names(token: str) -> tuple[str, str]:
     return name, tf_name or name
 
 
-def _parse_io(text: str, type_attrs: set) -> list:
+def _parse_io(text: str, type_attrs: set, list_type_attrs: set) -> list:
     specs = []
     for item in filter(None, (s.strip() for s in text.split(","))):
         names, _, kind = item.partition(":")
@@ -135,7 +136,9 @@ def _parse_io(text: str, type_attrs: set) -> list:
         variadic = kind.startswith("N*")
         if variadic:
             kind = kind[2:]
-        if kind in type_attrs:
+        if kind in list_type_attrs:  # TensorFlow's ``components:Tcomponents``
+            specs.append(InputSpec(name, tf_name, kind, None, True))
+        elif kind in type_attrs:
             specs.append(InputSpec(name, tf_name, kind, None, variadic))
         elif kind == "any":
             specs.append(InputSpec(name, tf_name, None, None, variadic))
@@ -201,8 +204,10 @@ def parse_schema(text: str, check_shapes: bool = False) -> OpSchema:
     items = [s.strip() for s in attr_text.split(";") if s.strip()]
     type_attrs = {_split_names(s.partition(":")[0])[0] for s in items
                   if s.partition(":")[2].strip().startswith("type")}
-    inputs = _parse_io(ins, type_attrs)
-    outputs = _parse_io(outs, type_attrs)
+    list_type_attrs = {_split_names(s.partition(":")[0])[0] for s in items
+                       if s.partition(":")[2].strip().startswith("list(type)")}
+    inputs = _parse_io(ins, type_attrs, list_type_attrs)
+    outputs = _parse_io(outs, type_attrs, list_type_attrs)
     attrs = {}
     for item in items:
         spec = _parse_attr(item, [i.name for i in inputs])

@@ -187,8 +187,8 @@ def _variadic_lines(schema: OpSchema, k: int, n_after: int, seen: set, env: dict
         return [f"    for i in range({k}, {end}):",
                 f"        if inputs[i].dtype is not F{k}: raise _mismatch(OP, inputs, i, F{k})"]
     ta = spec.type_attr
-    if ta is None:
-        return []
+    if ta is None or schema.attrs[ta].kind != "type":
+        return []  # a list(type) attr: each input has its own dtype
     lines = []
     start = k
     if ta not in seen:  # the first of them sets the type attr

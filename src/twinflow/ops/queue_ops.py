@@ -176,11 +176,17 @@ def _stack(q: QueueState, elements: list, op: str) -> tuple:
     return tuple(out)
 
 
+# TensorFlow's op definitions: the components are a list of tensors, each of its own dtype
+# (a list(type) attr); an enqueue's Tcomponents follows from its inputs (written on export).
+_ENQUEUE = "handle:resource, components:Tcomponents -> | Tcomponents:list(type); timeout_ms:int=-1"
+_DEQUEUED = "components:component_types | component_types:list(type); timeout_ms:int=-1"
+
+
 def _types(component_types) -> list:
     return [(t, TensorShape(None)) for t in component_types]
 
 
-@register_op("QueueEnqueueV2", stateful=True, multi_output=True)
+@register_op("QueueEnqueueV2", stateful=True, multi_output=True, schema=_ENQUEUE)
 class QueueEnqueueV2:
     """Adds one element (one tensor per component) to the queue, waiting for room."""
 
@@ -194,7 +200,7 @@ class QueueEnqueueV2:
         return ()
 
 
-@register_op("QueueEnqueueManyV2", stateful=True, multi_output=True)
+@register_op("QueueEnqueueManyV2", stateful=True, multi_output=True, schema=_ENQUEUE)
 class QueueEnqueueManyV2:
     """Adds the slices along dimension 0 of its components as elements."""
 
@@ -214,7 +220,8 @@ class QueueEnqueueManyV2:
         return ()
 
 
-@register_op("QueueDequeueV2", stateful=True, multi_output=True)
+@register_op("QueueDequeueV2", stateful=True, multi_output=True,
+             schema=f"handle:resource -> {_DEQUEUED}")
 class QueueDequeueV2:
     """Removes one element, waiting for one (OutOfRangeError once closed and empty)."""
 
@@ -238,7 +245,8 @@ def _dequeue_batch_op(name: str, up_to: bool, doc: str):
     def kernel(handle, n, *, component_types, timeout_ms=-1):
         return _take_batch(handle, n, timeout_ms, name, up_to)
     decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel})
-    return register_op(name, stateful=True, multi_output=True)(decl)
+    return register_op(name, stateful=True, multi_output=True,
+                       schema=f"handle:resource, n:int32 -> {_DEQUEUED}")(decl)
 
 
 QueueDequeueManyV2 = _dequeue_batch_op(
@@ -256,7 +264,8 @@ def _count(n, op: str) -> int:
     return n
 
 
-@register_op("QueueCloseV2", stateful=True, multi_output=True)
+@register_op("QueueCloseV2", stateful=True, multi_output=True,
+             schema="handle:resource -> | cancel_pending_enqueues:bool=False")
 class QueueCloseV2:
     """Closes the queue: no more enqueues; dequeues drain it, then fail."""
 
@@ -268,7 +277,7 @@ class QueueCloseV2:
         return ()
 
 
-@register_op("QueueSizeV2", stateful=True)
+@register_op("QueueSizeV2", stateful=True, schema="handle:resource -> size:int32")
 class QueueSizeV2:
     """The number of elements in the queue (int32 scalar)."""
 
@@ -280,7 +289,7 @@ class QueueSizeV2:
             return np.int32(len(handle.items))
 
 
-@register_op("QueueIsClosedV2", stateful=True)
+@register_op("QueueIsClosedV2", stateful=True, schema="handle:resource -> is_closed:bool")
 class QueueIsClosedV2:
     """Whether the queue is closed (bool scalar)."""
 

@@ -161,7 +161,7 @@ def _op_attrs(node, opdef) -> dict:
             raise errors.UnimplementedError(
                 None, None, f"node {node.name!r} ({node.op}) has attr {key!r}, which "
                             f"twinflow's {node.op} does not take")
-        if spec.kind == "type" and spec.name in type_attrs:
+        if spec.kind in ("type", "list(type)") and spec.name in type_attrs:
             continue
         attrs[spec.name] = _attr_value(node.attr[key])
     if schema is not None:

@@ -88,6 +88,22 @@ def test_loads_keras3_file_with_operation_nodes():
     np.testing.assert_allclose(c, ref["c"], rtol=1e-5, atol=1e-6)
 
 
+def test_twinflow_array_ops_on_keras_tensors(tmp_path):
+    x = keras.Input((4,))
+    parts = [tw.concat([x, -x], axis=-1), tw.stack([x, x], axis=1)[:, 0],
+             tw.expand_dims(x, 1)[:, 0],
+             tw.cast(tw.cast(x > 0.0, "int32"), "float32"), tw.abs(x),
+             tw.where(x > 0.0, x, 0.0 * x)]
+    model = keras.Model(x, parts)
+    want = [np.concatenate([X, -X], -1), X, X, (X > 0).astype("float32"), abs(X),
+            np.where(X > 0, X, 0)]
+    path = str(tmp_path / "a.keras")
+    model.save(path)
+    for m in (model, keras.models.load_model(path)):
+        for got, ref in zip(m.predict(X, verbose=0), want):
+            np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
 def test_twinflow_op_without_keras_equivalent_is_a_clear_error():
     x = keras.Input((4,))
     with pytest.raises(TypeError, match="KerasTensor"):

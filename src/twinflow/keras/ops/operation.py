@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import dtypes
 from ...ops import dispatch as _dispatch
 from ...train.module import camel_to_snake
 from ..layers.base import Layer, unique_layer_name
@@ -127,10 +128,28 @@ def _reduction(op: str):
     return handler
 
 
+
+
+def _axis_op(op: str):
+    def handler(x, axis):  # tw.concat(values, axis) -> keras.ops.concatenate(xs, axis=axis)
+        return _record(op, (x,), {"axis": axis})
+    return handler
+
+
+def _dtype_op(x, dtype):
+    return _record("cast", (x,), {"dtype": dtypes.as_dtype(dtype).name})
+
+
+_ARRAY_OPS = {"concat": _axis_op("concatenate"), "stack": _axis_op("stack"),
+              "expand_dims": _axis_op("expand_dims"), "cast": _dtype_op,
+              "abs": lambda x: _record("absolute", (x,), {}),
+              "where": lambda c, x, y: _record("where", (c, x, y), {})}
 _dispatch.register("elementwise", KerasTensor.__name__, _elementwise)
+for _tf_name, _handler in _ARRAY_OPS.items():
+    _dispatch.register(_tf_name, KerasTensor.__name__, _handler)
 for _tf_name, _op in _REDUCTIONS.items():
     _dispatch.register(_tf_name, KerasTensor.__name__, _reduction(_op))
-del _tf_name, _op
+del _tf_name, _op, _handler
 
 
 def keras_module(op: str) -> str:

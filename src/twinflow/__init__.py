@@ -121,7 +121,7 @@ _LAZY = {
     "CriticalSection": (".control.critical_section", "CriticalSection"),
     "nondifferentiable_batch_function": (".function.batching",
                                          "nondifferentiable_batch_function"),
-    "profiler": (".profiler", None),
+    "profiler": (".profiler", None), "OptionalSpec": (".data.optional_ops", "OptionalSpec"),
     "make_tensor_proto": (".io.tensor_proto", "make_tensor_proto"),
     # tf.optimizers = tf.keras.optimizers, and likewise
     "initializers": (".keras.initializers", None), "losses": (".keras.losses", None),

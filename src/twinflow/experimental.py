@@ -31,6 +31,7 @@ from .ops.dispatch_api import (  # noqa: F401
     dispatch_for_unary_elementwise_apis,
     unregister_dispatch_for,
 )
+from .ops.extension_batch import ExtensionTypeBatchEncoder  # noqa: F401
 from .ops.extension_type import (  # noqa: F401
     BatchableExtensionType,
     ExtensionType,
@@ -39,6 +40,7 @@ from .ops.extension_type import (  # noqa: F401
 from .ops.ragged.row_partition import RowPartition  # noqa: F401
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec", "extension_type",
+           "ExtensionTypeBatchEncoder",
            "float4_e2m1fn", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
            "float8_e5m2", "float8_e5m2fnuz", "int2", "int4", "uint2", "uint4",
            "dlpack", "async_clear_error", "async_scope", "enable_strict_mode",

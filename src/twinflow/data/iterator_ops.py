@@ -22,6 +22,7 @@ from ..graph.registry import register_op
 from ..graph.tensor import Tensor
 from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
+from .optional_ops import Optional, OptionalSpec  # noqa: F401  (re-exported)
 from .structure import (
     component_specs,
     element_components,
@@ -309,9 +310,10 @@ class Iterator:
             The Optional.
         """
         try:
-            return Optional(next(self), self.element_spec)
+            value = next(self)
         except StopIteration:
-            return Optional(None, self.element_spec)
+            return Optional.empty(self.element_spec)
+        return Optional(to_tensor(np.bool_(True)), value, self.element_spec)
 
     def _trackable_children(self) -> dict:
         # A checkpoint saves the position; a restore assigns it and the next element syncs.
@@ -352,61 +354,3 @@ class IteratorSpec:
 
     def __repr__(self) -> str:
         return f"IteratorSpec({self.element_spec!r})"
-
-
-class Optional:
-    """A value that may be absent (``tf.experimental.Optional``).
-
-    Args:
-        value: the value, or None for an empty Optional.
-        element_spec: the value's spec.
-    """
-
-    def __init__(self, value, element_spec=None) -> None:
-        self._value = value
-        self.element_spec = element_spec
-
-    @staticmethod
-    def from_value(value) -> Optional:
-        """An Optional holding ``value``.
-
-        Args:
-            value: the value.
-
-        Returns:
-            The Optional.
-        """
-        return Optional(value)
-
-    @staticmethod
-    def empty(element_spec) -> Optional:
-        """An empty Optional.
-
-        Args:
-            element_spec: the spec of the value it would hold.
-
-        Returns:
-            The Optional.
-        """
-        return Optional(None, element_spec)
-
-    def has_value(self) -> Any:
-        """A boolean scalar tensor: whether a value is present.
-
-        Returns:
-            The tensor.
-        """
-        return to_tensor(np.bool_(self._value is not None))
-
-    def get_value(self) -> Any:
-        """The value.
-
-        Returns:
-            The value.
-
-        Raises:
-            InvalidArgumentError: the Optional is empty.
-        """
-        if self._value is None:
-            raise errors.InvalidArgumentError(None, None, "The optional does not have a value")
-        return self._value

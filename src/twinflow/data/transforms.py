@@ -17,6 +17,7 @@ from .dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from .registry import register_node
 from .sources import Slices, seeded_rng
 from .structure import (
+    DatasetSpec,
     StructuredFunction,
     batch_spec,
     conform,
@@ -135,8 +136,10 @@ def _batched_spec(inner, batch):
 def _check_batchable(spec, what: str) -> None:
     for s in leaves(spec):
         if not isinstance(s, TensorSpec) and not is_composite_spec(s):
-            raise TypeError(f"{what}: elements that are datasets cannot be batched; "
-                            "flat_map the windows first")
+            if isinstance(s, DatasetSpec):
+                raise TypeError(f"{what}: elements that are datasets cannot be batched; "
+                                "flat_map the windows first")
+            raise TypeError(f"{what}: elements of type {type(s).__name__} cannot be batched")
 
 
 @register_node
@@ -379,7 +382,9 @@ class Unbatch(Unary):
     def __init__(self, input_dataset: Dataset) -> None:
         super().__init__(input_dataset)
         for s in leaves(input_dataset._spec()):
-            if not (isinstance(s, TensorSpec) or is_composite_spec(s)) or s.shape.rank == 0:
+            # (an ExtensionType spec has no shape: its encoder's unbatch checks its fields)
+            if not (isinstance(s, TensorSpec) or is_composite_spec(s)) or \
+                    getattr(s, "shape", None) is not None and s.shape.rank == 0:
                 raise ValueError(f"Cannot unbatch an input with scalar components: {s}")
         self._specs = leaves(input_dataset._spec())
 
@@ -396,8 +401,8 @@ class Unbatch(Unary):
 
     def _cardinality(self) -> int:
         n = self._input._cardinality()
-        dims = {s.shape.as_list()[0] if s.shape.rank else None
-                for s in leaves(self._input._spec())}
+        dims = {s.shape.as_list()[0] if getattr(s, "shape", None) is not None and s.shape.rank
+                else None for s in leaves(self._input._spec())}
         b = dims.pop() if len(dims) == 1 else None
         if n == INFINITE_CARDINALITY:
             return n

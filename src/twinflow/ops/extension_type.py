@@ -23,6 +23,7 @@ from ..eager.func_graph import TensorSpec
 from ..framework.type_spec import BatchableTypeSpec, CompositeTensor
 from ..graph.tensor import Tensor
 from .core import convert
+from .extension_batch import encoder_of, stack_values, unstack_value
 
 _MISSING = object()
 
@@ -36,6 +37,7 @@ class ExtensionTypeSpec(BatchableTypeSpec):
     """
 
     __slots__ = ("_value_type", "_fields")
+    _tw_extension_spec = True  # (what ExtensionTypeBatchEncoder checks for)
 
     def __init__(self, value_type: type, fields: tuple) -> None:
         self._value_type = value_type
@@ -88,6 +90,19 @@ class ExtensionTypeSpec(BatchableTypeSpec):
             if not hasattr(a, "_trace_key") and a != b:
                 return False
         return True
+
+    # ----- batching (tw.data), through the value type's __batch_encoder__ -----
+    def _batch(self, batch_size) -> ExtensionTypeSpec:
+        return encoder_of(self).batch(self, batch_size)
+
+    def _unbatch(self) -> ExtensionTypeSpec:
+        return encoder_of(self).unbatch(self)
+
+    def _tw_stack(self, values: list):
+        return stack_values(self, values)
+
+    def _tw_unstack(self, value) -> list:
+        return unstack_value(self, value)
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={s!r}" for n, s in self._fields)

@@ -3,6 +3,7 @@ and writing variables, and the tf.keras 2 backend functions (``K.mean``, ``K.dot
 wrappers of twinflow ops with Keras' argument names and defaults."""
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -259,8 +260,15 @@ def ctc_decode(y_pred, input_length, greedy: bool = True, beam_width: int = 100,
 
 def _make(name: str, impl: Callable, doc: str) -> Callable:
     # A new function object: the ops' own functions must keep their names and docs.
+    sig = inspect.signature(impl)
+    if not getattr(impl, "__name__", "") == "<lambda>":
+        # An op function: Keras's signature lacks the op's trailing ``name`` argument.
+        sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "name"])
+
     def fn(*args, **kwargs):
-        return impl(*args, **kwargs)
+        bound = sig.bind(*args, **kwargs)  # Keras's argument names: a wrong one is a TypeError
+        return impl(*bound.args, **bound.kwargs)
+    fn.__signature__ = sig
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc + "\n\nArgs:\n    *args: as in tf.keras.backend (tensors, axes...).\n" \
         "\nReturns:\n    The result tensor.\n"
@@ -279,8 +287,8 @@ _FUNCTIONS = {
     "sign": (math_ops.sign, "The sign."), "round": (math_ops.round, "Round half to even."),
     "sin": (math_ops.sin, "Sine."), "cos": (math_ops.cos, "Cosine."),
     "tanh": (math_ops.tanh, "Hyperbolic tangent."), "sigmoid": (math_ops.sigmoid, "Sigmoid."),
-    "softplus": (nn_ops.softplus, "``log(1 + e**x)``."),
-    "softsign": (nn_ops.softsign, "``x / (1 + |x|)``."),
+    "softplus": (lambda x: nn_ops.softplus(x), "``log(1 + e**x)``."),
+    "softsign": (lambda x: nn_ops.softsign(x), "``x / (1 + |x|)``."),
     "pow": (lambda x, a: math_ops.pow(x, a), "``x**a``."),
     "maximum": (math_ops.maximum, "Element-wise maximum."),
     "minimum": (math_ops.minimum, "Element-wise minimum."),

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..control.map_fn import scan as _scan
 from ..core import dtypes, nest
+from ..core import dtypes as _core_dtypes  # result_type's argument is named dtypes
 from ..eager.execute import convert_to_tensor
 from ..graph import graph as _graph
 from ..graph.tensor import Tensor
@@ -581,24 +582,24 @@ def name_scope(name: str):
     return _graph.name_scope(name)
 
 
-def result_type(*dtypes_) -> str:
+def result_type(*dtypes) -> str:
     """The dtype Keras gives a result computed from values of these dtypes (JAX-like
     promotion; Python types count as weak).
 
     Args:
-        *dtypes_: dtypes, dtype names, or Python types ``int``/``float``/``bool``.
+        *dtypes: dtypes, dtype names, or Python types ``int``/``float``/``bool``.
 
     Returns:
         The dtype's name.
     """
     py = {bool: "bool", int: "int32", float: floatx()}
-    strong = [d for d in dtypes_ if d not in py]
+    strong = [d for d in dtypes if d not in py]
     if not strong:
-        if not dtypes_:
+        if not dtypes:
             return floatx()
-        kinds = [d for d in (float, int, bool) if d in dtypes_]
+        kinds = [d for d in (float, int, bool) if d in dtypes]
         return py[kinds[0]]
     out = _common.result_type(*strong)
-    if float in dtypes_ and not out.is_floating and not out.is_complex:
-        out = dtypes.as_dtype(floatx())
+    if float in dtypes and not out.is_floating and not out.is_complex:
+        out = _core_dtypes.as_dtype(floatx())
     return out.name

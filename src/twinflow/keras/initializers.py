@@ -27,8 +27,11 @@ def _rng(seed: int | None) -> np.random.Generator:
     return np.random.default_rng() if seeds == (0, 0) else stateless_generator(seeds)
 
 
-def _fans(shape) -> tuple:
+def _fans(shape, input_axes=None, output_axes=None) -> tuple:
     shape = tuple(shape)
+    if input_axes is not None:   # Keras 3: the axes holding the input and the output units
+        return (int(np.prod([shape[a] for a in input_axes])),
+                int(np.prod([shape[a] for a in output_axes])))
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -135,7 +138,14 @@ class VarianceScaling(Initializer):
     """Samples scaled by the fan-in/fan-out of the weight (Glorot, He, LeCun)."""
 
     def __init__(self, scale: float = 1.0, mode: str = "fan_in",
-                 distribution: str = "truncated_normal", seed: int | None = None) -> None:
+                 distribution: str = "truncated_normal", seed: int | None = None,
+                 input_axes=None, output_axes=None) -> None:
+        if (input_axes is None) != (output_axes is None):
+            raise ValueError("VarianceScaling: give both `input_axes` and `output_axes` (the "
+                             f"axes of the fans) or neither; received input_axes={input_axes}, "
+                             f"output_axes={output_axes}")
+        self.input_axes = None if input_axes is None else list(input_axes)
+        self.output_axes = None if output_axes is None else list(output_axes)
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"Invalid `mode` argument: {mode!r}")
         distribution = distribution.lower()
@@ -146,7 +156,7 @@ class VarianceScaling(Initializer):
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
     def _generate(self, shape, dtype):
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _fans(shape, self.input_axes, self.output_axes)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         scale = self.scale / max(1.0, n)
         rng = _rng(self.seed)
@@ -158,61 +168,61 @@ class VarianceScaling(Initializer):
         limit = math.sqrt(3.0 * scale)
         return rng.uniform(-limit, limit, shape)
 
-    _config_keys = ("scale", "mode", "distribution", "seed")
+    _config_keys = ("scale", "mode", "distribution", "seed", "input_axes", "output_axes")
 
 
 class GlorotUniform(VarianceScaling):
     """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer)."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(1.0, "fan_avg", "uniform", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(1.0, "fan_avg", "uniform", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class GlorotNormal(VarianceScaling):
     """Truncated normal with variance ``2 / (fan_in + fan_out)``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class HeNormal(VarianceScaling):
     """Truncated normal with variance ``2 / fan_in``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(2.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class HeUniform(VarianceScaling):
     """Uniform in ``±sqrt(6 / fan_in)``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(2.0, "fan_in", "uniform", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(2.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class LecunNormal(VarianceScaling):
     """Truncated normal with variance ``1 / fan_in``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(1.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class LecunUniform(VarianceScaling):
     """Uniform with variance ``1 / fan_in``."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        super().__init__(1.0, "fan_in", "uniform", seed)
+    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
+        super().__init__(1.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
-    _config_keys = ("seed",)
+    _config_keys = ("seed", "input_axes", "output_axes")
 
 
 class Orthogonal(Initializer):

@@ -9,6 +9,7 @@ layer gets shape inference for free from the ops' ``infer`` rules.
 from __future__ import annotations
 
 import contextlib
+import gc
 import inspect
 import threading
 from collections.abc import Iterator
@@ -63,9 +64,18 @@ def unique_layer_name(base: str) -> str:
     return base if n == 0 else f"{base}_{n}"
 
 
-def clear_session() -> None:
-    """Resets layer naming (``tw.keras.backend.clear_session``)."""
+def clear_session(free_memory: bool = True) -> None:
+    """Resets layer naming (``tw.keras.backend.clear_session``).
+
+    Args:
+        free_memory: Keras also runs the garbage collector when true.
+
+    Returns:
+        None.
+    """
     _NAME_COUNTS.clear()
+    if free_memory:
+        gc.collect()
 
 
 class _CallContext(threading.local):

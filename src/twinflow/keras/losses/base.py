@@ -13,7 +13,7 @@ from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
-from ..masks import get_keras_mask
+from ..masks import get_keras_mask, set_keras_mask
 
 _EPS = 1e-7
 
@@ -203,33 +203,45 @@ def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits
 
 
 def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
-                                    from_logits: bool = False, axis: int = -1,
-                                    ignore_class=None) -> Tensor:
+                                    from_logits: bool = False, ignore_class=None,
+                                    axis: int = -1) -> Tensor:
     """Cross-entropy of integer class labels.
 
     Args:
         y_true: class ids, shape ``(N,)`` or ``(N, 1)`` (floats are accepted and cast).
         y_pred: probabilities, or logits with ``from_logits=True``, shape ``(N, C)``.
         from_logits: whether ``y_pred`` are logits.
-        axis: the class axis (must be the last).
-        ignore_class: unsupported (must be None).
+        ignore_class: a label whose samples give 0 and are masked out of a mean, as Keras.
+        axis: the class axis of ``y_pred``.
 
     Returns:
         One loss per sample.
     """
     y_pred = _tensor(y_pred)
+    rank = y_pred.shape.rank
+    if rank is not None and axis % rank != rank - 1:
+        perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
+        y_pred = array_ops.transpose(y_pred, perm)
     labels = _tensor(y_true)
     if labels.dtype not in (dtypes.int32, dtypes.int64):
         labels = math_ops.cast(labels, dtypes.int64)
-    rank = y_pred.shape.rank
     if labels.shape.rank is not None and rank is not None and labels.shape.rank == rank:
         labels = array_ops.reshape(labels, [-1]) if rank == 2 else \
             array_ops.squeeze(labels, axis=[-1])
+    keep = None
+    if ignore_class is not None:
+        keep = math_ops.not_equal(labels, math_ops.cast(ignore_class, labels.dtype))
+        labels = math_ops.where(keep, labels, array_ops.zeros_like(labels))
     if from_logits:
-        return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
-    p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
-    return nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels,
-                                                           logits=math_ops.log(p))
+        out = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
+        out = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels,
+                                                              logits=math_ops.log(p))
+    if keep is not None:
+        out = math_ops.where(keep, out, array_ops.zeros_like(out))
+        set_keras_mask(out, keep)
+    return out
 
 
 def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
@@ -395,13 +407,22 @@ class Loss:
     """Base class: ``loss(y_true, y_pred, sample_weight=None)`` returns a reduced loss.
 
     Args:
-        reduction: one of ``Reduction``'s values.
         name: the loss name.
+        reduction: one of ``Reduction``'s values.
+        dtype: the dtype the loss is computed in: predictions and labels are cast to it
+            (default: float32, or wider when the inputs are).
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str | None = None) -> None:
+    def __init__(self, name: str | None = None,
+                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, dtype=None) -> None:
         self.reduction = Reduction.validate(reduction)
         self.name = name
+        self._dtype = None if dtype is None else dtypes.as_dtype(dtype)
+
+    @property
+    def dtype(self) -> str:
+        """The dtype's name the loss is computed in."""
+        return self._dtype.name if self._dtype is not None else "float32"
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Tensor:
         """Per-sample losses (override).
@@ -430,6 +451,9 @@ class Loss:
         """
         mask = get_keras_mask(y_pred)
         # As Keras: losses are computed in float32 (mixed-precision models predict float16).
+        if self._dtype is not None:   # Keras: both are converted to the loss's dtype
+            y_pred = _tensor(y_pred, self._dtype)
+            y_true = _tensor(y_true, self._dtype)
         y_pred = _at_least_float32(y_pred)
         y_true = _at_least_float32(y_true)
         losses = self.call(y_true, y_pred)
@@ -446,7 +470,10 @@ class Loss:
         Returns:
             A dict.
         """
-        return {"reduction": self.reduction, "name": self.name}
+        cfg = {"reduction": self.reduction, "name": self.name}
+        if self._dtype is not None:
+            cfg["dtype"] = self._dtype.name
+        return cfg
 
 
 def _at_least_float32(x):
@@ -477,7 +504,7 @@ def _masked_weight(mask, losses, sample_weight, reduction):
 
 
 def reduce_weighted(losses, sample_weight: TensorLike | None = None,
-                    reduction: str = Reduction.AUTO) -> Tensor:
+                    reduction: str = Reduction.SUM_OVER_BATCH_SIZE) -> Tensor:
     """Weights per-sample ``losses`` and reduces them.
 
     Args:
@@ -519,9 +546,9 @@ class LossFunctionWrapper(Loss):
         **kwargs: passed to ``fn``.
     """
 
-    def __init__(self, fn: Callable, reduction: str = Reduction.AUTO, name: str | None = None,
-                 **kwargs) -> None:
-        super().__init__(reduction=reduction, name=name)
+    def __init__(self, fn: Callable, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str | None = None, dtype=None, **kwargs) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 
@@ -542,8 +569,9 @@ class MeanSquaredError(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_squared_error") -> None:
-        super().__init__(mean_squared_error, reduction=reduction, name=name)
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "mean_squared_error", dtype=None) -> None:
+        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
@@ -554,8 +582,9 @@ class MeanAbsoluteError(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "mean_absolute_error") -> None:
-        super().__init__(mean_absolute_error, reduction=reduction, name=name)
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "mean_absolute_error", dtype=None) -> None:
+        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
 
 
 class Huber(LossFunctionWrapper):
@@ -567,9 +596,9 @@ class Huber(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, delta: float = 1.0, reduction: str = Reduction.AUTO,
-                 name: str = "huber_loss") -> None:
-        super().__init__(huber, reduction=reduction, name=name, delta=delta)
+    def __init__(self, delta: float = 1.0, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "huber_loss", dtype=None) -> None:
+        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=delta)
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
@@ -584,9 +613,9 @@ class BinaryCrossentropy(LossFunctionWrapper):
     """
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.AUTO,
-                 name: str = "binary_crossentropy") -> None:
-        super().__init__(binary_crossentropy, reduction=reduction, name=name,
+                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "binary_crossentropy", dtype=None) -> None:
+        super().__init__(binary_crossentropy, reduction=reduction, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
@@ -602,9 +631,9 @@ class CategoricalCrossentropy(LossFunctionWrapper):
     """
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.AUTO,
-                 name: str = "categorical_crossentropy") -> None:
-        super().__init__(categorical_crossentropy, reduction=reduction, name=name,
+                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "categorical_crossentropy", dtype=None) -> None:
+        super().__init__(categorical_crossentropy, reduction=reduction, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
 
@@ -613,16 +642,23 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
     Args:
         from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        ignore_class: accepted for Keras compatibility (unused).
+        ignore_class: a label whose samples contribute no loss (``None``: none).
         reduction: one of ``Reduction``'s values.
+        axis: the class axis of ``y_pred``.
         name: the loss name.
+        dtype: the dtype the loss is computed in.
     """
 
     def __init__(self, from_logits: bool = False, ignore_class=None,
-                 reduction: str = Reduction.AUTO,
-                 name: str = "sparse_categorical_crossentropy") -> None:
+                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, axis: int = -1,
+                 name: str = "sparse_categorical_crossentropy", dtype=None) -> None:
+        kwargs = {"from_logits": from_logits}
+        if ignore_class is not None:
+            kwargs["ignore_class"] = ignore_class
+        if axis != -1:
+            kwargs["axis"] = axis
         super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
-                         from_logits=from_logits)
+                         dtype=dtype, **kwargs)
 
 
 class KLDivergence(LossFunctionWrapper):
@@ -633,26 +669,27 @@ class KLDivergence(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "kl_divergence") -> None:
-        super().__init__(kl_divergence, reduction=reduction, name=name)
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "kl_divergence", dtype=None) -> None:
+        super().__init__(kl_divergence, reduction=reduction, name=name, dtype=dtype)
 
 
 def _loss_class(name: str, fn: Callable, default_name: str, doc: str) -> type:
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = default_name,
-                 **kwargs) -> None:
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = default_name,
+                 dtype=None) -> None:
         """Creates the loss.
 
         Args:
             reduction: one of ``Reduction``'s values.
             name: the loss name.
-            **kwargs: passed to the loss function.
+            dtype: the dtype the loss is computed in.
         """
-        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype)
     cls = type(name, (LossFunctionWrapper,), {
         "__init__": __init__, "__module__": __name__,
         "__doc__": doc + "\n\n    Args:\n        reduction: one of ``Reduction``'s values.\n"
-                         "        name: the loss name.\n        **kwargs: passed to the "
-                         "loss function.\n"})
+                         "        name: the loss name.\n        dtype: the dtype the loss is "
+                         "computed in.\n"})
     return cls
 
 
@@ -663,8 +700,24 @@ CategoricalHinge = _loss_class("CategoricalHinge", categorical_hinge, "categoric
                                "The categorical hinge loss (one-hot labels).")
 LogCosh = _loss_class("LogCosh", log_cosh, "log_cosh", "``log(cosh(error))``.")
 Poisson = _loss_class("Poisson", poisson, "poisson", "The Poisson loss.")
-CosineSimilarity = _loss_class("CosineSimilarity", cosine_similarity, "cosine_similarity",
-                               "Minus the cosine similarity (``axis`` keyword: the vectors).")
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """Minus the cosine similarity of the vectors along ``axis``.
+
+    Args:
+        axis: the axis of the vectors.
+        reduction: one of ``Reduction``'s values.
+        name: the loss name.
+        dtype: the dtype the loss is computed in.
+    """
+
+    def __init__(self, axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "cosine_similarity", dtype=None) -> None:
+        super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype,
+                         axis=axis)
+
+
 MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
                                           mean_absolute_percentage_error,
                                           "mean_absolute_percentage_error",

@@ -209,9 +209,9 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
 
     def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
                  gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.AUTO,
-                 name: str = "binary_focal_crossentropy") -> None:
-        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
+                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "binary_focal_crossentropy", dtype=None) -> None:
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name, dtype=dtype,
                          apply_class_balancing=apply_class_balancing, alpha=alpha,
                          gamma=gamma, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
@@ -232,9 +232,10 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
 
     def __init__(self, alpha=0.25, gamma: float = 2.0, from_logits: bool = False,
                  label_smoothing: float = 0.0, axis: int = -1,
-                 reduction: str = Reduction.AUTO,
-                 name: str = "categorical_focal_crossentropy") -> None:
+                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "categorical_focal_crossentropy", dtype=None) -> None:
         super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
+                         dtype=dtype,
                          alpha=alpha, gamma=gamma, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
 
@@ -249,8 +250,8 @@ class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, q: float = 0.5, reduction: str = Reduction.AUTO,
-                 name: str = "categorical_generalized_cross_entropy") -> None:
+    def __init__(self, q: float = 0.5, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: str = "categorical_generalized_cross_entropy", dtype=None) -> None:
         if not 0 < q < 1:
             raise ValueError(f"q must be in the interval (0, 1); received q={q}")
         super().__init__(categorical_generalized_cross_entropy, reduction=reduction,
@@ -266,9 +267,9 @@ class Dice(LossFunctionWrapper):
         axis: the summed axes (None: all).
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "dice",
-                 axis=None) -> None:
-        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "dice",
+                 axis=None, dtype=None) -> None:
+        super().__init__(dice, reduction=reduction, name=name, dtype=dtype, axis=axis)
 
 
 class Tversky(LossFunctionWrapper):
@@ -283,8 +284,10 @@ class Tversky(LossFunctionWrapper):
     """
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.5,
-                 reduction: str = Reduction.AUTO, name: str = "tversky", axis=None) -> None:
-        super().__init__(tversky, reduction=reduction, name=name, alpha=alpha, beta=beta,
+                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "tversky", axis=None,
+                         dtype=None) -> None:
+        super().__init__(tversky, reduction=reduction, name=name, dtype=dtype, alpha=alpha,
+                         beta=beta,
                          axis=axis)
 
 
@@ -301,8 +304,10 @@ class Circle(LossFunctionWrapper):
     """
 
     def __init__(self, gamma: float = 80.0, margin: float = 0.4, remove_diagonal: bool = True,
-                 reduction: str = Reduction.AUTO, name: str = "circle") -> None:
-        super().__init__(circle, reduction=reduction, name=name, gamma=gamma, margin=margin,
+                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "circle",
+                         dtype=None) -> None:
+        super().__init__(circle, reduction=reduction, name=name, dtype=dtype, gamma=gamma,
+                         margin=margin,
                          remove_diagonal=remove_diagonal)
 
 
@@ -346,5 +351,6 @@ class CTC(LossFunctionWrapper):
         name: the loss name.
     """
 
-    def __init__(self, reduction: str = Reduction.AUTO, name: str = "ctc") -> None:
-        super().__init__(ctc, reduction=reduction, name=name)
+    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "ctc",
+                 dtype=None) -> None:
+        super().__init__(ctc, reduction=reduction, name=name, dtype=dtype)

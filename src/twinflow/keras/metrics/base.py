@@ -338,12 +338,20 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         name: the metric's name.
         dtype: the dtype of its state variables (float32 when None).
         from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
+        ignore_class: a label whose samples give 0 (``None``: none).
+        axis: the class axis of ``y_pred``.
     """
 
     def __init__(self, name: str = "sparse_categorical_crossentropy",
-                 dtype: DTypeLike | None = None, from_logits: bool = False) -> None:
+                 dtype: DTypeLike | None = None, from_logits: bool = False,
+                 ignore_class: int | None = None, axis: int = -1) -> None:
+        kwargs = {"from_logits": from_logits}
+        if ignore_class is not None:
+            kwargs["ignore_class"] = ignore_class
+        if axis != -1:
+            kwargs["axis"] = axis
         super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
-                         from_logits=from_logits)
+                         **kwargs)
 
 
 class _Confusion(Metric):

@@ -3,6 +3,8 @@ correlations, R2Score, and the threshold-sweeping PrecisionAtRecall, RecallAtPre
 SensitivityAtSpecificity, SpecificityAtSensitivity (Keras 3.15's definitions)."""
 from __future__ import annotations
 
+import inspect
+
 from ...core import dtypes
 from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
@@ -335,23 +337,29 @@ def _at_metric(class_name: str, value_name: str, constrained: str, dependent: st
 
 
 def _keyword_init(init, value_name: str):
-    def __init__(self, *args, num_thresholds: int = 200, class_id: int | None = None,
-                 name: str | None = None, dtype: DTypeLike | None = None, **kwargs) -> None:
+    # Keras's constructor: (value_name, num_thresholds=200, class_id=None, name=None, dtype=None)
+    P = inspect.Parameter
+    sig = inspect.Signature([P("self", P.POSITIONAL_OR_KEYWORD),
+                             P(value_name, P.POSITIONAL_OR_KEYWORD)]
+                            + [P(k, P.POSITIONAL_OR_KEYWORD, default=d) for k, d in (
+                                ("num_thresholds", 200), ("class_id", None), ("name", None),
+                                ("dtype", None))])
+
+    def __init__(self, *args, **kwargs) -> None:
         """Creates the metric.
 
         Args:
-            *args: the required rate (positional).
-            num_thresholds: how many thresholds to sweep.
-            class_id: the class column scored.
-            name: the metric name.
-            dtype: the result dtype.
-            **kwargs: the required rate by its Keras name.
+            *args: the arguments in Keras's order (the required rate first).
+            **kwargs: the arguments by name.
         """
-        if value_name in kwargs:
-            args = (kwargs.pop(value_name),) + args
-        if kwargs or len(args) != 1:
-            raise TypeError(f"expected one `{value_name}` argument; got {args} {kwargs}")
-        init(self, args[0], num_thresholds, class_id, name, dtype)
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{type(self).__name__}: {e}") from None
+        bound.apply_defaults()
+        a = bound.arguments
+        init(self, a[value_name], a["num_thresholds"], a["class_id"], a["name"], a["dtype"])
+    __init__.__signature__ = sig
     return __init__
 
 

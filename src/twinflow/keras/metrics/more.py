@@ -3,10 +3,12 @@ RootMeanSquaredError, top-k accuracies, confusion counts (TruePositives...), F1S
 FBetaScore, IoU and MeanIoU (Keras 3's definitions)."""
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from ...core import dtypes
 from ...core.context import eager_mode
+from ...eager.execute import convert_to_tensor
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import losses as _losses
@@ -14,24 +16,43 @@ from .base import Mean, MeanMetricWrapper, Metric, _Confusion, _to_float
 
 
 def _wrapper(class_name: str, fn: Callable, default: str, doc: str,
-             keywords: tuple = ()) -> type:
-    def __init__(self, name: str = default, dtype: DTypeLike | None = None, **kwargs) -> None:
+             keywords: tuple = (), leading: tuple = ()) -> type:
+    # Keras's constructor: (*leading, name, dtype, *keywords), each a (name, default) pair.
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+               for k, d in (*leading, ("name", default), ("dtype", None), *keywords)]
+    sig = inspect.Signature(params)
+
+    def __init__(self, *args, **kwargs) -> None:
         """Creates the metric.
 
         Args:
-            name: the metric name.
-            dtype: the result dtype.
-            **kwargs: the metric function's keywords.
+            *args: the arguments in Keras's order.
+            **kwargs: the arguments by name.
         """
-        unknown = set(kwargs) - set(keywords)
-        if unknown:
-            raise TypeError(f"{class_name}: unexpected arguments {sorted(unknown)}")
-        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **kwargs)
-    extra = "".join(f"        {k}: passed to the metric function.\n" for k in keywords)
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{class_name}: {e}") from None
+        bound.apply_defaults()
+        a = dict(bound.arguments)
+        del a["self"]
+        MeanMetricWrapper.__init__(self, fn, name=a.pop("name"), dtype=a.pop("dtype"), **a)
+    __init__.__signature__ = sig
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            A dict.
+        """
+        return {**MeanMetricWrapper.get_config(self), **self._fn_kwargs}
+    extra = "".join(f"        {k}: passed to the metric function.\n"
+                    for k, _ in (*leading, *keywords))
     return type(class_name, (MeanMetricWrapper,), {
-        "__init__": __init__, "__module__": __name__,
-        "__doc__": f"{doc}\n\n    Args:\n        name: the metric name.\n        dtype: the "
-                   f"result dtype.\n{extra}        **kwargs: the keywords above.\n"})
+        "__init__": __init__, "get_config": get_config, "__module__": __name__,
+        "__doc__": f"{doc}\n\n    Args:\n{extra}        name: the metric name.\n"
+                   "        dtype: the result dtype.\n"})
 
 
 def _cosine(y_true, y_pred, axis=-1):
@@ -55,19 +76,26 @@ def top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 
 
 
 def sparse_top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike,
-                                      k: int = 5) -> Tensor:
+                                      k: int = 5, from_sorted_ids: bool = False) -> Tensor:
     """1 where the true class id is among the ``k`` highest predictions.
 
     Args:
         y_true: class ids (a trailing axis of 1 is dropped).
-        y_pred: scores ``(batch, classes)``.
+        y_pred: scores ``(batch, classes)``; with ``from_sorted_ids``, class ids sorted by
+            decreasing score ``(batch, n)`` (the first ``k`` count).
         k: how many top predictions count.
+        from_sorted_ids: whether ``y_pred`` holds sorted class ids rather than scores.
 
     Returns:
         One 0/1 value per sample.
     """
-    y_pred = _to_float(y_pred)
     target = math_ops.cast(array_ops.reshape(y_true, [-1]), dtypes.int32)
+    if from_sorted_ids:
+        ids = math_ops.cast(convert_to_tensor(y_pred), dtypes.int32)[:, :k]
+        hit = reduction_ops.reduce_any(
+            math_ops.equal(ids, array_ops.expand_dims(target, -1)), axis=-1)
+        return math_ops.cast(hit, dtypes.float32)
+    y_pred = _to_float(y_pred)
     hit = nn_ops.in_top_k(target, array_ops.reshape(y_pred, [-1, y_pred.shape.as_list()[-1]]),
                           k)
     return math_ops.cast(hit, dtypes.float32)
@@ -83,7 +111,7 @@ Poisson = _wrapper("Poisson", _losses.poisson, "poisson", "The mean Poisson loss
 KLDivergence = _wrapper("KLDivergence", _losses.kl_divergence, "kl_divergence",
                         "The mean KL divergence.")
 CosineSimilarity = _wrapper("CosineSimilarity", _cosine, "cosine_similarity",
-                            "The mean cosine similarity (1: aligned).", ("axis",))
+                            "The mean cosine similarity (1: aligned).", (("axis", -1),))
 MeanAbsolutePercentageError = _wrapper("MeanAbsolutePercentageError",
                                        _losses.mean_absolute_percentage_error,
                                        "mean_absolute_percentage_error",
@@ -94,19 +122,21 @@ MeanSquaredLogarithmicError = _wrapper("MeanSquaredLogarithmicError",
                                        "The mean squared logarithmic error.")
 BinaryCrossentropy = _wrapper("BinaryCrossentropy", _losses.binary_crossentropy,
                               "binary_crossentropy", "The mean binary cross-entropy.",
-                              ("from_logits", "label_smoothing"))
+                              (("from_logits", False), ("label_smoothing", 0.0)))
 CategoricalCrossentropy = _wrapper("CategoricalCrossentropy", _losses.categorical_crossentropy,
                                    "categorical_crossentropy",
                                    "The mean categorical cross-entropy.",
-                                   ("from_logits", "label_smoothing"))
+                                   (("from_logits", False), ("label_smoothing", 0.0),
+                                    ("axis", -1)))
 TopKCategoricalAccuracy = _wrapper("TopKCategoricalAccuracy", top_k_categorical_accuracy,
                                    "top_k_categorical_accuracy",
-                                   "How often the true class is in the top ``k``.", ("k",))
+                                   "How often the true class is in the top ``k``.",
+                                   leading=(("k", 5),))
 SparseTopKCategoricalAccuracy = _wrapper("SparseTopKCategoricalAccuracy",
                                          sparse_top_k_categorical_accuracy,
                                          "sparse_top_k_categorical_accuracy",
                                          "How often the true class id is in the top ``k``.",
-                                         ("k",))
+                                         (("from_sorted_ids", False),), leading=(("k", 5),))
 
 
 class RootMeanSquaredError(Mean):

@@ -37,6 +37,8 @@ ALLOWED_CYCLES: list = []
 DEFERRED_IMPORTS: dict = {
     # AutoGraph (~25 modules) loads on the first trace: ``import twinflow`` stays fast (issue 10)
     "function/function.py:twinflow.autograph": "AutoGraph loads on the first trace",
+    # the tfdbg2 dumper (and tw.io) load on first use: ``import twinflow`` stays fast
+    "debugging.py:twinflow.io.debug_events": "the tfdbg2 dumper loads on first use",
 }
 
 def _files():

@@ -54,3 +54,14 @@ experimental = _types.ModuleType("twinflow.debugging.experimental",
 experimental.check_parity = check_parity
 experimental.ParityReport = ParityReport
 experimental.ParityDifference = ParityDifference
+
+
+def _experimental_getattr(name: str):
+    # The tfdbg2 dumper (io/debug_events.py) loads on first use: ``import twinflow`` stays fast.
+    if name in ("enable_dump_debug_info", "disable_dump_debug_info"):
+        from .io import debug_events  # noqa: PLC0415  (loaded on first use)
+        return getattr(debug_events, name)
+    raise AttributeError(f"module 'twinflow.debugging.experimental' has no attribute {name!r}")
+
+
+experimental.__getattr__ = _experimental_getattr

@@ -217,6 +217,7 @@ class _Emitter:
 
     def __init__(self, trace: bool = False) -> None:
         self.trace = trace          # time every op for the profiler (core/profiler.py)
+        self.graph_name = "fn"      # the function's name, for the per-op listeners
         self.closure: dict = {}     # cell name -> value
         self.by_id: dict = {}       # id(kernel) -> cell name
         self.body: list = []
@@ -345,7 +346,10 @@ class _Emitter:
                 self.emit(f"{ind}_t0 = {self.cell(perf_counter_ns, 'k')}()", op)
             self.emit(f"{ind}{stmt}  # {_comment(op)}", op)
             if self.trace:
-                self.emit(f"{ind}{self.cell(record_op, 'k')}({op.name!r}, {op.type!r}, _t0)", op)
+                outs = ", ".join("None" if t == "_" else t for t in targets)
+                self.emit(f"{ind}{self.cell(record_op, 'k')}({op.name!r}, {op.type!r}, _t0, "
+                          f"({outs}{',' if len(targets) == 1 else ''}), "
+                          f"{self.graph_name!r})", op)
         return [names[id(t)] for t in prog.outputs]
 
     def while_loop(self, op, ins: list, ind: str, depth: int, new_name, used) -> list:
@@ -422,6 +426,7 @@ def compile_program(prog: Program, name: str = "fn", trace: bool = False) -> Com
         fname = "f_" + fname
     params = [f"a{i}" for i in range(len(prog.inputs))]
     em = _Emitter(trace)
+    em.graph_name = name
     rets = em.block(prog, params, "        ", 0)
     closure, line_ops = em.closure, em.line_ops
     while fname in closure:  # a function named like a kernel cell (k3) would shadow it

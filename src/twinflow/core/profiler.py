@@ -66,17 +66,53 @@ def active() -> Recorder | None:
     return _active[0] if _active else None
 
 
-def record_op(name: str, op_type: str, start: int) -> None:
+def record_op(name: str, op_type: str, start: int, outputs=(), graph: str | None = None) -> None:
     """Records an op that ran from ``start`` until now (called by bind and compiled graphs).
 
     Args:
         name: the op's name (its type when eager).
         op_type: the op's type.
         start: ``time.perf_counter_ns()`` before it ran.
+        outputs: the op's output values (NumPy; None for one nobody reads), for listeners.
+        graph: the name of the function graph running the op, None when eager.
     """
     rec = _active[0] if _active else None
     if rec is not None and rec.ops:
         rec.add(name, op_type, start, time.perf_counter_ns())
+    for listener in _listeners:
+        listener(graph, name, op_type, outputs)
+
+
+_listeners: list = []  # per-op listeners (the tfdbg2 dumper, io/debug_events.py)
+
+
+def _refresh() -> None:
+    """Ops take the recording path while a profiler or a listener wants them (under _lock)."""
+    process.profiling = bool(_active or _listeners)
+    devices.refresh_eager_hook()
+
+
+def add_listener(fn) -> None:
+    """Calls ``fn(graph, name, op_type, outputs)`` after every op run until removed.
+
+    Args:
+        fn: the listener.
+    """
+    with _lock:
+        _listeners.append(fn)
+        _refresh()
+
+
+def remove_listener(fn) -> None:
+    """Stops calling ``fn`` (see ``add_listener``).
+
+    Args:
+        fn: the listener.
+    """
+    with _lock:
+        if fn in _listeners:
+            _listeners.remove(fn)
+        _refresh()
 
 
 def _python_hook(frame, event, arg):
@@ -118,8 +154,7 @@ def start(logdir: str, options: ProfilerOptions | None = None) -> None:
             raise UnavailableError(None, None, "Cannot start profiling: Another profiler is "
                                    "running.")
         _active.append(Recorder(os.fspath(logdir), options))
-        process.profiling = True
-        devices.refresh_eager_hook()
+        _refresh()
     if options.python_tracer_level:
         threading.setprofile(_python_hook)
         sys.setprofile(_python_hook)
@@ -142,8 +177,7 @@ def stop(save: bool = True) -> str | None:
             raise UnavailableError(None, None, "Cannot export profiling results. No profiler "
                                    "is running.")
         rec = _active.pop()
-        process.profiling = False
-        devices.refresh_eager_hook()
+        _refresh()
     if rec.options.python_tracer_level:
         sys.setprofile(None)
         threading.setprofile(None)

@@ -121,8 +121,9 @@ def _profiled(opdef: OpDef, inputs, attrs: dict, dev):
         result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
     else:
         result = EagerTensor(out if type(out) is not bytes else _string_scalar(out))
-    _after_eager(opdef, inputs, attrs, result if opdef.multi_output else [result], dev)
-    record_op(opdef.name, opdef.name, start)
+    outs = result if opdef.multi_output else [result]
+    _after_eager(opdef, inputs, attrs, outs, dev)
+    record_op(opdef.name, opdef.name, start, [t._value for t in outs])
     return result
 
 

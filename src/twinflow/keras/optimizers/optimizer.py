@@ -615,7 +615,7 @@ class Adagrad(Optimizer):
     Args:
         learning_rate: the step size.
         initial_accumulator_value: the accumulators' start value.
-        epsilon: added to the denominator.
+        epsilon: added to the accumulator under the square root, as Keras 3.
         name: the optimizer name.
         **kwargs: Optimizer arguments.
     """
@@ -638,4 +638,5 @@ class Adagrad(Optimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         acc = self.get_slot(variable, "accumulator")
         acc.assign_add(math_ops.square(gradient))
-        variable.assign_sub(gradient * learning_rate / (math_ops.sqrt(acc) + self.epsilon))
+        # Keras 3 adds epsilon under the root (TF-Keras 2 added it outside).
+        variable.assign_sub(gradient * learning_rate / math_ops.sqrt(acc + self.epsilon))

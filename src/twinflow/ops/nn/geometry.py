@@ -152,10 +152,6 @@ def _static_dims(t) -> list:
     return s.as_list() if s.rank is not None else [None] * 4
 
 
-def _static_dims_shape(t) -> TensorShape:
-    return TensorShape(_static_dims(t))
-
-
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
     first = channels_first(data_format, "pooling")
     ksize, strides = _nhwc_order(ksize, first), _nhwc_order(strides, first)

@@ -272,9 +272,9 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients: TensorLike,
     """The gradients of ``fake_quant_with_min_max_vars_per_channel``.
 
     Args:
+        gradients, inputs: as for ``fake_quant_with_min_max_vars_gradient``.
         min: the op's ``min`` (one per channel).
-        gradients, inputs, max, num_bits, narrow_range, name: as for
-            ``fake_quant_with_min_max_vars_gradient``.
+        max, num_bits, narrow_range, name: as for ``fake_quant_with_min_max_vars_gradient``.
 
     Returns:
         ``(backprops_wrt_input, backprop_wrt_min, backprop_wrt_max)``, the last two per channel.

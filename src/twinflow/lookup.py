@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from .core import dtypes, errors
+from .core.props import readonly
 from .data.experimental import register_table_functions
 from .eager.execute import convert_to_tensor
 from .ops.ragged.fingerprint import fingerprint64
@@ -74,15 +75,8 @@ class _Dtypes:
             raise TypeError(f"tw.lookup: keys of dtype {self._key_dtype!r} are not supported "
                             "(int32, int64 or string)")
 
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The keys' dtype."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The values' dtype."""
-        return self._value_dtype
+    key_dtype = readonly("_key_dtype", "The keys' dtype.")
+    value_dtype = readonly("_value_dtype", "The values' dtype.")
 
 
 class _Initializer(_Dtypes):
@@ -189,10 +183,7 @@ class _Resource(TrackableResource, _Dtypes):
         return self
 
 
-    @property
-    def name(self):
-        """The table's name."""
-        return self._name
+    name = readonly("_name", "The table's name.")
 
     def __getitem__(self, keys):
         return self.lookup(keys)
@@ -215,10 +206,7 @@ class _Table(_Resource):
         self._name = name
         self._data: dict = {}
 
-    @property
-    def default_value(self):
-        """The value returned for a missing key."""
-        return self._default
+    default_value = readonly("_default", "The value returned for a missing key.")
 
     def size(self, name=None):
         """The number of entries (an int64 scalar).

@@ -27,6 +27,7 @@ from ..core.errors import (
     InvalidArgumentError,
     OutOfRangeError,
 )
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..eager.tensor import ResourceHandle
@@ -341,30 +342,11 @@ class QueueBase:
         names = q.names if all(b.names == q.names for b in queues) else None
         return QueueBase(q.dtypes, shapes, names, q.queue_ref)
 
-    @property
-    def queue_ref(self):
-        """The resource handle of the queue."""
-        return self._queue_ref
-
-    @property
-    def name(self) -> str:
-        """The name of the queue."""
-        return self._name
-
-    @property
-    def dtypes(self) -> list:
-        """The dtypes of the components of an element."""
-        return self._dtypes
-
-    @property
-    def shapes(self) -> list:
-        """The static shapes of the components of an element."""
-        return self._shapes
-
-    @property
-    def names(self):
-        """The names of the components (None: elements are tuples)."""
-        return self._names
+    queue_ref = readonly("_queue_ref", "The resource handle of the queue.")
+    name = readonly("_name", "The name of the queue.")
+    dtypes = readonly("_dtypes", "The dtypes of the components of an element.")
+    shapes = readonly("_shapes", "The static shapes of the components of an element.")
+    names = readonly("_names", "The names of the components (None: elements are tuples).")
 
     # -- converting what is enqueued --------------------------------------------------------
     def _components(self, vals, batched: bool) -> list:

@@ -19,6 +19,7 @@ from ..core import dtypes
 from ..core.context import ctx, eager_mode
 from ..core.devices import placed_device
 from ..core.errors import InvalidArgumentError
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
@@ -367,9 +368,7 @@ class Variable(metaclass=_VariableMeta):
         self._value = arr
 
     # ----- properties -----
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
+    dtype = readonly("_dtype", "The variable's dtype.")
 
     @property
     def shape(self) -> TensorShape:
@@ -381,29 +380,13 @@ class Variable(metaclass=_VariableMeta):
         """Returns the variable's static shape (alias of ``shape``)."""
         return self.shape
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @property
-    def constraint(self):
-        return self._constraint
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    @property
-    def ndim(self) -> int:
-        return self._value.ndim
-
-    @property
-    def graph(self):
-        return self._graph
+    name = readonly("_name", "The variable's name.")
+    trainable = readonly("_trainable", "Whether gradient tapes watch the variable by default.")
+    constraint = readonly("_constraint",
+                          "The projection applied after optimizer updates (or None).")
+    device = readonly("_device", "The device the variable was placed on.")
+    ndim = readonly("_value.ndim", "The variable's rank.")
+    graph = readonly("_graph", "The graph the variable was created in (None eagerly).")
 
     # ----- reading and writing -----
     def read_value(self) -> Tensor:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import concat, expand_dims, eye, shape, squeeze
@@ -50,6 +51,16 @@ def static_dim(t: Tensor, axis: int):
     """The static size of axis ``axis`` of ``t`` (None when unknown)."""
     s = t.shape
     return None if s.rank is None else s[axis]
+
+
+def _shape_part(method: str, summary: str, part, returns: str):
+    """A ``LinearOperator.<method>(name=...)`` that returns ``shape_tensor()[part]``."""
+    def shape_part(self, name: str = method) -> Tensor:
+        return self.shape_tensor()[part]
+    shape_part.__name__, shape_part.__qualname__ = method, f"LinearOperator.{method}"
+    shape_part.__doc__ = (f"{summary}\n\nArgs:\n    name: unused label.\n\n"
+                          f"Returns:\n    {returns}\n")
+    return shape_part
 
 
 class LinearOperator:
@@ -102,40 +113,15 @@ class LinearOperator:
         return matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
 
     # ----- properties -----
-    @property
-    def dtype(self):
-        """The dtype of the matrix."""
-        return self._dtype
-
-    @property
-    def name(self) -> str:
-        """The operator's name."""
-        return self._name
-
-    @property
-    def parameters(self) -> dict:
-        """The constructor arguments."""
-        return dict(self._parameters)
-
-    @property
-    def graph_parents(self) -> list:
-        """Tensors given as graph parents."""
-        return list(self._graph_parents)
-
-    @property
-    def is_non_singular(self):
-        """Hint: invertible (True/False/None)."""
-        return self._is_non_singular
-
-    @property
-    def is_self_adjoint(self):
-        """Hint: equal to its adjoint (True/False/None)."""
-        return self._is_self_adjoint
-
-    @property
-    def is_positive_definite(self):
-        """Hint: positive definite (True/False/None)."""
-        return self._is_positive_definite
+    dtype = readonly("_dtype", "The dtype of the matrix.")
+    name = readonly("_name", "The operator's name.")
+    parameters = readonly("_parameters", "The constructor arguments.", copy=dict)
+    graph_parents = readonly("_graph_parents", "Tensors given as graph parents.", copy=list)
+    is_non_singular = readonly("_is_non_singular", "Hint: invertible (True/False/None).")
+    is_self_adjoint = readonly("_is_self_adjoint",
+                               "Hint: equal to its adjoint (True/False/None).")
+    is_positive_definite = readonly("_is_positive_definite",
+                                    "Hint: positive definite (True/False/None).")
 
     @property
     def is_square(self):
@@ -172,16 +158,8 @@ class LinearOperator:
         s = self.shape
         return TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-2])
 
-    def batch_shape_tensor(self, name: str = "batch_shape_tensor") -> Tensor:
-        """The dynamic batch shape.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 vector.
-        """
-        return self.shape_tensor()[:-2]
+    batch_shape_tensor = _shape_part("batch_shape_tensor", "The dynamic batch shape.",
+                                     slice(None, -2), "int32 vector.")
 
     @property
     def tensor_rank(self):
@@ -204,32 +182,16 @@ class LinearOperator:
         """``N``, the number of columns (None when unknown)."""
         return None if self.shape.rank is None else self.shape[-1]
 
-    def domain_dimension_tensor(self, name: str = "domain_dimension_tensor") -> Tensor:
-        """``N`` as a tensor.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 scalar.
-        """
-        return self.shape_tensor()[-1]
+    domain_dimension_tensor = _shape_part("domain_dimension_tensor", "``N`` as a tensor.", -1,
+                                          "int32 scalar.")
 
     @property
     def range_dimension(self):
         """``M``, the number of rows (None when unknown)."""
         return None if self.shape.rank is None else self.shape[-2]
 
-    def range_dimension_tensor(self, name: str = "range_dimension_tensor") -> Tensor:
-        """``M`` as a tensor.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 scalar.
-        """
-        return self.shape_tensor()[-2]
+    range_dimension_tensor = _shape_part("range_dimension_tensor", "``M`` as a tensor.", -2,
+                                         "int32 scalar.")
 
     @property
     def H(self) -> LinearOperator:  # noqa: N802  (TensorFlow's name)

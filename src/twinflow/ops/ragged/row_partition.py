@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...eager.tensor import EagerTensor
 from ...graph.tensor import Tensor
 from .. import array_ops as A
@@ -179,10 +180,7 @@ class RowPartition:
         return cls(splits, uniform_row_length=length, internal=True)
 
     # -- encodings ---------------------------------------------------------------------------
-    @property
-    def dtype(self) -> dtypes.DType:
-        """The dtype of the partition's tensors."""
-        return self._splits.dtype
+    dtype = readonly("_splits.dtype", "The dtype of the partition's tensors.")
 
     def row_splits(self) -> Tensor:
         """The row splits (``nrows + 1`` ints).

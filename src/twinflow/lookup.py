@@ -482,12 +482,10 @@ class DenseHashTable(MutableHashTable):
         return super()._remove(k)
 
     def insert_or_assign(self, keys, values, name=None):
-        """Sets ``table[key] = value`` for each pair (TensorFlow's name for ``insert``).
+        """``insert`` under DenseHashTable's name for it in TensorFlow.
 
         Args:
-            keys: a tensor of ``key_dtype``.
-            values: a tensor of ``value_dtype``.
-            name: the op name.
+            keys, values, name: as in ``insert``.
 
         Returns:
             The table size after the insert (an int64 scalar).
@@ -495,11 +493,10 @@ class DenseHashTable(MutableHashTable):
         return self.insert(keys, values, name)
 
     def erase(self, keys, name=None):
-        """Removes ``keys`` (missing keys are ignored).
+        """``remove`` under DenseHashTable's name for it in TensorFlow.
 
         Args:
-            keys: a tensor of ``key_dtype``.
-            name: the op name.
+            keys, name: as in ``remove``.
 
         Returns:
             The table size after the removal (an int64 scalar).

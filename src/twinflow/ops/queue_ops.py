@@ -389,6 +389,11 @@ class QueueBase:
         return outs[0] if len(outs) == 1 else outs
 
     # -- the operations ---------------------------------------------------------------------
+    def _run(self, opdef, inputs: list, attrs: dict, name, default_name: str):
+        """Runs ``opdef`` on the queue; returns None eagerly, its Operation in a graph."""
+        bind(opdef, [self._queue_ref, *inputs], attrs, name=name or f"{self._name}_{default_name}")
+        return _last_op()
+
     def enqueue(self, vals, name=None):
         """Enqueues one element, waiting while the queue is full.
 
@@ -399,9 +404,7 @@ class QueueBase:
         Returns:
             None eagerly; the enqueue Operation in a graph.
         """
-        comps = self._components(vals, False)
-        bind(QueueEnqueueV2, [self._queue_ref, *comps], {}, name=name or f"{self._name}_enqueue")
-        return _last_op()
+        return self._run(QueueEnqueueV2, self._components(vals, False), {}, name, "enqueue")
 
     def enqueue_many(self, vals, name=None):
         """Enqueues the slices of ``vals`` along dimension 0 as elements.
@@ -413,10 +416,8 @@ class QueueBase:
         Returns:
             None eagerly; the enqueue Operation in a graph.
         """
-        comps = self._components(vals, True)
-        bind(QueueEnqueueManyV2, [self._queue_ref, *comps], {},
-             name=name or f"{self._name}_EnqueueMany")
-        return _last_op()
+        return self._run(QueueEnqueueManyV2, self._components(vals, True), {}, name,
+                         "EnqueueMany")
 
     def dequeue(self, name=None):
         """Dequeues one element, waiting while the queue is empty.
@@ -450,14 +451,14 @@ class QueueBase:
         return self._many(QueueDequeueManyV2, n, name or f"{self._name}_DequeueMany")
 
     def dequeue_up_to(self, n, name=None):
-        """Dequeues ``n`` elements, or what is left (at least one) once the queue is closed.
+        """As ``dequeue_many``, but once the queue is closed it takes what is left (at least one).
 
         Args:
             n: the largest number of elements (integer scalar).
             name: the op name.
 
         Returns:
-            The batch, structured as ``dequeue``'s result.
+            As ``dequeue_many``'s, its batch dimension of unknown static size.
 
         Raises:
             OutOfRangeError: the queue is closed and empty.
@@ -482,10 +483,8 @@ class QueueBase:
         Returns:
             None eagerly; the close Operation in a graph.
         """
-        bind(QueueCloseV2, [self._queue_ref],
-             {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
-             name=name or f"{self._name}_Close")
-        return _last_op()
+        return self._run(QueueCloseV2, [],
+                         {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name, "Close")
 
     def is_closed(self, name=None):
         """Whether the queue is closed.

@@ -59,7 +59,25 @@ class ShapedComposite(CompositeTensor):
         raise dense_required(self, f"Using a {type(self).__name__} as a Python bool")
 
 
-class SparseTensorSpec(BatchableTypeSpec):
+class ValueSpec(BatchableTypeSpec):
+    """A spec whose values know it (``value._type_spec``): SparseTensorSpec, RaggedTensorSpec."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_value(cls, value) -> ValueSpec:
+        """The spec of a value.
+
+        Args:
+            value: a SparseTensor (for SparseTensorSpec) or RaggedTensor (RaggedTensorSpec).
+
+        Returns:
+            Its spec.
+        """
+        return value._type_spec
+
+
+class SparseTensorSpec(ValueSpec):
     """The type of a SparseTensor: its (static) dense shape and dtype.
 
     Args:
@@ -131,18 +149,6 @@ class SparseTensorSpec(BatchableTypeSpec):
         vals = np.concatenate([np.asarray(v.values) for v in values])
         dense = np.concatenate([[len(values)], shapes.max(axis=0)]).astype(np.int64)
         return SparseTensor(ind, vals, dense)
-
-    @classmethod
-    def from_value(cls, value) -> SparseTensorSpec:
-        """The spec of a SparseTensor.
-
-        Args:
-            value: a SparseTensor.
-
-        Returns:
-            Its SparseTensorSpec.
-        """
-        return value._type_spec
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec({shape_repr(self._shape)}, {self._dtype!r})"

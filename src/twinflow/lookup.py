@@ -596,9 +596,7 @@ def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
         num_oov_buckets: buckets for unknown keys (see ``table_from_dataset``).
         vocab_size: use only the first ``vocab_size`` keys.
         default_value: the id of unknown keys (num_oov_buckets == 0).
-        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
-        key_dtype: the dtype of the keys.
-        name: the table's name.
+        hasher_spec, key_dtype, name: as in ``table_from_dataset``.
 
     Returns:
         A StaticHashTable or StaticVocabularyTable of int64 ids.

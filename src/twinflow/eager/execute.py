@@ -17,6 +17,7 @@ from ..core.context import ctx, process
 from ..core.devices import placed_device, runtime
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.profiler import record_op
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..graph.checks import (
     KERNEL_ERRORS,
@@ -53,13 +54,8 @@ class EagerOp:
     def __init__(self, opdef: OpDef, inputs, outputs, attrs: dict) -> None:
         self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
 
-    @property
-    def type(self) -> str:
-        return self.opdef.name
-
-    @property
-    def name(self) -> str:
-        return self.opdef.name
+    type = readonly("opdef.name", "The op type (as ``Operation.type``).")
+    name = readonly("opdef.name", "The op type: an eager op has no name of its own.")
 
     def get_attr(self, name: str):
         return self.attrs[name]

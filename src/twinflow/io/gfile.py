@@ -45,10 +45,10 @@ class GFile:
         """Reads ``n`` characters/bytes (all when -1).
 
         Args:
-            n: how many.
+            n: how many characters (text mode) or bytes (binary mode).
 
         Returns:
-            str or bytes.
+            str (text mode) or bytes (binary mode).
         """
         return self._f.read(n)
 

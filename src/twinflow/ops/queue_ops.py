@@ -16,6 +16,7 @@ import heapq
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -301,6 +302,16 @@ class QueueIsClosedV2:
         return np.bool_(handle.closed)
 
 
+def _query(method: str, opdef, default_name: str, summary: str, returns: str) -> Callable:
+    """``QueueBase.<method>(name=None)``: the scalar ``opdef`` reads from the queue."""
+    def query(self, name=None):
+        return bind(opdef, [self._queue_ref], {}, name=name or f"{self._name}_{default_name}")
+    query.__name__, query.__qualname__ = method, f"QueueBase.{method}"
+    query.__doc__ = (f"{summary}\n\nArgs:\n    name: the op name.\n\n"
+                     f"Returns:\n    {returns}\n")
+    return query
+
+
 class QueueBase:
     """A queue of elements, each a tuple (or dict, with ``names``) of tensors.
 
@@ -486,27 +497,10 @@ class QueueBase:
         return self._run(QueueCloseV2, [],
                          {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name, "Close")
 
-    def is_closed(self, name=None):
-        """Whether the queue is closed.
-
-        Args:
-            name: the op name.
-
-        Returns:
-            A bool scalar tensor.
-        """
-        return bind(QueueIsClosedV2, [self._queue_ref], {}, name=name or f"{self._name}_IsClosed")
-
-    def size(self, name=None):
-        """The number of elements in the queue.
-
-        Args:
-            name: the op name.
-
-        Returns:
-            An int32 scalar tensor.
-        """
-        return bind(QueueSizeV2, [self._queue_ref], {}, name=name or f"{self._name}_Size")
+    is_closed = _query("is_closed", QueueIsClosedV2, "IsClosed", "Whether the queue is closed.",
+                       "A bool scalar tensor.")
+    size = _query("size", QueueSizeV2, "Size", "The number of elements in the queue.",
+                  "An int32 scalar tensor.")
 
 
 def _last_op():

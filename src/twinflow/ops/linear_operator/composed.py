@@ -36,6 +36,14 @@ def _total(values: list) -> Tensor:
     return functools.reduce(add, values)
 
 
+def _operator_list(operators) -> tuple:
+    """``(operators as a list, their dtype)``: at least one operator, all of one dtype."""
+    ops = list(operators)
+    if not ops:
+        raise ValueError("Expected a non-empty list of operators")
+    return ops, _dtype_of(ops)
+
+
 def _dtype_of(operators: list):
     dts = {op.dtype for op in operators}
     if len(dts) != 1:
@@ -166,16 +174,14 @@ class LinearOperatorComposition(LinearOperator):
 
     Args:
         operators: the factors (at least one), sharing a dtype.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        is_non_singular: hint (True, and False an error, when every factor is non-singular).
+        is_self_adjoint, is_positive_definite, is_square: hints.
+        name: a name (default: the factors' names joined by ``_o_``).
     """
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None) -> None:
-        self._ops = list(operators)
-        if not self._ops:
-            raise ValueError("Expected a non-empty list of operators")
-        dtype = _dtype_of(self._ops)
+        self._ops, dtype = _operator_list(operators)
         for a, b in zip(self._ops, self._ops[1:]):
             if a.domain_dimension is not None and b.range_dimension is not None and \
                     a.domain_dimension != b.range_dimension:
@@ -395,16 +401,14 @@ class LinearOperatorKronecker(LinearOperator):
 
     Args:
         operators: the factors, sharing a dtype.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        is_non_singular, is_self_adjoint: hints (default: True when every factor's is True).
+        is_positive_definite, is_square: hints.
+        name: a name (default: the factors' names joined by ``_x_``).
     """
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None) -> None:
-        self._ops = list(operators)
-        if not self._ops:
-            raise ValueError("Expected a non-empty list of operators")
-        dtype = _dtype_of(self._ops)
+        self._ops, dtype = _operator_list(operators)
         if all(op.is_non_singular for op in self._ops):
             is_non_singular = True if is_non_singular is None else is_non_singular
         if all(op.is_self_adjoint for op in self._ops):

@@ -81,7 +81,9 @@ class LinearOperatorDiag(LinearOperator):
 
     Args:
         diag: ``[..., N]`` the diagonal.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
+        is_non_singular, is_positive_definite: hints.
+        is_self_adjoint: hint (a real diagonal is always self-adjoint: False is an error).
+        is_square: hint (always square: False is an error).
         name: a name.
     """
 

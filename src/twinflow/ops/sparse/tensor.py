@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...eager.func_graph import TensorSpec
 from ...eager.tensor import EagerTensor
@@ -37,9 +38,7 @@ class ShapedComposite(CompositeTensor):
 
     __slots__ = ()
 
-    @property
-    def shape(self) -> TensorShape:
-        return self._static_shape
+    shape = readonly("_static_shape", "The static shape (unknown dimensions are None).")
 
     def get_shape(self) -> TensorShape:
         """The static shape (unknown dimensions are None).
@@ -91,13 +90,8 @@ class SparseTensorSpec(ValueSpec):
         self._shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
         self._dtype = dtypes.as_dtype(dtype)
 
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
+    shape = readonly("_shape", "The dense shape (dims may be None).")
+    dtype = readonly("_dtype", "The values' dtype.")
 
     @property
     def value_type(self) -> type:

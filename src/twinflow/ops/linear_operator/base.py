@@ -13,6 +13,8 @@ and a method the hints rule out (``solve`` of a singular operator) raises
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
@@ -53,7 +55,7 @@ def static_dim(t: Tensor, axis: int):
     return None if s.rank is None else s[axis]
 
 
-def _shape_part(method: str, summary: str, part, returns: str):
+def _shape_part(method: str, summary: str, part, returns: str) -> Callable[..., Tensor]:
     """A ``LinearOperator.<method>(name=...)`` that returns ``shape_tensor()[part]``."""
     def shape_part(self, name: str = method) -> Tensor:
         return self.shape_tensor()[part]
@@ -63,7 +65,8 @@ def _shape_part(method: str, summary: str, part, returns: str):
     return shape_part
 
 
-def _public(method: str, label: str, summary: str, returns: str, square: str | None = None):
+def _public(method: str, label: str, summary: str, returns: str,
+            square: str | None = None) -> Callable[..., Tensor]:
     """``LinearOperator.<method>(name=label)``: ``self._<method>()``, which subclasses override;
     when ``square`` names the computation, a non-square operator is refused first."""
     private = "_" + method

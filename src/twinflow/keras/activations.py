@@ -5,6 +5,8 @@ from collections.abc import Callable
 
 from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
+from .named import by_name as _by_name
+from .named import serialize_named as _serialize_named
 
 
 def linear(x):
@@ -460,11 +462,7 @@ def get(identifier) -> Callable:
     if identifier is None:
         return linear
     if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]
-        except KeyError:
-            raise ValueError(f"Unknown activation function: {identifier!r}. Known: "
-                             f"{sorted(_BY_NAME)}") from None
+        return _by_name(_BY_NAME, identifier, "activation function")
     if callable(identifier):
         return identifier
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
@@ -479,7 +477,7 @@ def serialize(activation: Callable) -> str:
     Returns:
         Its name.
     """
-    return getattr(activation, "__name__", str(activation))
+    return _serialize_named(activation)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Callable:

@@ -23,6 +23,7 @@ from ..losses import (
     sparse_categorical_crossentropy,
     squared_hinge,
 )
+from ..named import serialize_named as _serialize_named
 from ..registry import deserialize_object as _deserialize_object
 from .base import *  # noqa: F403
 from .base import _BY_NAME, Metric, get
@@ -93,7 +94,6 @@ kld = KLD = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
 
 
-
 def serialize(metric) -> dict | str:
     """``{"class_name", "config"}`` of a Metric, or a metric function's name.
 
@@ -103,9 +103,7 @@ def serialize(metric) -> dict | str:
     Returns:
         The dict or name.
     """
-    if isinstance(metric, Metric):
-        return {"class_name": type(metric).__name__, "config": metric.get_config()}
-    return getattr(metric, "__name__", str(metric))
+    return _serialize_named(metric, Metric)
 
 
 def deserialize(config, custom_objects: dict | None = None) -> Metric:

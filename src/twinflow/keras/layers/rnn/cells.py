@@ -20,6 +20,7 @@ from ... import activations as _activations
 from ... import initializers as _initializers
 from ... import regularizers as _regularizers
 from ... import saving as _saving
+from ...argdocs import with_args
 from ..base import Layer
 
 
@@ -39,10 +40,19 @@ def _rate(name: str, value) -> float:
 
 class _HoldsLayers(Layer):
     """A layer whose config holds other layers (an RNN's cell, a wrapper's layer, a stack's
-    cells): ``from_config`` rebuilds them from the keys named in ``_config_layer_keys`` (a list
-    under such a key is a list of layers; None stays None)."""
+    cells): ``get_config`` saves the attributes named in ``_config_layer_keys`` and
+    ``from_config`` rebuilds them (a list under such a key is a list of layers; None stays
+    None)."""
 
     _config_layer_keys: tuple[str, ...] = ()
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        for key in self._config_layer_keys:
+            value = getattr(self, key)
+            cfg[key] = [_saving.serialize_layer(v) for v in value] \
+                if isinstance(value, (list, tuple)) else _saving.serialize_layer(value)
+        return cfg
 
     @classmethod
     def from_config(cls, config: dict) -> Layer:
@@ -64,28 +74,30 @@ class _HoldsLayers(Layer):
         return cls(**config)
 
 
+_CELL_ARGS = {
+    "units": "the state size.",
+    "activation": "the activation (tanh).",
+    "use_bias": "whether to add a bias.",
+    "kernel_initializer": "initializer of the input kernel.",
+    "recurrent_initializer": "initializer of the recurrent kernel (orthogonal).",
+    "bias_initializer": "initializer of the bias.",
+    "kernel_regularizer": "a penalty on the input kernel.",
+    "recurrent_regularizer": "a penalty on the recurrent kernel.",
+    "bias_regularizer": "a penalty on the bias.",
+    "kernel_constraint": "stored on the input kernel.",
+    "recurrent_constraint": "stored on the recurrent kernel.",
+    "bias_constraint": "stored on the bias.",
+    "dropout": "the input dropout rate (while training).",
+    "recurrent_dropout": "the state dropout rate (while training).",
+    "seed": "the dropout seed.",
+    "**kwargs": "Layer arguments.",
+}
+
+
+@with_args(_CELL_ARGS)
 class _Cell(Layer):
     """Shared arguments of the built-in cells: initializers, regularizers, constraints,
-    dropout on the inputs and on the recurrent state (one mask per sequence).
-
-    Args:
-        units: the state size.
-        activation: the activation.
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel.
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate.
-        recurrent_dropout: the state dropout rate.
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    dropout on the inputs and on the recurrent state (one mask per sequence)."""
 
     _gates = 1
 
@@ -175,27 +187,9 @@ def _state(states):
     return states[0] if isinstance(states, (list, tuple)) else states
 
 
+@with_args(_CELL_ARGS)
 class SimpleRNNCell(_Cell):
-    """``h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)``.
-
-    Args:
-        units: the state size.
-        activation: the activation (tanh).
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    """``h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)``."""
 
     def build(self, input_shape) -> None:
         self._kernels(input_shape.as_list()[-1], (self.units,))
@@ -211,30 +205,12 @@ class SimpleRNNCell(_Cell):
         return h, [h]
 
 
+@with_args(_CELL_ARGS, activation="the cell activation (tanh).",
+           recurrent_activation="the gate activation (sigmoid).",
+           unit_forget_bias="start the forget gate's bias at 1.")
 class LSTMCell(_Cell):
     """Long short-term memory: gates ``i, f, o = recurrent_activation(...)``,
-    ``c = f * c_prev + i * activation(...)``, ``h = o * activation(c)``.
-
-    Args:
-        units: the state size.
-        activation: the cell activation (tanh).
-        recurrent_activation: the gate activation (sigmoid).
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        unit_forget_bias: start the forget gate's bias at 1.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    ``c = f * c_prev + i * activation(...)``, ``h = o * activation(c)``."""
 
     _gates = 4
 
@@ -297,31 +273,14 @@ def lstm_update(cell, z, c_prev) -> tuple:
     return h, [h, c]
 
 
+@with_args(_CELL_ARGS, activation="the candidate's activation (tanh).",
+           recurrent_activation="the gates' activation (sigmoid).",
+           use_bias="whether to add biases.",
+           reset_after="apply the reset gate after the recurrent matmul.")
 class GRUCell(_Cell):
     """Gated recurrent unit: update gate ``z``, reset gate ``r``, candidate ``hh``;
     ``h = z * h_prev + (1 - z) * hh``. ``reset_after`` (Keras 3's and cuDNN's default) applies
-    the reset gate after the recurrent matmul and keeps separate input and recurrent biases.
-
-    Args:
-        units: the state size.
-        activation: the candidate's activation (tanh).
-        recurrent_activation: the gates' activation (sigmoid).
-        use_bias: whether to add biases.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        reset_after: apply the reset gate after the recurrent matmul.
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    the reset gate after the recurrent matmul and keeps separate input and recurrent biases."""
 
     _gates = 3
 
@@ -442,11 +401,6 @@ class StackedRNNCells(_HoldsLayers):
         for c in self.cells:
             if hasattr(c, "reset_dropout_mask"):
                 c.reset_dropout_mask()
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["cells"] = [_saving.serialize_layer(c) for c in self.cells]
-        return cfg
 
 
 class _ShapeOnly:

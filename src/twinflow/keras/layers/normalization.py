@@ -10,6 +10,7 @@ from ...ops import array_ops, math_ops, nn_ops
 from ...ops.variables import VariableAggregation, autocast_variables
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from ..declare import with_args
 from .base import Layer
 
 
@@ -29,30 +30,32 @@ def _add_affine_weights(layer: Layer, shape: tuple) -> None:
     layer.beta = layer._add_weight_for("beta", "beta", shape) if layer.center else None
 
 
+# The normalization layers' shared arguments (``with_args`` orders them as each takes them).
+_AFFINE_ARGS = {
+    "epsilon": "added to the variance.",
+    "center": "learn an offset ``beta``.",
+    "scale": "learn a scale ``gamma``.",
+    "beta_initializer": "initializer of beta.",
+    "gamma_initializer": "initializer of gamma.",
+    "beta_regularizer": "a penalty on beta.",
+    "gamma_regularizer": "a penalty on gamma.",
+    "beta_constraint": "stored on beta.",
+    "gamma_constraint": "stored on gamma.",
+    "**kwargs": "Layer arguments.",
+}
+
+
+@with_args(_AFFINE_ARGS, axis="the feature axis (or axes).",
+           momentum="the moving-average momentum.",
+           moving_mean_initializer="initializer of the moving mean.",
+           moving_variance_initializer="initializer of the moving variance.",
+           synchronized="must be False (one device).")
 class BatchNormalization(Layer):
     """Normalizes each feature of ``axis`` to zero mean and unit variance.
 
     While training it uses the batch's statistics and updates ``moving_mean`` and
     ``moving_variance`` (``moving = moving * momentum + batch * (1 - momentum)``); at inference
-    it uses the moving averages.
-
-    Args:
-        axis: the feature axis (or axes).
-        momentum: the moving-average momentum.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        moving_mean_initializer: initializer of the moving mean.
-        moving_variance_initializer: initializer of the moving variance.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        synchronized: must be False (one device).
-        **kwargs: Layer arguments.
-    """
+    it uses the moving averages."""
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer="zeros",
@@ -166,22 +169,9 @@ class _Affine(Layer):
                     gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
 
 
+@with_args(_AFFINE_ARGS, axis="the normalized axis or axes.")
 class LayerNormalization(_Affine):
-    """Normalizes each sample over ``axis`` (the features), then scales and shifts.
-
-    Args:
-        axis: the normalized axis or axes.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        **kwargs: Layer arguments.
-    """
+    """Normalizes each sample over ``axis`` (the features), then scales and shifts."""
 
     def __init__(self, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer="zeros", gamma_initializer="ones",
@@ -218,25 +208,12 @@ class LayerNormalization(_Affine):
         return cfg
 
 
+@with_args(_AFFINE_ARGS, groups="the number of groups (must divide the channels).",
+           axis="the channel axis.")
 class GroupNormalization(_Affine):
     """Normalizes each sample over groups of channels (and all other non-batch axes), then
     scales and shifts each channel. ``groups=1`` is layer normalization over everything;
-    ``groups=channels`` is instance normalization.
-
-    Args:
-        groups: the number of groups (must divide the channels).
-        axis: the channel axis.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        **kwargs: Layer arguments.
-    """
+    ``groups=channels`` is instance normalization."""
 
     def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer="zeros",

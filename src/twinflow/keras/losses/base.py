@@ -7,7 +7,6 @@ to the mean over the batch (``SUM_OVER_BATCH_SIZE``).
 from __future__ import annotations
 
 import inspect
-import textwrap
 from collections.abc import Callable
 
 from ...core import dtypes
@@ -15,7 +14,7 @@ from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
-from ..argdocs import args_section
+from ..declare import args_section, bound_init, docstring, make_class
 from ..masks import get_keras_mask, set_keras_mask
 from ..named import by_name, serialize_named
 
@@ -496,6 +495,18 @@ _LOSS_ARGS = {
 }
 
 
+def per_sample_args(fn: Callable) -> dict:
+    """The argument descriptions of a ``per_sample_loss`` function (metrics reuse them).
+
+    Args:
+        fn: the function.
+
+    Returns:
+        Argument name -> description (empty for other functions).
+    """
+    return _ARGS_OF.get(fn, {})
+
+
 def wrapper_class(cls_name: str, fn: Callable, doc: str, params: dict | None = None, *,
                   name: str | None = None, order: tuple | None = None,
                   check: Callable | None = None) -> type:
@@ -521,29 +532,18 @@ def wrapper_class(cls_name: str, fn: Callable, doc: str, params: dict | None = N
     defaults = {**params, "reduction": Reduction.SUM_OVER_BATCH_SIZE,
                 "name": name or fn.__name__, "dtype": None}
     order = order or (*params, "reduction", "name", "dtype")
-    sig = inspect.Signature([inspect.Parameter("self", _POSITIONAL)] + [
-        inspect.Parameter(k, _POSITIONAL, default=defaults[k]) for k in order])
 
-    def __init__(self, *args, **kwargs) -> None:
-        bound = sig.bind(self, *args, **kwargs)
-        bound.apply_defaults()
-        kw = {k: v for k, v in bound.arguments.items() if k != "self"}
+    def init(self, reduction, name, dtype, **kwargs) -> None:
         if check is not None:
-            check(**kw)
-        LossFunctionWrapper.__init__(self, fn, reduction=kw.pop("reduction"),
-                                     name=kw.pop("name"), dtype=kw.pop("dtype"), **kw)
-
-    __init__.__signature__ = sig
-    __init__.__qualname__ = f"{cls_name}.__init__"
-    __init__.__module__ = fn.__module__
+            check(**kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype,
+                                     **kwargs)
     docs = {**_ARGS_OF[fn], **_LOSS_ARGS}   # fn's own from ``per_sample_loss``
-    summary = textwrap.fill(doc, 96, subsequent_indent="    ")
-    return type(cls_name, (LossFunctionWrapper,), {
-        "__init__": __init__, "__module__": fn.__module__, "__qualname__": cls_name,
-        "__doc__": f"{summary}\n\n    Args:\n{args_section({k: docs[k] for k in order})}"})
+    return make_class(cls_name, (LossFunctionWrapper,), fn.__module__,
+                      docstring(doc, {k: docs[k] for k in order}),
+                      {"__init__": bound_init([(k, defaults[k]) for k in order], init)})
 
 
-_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 MeanSquaredError = wrapper_class("MeanSquaredError", mean_squared_error,
                                  "Mean of squared errors.")
@@ -560,31 +560,11 @@ CategoricalCrossentropy = wrapper_class(
     "Cross-entropy of one-hot labels (``from_logits`` for raw scores).", _CROSSENTROPY)
 
 
-class SparseCategoricalCrossentropy(LossFunctionWrapper):
-    """Cross-entropy of integer labels (``from_logits`` for raw scores).
-
-    Args:
-        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        ignore_class: a label whose samples contribute no loss (``None``: none).
-        reduction: one of ``Reduction``'s values.
-        axis: the class axis of ``y_pred``.
-        name: the loss name.
-        dtype: the dtype the loss is computed in.
-    """
-
-    def __init__(self, from_logits: bool = False, ignore_class=None,
-                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, axis: int = -1,
-                 name: str = "sparse_categorical_crossentropy", dtype=None) -> None:
-        # (only the arguments set away from their defaults go to the function and the config)
-        kwargs = {"from_logits": from_logits}
-        if ignore_class is not None:
-            kwargs["ignore_class"] = ignore_class
-        if axis != -1:
-            kwargs["axis"] = axis
-        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
-                         dtype=dtype, **kwargs)
-
-
+SparseCategoricalCrossentropy = wrapper_class(
+    "SparseCategoricalCrossentropy", sparse_categorical_crossentropy,
+    "Cross-entropy of integer labels (``from_logits`` for raw scores).",
+    {"from_logits": False, "ignore_class": None, "axis": -1},
+    order=("from_logits", "ignore_class", "reduction", "axis", "name", "dtype"))
 KLDivergence = wrapper_class("KLDivergence", kl_divergence, "Kullback-Leibler divergence.")
 Hinge = wrapper_class("Hinge", hinge, "The hinge loss (labels -1/1 or 0/1).")
 SquaredHinge = wrapper_class("SquaredHinge", squared_hinge, "The squared hinge loss.")

@@ -3,15 +3,16 @@ correlations, R2Score, and the threshold-sweeping PrecisionAtRecall, RecallAtPre
 SensitivityAtSpecificity, SpecificityAtSensitivity (Keras 3.15's definitions)."""
 from __future__ import annotations
 
-import inspect
+import functools
 
 from ...core import dtypes
 from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from .. import losses as _losses
+from ..declare import REQUIRED, bound_init, docstring, make_class
 from ..settings import epsilon
-from .base import MeanMetricWrapper, Metric, _Confusion, _to_float
+from .base import Metric, _Confusion, _to_float, wrapper_class
 from .more import IoU, MeanIoU
 
 
@@ -61,45 +62,15 @@ def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = 
     return reduction_ops.reduce_mean(2.0 * covar / (norm + epsilon()), axis=axis)
 
 
-class _AxisMean(MeanMetricWrapper):
-    _fn = staticmethod(pearson_correlation)
-
-    def __init__(self, name: str, dtype: DTypeLike | None, axis: int) -> None:
-        super().__init__(type(self)._fn, name=name, dtype=dtype, axis=axis)
-        self.axis = axis
-
-    def get_config(self) -> dict:
-        return {"name": self.name, "dtype": self.dtype, "axis": self.axis}
-
-
-class PearsonCorrelation(_AxisMean):
-    """The mean Pearson correlation of the batches' samples.
-
-    Args:
-        name: the metric name.
-        dtype: the result dtype.
-        axis: the axis the correlation runs over.
-    """
-    _fn = staticmethod(pearson_correlation)
-
-    def __init__(self, name: str = "pearson_correlation", dtype: DTypeLike | None = None,
-                 axis: int = -1) -> None:
-        super().__init__(name, dtype, axis)
-
-
-class ConcordanceCorrelation(_AxisMean):
-    """The mean concordance correlation of the batches' samples.
-
-    Args:
-        name: the metric name.
-        dtype: the result dtype.
-        axis: the axis the coefficient runs over.
-    """
-    _fn = staticmethod(concordance_correlation)
-
-    def __init__(self, name: str = "concordance_correlation",
-                 dtype: DTypeLike | None = None, axis: int = -1) -> None:
-        super().__init__(name, dtype, axis)
+_wrapper = functools.partial(wrapper_class, module=__name__)
+PearsonCorrelation = _wrapper("PearsonCorrelation", pearson_correlation,
+                              "The mean Pearson correlation of the batches' samples.",
+                              {"axis": -1},
+                              arg_docs={"axis": "the axis the correlation runs over."})
+ConcordanceCorrelation = _wrapper("ConcordanceCorrelation", concordance_correlation,
+                                  "The mean concordance correlation of the batches' samples.",
+                                  {"axis": -1},
+                                  arg_docs={"axis": "the axis the coefficient runs over."})
 
 
 class R2Score(Metric):
@@ -314,10 +285,6 @@ class _AtConstraint(_Confusion):
 
 def _at_metric(class_name: str, value_name: str, constrained: str, dependent: str,
                default: str, doc: str) -> type:
-    def __init__(self, value: float, num_thresholds: int = 200, class_id: int | None = None,
-                 name: str | None = None, dtype: DTypeLike | None = None) -> None:
-        _AtConstraint.__init__(self, value, num_thresholds, class_id, name or default, dtype)
-
     def result(self) -> Tensor:
         """The best dependent rate under the constraint.
 
@@ -325,42 +292,19 @@ def _at_metric(class_name: str, value_name: str, constrained: str, dependent: st
             A float32 scalar.
         """
         return self._best(constrained, dependent)
+
+    def init(self, num_thresholds, class_id, name, dtype, **value) -> None:
+        _AtConstraint.__init__(self, value[value_name], num_thresholds, class_id,
+                               name or default, dtype)
     # Keras names the first argument after the constrained rate (recall=..., precision=...).
-    init = _keyword_init(__init__, value_name)
-    return type(class_name, (_AtConstraint,), {
-        "__init__": init, "result": result, "_value_name": value_name,
-        "__module__": __name__,
-        "__doc__": f"{doc}\n\n    Args:\n        {value_name}: the required rate, in [0, 1].\n"
-                   "        num_thresholds: how many thresholds to sweep.\n"
-                   "        class_id: the class column scored (None: all values).\n"
-                   "        name: the metric name.\n        dtype: the result dtype.\n"})
-
-
-def _keyword_init(init, value_name: str):
-    # Keras's constructor: (value_name, num_thresholds=200, class_id=None, name=None, dtype=None)
-    P = inspect.Parameter
-    sig = inspect.Signature([P("self", P.POSITIONAL_OR_KEYWORD),
-                             P(value_name, P.POSITIONAL_OR_KEYWORD)]
-                            + [P(k, P.POSITIONAL_OR_KEYWORD, default=d) for k, d in (
-                                ("num_thresholds", 200), ("class_id", None), ("name", None),
-                                ("dtype", None))])
-
-    def __init__(self, *args, **kwargs) -> None:
-        """Creates the metric.
-
-        Args:
-            *args: the arguments in Keras's order (the required rate first).
-            **kwargs: the arguments by name.
-        """
-        try:
-            bound = sig.bind(self, *args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{type(self).__name__}: {e}") from None
-        bound.apply_defaults()
-        a = bound.arguments
-        init(self, a[value_name], a["num_thresholds"], a["class_id"], a["name"], a["dtype"])
-    __init__.__signature__ = sig
-    return __init__
+    params = [(value_name, REQUIRED), ("num_thresholds", 200), ("class_id", None),
+              ("name", None), ("dtype", None)]
+    return make_class(class_name, (_AtConstraint,), __name__, docstring(doc, {
+        value_name: "the required rate, in [0, 1].",
+        "num_thresholds": "how many thresholds to sweep.",
+        "class_id": "the class column scored (None: all values).",
+        "name": "the metric name.", "dtype": "the result dtype."}),
+        {"__init__": bound_init(params, init), "result": result, "_value_name": value_name})
 
 
 SensitivityAtSpecificity = _at_metric(

@@ -24,6 +24,24 @@ from .. import optimizers as _optimizers
 from .data import _batch_size, unpack_x_y_sample_weight
 
 
+def _step_maker(kind: str, summary: str) -> Callable:
+    """``Model.make_{kind}_function``: the callable kept for ``{kind}_step``, built on first
+    use (``_step_function``)."""
+    def make(self, force: bool = False) -> Callable[..., Any]:
+        return self._step_function(f"_tw_{kind}_fn", getattr(self, f"{kind}_step"), force)
+    make.__name__ = f"make_{kind}_function"
+    make.__qualname__ = f"TrainerMixin.{make.__name__}"
+    make.__doc__ = f"""{summary}
+
+        Args:
+            force: rebuild it even if one exists.
+
+        Returns:
+            The callable.
+        """
+    return make
+
+
 class TrainerMixin:
     """Model's compile configuration, losses, metrics and per-batch steps."""
 
@@ -312,38 +330,10 @@ class TrainerMixin:
             setattr(self, attr, self._wrap(step))
         return getattr(self, attr)
 
-    def make_train_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch training callable (a ``tw.function`` unless run eagerly).
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_train_fn", self.train_step, force)
-
-    def make_test_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch evaluation callable.
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_test_fn", self.test_step, force)
-
-    def make_predict_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch prediction callable.
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_predict_fn", self.predict_step, force)
+    make_train_function = _step_maker("train", "The per-batch training callable (a "
+                                      "``tw.function`` unless run eagerly).")
+    make_test_function = _step_maker("test", "The per-batch evaluation callable.")
+    make_predict_function = _step_maker("predict", "The per-batch prediction callable.")
 
     def _check_compiled(self) -> None:
         if not self._tw_compiled:

@@ -20,7 +20,7 @@ from ... import activations as _activations
 from ... import initializers as _initializers
 from ... import regularizers as _regularizers
 from ... import saving as _saving
-from ...argdocs import with_args
+from ...declare import with_args
 from ..base import Layer
 
 

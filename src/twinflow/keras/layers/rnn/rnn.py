@@ -15,7 +15,7 @@ from ....core.context import eager_mode
 from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops
 from ....ops.variables import Variable
-from ...argdocs import with_args
+from ...declare import with_args
 from ..base import Layer
 from .cells import (
     GRUCell,

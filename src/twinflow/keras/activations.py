@@ -6,7 +6,7 @@ from collections.abc import Callable
 from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from .named import by_name as _by_name
-from .named import serialize_named as _serialize_named
+from .named import serializers as _serializers
 
 
 def linear(x):
@@ -468,29 +468,12 @@ def get(identifier) -> Callable:
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
-def serialize(activation: Callable) -> str:
-    """The name of ``activation``.
-
-    Args:
-        activation: an activation function.
-
-    Returns:
-        Its name.
-    """
-    return _serialize_named(activation)
-
-
-def deserialize(config, custom_objects: dict | None = None) -> Callable:
-    """The activation named by ``config`` (a name or ``{"class_name": name}``).
-
-    Args:
-        config: the serialized activation.
-        custom_objects: name -> function for custom activations.
-
-    Returns:
-        The function.
-    """
+def _resolve(config, custom_objects: dict | None) -> Callable:
     name = config.get("class_name") if isinstance(config, dict) else config
     if custom_objects and name in custom_objects:
         return custom_objects[name]
     return get(name)
+
+
+serialize, deserialize = _serializers("activation", __name__, _resolve,
+                                      names=("activation", "config"))

@@ -16,7 +16,7 @@ from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
 from ..declare import args_section, bound_init, docstring, make_class
 from ..masks import get_keras_mask, set_keras_mask
-from ..named import by_name, serialize_named
+from ..named import by_name
 
 _EPS = 1e-7
 
@@ -616,16 +616,3 @@ def get(identifier) -> Callable | None:
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret loss identifier: {identifier!r}")
-
-
-def serialize(loss) -> dict | str:
-    """``{"class_name", "config"}`` of a Loss object, or a loss function's name.
-
-    Args:
-        loss: a Loss or a named function.
-
-    Returns:
-        The dict or name.
-    """
-    return serialize_named(loss, Loss)
-

@@ -56,14 +56,6 @@ class _HoldsLayers(Layer):
 
     @classmethod
     def from_config(cls, config: dict) -> Layer:
-        """Rebuilds the layer (and the layers it holds) from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
         config = dict(config)
         for key in cls._config_layer_keys:
             value = config.get(key)

@@ -7,22 +7,25 @@ from __future__ import annotations
 import inspect
 import textwrap
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 REQUIRED = inspect.Parameter.empty   # a ``bound_init`` argument without a default
 
 
-def args_section(docs: dict) -> str:
-    """The body of a Google-style ``Args:`` section (indented for a class or function).
+def args_section(docs: dict, indent: int = 4) -> str:
+    """The body of a Google-style ``Args:`` section.
 
     Args:
         docs: argument name -> description, in order.
+        indent: the docstring's indentation (4 for a class or function, 8 for a method).
 
     Returns:
         The lines, each argument's description wrapped at 96 columns.
     """
-    return "".join(textwrap.fill(f"{k}: {v}", 96, initial_indent=" " * 8,
-                                 subsequent_indent=" " * 12) + "\n" for k, v in docs.items())
+    return "".join(textwrap.fill(f"{k}: {v}", 96, initial_indent=" " * (indent + 4),
+                                 subsequent_indent=" " * (indent + 8)) + "\n"
+                   for k, v in docs.items())
 
 
 def docstring(summary: str, args: dict) -> str:
@@ -44,9 +47,9 @@ def with_args(*tables: dict, **changes: str | None) -> Callable:
     (before its ``Returns:`` section, if any).
 
     The entries come from ``tables`` (merged in order) and ``changes``, ordered as the function
-    (or the class's ``__init__``) takes them; ``**kwargs`` comes last. A function documents only
-    its own parameters; a class also the table's others, which its ``__init__`` passes on
-    through ``**kwargs``.
+    (or the class's ``__init__``) takes them; ``**kwargs`` comes last. Only the parameters are
+    documented, unless there is a ``**kwargs`` (then the table's others are what it passes
+    on).
 
     Args:
         *tables: descriptions shared by the siblings, name -> text (``"**kwargs"`` too).
@@ -62,12 +65,14 @@ def with_args(*tables: dict, **changes: str | None) -> Callable:
     def decorate(obj):
         sig = inspect.signature(obj.__init__ if isinstance(obj, type) else obj).parameters
         params = [f"**{k}" if p.kind is p.VAR_KEYWORD else k for k, p in sig.items()]
-        docs = {k: v for k, v in merged.items() if isinstance(obj, type) or k in params}
+        docs = {k: v for k, v in merged.items() if k in params or "**kwargs" in params}
         docs = dict(sorted(docs.items(), key=lambda kv: (
             kv[0] == "**kwargs", params.index(kv[0]) if kv[0] in params else len(params))))
-        summary, returns, rest = (obj.__doc__ or "").rstrip().partition("\n\n    Returns:")
-        obj.__doc__ = f"{summary}\n\n    Args:\n{args_section(docs)}" + \
-            (f"\n    Returns:{rest}\n" if returns else "")
+        doc = (obj.__doc__ or "").rstrip()
+        pad = " " * (8 if "\n\n        Returns:" in doc else 4)   # a method's or a function's
+        summary, returns, rest = doc.partition(f"\n\n{pad}Returns:")
+        obj.__doc__ = f"{summary}\n\n{pad}Args:\n{args_section(docs, len(pad))}" + \
+            (f"\n{pad}Returns:{rest}\n" if returns else "")
         return obj
     return decorate
 
@@ -120,3 +125,19 @@ def make_class(name: str, bases: tuple, module: str, doc: str, namespace: dict) 
             value.__module__ = module
     return type(name, bases, {**namespace, "__module__": module, "__qualname__": name,
                               "__doc__": doc})
+
+
+def settable(field: str, doc: str, convert: Callable | None = None) -> property:
+    """A property reading and assigning ``self.<field>`` (``readonly``'s settable sibling).
+
+    Args:
+        field: the attribute, e.g. ``"_tw_history"``.
+        doc: the property's docstring.
+        convert: applied to an assigned value first (``bool``...).
+
+    Returns:
+        The property.
+    """
+    def assign(self, value) -> None:
+        setattr(self, field, value if convert is None else convert(value))
+    return property(attrgetter(field), assign, doc=doc)

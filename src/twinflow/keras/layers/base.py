@@ -149,6 +149,17 @@ def _shape_tuple(shape) -> tuple | None:
 # ---------------------------------------------------------------------------------------------
 # Layer
 
+def _called_shape(end: str, doc: str) -> property:
+    """``Layer.input_shape``/``output_shape``: known once the layer was called."""
+    def get(self) -> Any:
+        shape = getattr(self, f"_tw_{end}_shape")
+        if shape is None:
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 f"no defined {end} shape.")
+        return shape
+    return property(get, doc=doc)
+
+
 class Layer(Module, Configurable):
     """Base class of Keras layers (``tw.keras.layers.Layer``).
 
@@ -228,21 +239,9 @@ class Layer(Module, Configurable):
         for sub in self._tracked_layers():
             sub.trainable = value
 
-    @property
-    def input_shape(self):
-        """The shape the layer was built for."""
-        if self._tw_input_shape is None:
-            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
-                                 "no defined input shape.")
-        return self._tw_input_shape
-
-    @property
-    def output_shape(self):
-        """The shape of the layer's output (known once it was called or built symbolically)."""
-        if self._tw_output_shape is None:
-            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
-                                 "no defined output shape.")
-        return self._tw_output_shape
+    input_shape = _called_shape("input", "The shape the layer was built for.")
+    output_shape = _called_shape("output", "The shape of the layer's output (known once it was "
+                                           "called or built symbolically).")
 
     def __getattr__(self, attr: str):
         # Python retries a property that raised AttributeError here: keep its message.
@@ -387,17 +386,9 @@ class Layer(Module, Configurable):
         """``trainable_weights + non_trainable_weights``."""
         return self.trainable_weights + self.non_trainable_weights
 
-    @property
-    def variables(self) -> list:
-        return self.weights
-
-    @property
-    def trainable_variables(self) -> list:
-        return self.trainable_weights
-
-    @property
-    def non_trainable_variables(self) -> list:
-        return self.non_trainable_weights
+    variables = readonly("weights", "As ``weights``.")
+    trainable_variables = readonly("trainable_weights", "As ``trainable_weights``.")
+    non_trainable_variables = readonly("non_trainable_weights", "As ``non_trainable_weights``.")
 
     @property
     def submodules(self) -> tuple:

@@ -102,13 +102,14 @@ _COMMON_ARGS = {"y_true": "targets.", "y_pred": "predictions.",
 _ARGS_OF: dict = {}   # loss function -> its arguments' descriptions (wrapper classes reuse them)
 
 
-def per_sample_loss(fn: Callable | None = None, /, *, returns: str = "One loss per sample.",
-                    **arg_docs: str) -> Callable:
-    """Completes a per-sample loss function's docstring with its Args and Returns sections.
+def per_sample(fn: Callable | None = None, /, *, returns: str = "One loss per sample.",
+               **arg_docs: str) -> Callable:
+    """Completes a per-sample loss (or metric) function's docstring with its Args and Returns
+    sections.
 
     The loss functions share most argument descriptions (``y_true``, ``y_pred``,
-    ``from_logits``); each states only the ones that differ. Use as ``@per_sample_loss`` or
-    ``@per_sample_loss(delta="...")``.
+    ``from_logits``); each states only the ones that differ. Use as ``@per_sample`` or
+    ``@per_sample(delta="...")``.
 
     Args:
         fn: the function (when used without arguments).
@@ -128,21 +129,21 @@ def per_sample_loss(fn: Callable | None = None, /, *, returns: str = "One loss p
     return complete if fn is None else complete(fn)
 
 
-@per_sample_loss
+@per_sample
 def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean((y_true - y_pred) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
-@per_sample_loss
+@per_sample
 def mean_absolute_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(|y_true - y_pred|, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
-@per_sample_loss(delta="where the loss turns linear.")
+@per_sample(delta="where the loss turns linear.")
 def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
     """Quadratic for errors below ``delta``, linear beyond (mean over the last axis)."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -152,7 +153,7 @@ def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
     return reduction_ops.reduce_mean(0.5 * quad * quad + delta * lin, axis=-1)
 
 
-@per_sample_loss(
+@per_sample(
     y_true="labels in [0, 1].", y_pred=_PROBS, label_smoothing="squeezes labels towards 0.5.",
     axis="the averaged axis.")
 def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
@@ -182,7 +183,7 @@ def bce_of_probabilities(y_true: Tensor, p: Tensor) -> Tensor:
     return -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
 
 
-@per_sample_loss(
+@per_sample(
     y_true="one-hot (or soft) labels.", y_pred=_PROBS,
     label_smoothing="mixes the labels with the uniform distribution.", axis="the class axis.")
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
@@ -199,7 +200,7 @@ def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits
     return -reduction_ops.reduce_sum(y_true * math_ops.log(p), axis=axis)
 
 
-@per_sample_loss(
+@per_sample(
     y_true="class ids, shape ``(N,)`` or ``(N, 1)`` (floats are accepted and cast).",
     y_pred="probabilities, or logits with ``from_logits=True``, shape ``(N, C)``.",
     ignore_class="a label whose samples give 0 and are masked out of a mean, as Keras.",
@@ -235,7 +236,7 @@ def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
     return out
 
 
-@per_sample_loss(y_true="a distribution.", y_pred="a distribution.")
+@per_sample(y_true="a distribution.", y_pred="a distribution.")
 def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``sum(y_true * log(y_true / y_pred), axis=-1)``."""
     y_true, y_pred = _pair(y_true, y_pred)
@@ -258,7 +259,7 @@ def _hinge_labels(y_true):
     return math_ops.where(binary, 2.0 * y_true - 1.0, y_true)
 
 
-@per_sample_loss
+@per_sample
 def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(max(1 - y_true * y_pred, 0), axis=-1)`` (labels -1/1, or 0/1 converted)."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -266,7 +267,7 @@ def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     return reduction_ops.reduce_mean(nn_ops.relu(1.0 - y_true * y_pred), axis=-1)
 
 
-@per_sample_loss
+@per_sample
 def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -275,7 +276,7 @@ def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
                                      axis=-1)
 
 
-@per_sample_loss(y_true="one-hot targets.")
+@per_sample(y_true="one-hot targets.")
 def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` (one-hot labels)."""
     y_true, y_pred = _pair(y_true, y_pred)
@@ -284,7 +285,7 @@ def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     return nn_ops.relu(neg - pos + 1.0)
 
 
-@per_sample_loss
+@per_sample
 def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -293,14 +294,14 @@ def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
                                      axis=-1)
 
 
-@per_sample_loss(y_true="targets (counts).", y_pred="predicted rates.")
+@per_sample(y_true="targets (counts).", y_pred="predicted rates.")
 def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean(y_pred - y_true * log(y_pred + epsilon), axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + 1e-7), axis=-1)
 
 
-@per_sample_loss(axis="the vector axis.")
+@per_sample(axis="the vector axis.")
 def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
     """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)`` (-1 means aligned)."""
     y_true, y_pred = _pair(y_true, y_pred)
@@ -308,7 +309,7 @@ def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) ->
                                      nn_ops.l2_normalize(y_pred, axis=axis), axis=axis)
 
 
-@per_sample_loss
+@per_sample
 def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -316,7 +317,7 @@ def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Te
     return 100.0 * reduction_ops.reduce_mean(diff, axis=-1)
 
 
-@per_sample_loss
+@per_sample
 def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
@@ -496,7 +497,7 @@ _LOSS_ARGS = {
 
 
 def per_sample_args(fn: Callable) -> dict:
-    """The argument descriptions of a ``per_sample_loss`` function (metrics reuse them).
+    """The argument descriptions of a ``per_sample`` function (metrics reuse them).
 
     Args:
         fn: the function.
@@ -538,7 +539,7 @@ def wrapper_class(cls_name: str, fn: Callable, doc: str, params: dict | None = N
             check(**kwargs)
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype,
                                      **kwargs)
-    docs = {**_ARGS_OF[fn], **_LOSS_ARGS}   # fn's own from ``per_sample_loss``
+    docs = {**_ARGS_OF[fn], **_LOSS_ARGS}   # fn's own from ``per_sample``
     return make_class(cls_name, (LossFunctionWrapper,), fn.__module__,
                       docstring(doc, {k: docs[k] for k in order}),
                       {"__init__": bound_init([(k, defaults[k]) for k in order], init)})

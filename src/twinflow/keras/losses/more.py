@@ -14,12 +14,12 @@ from .base import (
     _pair,
     _tensor,
     bce_of_probabilities,
-    per_sample_loss,
+    per_sample,
     wrapper_class,
 )
 
 
-@per_sample_loss(
+@per_sample(
     y_true="labels in [0, 1].", y_pred=_PROBS,
     apply_class_balancing="weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.",
     alpha="the class-1 weight when balancing.",
@@ -44,7 +44,7 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
     return reduction_ops.reduce_mean(focal, axis=axis)
 
 
-@per_sample_loss(
+@per_sample(
     y_true="one-hot (or soft) labels.", y_pred=_PROBS,
     alpha="the class weight, a float or one per class.", gamma="the focusing exponent.",
     label_smoothing="mixes the labels with the uniform distribution.", axis="the class axis.")
@@ -68,7 +68,7 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
     return reduction_ops.reduce_sum(weight * (-y_true * math_ops.log(out)), axis=axis)
 
 
-@per_sample_loss(
+@per_sample(
     y_true="integer class ids, shape ``(N,)`` or ``(N, 1)``.",
     y_pred="class probabilities ``(N, C)``.",
     q="in (0, 1): near 0 it behaves like cross-entropy, near 1 like MAE.")
@@ -85,7 +85,7 @@ def categorical_generalized_cross_entropy(y_true: TensorLike, y_pred: TensorLike
     return (1.0 - math_ops.pow(p, q)) / q
 
 
-@per_sample_loss(
+@per_sample(
     axis="the summed axes (None: all, giving one value).",
     returns="The Dice loss (one per entry of the axes not summed).")
 def dice(y_true: TensorLike, y_pred: TensorLike, axis=None) -> Tensor:
@@ -98,7 +98,7 @@ def dice(y_true: TensorLike, y_pred: TensorLike, axis=None) -> Tensor:
     return 1.0 - 2.0 * inter / total
 
 
-@per_sample_loss(
+@per_sample(
     alpha="the weight of false positives.", beta="the weight of false negatives.",
     axis="the summed axes (None: all).", returns="The Tversky loss.")
 def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: float = 0.5,
@@ -113,7 +113,7 @@ def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: fl
     return 1.0 - inter / (inter + fp * alpha + fn * beta + epsilon())
 
 
-@per_sample_loss(
+@per_sample(
     y_true="integer labels ``(N,)``.", y_pred="L2-normalized embeddings ``(N, D)``.",
     ref_labels="labels of the reference embeddings (default ``y_true``).",
     ref_embeddings="reference embeddings (default ``y_pred``).",
@@ -183,7 +183,7 @@ Circle = wrapper_class(
     {"gamma": 80.0, "margin": 0.4, "remove_diagonal": True})
 
 
-@per_sample_loss(
+@per_sample(
     y_true="``(batch, max_label_length)`` integer labels, 0 for padding.",
     y_pred="``(batch, max_time, num_classes)`` logits (not softmaxed).")
 def ctc(y_true: TensorLike, y_pred: TensorLike) -> Tensor:

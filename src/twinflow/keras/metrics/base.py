@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...core import dtypes
+from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable, VariableAggregation, VariableSynchronization
@@ -97,6 +98,14 @@ class Metric(Layer):
         kwargs.setdefault("aggregation", VariableAggregation.SUM)
         return super().add_weight(name=name, shape=shape, dtype=dtype, initializer=initializer,
                                   **kwargs)
+
+    def _add_state(self, shape: tuple, *names: str, **renamed: str) -> None:
+        """Zero state variables of ``shape`` whose size the first update gives: each set as
+        the attribute of its name (``renamed``: attribute=variable name). They are created
+        eagerly, also when that update is being traced."""
+        with eager_mode():
+            for attr, name in {**{n: n for n in names}, **renamed}.items():
+                setattr(self, attr, self.add_weight(name, shape))
 
     def get_config(self) -> dict:
         return {"name": self.name, "dtype": self.dtype}

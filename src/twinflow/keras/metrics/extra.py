@@ -6,14 +6,14 @@ from __future__ import annotations
 import functools
 
 from ...core import dtypes
-from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from .. import losses as _losses
-from ..declare import REQUIRED, bound_init, docstring, make_class
+from ..declare import REQUIRED, bound_init, docstring, make_class, with_args
+from ..losses.base import per_sample
 from ..settings import epsilon
 from .base import Metric, _Confusion, _to_float, wrapper_class
-from .more import IoU, MeanIoU
+from .more import _IOU_ARGS, IoU, MeanIoU
 
 
 def _same_rank(y_true, y_pred):
@@ -21,17 +21,9 @@ def _same_rank(y_true, y_pred):
     return _losses._match_rank(y_true, y_pred), y_pred
 
 
+@per_sample(axis="the axis the correlation runs over.", returns="One coefficient per sample.")
 def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
-    """The Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the axis the correlation runs over.
-
-    Returns:
-        One coefficient per sample.
-    """
+    """The Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``."""
     y_true, y_pred = _same_rank(y_true, y_pred)
     t = y_true - reduction_ops.reduce_mean(y_true, axis=axis, keepdims=True)
     p = y_pred - reduction_ops.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -40,18 +32,10 @@ def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) 
     return reduction_ops.reduce_mean(t * p, axis=axis)
 
 
+@per_sample(axis="the axis the coefficient runs over.", returns="One coefficient per sample.")
 def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
     """Lin's concordance correlation along ``axis``, written as Keras 3.15 computes it (its
-    covariance term centres ``y_true`` on the mean of ``y_pred``).
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the axis the coefficient runs over.
-
-    Returns:
-        One coefficient per sample.
-    """
+    covariance term centres ``y_true`` on the mean of ``y_pred``)."""
     y_true, y_pred = _same_rank(y_true, y_pred)
     t_mean = reduction_ops.reduce_mean(y_true, axis=axis, keepdims=True)
     p_mean = reduction_ops.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -65,12 +49,10 @@ def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = 
 _wrapper = functools.partial(wrapper_class, module=__name__)
 PearsonCorrelation = _wrapper("PearsonCorrelation", pearson_correlation,
                               "The mean Pearson correlation of the batches' samples.",
-                              {"axis": -1},
-                              arg_docs={"axis": "the axis the correlation runs over."})
+                              {"axis": -1})
 ConcordanceCorrelation = _wrapper("ConcordanceCorrelation", concordance_correlation,
                                   "The mean concordance correlation of the batches' samples.",
-                                  {"axis": -1},
-                                  arg_docs={"axis": "the axis the coefficient runs over."})
+                                  {"axis": -1})
 
 
 class R2Score(Metric):
@@ -105,18 +87,15 @@ class R2Score(Metric):
             raise ValueError("R2Score expects 2D inputs with shape (batch_size, output_dim), "
                              f"output_dim known. Received: y_pred.shape={shape}")
         n = int(shape[-1])
-        self.squared_sum = self.add_weight("squared_sum", (n,))
-        self.sum = self.add_weight("sum", (n,))
-        self.total_mse = self.add_weight("residual", (n,))
-        self.count = self.add_weight("count", (n,))
+        self._add_state((n,), "squared_sum", "sum", total_mse="residual")
+        self._add_state((n,), "count")
         self._columns = n
 
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,
                      sample_weight: TensorLike | None = None) -> None:
         y_true, y_pred = _same_rank(_to_float(y_true), _to_float(y_pred))
         if self._columns is None:
-            with eager_mode():   # (created once, also when first called in a traced step)
-                self._build(y_pred.shape)
+            self._build(y_pred.shape)
         w = array_ops.ones_like(y_true) if sample_weight is None else _to_float(sample_weight)
         if w.shape.rank == 1:
             w = array_ops.expand_dims(w, 1)
@@ -159,15 +138,10 @@ class R2Score(Metric):
                 "num_regressors": self.num_regressors}
 
 
+@with_args(_IOU_ARGS, target_class_ids="which of the classes 0 and 1 are averaged.",
+           threshold="predictions at or above it count as class 1.")
 class BinaryIoU(IoU):
-    """IoU of binary labels against predictions thresholded at ``threshold`` (``>=``).
-
-    Args:
-        target_class_ids: which of the classes 0 and 1 are averaged.
-        threshold: predictions at or above it count as class 1.
-        name: the metric name.
-        dtype: the result dtype.
-    """
+    """IoU of binary labels against predictions thresholded at ``threshold`` (``>=``)."""
 
     def __init__(self, target_class_ids=(0, 1), threshold: float = 0.5,
                  name: str | None = None, dtype: DTypeLike | None = None) -> None:
@@ -180,23 +154,11 @@ class BinaryIoU(IoU):
                              dtypes.int32)
         super().update_state(y_true, pred, sample_weight)
 
-    def get_config(self) -> dict:
-        return {"target_class_ids": self.target_class_ids, "threshold": self.threshold,
-                "name": self.name, "dtype": self.dtype}
 
-
+@with_args(_IOU_ARGS, sparse_y_pred="predictions are already class ids.",
+           axis="the class axis.")
 class OneHotIoU(IoU):
-    """IoU of one-hot labels and class scores (both reduced by argmax over ``axis``).
-
-    Args:
-        num_classes: the number of classes.
-        target_class_ids: the classes averaged.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_pred: predictions are already class ids.
-        axis: the class axis.
-    """
+    """IoU of one-hot labels and class scores (both reduced by argmax over ``axis``)."""
 
     def __init__(self, num_classes: int, target_class_ids, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -205,34 +167,17 @@ class OneHotIoU(IoU):
                          ignore_class=ignore_class, sparse_y_true=False,
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("sparse_y_true")
-        return cfg
 
-
+@with_args(_IOU_ARGS, sparse_y_pred="predictions are already class ids.",
+           axis="the class axis.")
 class OneHotMeanIoU(MeanIoU):
-    """The mean IoU of every class, from one-hot labels and class scores.
-
-    Args:
-        num_classes: the number of classes.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_pred: predictions are already class ids.
-        axis: the class axis.
-    """
+    """The mean IoU of every class, from one-hot labels and class scores."""
 
     def __init__(self, num_classes: int, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
                  sparse_y_pred: bool = False, axis: int = -1) -> None:
         super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
                          sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("sparse_y_true")
-        return cfg
 
 
 class _AtConstraint(_Confusion):

@@ -4,14 +4,14 @@ FBetaScore, IoU and MeanIoU (Keras 3's definitions)."""
 from __future__ import annotations
 
 import functools
+import inspect
 
 from ...core import dtypes
-from ...core.context import eager_mode
 from ...eager.execute import convert_to_tensor
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import losses as _losses
-from ..declare import docstring, make_class
+from ..declare import docstring, make_class, with_args
 from .base import _THRESHOLDED_ARGS, Mean, Metric, _Thresholded, _to_float, wrapper_class
 
 _wrapper = functools.partial(wrapper_class, module=__name__)
@@ -162,10 +162,8 @@ class FBetaScore(Metric):
         self._tw_built = False
 
     def _build(self, classes: int) -> None:
-        self.true_positives = self.add_weight("true_positives", (classes,))
-        self.false_positives = self.add_weight("false_positives", (classes,))
-        self.false_negatives = self.add_weight("false_negatives", (classes,))
-        self.intermediate_weights = self.add_weight("intermediate_weights", (classes,))
+        self._add_state((classes,), "true_positives", "false_positives", "false_negatives",
+                        "intermediate_weights")
         self._tw_built = True
 
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,
@@ -173,8 +171,7 @@ class FBetaScore(Metric):
         y_pred = _to_float(y_pred)
         y_true = _to_float(y_true)
         if not self._tw_built:
-            with eager_mode():
-                self._build(y_pred.shape.as_list()[-1])
+            self._build(y_pred.shape.as_list()[-1])
         if self.threshold is None:
             top = reduction_ops.reduce_max(y_pred, axis=-1, keepdims=True)
             pred = math_ops.cast(math_ops.greater_equal(y_pred, top), dtypes.float32)
@@ -238,20 +235,20 @@ class F1Score(FBetaScore):
         return cfg
 
 
+_IOU_ARGS = {   # the IoU family's arguments (``with_args`` picks each member's)
+    "num_classes": "the number of classes.", "target_class_ids": "the classes averaged.",
+    "name": "the metric name.", "dtype": "the result dtype.",
+    "ignore_class": "a class id whose samples are skipped.",
+    "sparse_y_true": "labels are class ids (else one-hot/scores: argmax).",
+    "sparse_y_pred": "predictions are class ids (else scores: argmax).",
+    "axis": "the class axis for argmax.",
+}
+
+
+@with_args(_IOU_ARGS)
 class IoU(Metric):
     """Intersection over union of class ids, averaged over ``target_class_ids``, from a
-    confusion matrix accumulated over every batch.
-
-    Args:
-        num_classes: the number of classes.
-        target_class_ids: the classes averaged.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_true: labels are class ids (else one-hot/scores: argmax).
-        sparse_y_pred: predictions are class ids (else scores: argmax).
-        axis: the class axis for argmax.
-    """
+    confusion matrix accumulated over every batch."""
 
     def __init__(self, num_classes: int, target_class_ids, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -300,24 +297,14 @@ class IoU(Metric):
             present))
 
     def get_config(self) -> dict:
-        return {"name": self.name, "num_classes": self.num_classes,
-                "target_class_ids": self.target_class_ids, "ignore_class": self.ignore_class,
-                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
-                "axis": self.axis}
+        # The constructor's arguments, each kept under its name (subclasses fix some of them).
+        return {k: getattr(self, k) for k in inspect.signature(type(self).__init__).parameters
+                if k != "self"}
 
 
+@with_args(_IOU_ARGS)
 class MeanIoU(IoU):
-    """The mean intersection over union of every class.
-
-    Args:
-        num_classes: the number of classes.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_true: labels are class ids.
-        sparse_y_pred: predictions are class ids.
-        axis: the class axis for argmax.
-    """
+    """The mean intersection over union of every class."""
 
     def __init__(self, num_classes: int, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -327,7 +314,3 @@ class MeanIoU(IoU):
                          ignore_class=ignore_class, sparse_y_true=sparse_y_true,
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("target_class_ids")
-        return cfg

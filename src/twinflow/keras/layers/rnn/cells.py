@@ -9,11 +9,11 @@ interchange with Keras files.
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 import numpy as np
 
 from ....core import nest
+from ....core.props import readonly
 from ....graph.tensor import Tensor
 from ....ops import array_ops, linalg_ops, nn_ops
 from ... import activations as _activations
@@ -112,13 +112,8 @@ class _Cell(Layer):
         self.seed = seed
         self._tw_masks: dict = {}
 
-    @property
-    def state_size(self) -> Any:
-        return self.units
-
-    @property
-    def output_size(self) -> int:
-        return self.units
+    state_size = readonly("units", "The state's size (``units``).")
+    output_size = readonly("units", "The output's size (``units``).")
 
     def _kernels(self, input_dim: int, bias_shape: tuple, bias_init=None) -> None:
         n = self._gates * self.units
@@ -179,6 +174,19 @@ def _state(states):
     return states[0] if isinstance(states, (list, tuple)) else states
 
 
+class _GatedCell(_Cell):
+    """A cell with gates (LSTM, GRU): ``recurrent_activation`` is theirs."""
+
+    def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
+                 use_bias: bool = True, **kwargs) -> None:
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = _activations.get(recurrent_activation)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(),
+                "recurrent_activation": _activations.serialize(self.recurrent_activation)}
+
+
 @with_args(_CELL_ARGS)
 class SimpleRNNCell(_Cell):
     """``h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)``."""
@@ -200,7 +208,7 @@ class SimpleRNNCell(_Cell):
 @with_args(_CELL_ARGS, activation="the cell activation (tanh).",
            recurrent_activation="the gate activation (sigmoid).",
            unit_forget_bias="start the forget gate's bias at 1.")
-class LSTMCell(_Cell):
+class LSTMCell(_GatedCell):
     """Long short-term memory: gates ``i, f, o = recurrent_activation(...)``,
     ``c = f * c_prev + i * activation(...)``, ``h = o * activation(c)``."""
 
@@ -210,11 +218,10 @@ class LSTMCell(_Cell):
                  use_bias: bool = True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros",
                  unit_forget_bias: bool = True, **kwargs) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
+        super().__init__(units, activation=activation, recurrent_activation=recurrent_activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
                          recurrent_initializer=recurrent_initializer,
                          bias_initializer=bias_initializer, **kwargs)
-        self.recurrent_activation = _activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
 
     @property
@@ -232,10 +239,7 @@ class LSTMCell(_Cell):
         return lstm_update(self, z, c_prev)
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(recurrent_activation=_activations.serialize(self.recurrent_activation),
-                   unit_forget_bias=self.unit_forget_bias)
-        return cfg
+        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
 
 
 def forget_bias_init(cell):
@@ -269,7 +273,7 @@ def lstm_update(cell, z, c_prev) -> tuple:
            recurrent_activation="the gates' activation (sigmoid).",
            use_bias="whether to add biases.",
            reset_after="apply the reset gate after the recurrent matmul.")
-class GRUCell(_Cell):
+class GRUCell(_GatedCell):
     """Gated recurrent unit: update gate ``z``, reset gate ``r``, candidate ``hh``;
     ``h = z * h_prev + (1 - z) * hh``. ``reset_after`` (Keras 3's and cuDNN's default) applies
     the reset gate after the recurrent matmul and keeps separate input and recurrent biases."""
@@ -278,8 +282,8 @@ class GRUCell(_Cell):
 
     def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
                  use_bias: bool = True, reset_after: bool = True, **kwargs) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
-        self.recurrent_activation = _activations.get(recurrent_activation)
+        super().__init__(units, activation=activation, recurrent_activation=recurrent_activation,
+                         use_bias=use_bias, **kwargs)
         self.reset_after = bool(reset_after)
 
     def build(self, input_shape) -> None:
@@ -319,10 +323,7 @@ class GRUCell(_Cell):
         return h, [h]
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(recurrent_activation=_activations.serialize(self.recurrent_activation),
-                   reset_after=self.reset_after)
-        return cfg
+        return {**super().get_config(), "reset_after": self.reset_after}
 
 
 class StackedRNNCells(_HoldsLayers):

@@ -11,6 +11,7 @@ from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from . import losses as _losses
 from . import metrics as _metrics
+from .configurable import Configurable
 from .layers import Input
 from .models import Model, Sequential
 from .serialization import deserialize_keras_object, serialize_keras_object
@@ -61,8 +62,9 @@ def _symbolic(model):
     return None
 
 
-class DistillationLoss:
-    """Base class: ``compute_loss(teacher_outputs, student_outputs)`` returns a scalar."""
+class DistillationLoss(Configurable):
+    """Base class: ``compute_loss(teacher_outputs, student_outputs)`` returns a scalar
+    (``from_config`` is ``Configurable``'s: the class called with ``get_config()``)."""
 
     def compute_loss(self, teacher_outputs, student_outputs, **kwargs) -> Any:
         """The distillation loss (override).
@@ -152,18 +154,6 @@ class FeatureDistillation(DistillationLoss):
                 "teacher_layer_name": self.teacher_layer_name,
                 "student_layer_name": self.student_layer_name}
 
-    @classmethod
-    def from_config(cls, config: dict) -> FeatureDistillation:
-        """The loss of ``get_config``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The loss.
-        """
-        return cls(**config)
-
 
 class LogitsDistillation(DistillationLoss):
     """Distillation of logits divided by ``temperature``: a ``KLDivergence`` object compares
@@ -208,18 +198,6 @@ class LogitsDistillation(DistillationLoss):
             A dict.
         """
         return {"temperature": self.temperature, "loss": _serialize_losses(self.loss)}
-
-    @classmethod
-    def from_config(cls, config: dict) -> LogitsDistillation:
-        """The loss of ``get_config``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The loss.
-        """
-        return cls(**config)
 
 
 _DISTILLATION_LOSSES = {"LogitsDistillation": LogitsDistillation,

@@ -197,19 +197,11 @@ class ImageDataGenerator:
             x_col: the file name column.
             y_col: the label column(s).
             weight_col: a sample weight column.
-            target_size: ``(height, width)``.
-            color_mode: "rgb", "rgba" or "grayscale".
             classes: the classes to keep.
             class_mode: as in ``DataFrameIterator`` ("other" means "raw").
-            batch_size: samples per batch.
-            shuffle: reshuffle every epoch.
-            seed: the seed.
-            save_to_dir: a folder to save augmented images to.
-            save_prefix: their prefix.
-            save_format: their format.
-            subset: "training" or "validation".
-            interpolation: the Pillow resampling method.
             validate_filenames: drop rows whose file is missing.
+            target_size, color_mode, batch_size, shuffle, seed, save_to_dir, save_prefix,
+                save_format, subset, interpolation: as in ``flow_from_directory``.
             **kwargs: Keras' deprecated ``has_ext``/``sort``/``drop_duplicates`` (refused).
 
         Returns:

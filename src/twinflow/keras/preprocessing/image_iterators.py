@@ -205,7 +205,7 @@ class _FromFiles(Iterator):
 
     def _set_processing_attrs(self, image_data_generator, target_size, color_mode,
                               data_format, save_to_dir, save_prefix, save_format, subset,
-                              interpolation, keep_aspect_ratio) -> None:
+                              interpolation, keep_aspect_ratio, class_mode) -> None:
         self.image_data_generator = image_data_generator
         self.target_size = tuple(target_size)
         self.keep_aspect_ratio = keep_aspect_ratio
@@ -228,6 +228,9 @@ class _FromFiles(Iterator):
                                  "\"validation\"")
             split = (0, v) if subset == "validation" else (v, 1)
         self.split, self.subset = split, subset
+        if class_mode not in self.allowed_class_modes:
+            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
+                             f"{self.allowed_class_modes}")
 
     def _get_batches_of_transformed_samples(self, index_array):
         gen = self.image_data_generator
@@ -309,10 +312,7 @@ class DirectoryIterator(_FromFiles):
                  keep_aspect_ratio: bool = False, dtype=None) -> None:
         self._set_processing_attrs(image_data_generator, target_size, color_mode,
                                    data_format, save_to_dir, save_prefix, save_format, subset,
-                                   interpolation, keep_aspect_ratio)
-        if class_mode not in self.allowed_class_modes:
-            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
-                             f"{self.allowed_class_modes}")
+                                   interpolation, keep_aspect_ratio, class_mode)
         self.directory, self.class_mode, self.dtype = directory, class_mode, dtype or "float32"
         if not classes:
             classes = [d for d in sorted(os.listdir(directory))
@@ -356,22 +356,12 @@ class DataFrameIterator(_FromFiles):
         x_col: the column of file names.
         y_col: the label column (a list of columns for "multi_output").
         weight_col: a column of sample weights.
-        target_size: ``(height, width)``.
-        color_mode: "rgb", "rgba" or "grayscale".
         classes: the class names to keep (default: every label, sorted).
         class_mode: "binary", "categorical", "input", "multi_output", "raw", "sparse" or None.
-        batch_size: samples per batch.
-        shuffle: reshuffle every epoch.
-        seed: the seed.
-        data_format: "channels_last" or "channels_first".
-        save_to_dir: a folder to save augmented images to.
-        save_prefix: their file name prefix.
-        save_format: their format.
-        subset: "training" or "validation".
-        interpolation: the Pillow resampling method.
-        keep_aspect_ratio: crop to the target aspect ratio before resizing.
-        dtype: the image dtype.
         validate_filenames: drop rows whose file is missing or not an image.
+        target_size, color_mode, batch_size, shuffle, seed, data_format, save_to_dir,
+            save_prefix, save_format, subset, interpolation, keep_aspect_ratio, dtype: as in
+            ``DirectoryIterator``.
     """
 
     allowed_class_modes = {"binary", "categorical", "input", "multi_output", "raw", "sparse",
@@ -387,10 +377,7 @@ class DataFrameIterator(_FromFiles):
                  dtype="float32", validate_filenames: bool = True) -> None:
         self._set_processing_attrs(image_data_generator, target_size, color_mode,
                                    data_format, save_to_dir, save_prefix, save_format, subset,
-                                   interpolation, keep_aspect_ratio)
-        if class_mode not in self.allowed_class_modes:
-            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
-                             f"{self.allowed_class_modes}")
+                                   interpolation, keep_aspect_ratio, class_mode)
         if class_mode == "multi_output" and not isinstance(y_col, list):
             raise TypeError(f"If class_mode=\"multi_output\", y_col must be a list. Received "
                             f"{type(y_col).__name__}.")

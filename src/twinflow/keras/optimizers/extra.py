@@ -11,6 +11,7 @@ from ...core.context import eager_mode
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
+from ..configurable import serialize
 from .loss_scale import LossScaleOptimizer
 from .optimizer import AdamFamily, Optimizer
 
@@ -298,8 +299,8 @@ class OptimizerMap(MutableMapping):
         Returns:
             A dict.
         """
-        return {"default_optimizer": _serialize(self._default_optimizer),
-                "optimizer_map": {k: _serialize(v) for k, v in self._optimizer_map.items()}}
+        return {"default_optimizer": serialize(self._default_optimizer),
+                "optimizer_map": {k: serialize(v) for k, v in self._optimizer_map.items()}}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> OptimizerMap:
@@ -461,10 +462,6 @@ class MultiOptimizer(Optimizer):
         omap = config.pop("optimizer_map")
         return cls(OptimizerMap.from_config(omap.get("config", omap), custom_objects),
                    **config)
-
-
-def _serialize(optimizer) -> dict:
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
 
 
 class _Registry:

@@ -11,6 +11,7 @@ from ...core import dtypes
 from ...core.context import ctx
 from ...ops import math_ops
 from ..configurable import Configurable
+from ..configurable import serialize as _serialize
 from ..losses import _tensor
 
 
@@ -231,7 +232,7 @@ def serialize(schedule: LearningRateSchedule) -> dict:
     Returns:
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+    return _serialize(schedule)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:

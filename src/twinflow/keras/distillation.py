@@ -99,6 +99,21 @@ class DistillationLoss(Configurable):
             student: the student model.
         """
 
+    def _sum_over_losses(self, one, teacher_outputs, student_outputs) -> Any:
+        """``one(loss, teacher, student)`` for the loss of each output (``self.loss`` a
+        structure like the outputs), summed; or for the one loss of a single output."""
+        if not isinstance(self.loss, (list, tuple, dict)):
+            return one(self.loss, teacher_outputs, student_outputs)
+        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+
+    def get_config(self) -> dict:
+        """The constructor arguments (``_config_keys``), the losses serialized.
+
+        Returns:
+            A dict.
+        """
+        return {**super().get_config(), "loss": _serialize_losses(self.loss)}
+
 
 class FeatureDistillation(DistillationLoss):
     """The loss (``'mse'`` by default) between the outputs of a teacher layer and a student
@@ -140,19 +155,9 @@ class FeatureDistillation(DistillationLoss):
     def compute_loss(self, teacher_outputs, student_outputs, **kwargs) -> Any:
         def one(fn, t, s):
             return 0.0 if fn is None else reduction_ops.reduce_mean(fn(t, s))
-        if not isinstance(self.loss, (list, tuple, dict)):
-            return one(self.loss, teacher_outputs, student_outputs)
-        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+        return self._sum_over_losses(one, teacher_outputs, student_outputs)
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {"loss": _serialize_losses(self.loss),
-                "teacher_layer_name": self.teacher_layer_name,
-                "student_layer_name": self.student_layer_name}
+    _config_keys = ("loss", "teacher_layer_name", "student_layer_name")
 
 
 class LogitsDistillation(DistillationLoss):
@@ -187,17 +192,9 @@ class LogitsDistillation(DistillationLoss):
                                                      nn_ops.softmax(student, axis=-1)))
                 return value * (t ** 2)
             return reduction_ops.reduce_mean(fn(teacher, student))
-        if not isinstance(self.loss, (list, tuple, dict)):
-            return one(self.loss, teacher_outputs, student_outputs)
-        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+        return self._sum_over_losses(one, teacher_outputs, student_outputs)
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {"temperature": self.temperature, "loss": _serialize_losses(self.loss)}
+    _config_keys = ("temperature", "loss")
 
 
 _DISTILLATION_LOSSES = {"LogitsDistillation": LogitsDistillation,

@@ -129,7 +129,7 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> DTypePolicy
     """The policy of a ``serialize`` dict.
 
     Args:
-        config: the dict.
+        config: the dict (or only its ``"config"`` part: a ``DTypePolicy``'s).
         custom_objects: name -> class, looked up first.
 
     Returns:

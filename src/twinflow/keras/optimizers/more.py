@@ -134,22 +134,20 @@ class Ftrl(Optimizer):
                  l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
                  name: str = "ftrl", **kwargs) -> None:
         super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        checks = {"initial_accumulator_value": initial_accumulator_value,
+        values = {"learning_rate_power": learning_rate_power,
+                  "initial_accumulator_value": initial_accumulator_value,
                   "l1_regularization_strength": l1_regularization_strength,
                   "l2_regularization_strength": l2_regularization_strength,
-                  "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength}
-        for k, v in checks.items():
-            if v < 0.0:
+                  "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength,
+                  "beta": beta}
+        for k, v in values.items():
+            if v < 0.0 and k not in ("learning_rate_power", "beta"):
                 raise ValueError(f"`{k}` needs to be positive or zero. Received: {k}={v}.")
         if learning_rate_power > 0.0:
             raise ValueError(f"`learning_rate_power` needs to be negative or zero. Received: "
                              f"learning_rate_power={learning_rate_power}.")
-        self.learning_rate_power = float(learning_rate_power)
-        self.initial_accumulator_value = float(initial_accumulator_value)
-        self.l1_regularization_strength = float(l1_regularization_strength)
-        self.l2_regularization_strength = float(l2_regularization_strength)
-        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
-        self.beta = float(beta)
+        for k, v in values.items():  # the _config_keys, as floats
+            setattr(self, k, float(v))
 
     def _slot_names(self) -> tuple:
         return ("accumulator", "linear")

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ...core.props import readonly
 from ..py_dataset import PyDataset
 from ..settings import image_data_format
 from ..utils.image_utils import array_to_img, img_to_array, load_img
@@ -264,10 +265,7 @@ class _FromFiles(Iterator):
         w = self.sample_weight
         return (batch_x, batch_y) if w is None else (batch_x, batch_y, w[index_array])
 
-    @property
-    def filepaths(self) -> list:
-        """The full path of every sample."""
-        return self._filepaths
+    filepaths = readonly("_filepaths", "The full path of every sample.")
 
 
 def _valid_files(directory: str, follow_links: bool):
@@ -335,15 +333,8 @@ class DirectoryIterator(_FromFiles):
         self._filepaths = [os.path.join(directory, f) for f in self.filenames]
         super().__init__(self.samples, batch_size, shuffle, seed)
 
-    @property
-    def labels(self) -> np.ndarray:
-        """The class index of every sample."""
-        return self.classes
-
-    @property
-    def sample_weight(self) -> None:
-        """None: directories carry no weights."""
-        return None
+    labels = readonly("classes", "The class index of every sample.")
+    sample_weight = None  # directories carry no weights
 
 
 class DataFrameIterator(_FromFiles):
@@ -441,7 +432,4 @@ class DataFrameIterator(_FromFiles):
         """The targets: class indices, or the raw / multi-output columns."""
         return self._targets if self.class_mode in ("multi_output", "raw") else self.classes
 
-    @property
-    def sample_weight(self):
-        """The weight column's values, or None."""
-        return self._sample_weight
+    sample_weight = readonly("_sample_weight", "The weight column's values, or None.")

@@ -154,10 +154,9 @@ def random_shear(x, intensity: float, row_axis: int = 1, col_axis: int = 2,
     """Shears by an angle drawn in ``[-intensity, intensity]`` degrees.
 
     Args:
-        x: a 3D array.
         intensity: the shear range, in degrees.
-        row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
-            ``apply_affine_transform`` (``interpolation_order`` is its ``order``).
+        x, row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
+            ``random_rotation``.
 
     Returns:
         The sheared array.

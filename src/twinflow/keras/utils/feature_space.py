@@ -188,7 +188,7 @@ class FeatureSpace(_base.Layer):
         """A float feature standardized (mean and variance learned by ``adapt``).
 
         Args:
-            name: the preprocessor's name prefix.
+            name: as in ``float``.
 
         Returns:
             A Feature.
@@ -221,8 +221,7 @@ class FeatureSpace(_base.Layer):
         Args:
             max_tokens: the vocabulary size limit.
             num_oov_indices: out-of-vocabulary indices.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            output_mode, name: as in ``float_discretized``.
 
         Returns:
             A Feature.
@@ -251,8 +250,7 @@ class FeatureSpace(_base.Layer):
 
         Args:
             num_bins: hash bins.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            output_mode, name: as in ``float_discretized``.
 
         Returns:
             A Feature.

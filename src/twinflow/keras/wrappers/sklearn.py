@@ -57,10 +57,8 @@ class _SKLBase:
 
     def __init__(self, model, warm_start: bool = False, model_kwargs: dict | None = None,
                  fit_kwargs: dict | None = None) -> None:
-        self.model = model
-        self.warm_start = warm_start
-        self.model_kwargs = model_kwargs
-        self.fit_kwargs = fit_kwargs
+        self.model, self.warm_start = model, warm_start
+        self.model_kwargs, self.fit_kwargs = model_kwargs, fit_kwargs
 
     @classmethod
     def _param_names(cls) -> list:

@@ -320,8 +320,8 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
         return f
 
     UNARY = {
-        "abs": (lambda x: M.abs(tensor(x)), "Absolute value, element-wise."),
-        "absolute": (lambda x: M.abs(tensor(x)), "Absolute value, element-wise."),
+        **dict.fromkeys(("abs", "absolute"),
+                        (lambda x: M.abs(tensor(x)), "Absolute value, element-wise.")),
         "fabs": (lambda x: M.abs(as_float(x)), "Absolute value as a float, element-wise."),
         "negative": (lambda x: M.negative(tensor(x)), "``-x``, element-wise."),
         "square": (_square, "``x * x``, element-wise."),
@@ -375,8 +375,8 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
         "isreal": (_isreal, "Whether ``x`` has no imaginary part, element-wise."),
         "logical_not": (lambda x: M.logical_not(M.cast(tensor(x), dtypes.bool_)),
                         "Logical NOT, element-wise."),
-        "bitwise_invert": (lambda x: M.invert(tensor(x)), "Bitwise NOT, element-wise."),
-        "bitwise_not": (lambda x: M.invert(tensor(x)), "Bitwise NOT, element-wise."),
+        **dict.fromkeys(("bitwise_invert", "bitwise_not"),
+                        (lambda x: M.invert(tensor(x)), "Bitwise NOT, element-wise.")),
         "nan_to_num": (_nan_to_num, "NaN to ``nan``, infinities to ``posinf``/``neginf``."),
         "clip": (_clip, "``x`` limited to ``[x_min, x_max]``, element-wise."),
     }
@@ -385,8 +385,8 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
         "add": (_binary(M.add), "``x1 + x2``, element-wise (the API's dtype promotion)."),
         "subtract": (_binary(M.subtract), "``x1 - x2``, element-wise."),
         "multiply": (_binary(M.multiply), "``x1 * x2``, element-wise."),
-        "divide": (_divide, "``x1 / x2``, element-wise (integers divide as floats)."),
-        "true_divide": (_divide, "``x1 / x2``, element-wise (integers divide as floats)."),
+        **dict.fromkeys(("divide", "true_divide"),
+                        (_divide, "``x1 / x2``, element-wise (integers divide as floats).")),
         "divide_no_nan": (_divide_no_nan, "``x1 / x2``, 0 where ``x2`` is 0."),
         "floor_divide": (_floor_divide, "``x1 // x2``, element-wise."),
         "mod": (_binary(M.floormod), "``x1 % x2`` (sign of the divisor), element-wise."),

@@ -386,14 +386,9 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
         "clip": (_clip, "``x`` limited to ``[x_min, x_max]``, element-wise."),
     }
 
-    COMPARISONS = {
-        "equal": (M.equal, "=="),
-        "not_equal": (M.not_equal, "!="),
-        "greater": (M.greater, ">"),
-        "greater_equal": (M.greater_equal, ">="),
-        "less": (M.less, "<"),
-        "less_equal": (M.less_equal, "<="),
-    }
+    # The comparison ops (same names in math_ops) and their operators.
+    COMPARISONS = {"equal": "==", "not_equal": "!=", "greater": ">", "greater_equal": ">=",
+                   "less": "<", "less_equal": "<="}
     BINARY = {
         "add": (_binary(M.add), "``x1 + x2``, element-wise (the API's dtype promotion)."),
         "subtract": (_binary(M.subtract), "``x1 - x2``, element-wise."),
@@ -418,8 +413,8 @@ def math_tables(P: Policy) -> tuple:  # noqa: N803
         "nextafter": (_binary_float(S.nextafter), "The next float after x1 toward x2."),
         "gcd": (_gcd, "Greatest common divisor of integers, element-wise."),
         "lcm": (_lcm, "Least common multiple of integers, element-wise."),
-        **{name: (_compare(op), f"``x1 {symbol} x2``, element-wise.")
-           for name, (op, symbol) in COMPARISONS.items()},
+        **{name: (_compare(getattr(M, name)), f"``x1 {symbol} x2``, element-wise.")
+           for name, symbol in COMPARISONS.items()},
         "logical_and": (_logical(M.logical_and), "Logical AND, element-wise."),
         "logical_or": (_logical(M.logical_or), "Logical OR, element-wise."),
         "logical_xor": (_logical(M.logical_xor), "Logical XOR, element-wise."),

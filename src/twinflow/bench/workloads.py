@@ -131,24 +131,14 @@ def _power_tw(inp: dict, mode: str) -> Step:
     return lambda: fn(x, 100)
 
 
-def _power_torch(torch, inp: dict) -> Step:
-    x = torch.from_numpy(inp["x"])
+def _power_lib(lib, inp: dict) -> Step:
+    """The step in TensorFlow or PyTorch (``lib``: the module; both spell it alike)."""
+    x = lib.from_numpy(inp["x"]) if lib.__name__ == "torch" else lib.constant(inp["x"])
 
     def step():
-        result = torch.eye(10, dtype=torch.float32)
+        result = lib.eye(10, dtype=lib.float32)
         for _ in range(100):
-            result = torch.matmul(x, result)
-        return result
-    return step
-
-
-def _power_tf(tf, inp: dict) -> Step:
-    x = tf.constant(inp["x"])
-
-    def step():
-        result = tf.eye(10, dtype=tf.float32)
-        for _ in range(100):
-            result = tf.matmul(x, result)
+            result = lib.matmul(x, result)
         return result
     return step
 
@@ -404,7 +394,7 @@ def _linreg_tw(inp: dict, mode: str) -> Step:
 WORKLOADS: list = [
     Workload("power100", "seed 001: power(x, 100), 100 matmuls of 10x10 float32",
              _power_setup, _power_np, _power_tw, target=1.8,
-             others={"torch": _power_torch, "tensorflow": _power_tf}),
+             others={"torch": _power_lib, "tensorflow": _power_lib}),
     Workload("add2", "x + y on 2-element float32 tensors (per-op overhead)",
              _add_setup, _add_np, _add_tw, target_us=1.0,
              others={"torch": _add_torch, "tensorflow": _add_tf, "jax": _add_jax}),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph.registry import REGISTRY
-from .program import Program, Rewriter, const_value
+from .program import Program, Rewriter, const_value, rewrite_each
 
 
 def _all_equal(v, scalar) -> bool:
@@ -110,16 +110,13 @@ def simplify_arithmetic(prog: Program) -> tuple:
     Returns:
         (new Program, number of ops simplified).
     """
-    rw = Rewriter(prog)
-    count = 0
-    for op in prog.graph.get_operations():
-        if op.stateful or op.control_inputs or len(op.outputs) != 1 or op.type == "Placeholder":
-            rw.copy(op)
-            continue
+    def rule(op, rw) -> bool:
+        if op.stateful or op.control_inputs or len(op.outputs) != 1 \
+                or op.type == "Placeholder":
+            return False
         new = _simplify(op, rw)
         if new is None:
-            rw.copy(op)
-        else:
-            rw.alias(op.outputs[0], new)
-            count += 1
-    return rw.finish(), count
+            return False
+        rw.alias(op.outputs[0], new)
+        return True
+    return rewrite_each(prog, rule)

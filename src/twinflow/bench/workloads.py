@@ -243,12 +243,20 @@ def _gelu_np(inp: dict) -> Step:
     return step
 
 
+def _gelu(x):
+    return 0.5 * x * (1.0 + tw.tanh(_C * (x + 0.044715 * x * x * x)))
+
+
 def _gelu_tw(inp: dict, mode: str) -> Step:
     x = tw.constant(inp["x"])
+    fn = maybe_function(_gelu, mode)
+    return lambda: fn(x)
 
-    def gelu(x):
-        return 0.5 * x * (1.0 + tw.tanh(_C * (x + 0.044715 * x * x * x)))
-    fn = maybe_function(gelu, mode)
+
+def _gelu_tw_jit(inp: dict, mode: str) -> Step:
+    """``tw.function(jit_compile=True)``, as the TensorFlow column's XLA (numba if installed)."""
+    x = tw.constant(inp["x"])
+    fn = tw.function(_gelu, jit_compile=True)
     return lambda: fn(x)
 
 
@@ -412,6 +420,7 @@ WORKLOADS: list = [
     Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
     Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
     Workload("gelu1m", "issue 10: GELU on 1M float32 as a tw.function (fused)", _gelu_setup, _gelu_np, _gelu_tw, mode="function", target=0.5, others={"tensorflow": _gelu_tf, "jax": _gelu_jax, "torch": _gelu_torch}),  # noqa: E501
+    Workload("gelu1m_jit", "GELU on 1M float32, tw.function(jit_compile=True) (TF: XLA)", _gelu_setup, _gelu_np, _gelu_tw_jit, mode="function", others={"tensorflow": _gelu_tf, "jax": _gelu_jax}),  # noqa: E501
     Workload("mlp_step", "issue 10: MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function", target=0.85),  # noqa: E501
     Workload("convnet_step", "issue 10: seed 004 convnet training step (batch 32, 28x28) as a tw.function", convnet_setup, convnet_np, convnet_tw, mode="function", others={"tensorflow": convnet_tf, "torch": convnet_torch}),  # noqa: E501
     Workload("xent", "issue 10: softmax cross-entropy loss+gradient, 512x1000, as a tw.function", xent_setup, xent_np, xent_tw, mode="function", others={"tensorflow": xent_tf, "torch": xent_torch, "jax": xent_jax}),  # noqa: E501

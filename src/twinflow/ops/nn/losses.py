@@ -8,7 +8,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
-from ...core.parallel import run_blocks
+from ...core.parallel import intra_threads, run_blocks
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.graph import name_scoped
@@ -273,8 +273,9 @@ def _sparse_xent_2d(logits, labels):
         z[r, y] -= 1
 
     batch = logits.shape[0]
-    per = max(1, XENT_BLOCK_ELEMENTS // max(n, 1))
-    run_blocks(rows, batch, per, (), logits.size >= XENT_PARALLEL_MIN and batch > per)
+    shared = logits.size >= XENT_PARALLEL_MIN and intra_threads() > 1
+    per = max(1, XENT_BLOCK_ELEMENTS // max(n, 1)) if shared else max(batch, 1)
+    run_blocks(rows, batch, per, (), shared and batch > per)
     return loss, grad
 
 

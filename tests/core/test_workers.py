@@ -1,0 +1,81 @@
+"""core.workers: a few kernel calls at once on persistent threads."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from twinflow.core import workers
+
+
+def _ident(_=None) -> int:
+    return threading.get_ident()
+
+
+def test_results_come_back_in_call_order_and_calls_share_threads_by_position():
+    calls = [(lambda v: v * v, (v,)) for v in range(7)]
+    assert workers.run_calls(calls, 3) == [v * v for v in range(7)]
+    idents = workers.run_calls([(_ident, ())] * 6, 3)
+    me = threading.get_ident()
+    assert idents[0] == idents[3] == me          # thread 0 is the caller
+    assert idents[1] == idents[4] != me
+    assert idents[2] == idents[5] not in (me, idents[1])
+
+
+def test_one_thread_runs_everything_in_order_on_the_caller():
+    order = []
+    calls = [(order.append, (v,)) for v in range(4)]
+    workers.run_calls(calls, 1)
+    assert order == [0, 1, 2, 3]
+    assert set(workers.run_calls([(_ident, ())] * 3, 1)) == {threading.get_ident()}
+
+
+def test_the_first_error_in_call_order_is_raised_after_all_calls_finish():
+    done = []
+
+    def fail(msg):
+        raise ValueError(msg)
+
+    def slow():
+        np.linalg.svd(np.ones((200, 200)))
+        done.append(True)
+
+    calls = [(slow, ()), (fail, ("second",)), (slow, ()), (fail, ("fourth",))]
+    with pytest.raises(ValueError, match="second"):
+        workers.run_calls(calls, 2)
+    assert done == [True, True]
+    assert workers.run_calls([(_ident, ())] * 2, 2)[1] != threading.get_ident()  # still usable
+
+
+def test_nested_calls_and_calls_from_busy_workers_run_serially():
+    def inner():
+        assert workers.running_concurrently()
+        return set(workers.run_calls([(_ident, ())] * 4, 4))
+
+    outer = workers.run_calls([(inner, ()), (inner, ())], 2)
+    assert all(len(ids) == 1 for ids in outer)           # each nested group stayed on its thread
+    assert outer[0] != outer[1]
+    assert not workers.running_concurrently()
+
+
+def test_threads_calling_at_once_all_get_their_results():
+    out: dict = {}
+
+    def caller(k):
+        for _ in range(50):
+            res = workers.run_calls([(lambda v: v + k, (v,)) for v in range(3)], 2)
+            assert res == [k, k + 1, k + 2]
+        out[k] = True
+
+    ts = [threading.Thread(target=caller, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert sorted(out) == [0, 1, 2, 3]
+
+
+def test_cpu_threads_resolves_zero_to_the_cores():
+    assert workers.cpu_threads(3) == 3
+    assert workers.cpu_threads(0) >= 1

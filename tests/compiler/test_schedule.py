@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -68,6 +69,7 @@ def test_concurrent_and_serial_steps_agree_bit_for_bit(threads, dtype):
 
 def test_the_inter_op_setting_sizes_the_group(threads):
     def ident(_):
+        time.sleep(0.05)    # (releases the GIL, as BLAS does: a worker takes the other call)
         return threading.get_ident()
 
     threads(1, 1)
@@ -121,6 +123,7 @@ def test_small_or_unknown_shape_products_are_not_heavy():
 
 def test_the_single_threaded_executor_runs_groups_on_the_calling_thread(threads):
     def ident(_):
+        time.sleep(0.05)    # (releases the GIL, as BLAS does: a worker takes the other call)
         return threading.get_ident()
 
     threads(2, 2)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -13,14 +14,16 @@ def _ident(_=None) -> int:
     return threading.get_ident()
 
 
-def test_results_come_back_in_call_order_and_calls_share_threads_by_position():
+def test_results_come_back_in_call_order_and_a_worker_helps():
     calls = [(lambda v: v * v, (v,)) for v in range(7)]
     assert workers.run_calls(calls, 3) == [v * v for v in range(7)]
-    idents = workers.run_calls([(_ident, ())] * 6, 3)
-    me = threading.get_ident()
-    assert idents[0] == idents[3] == me          # thread 0 is the caller
-    assert idents[1] == idents[4] != me
-    assert idents[2] == idents[5] not in (me, idents[1])
+
+    def sleepy(v):
+        time.sleep(0.05)     # (releases the GIL, as BLAS does)
+        return threading.get_ident()
+
+    idents = workers.run_calls([(sleepy, (v,)) for v in range(4)], 2)
+    assert threading.get_ident() in idents and len(set(idents)) == 2
 
 
 def test_one_thread_runs_everything_in_order_on_the_caller():
@@ -44,19 +47,16 @@ def test_the_first_error_in_call_order_is_raised_after_all_calls_finish():
     calls = [(slow, ()), (fail, ("second",)), (slow, ()), (fail, ("fourth",))]
     with pytest.raises(ValueError, match="second"):
         workers.run_calls(calls, 2)
-    assert done == [True, True]
-    assert workers.run_calls([(_ident, ())] * 2, 2)[1] != threading.get_ident()  # still usable
+    assert done == [True, True]                 # every call ran
+    assert workers.run_calls([(lambda: 3, ())] * 2, 2) == [3, 3]   # still usable
 
 
-def test_nested_calls_and_calls_from_busy_workers_run_serially():
+def test_nested_runs_stay_on_their_thread():
     def inner():
-        assert workers.running_concurrently()
         return set(workers.run_calls([(_ident, ())] * 4, 4))
 
     outer = workers.run_calls([(inner, ()), (inner, ())], 2)
-    assert all(len(ids) == 1 for ids in outer)           # each nested group stayed on its thread
-    assert outer[0] != outer[1]
-    assert not workers.running_concurrently()
+    assert all(len(ids) == 1 for ids in outer)
 
 
 def test_threads_calling_at_once_all_get_their_results():

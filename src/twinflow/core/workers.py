@@ -1,30 +1,34 @@
-"""A few kernel calls at once: persistent worker threads with a cheap hand-off.
+"""A few kernel calls at once: persistent worker threads that help the caller.
 
 Compiled graphs use it twice: a large matrix product is split into row (or column) blocks
 computed at once (``ops/matmul_split.py``, sized by the intra-op setting), and independent
 heavy ops of a program run side by side (``compiler/schedule.py``, sized by the inter-op
 setting). NumPy and BLAS release the GIL, so the calls truly overlap.
 
-The hand-off is one lock release to wake a worker and one acquire to wait for it, about
-10 µs in all on an idle core: cheaper than a ``concurrent.futures`` submission (~25 µs),
-which matters for products of 50-300 µs. One caller at a time uses the workers: a call made
-while they are busy (from a worker, from a call nested inside a concurrent one, or from
-another Python thread) runs its calls one after the other on its own thread, so nothing ever
-waits for a worker that waits for it. Results never depend on the number of threads that ran
-them: each call computes the same thing wherever it runs.
+The caller never waits for a worker to start. It posts the run (one ``SimpleQueue.put`` per
+helper wanted, ~5-10 µs until a sleeping worker runs) and takes calls from the run's list
+itself, as the woken workers do; once the list is empty it waits only for calls a worker has
+actually started. On a busy machine, where a worker may not get a core for milliseconds,
+the caller simply does all the work: never much slower than running the calls in order. A
+run nested in another (a split product inside a concurrent group) runs in order on its
+thread. Results never depend on which thread ran a call: each call computes the same thing
+wherever it runs.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
+import queue
 import threading
 from collections.abc import Iterator
 
 from . import blas, config
 
-_busy = threading.Lock()        # held by the one caller whose calls the workers run
-_local = threading.local()      # .serial: True on the worker threads and in one_at_a_time
+_local = threading.local()      # .serial: on worker threads, inside a run, in one_at_a_time
+_lock = threading.Lock()        # guards _workers
 _workers: list = []
+_posts: queue.SimpleQueue = queue.SimpleQueue()
 
 
 def cpu_threads(setting: int) -> int:
@@ -49,46 +53,69 @@ def inter_threads() -> int:
     return cpu_threads(config.threading.get_inter_op_parallelism_threads())
 
 
-class _Worker:
-    """One daemon thread running the calls it is handed, one batch at a time."""
+class _Run:
+    """The calls of one ``run_calls``, taken one at a time by whichever thread is free."""
 
-    def __init__(self, index: int) -> None:
-        self.go = threading.Lock()
-        self.go.acquire()
-        self.done = threading.Lock()
-        self.done.acquire()
-        self.batch: list = []        # [(position, fn, args)]
-        self.results: list = []      # filled with (position, value) by the worker
-        self.error: tuple | None = None   # (position, exception) of a failed call
-        self.thread = threading.Thread(target=self._loop, daemon=True,
-                                       name=f"twinflow-worker-{index}")
-        self.thread.start()
+    def __init__(self, calls: list) -> None:
+        self.pending = collections.deque(enumerate(calls))
+        self.results: list = [None] * len(calls)
+        self.errors: list = []          # (position, exception)
+        self.lock = threading.Lock()
+        self.started = 0                # calls taken and not finished
+        self.waiter: threading.Lock | None = None
 
-    def _loop(self) -> None:
-        _local.serial = True
+    def work(self) -> None:
+        """Runs calls until none is left (on the caller and on woken workers)."""
         while True:
-            self.go.acquire()
-            pos = -1
+            with self.lock:
+                if not self.pending:
+                    return
+                pos, (fn, args) = self.pending.popleft()
+                self.started += 1
             try:
-                for pos, fn, args in self.batch:
-                    self.results[pos] = fn(*args)
-            except BaseException as e:  # noqa: BLE001  (re-raised in the caller's thread)
-                self.error = (pos, e)
-            self.batch = []
-            self.done.release()
+                self.results[pos] = fn(*args)
+            except BaseException as e:  # noqa: BLE001  (raised in the caller's thread)
+                self.errors.append((pos, e))
+            finally:
+                with self.lock:
+                    self.started -= 1
+                    if self.started == 0 and self.waiter is not None and not self.pending:
+                        self.waiter.release()
+                        self.waiter = None
+
+    def wait(self) -> None:
+        """Waits for the calls workers started (the caller has emptied ``pending``)."""
+        with self.lock:
+            if not self.started:
+                return
+            w = self.waiter = threading.Lock()
+            w.acquire()
+        w.acquire()
 
 
-def _get_workers(n: int) -> list:
-    while len(_workers) < n:
-        _workers.append(_Worker(len(_workers)))
-    return _workers[:n]
+def _worker_loop() -> None:
+    _local.serial = True
+    while True:
+        _posts.get().work()   # (a run finished before this worker woke has nothing left)
+
+
+def _ensure_workers(n: int) -> None:
+    if len(_workers) >= n:
+        return
+    with _lock:
+        while len(_workers) < n:
+            t = threading.Thread(target=_worker_loop, daemon=True,
+                                 name=f"twinflow-worker-{len(_workers)}")
+            t.start()
+            _workers.append(t)
 
 
 def _forget_workers() -> None:
     # A forked child has none of the parent's threads: start fresh ones on demand.
-    global _busy
+    global _posts, _lock
     _workers.clear()
-    _busy = threading.Lock()
+    _posts = queue.SimpleQueue()
+    _lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_workers)
@@ -97,9 +124,8 @@ os.register_at_fork(after_in_child=_forget_workers)
 def run_calls(calls: list, threads: int) -> list:
     """``[fn(*args) for fn, args in calls]``, with up to ``threads`` threads at once.
 
-    Call ``i`` runs on thread ``i % threads`` (the caller is thread 0), so which calls share a
-    thread is fixed. BLAS runs single-threaded meanwhile (``blas.single_threaded``): two levels
-    of threads would oversubscribe the cores.
+    The caller runs calls too; BLAS runs single-threaded meanwhile (``blas.single_threaded``):
+    two levels of threads would oversubscribe the cores.
 
     Args:
         calls: ``(function, argument tuple)`` pairs, independent of each other.
@@ -109,44 +135,26 @@ def run_calls(calls: list, threads: int) -> list:
         The results, in the order of ``calls``.
 
     Raises:
-        BaseException: the first error of a call (in call order), after all have finished.
+        BaseException: the error of the first failing call (in call order), after every call
+            that started has finished (calls not yet started when one fails still run).
     """
     n = min(threads, len(calls))
-    if n <= 1 or getattr(_local, "serial", False) or not _busy.acquire(blocking=False):
+    if n <= 1 or getattr(_local, "serial", False):
         return [fn(*args) for fn, args in calls]
-    try:
-        with blas.single_threaded():
-            return _run(calls, n)
-    finally:
-        _busy.release()
-
-
-def _run(calls: list, n: int) -> list:
-    results: list = [None] * len(calls)
-    workers = _get_workers(n - 1)
-    for w in workers:
-        w.results, w.error = results, None
-    for pos in range(1, len(calls)):
-        t = pos % n
-        if t:
-            workers[t - 1].batch.append((pos, *calls[pos]))
-    for w in workers:
-        w.go.release()
-    errors = []
-    try:
-        for pos in range(0, len(calls), n):
-            fn, args = calls[pos]
-            results[pos] = fn(*args)
-    except BaseException as e:  # noqa: BLE001  (raised once the workers are done)
-        errors.append((pos, e))
-    for w in workers:
-        w.done.acquire()
-        if w.error is not None:
-            errors.append(w.error)
-            w.error = None
-    if errors:
-        raise min(errors, key=lambda pe: pe[0])[1]
-    return results
+    run = _Run(calls)
+    _ensure_workers(n - 1)
+    with blas.single_threaded():
+        for _ in range(n - 1):
+            _posts.put(run)
+        _local.serial = True     # a run nested in one of these calls stays on this thread
+        try:
+            run.work()
+        finally:
+            _local.serial = False
+            run.wait()
+    if run.errors:
+        raise min(run.errors, key=lambda pe: pe[0])[1]
+    return run.results
 
 
 @contextlib.contextmanager
@@ -163,12 +171,3 @@ def one_at_a_time() -> Iterator[None]:
         yield
     finally:
         _local.serial = old
-
-
-def running_concurrently() -> bool:
-    """Whether the workers are in use now (by this or another thread).
-
-    Returns:
-        True while some caller's calls run on them.
-    """
-    return _busy.locked()

@@ -11,6 +11,14 @@ import twinflow as tw
 from twinflow.compiler import schedule
 from twinflow.compiler.pipeline import optimize
 from twinflow.compiler.program import Program
+from twinflow.core import workers
+
+
+@pytest.fixture(autouse=True)
+def fresh_backoff(monkeypatch):
+    """Each test starts with concurrency on (earlier runs may have made it back off)."""
+    monkeypatch.setattr(workers, "_backoff", workers._Backoff())
+
 
 
 @pytest.fixture
@@ -69,7 +77,7 @@ def test_concurrent_and_serial_steps_agree_bit_for_bit(threads, dtype):
 
 def test_the_inter_op_setting_sizes_the_group(threads):
     def ident(_):
-        time.sleep(0.05)    # (releases the GIL, as BLAS does: a worker takes the other call)
+        time.sleep(0.1)    # (releases the GIL, as BLAS does: a worker takes the other call)
         return threading.get_ident()
 
     threads(1, 1)
@@ -123,7 +131,7 @@ def test_small_or_unknown_shape_products_are_not_heavy():
 
 def test_the_single_threaded_executor_runs_groups_on_the_calling_thread(threads):
     def ident(_):
-        time.sleep(0.05)    # (releases the GIL, as BLAS does: a worker takes the other call)
+        time.sleep(0.1)    # (releases the GIL, as BLAS does: a worker takes the other call)
         return threading.get_ident()
 
     threads(2, 2)

@@ -10,20 +10,25 @@ import pytest
 from twinflow.core import workers
 
 
+@pytest.fixture(autouse=True)
+def fresh_backoff(monkeypatch):
+    """Each test starts with concurrency on (earlier runs may have made it back off)."""
+    monkeypatch.setattr(workers, "_backoff", workers._Backoff())
+
+
 def _ident(_=None) -> int:
     return threading.get_ident()
 
 
 def test_results_come_back_in_call_order_and_a_worker_helps():
-    calls = [(lambda v: v * v, (v,)) for v in range(7)]
-    assert workers.run_calls(calls, 3) == [v * v for v in range(7)]
-
     def sleepy(v):
-        time.sleep(0.05)     # (releases the GIL, as BLAS does)
+        time.sleep(0.1)     # (releases the GIL, as BLAS does)
         return threading.get_ident()
 
     idents = workers.run_calls([(sleepy, (v,)) for v in range(4)], 2)
     assert threading.get_ident() in idents and len(set(idents)) == 2
+    calls = [(lambda v: v * v, (v,)) for v in range(7)]
+    assert workers.run_calls(calls, 3) == [v * v for v in range(7)]
 
 
 def test_one_thread_runs_everything_in_order_on_the_caller():
@@ -79,3 +84,27 @@ def test_threads_calling_at_once_all_get_their_results():
 def test_cpu_threads_resolves_zero_to_the_cores():
     assert workers.cpu_threads(3) == 3
     assert workers.cpu_threads(0) >= 1
+
+
+def test_runs_go_in_order_for_a_while_after_concurrency_did_not_pay(monkeypatch):
+    backoff = workers._Backoff()
+    monkeypatch.setattr(workers, "_backoff", backoff)
+    backoff.judge(False, 0.0, 1.0)              # no worker took a call: skip the next run
+    assert (backoff.left, backoff.next) == (1, 2)
+    backoff.judge(True, 2.0, 1.0)               # the caller waited longer than it worked
+    assert (backoff.left, backoff.next) == (2, 4)
+    me = threading.get_ident()
+
+    def sleepy():
+        time.sleep(0.02)
+        return threading.get_ident()
+
+    for _ in range(2):
+        assert set(workers.run_calls([(sleepy, ())] * 2, 2)) == {me}
+    assert backoff.left == 0
+    for _ in range(10):
+        backoff.judge(False, 0.0, 1.0)
+    assert backoff.next == workers._Backoff.MAX_SKIP
+    backoff.left = 0
+    backoff.judge(True, 0.0, 1.0)               # a good run: concurrency again at once
+    assert (backoff.left, backoff.next) == (0, 1)

@@ -9,10 +9,10 @@ The caller never waits for a worker to start. It posts the run (one ``SimpleQueu
 helper wanted, ~5-10 µs until a sleeping worker runs) and takes calls from the run's list
 itself, as the woken workers do; once the list is empty it waits only for calls a worker has
 actually started. On a busy machine, where a worker may not get a core for milliseconds,
-the caller simply does all the work: never much slower than running the calls in order. A
-run nested in another (a split product inside a concurrent group) runs in order on its
-thread. Results never depend on which thread ran a call: each call computes the same thing
-wherever it runs.
+the caller simply does all the work; and after a run where concurrency did not pay, the
+next runs go in order on the caller for a while (``_Backoff``). A run nested in another (a
+split product inside a concurrent group) runs in order on its thread. Results never depend
+on which thread ran a call: each call computes the same thing wherever it runs.
 """
 from __future__ import annotations
 
@@ -22,10 +22,11 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
+from time import perf_counter
 
 from . import blas, config
 
-_local = threading.local()      # .serial: on worker threads, inside a run, in one_at_a_time
+_local = threading.local()      # .serial: no nested runs (worker, inside a run, one_at_a_time)
 _lock = threading.Lock()        # guards _workers
 _workers: list = []
 _posts: queue.SimpleQueue = queue.SimpleQueue()
@@ -62,6 +63,8 @@ class _Run:
         self.errors: list = []          # (position, exception)
         self.lock = threading.Lock()
         self.started = 0                # calls taken and not finished
+        self.taken = 0                  # calls taken by any thread
+        self.own = 0                    # calls taken by the caller
         self.waiter: threading.Lock | None = None
 
     def work(self) -> None:
@@ -72,6 +75,9 @@ class _Run:
                     return
                 pos, (fn, args) = self.pending.popleft()
                 self.started += 1
+                self.taken += 1
+                if not getattr(_local, "worker", False):
+                    self.own += 1
             try:
                 self.results[pos] = fn(*args)
             except BaseException as e:  # noqa: BLE001  (raised in the caller's thread)
@@ -83,18 +89,21 @@ class _Run:
                         self.waiter.release()
                         self.waiter = None
 
-    def wait(self) -> None:
-        """Waits for the calls workers started (the caller has emptied ``pending``)."""
+    def wait(self) -> bool:
+        """Waits for the calls workers started (the caller has emptied ``pending``); returns
+        whether a worker took any call."""
         with self.lock:
+            helped = self.taken > self.own
             if not self.started:
-                return
+                return helped
             w = self.waiter = threading.Lock()
             w.acquire()
         w.acquire()
+        return helped
 
 
 def _worker_loop() -> None:
-    _local.serial = True
+    _local.serial = _local.worker = True
     while True:
         _posts.get().work()   # (a run finished before this worker woke has nothing left)
 
@@ -139,7 +148,7 @@ def run_calls(calls: list, threads: int) -> list:
             that started has finished (calls not yet started when one fails still run).
     """
     n = min(threads, len(calls))
-    if n <= 1 or getattr(_local, "serial", False):
+    if n <= 1 or getattr(_local, "serial", False) or _backoff.skip():
         return [fn(*args) for fn, args in calls]
     run = _Run(calls)
     _ensure_workers(n - 1)
@@ -147,14 +156,52 @@ def run_calls(calls: list, threads: int) -> list:
         for _ in range(n - 1):
             _posts.put(run)
         _local.serial = True     # a run nested in one of these calls stays on this thread
+        t0 = perf_counter()
         try:
             run.work()
         finally:
             _local.serial = False
-            run.wait()
+            t1 = perf_counter()
+            helped = run.wait()
+            _backoff.judge(helped, perf_counter() - t1, t1 - t0)
     if run.errors:
         raise min(run.errors, key=lambda pe: pe[0])[1]
     return run.results
+
+
+class _Backoff:
+    """Runs in order for a while after concurrency did not pay.
+
+    On a machine whose cores are all busy, a woken worker may get no core until the caller has
+    done every call (then posting cost time for nothing), or may be preempted while it holds
+    the GIL or a call (then the caller waits). A run is *good* when a worker took a call and
+    the caller waited less than it worked; after a bad one the next ``skip`` runs go in order
+    on the caller (1, 2, 4... up to ``MAX_SKIP`` after consecutive bad ones; a good run resets
+    it). On an idle machine every run is good and nothing is skipped. (Unlocked: a race
+    between threads only shifts the heuristic.)
+    """
+
+    MAX_SKIP = 64
+
+    def __init__(self) -> None:
+        self.left = 0       # runs still to go in order
+        self.next = 1       # runs to skip after the next bad run
+
+    def skip(self) -> bool:
+        if self.left:
+            self.left -= 1
+            return True
+        return False
+
+    def judge(self, helped: bool, waited: float, worked: float) -> None:
+        if helped and waited <= worked:
+            self.next = 1
+            return
+        self.left = self.next
+        self.next = min(2 * self.next, self.MAX_SKIP)
+
+
+_backoff = _Backoff()
 
 
 @contextlib.contextmanager

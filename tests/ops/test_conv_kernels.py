@@ -191,3 +191,34 @@ def test_empty_batch(c):
         assert ck.conv_backprop_input(x.shape, w, y, strides, (1, 1), pads).shape == x.shape
         np.testing.assert_array_equal(
             ck.conv_backprop_filter(x, w.shape, y, strides, (1, 1), pads), np.zeros(w.shape))
+
+
+@pytest.mark.parametrize("c,padding,dil", [(1, "VALID", 1), (3, "SAME", 1), (8, "SAME", 2),
+                                           (16, "VALID", 1)])
+def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypatch):
+    # every path (transposed columns, shifted products) cut into pieces: NCHW equals NHWC
+    # transposed, graph equals eager, both gradients equal the loops' adjoints
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    x = rng.normal(size=(5, 9, 8, c)).astype(np.float32)
+    w = rng.normal(size=(3, 3, c, 4)).astype(np.float32)
+
+    def run(x, w, fmt):
+        with tw.GradientTape() as tape:
+            tape.watch([x, w])
+            xin = tw.transpose(x, [0, 3, 1, 2]) if fmt == "NCHW" else x
+            y = tw.nn.conv2d(xin, w, 1, padding, data_format=fmt, dilations=dil)
+            y = tw.transpose(y, [0, 2, 3, 1]) if fmt == "NCHW" else y
+            loss = tw.reduce_sum(y * y)
+        return (y, *tape.gradient(loss, [x, w]))
+
+    xt, wt = tw.constant(x), tw.constant(w)
+    want = [v.numpy() for v in run(xt, wt, "NHWC")]
+    np.testing.assert_allclose(want[0], np_conv(x, w, (1, 1), padding, (dil, dil)), rtol=1e-4,
+                               atol=1e-4)
+    for fmt in ("NHWC", "NCHW"):
+        for got in (run(xt, wt, fmt), tw.function(lambda a, b: run(a, b, fmt))(xt, wt)):
+            for g, v in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), v, rtol=1e-5, atol=1e-4)

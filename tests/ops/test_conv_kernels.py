@@ -219,6 +219,6 @@ def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypat
     np.testing.assert_allclose(want[0], np_conv(x, w, (1, 1), padding, (dil, dil)), rtol=1e-4,
                                atol=1e-4)
     for fmt in ("NHWC", "NCHW"):
-        for got in (run(xt, wt, fmt), tw.function(lambda a, b: run(a, b, fmt))(xt, wt)):
+        for got in (run(xt, wt, fmt), tw.function(lambda a, b, f=fmt: run(a, b, f))(xt, wt)):
             for g, v in zip(got, want):
                 np.testing.assert_allclose(g.numpy(), v, rtol=1e-5, atol=1e-4)

@@ -26,9 +26,9 @@ import numpy as np
 from ...core import blas
 from ...core.parallel import intra_threads, run_parallel
 
-# Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
+# Convolutions of at least this many multiply-adds (~0.05 ms of one core) are cut into batch
 # pieces: a piece costs ~20 us of Python and handing one to a waiting worker ~50 us.
-PARALLEL_MIN_FLOPS = 1 << 22
+PARALLEL_MIN_FLOPS = 1 << 21
 # Pieces per cut convolution: a fixed number, at least one per thread, so that up to this many
 # threads the pieces, and with them the results, do not depend on the thread count (filter
 # gradients sum the pieces' products in piece order).

@@ -105,6 +105,7 @@ def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads,
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)   # (split even on a busy machine)
     if not gemm:
         monkeypatch.setattr(blas, "shifted_gemms", lambda *a, **k: False)
     old = tw.config.threading.get_intra_op_parallelism_threads()
@@ -158,6 +159,7 @@ def test_split_convolutions_do_not_depend_on_the_thread_count(c, monkeypatch):
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)
     x = rng.normal(size=(6, 9, 8, c)).astype(np.float32)
     w = rng.normal(size=(3, 3, c, 4)).astype(np.float32)
     dy = rng.normal(size=(6, 7, 6, 4)).astype(np.float32)
@@ -202,6 +204,7 @@ def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypat
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)
     x = rng.normal(size=(5, 9, 8, c)).astype(np.float32)
     w = rng.normal(size=(3, 3, c, 4)).astype(np.float32)
 
@@ -222,3 +225,31 @@ def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypat
         for got in (run(xt, wt, fmt), tw.function(lambda a, b, f=fmt: run(a, b, f))(xt, wt)):
             for g, v in zip(got, want):
                 np.testing.assert_allclose(g.numpy(), v, rtol=1e-5, atol=1e-4)
+
+
+def test_pieces_stay_on_the_caller_while_the_machine_is_busy(monkeypatch):
+    import os
+    import threading
+
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    cores = os.cpu_count() or 1
+    for load, want in ((cores + conv_shift.BUSY_MARGIN + 0.5, True), (0.3, False)):
+        monkeypatch.setattr(conv_shift, "_load", [-1e9, None])
+        monkeypatch.setattr(os, "getloadavg", lambda v=load: (v, v, v))
+        assert conv_shift.busy() is want
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert conv_shift.busy() is False       # (read again only after BUSY_CHECK_S)
+    old = tw.config.threading.get_intra_op_parallelism_threads()
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    try:
+        me = threading.get_ident()
+        for is_busy in (True, False):
+            monkeypatch.setattr(conv_shift, "busy", lambda b=is_busy: b)
+            ran = conv_shift.run(lambda p: threading.get_ident(), conv_shift.pieces(8, 1 << 30))
+            assert len(ran) == 4
+            if is_busy:
+                assert set(ran) == {me}
+    finally:
+        tw.config.threading.set_intra_op_parallelism_threads(old)

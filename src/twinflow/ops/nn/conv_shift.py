@@ -20,6 +20,8 @@ workers take in turn; the products run with BLAS on one thread (``core.blas.sing
 from __future__ import annotations
 
 import itertools
+import os
+import time
 
 import numpy as np
 
@@ -33,6 +35,10 @@ PARALLEL_MIN_FLOPS = 1 << 21
 # threads the pieces, and with them the results, do not depend on the thread count (filter
 # gradients sum the pieces' products in piece order).
 PIECES = 4
+# Pieces stay on the calling thread while the load average exceeds the cores by this much.
+BUSY_MARGIN = 1.0
+BUSY_CHECK_S = 1.0
+_load = [-1e9, False]   # [when read, busy]
 # The products go over groups of rows of about this many bytes of input and output rows, which
 # then stay in the core's cache (1 MB of L2 here) for all ``prod(k)`` products: 25-35% faster
 # than whole pieces, whose rows are streamed from L3 once per filter offset.
@@ -70,9 +76,30 @@ def pieces(n: int, flops: int) -> list:
     return [(i * n // k, (i + 1) * n // k) for i in range(k)] if n else []
 
 
+def busy() -> bool:
+    """Whether other processes keep the cores busy: the 1-minute load average is above the
+    number of cores plus ``BUSY_MARGIN`` (read at most every ``BUSY_CHECK_S`` seconds).
+
+    There a worker handed a piece is often descheduled while the caller waits for it, and a
+    split convolution is slower than one thread (seed 004 step at load 8 on 2 cores: best
+    8.3 ms on one thread, 13.9 ms split), so ``run`` then keeps the pieces on the caller.
+
+    Returns:
+        True when the machine is oversubscribed.
+    """
+    now = time.monotonic()
+    if now - _load[0] > BUSY_CHECK_S:
+        try:
+            avg = os.getloadavg()[0]
+        except OSError:   # (no load average on this system: never busy)
+            avg = 0.0
+        _load[:] = [now, avg > (os.cpu_count() or 1) + BUSY_MARGIN]
+    return _load[1]
+
+
 def run(fn, parts: list) -> list:
     """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the pool's
-    workers, BLAS on one thread.
+    workers (on the calling thread alone while the machine is ``busy``), BLAS on one thread.
 
     Args:
         fn: a function of one piece.
@@ -84,6 +111,8 @@ def run(fn, parts: list) -> list:
     # BLAS on one thread either way: these products are thin, and its spinning threads cost
     # more than they bring (ten times more on a loaded machine)
     with blas.single_threaded():
+        if len(parts) > 1 and busy():
+            return [fn(p) for p in parts]
         return run_parallel(fn, parts)
 
 

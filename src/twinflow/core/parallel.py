@@ -82,8 +82,8 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
     until none is left (each with its own scratch). A pool thread that the OS has not
     scheduled yet takes nothing, so on a busy machine the caller does the work alone instead
     of waiting for it; it only waits for pieces another thread has started. When sharing
-    took longer than the caller alone would have, later calls run alone for a while
-    (``_judge``).
+    did not save at least ``MIN_GAIN`` of what the caller alone would have taken, later
+    calls run alone for a while (``_judge``).
 
     Args:
         block: the per-block function.
@@ -107,9 +107,9 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
         ex = _executor(threads - 1)
         for _ in range(min(threads, nblocks) - 1):
             ex.submit(share.work)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     mine = share.work()
-    own = time.perf_counter() - start
+    own = time.thread_time() - cpu        # CPU time: not inflated when the OS deschedules us
     share.wait()
     if threads > 1:
         _judge(time.perf_counter() - start, own / mine * nblocks if mine else 0.0)
@@ -118,15 +118,17 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
 # [calls to back off for after the next loss, calls left to run alone]
 _backoff = [0, 0]
 MAX_BACKOFF = 256
+MIN_GAIN = 0.1
 
 
 def _judge(elapsed: float, alone: float) -> None:
-    """Backs off from sharing when it lost: on a machine whose cores are busy, a pool thread
-    that the OS deschedules in the middle of a piece (or while it holds the GIL) makes the
-    caller wait for it, longer than doing everything alone (``alone``: the caller's time per
-    piece times the pieces). Each loss doubles the number of calls then run alone (up to
-    ``MAX_BACKOFF``); each win halves it. Races between threads only blur the counts."""
-    if alone and elapsed > alone:
+    """Backs off from sharing when it did not pay: on a machine whose cores are busy, a pool
+    thread that the OS deschedules in the middle of a piece (or while it holds the GIL) makes
+    the caller wait for it, longer than doing everything alone would take (``alone``: the
+    caller's CPU time per piece times the pieces). A call that did not save ``MIN_GAIN`` of
+    that doubles the number of calls then run alone (up to ``MAX_BACKOFF``); a call that did
+    halves it. Races between threads only blur the counts."""
+    if alone and elapsed > (1 - MIN_GAIN) * alone:
         _backoff[0] = min(max(1, 2 * _backoff[0]), MAX_BACKOFF)
         _backoff[1] = _backoff[0]
     else:

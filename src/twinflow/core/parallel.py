@@ -117,7 +117,7 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
 
 # [calls to back off for after the next loss, calls left to run alone]
 _backoff = [0, 0]
-MAX_BACKOFF = 256
+MAX_BACKOFF = 4096
 MIN_GAIN = 0.1
 
 

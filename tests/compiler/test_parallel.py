@@ -161,3 +161,74 @@ def test_run_blocks_back_off_after_sharing_lost(restore_threads):
     for _ in range(12):
         parallel._judge(2.0, 1.0)
     assert parallel._backoff[0] == parallel.MAX_BACKOFF
+
+
+def test_run_parallel_shares_items_in_order(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    seen = set()
+
+    def fn(i):
+        seen.add(threading.get_ident())
+        return np.full(1000, i).sum()   # (releases the GIL briefly)
+
+    assert parallel.run_parallel(fn, list(range(20))) == [1000 * i for i in range(20)]
+    assert parallel.run_parallel(fn, [3]) == [3000]
+    assert parallel.run_parallel(fn, []) == []
+
+
+def test_run_parallel_caller_takes_what_a_late_worker_did_not_start(restore_threads):
+    # the one worker is blocked: the calling thread must run every item itself and not wait
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    ex = parallel._executor(1)
+    release = threading.Event()
+    blocker = ex.submit(release.wait)
+    try:
+        me = threading.get_ident()
+        ran = []
+        out = parallel.run_parallel(lambda i: ran.append(threading.get_ident()) or i * 2,
+                                    list(range(5)))
+        assert out == [0, 2, 4, 6, 8] and set(ran) == {me}
+    finally:
+        release.set()
+        blocker.result()
+
+
+def test_run_parallel_raises_the_items_error(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+
+    def fn(i):
+        if i == 3:
+            raise ValueError("item 3")
+        return i
+
+    with pytest.raises(ValueError, match="item 3"):
+        parallel.run_parallel(fn, list(range(6)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shifted_gemms_in_groups_of_rows_and_transposed(dtype):
+    if not blas.available():
+        pytest.skip("NumPy's BLAS is not a bundled OpenBLAS")
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(60, 7)).astype(dtype)[:, :6]
+    w = rng.normal(size=(3, 6, 5)).astype(dtype)
+    whole = np.zeros((50, 5), dtype)
+    assert blas.shifted_gemms(a, [3, 0, 9], w, whole, [0, 0, 0], 45, 0)
+    for chunk in (1, 7, 45, 100):     # equal c offsets: groups of rows give the same bits
+        got = np.full((50, 5), 7, dtype)
+        assert blas.shifted_gemms(a, [3, 0, 9], w, got, [0, 0, 0], 45, 0, chunk)
+        np.testing.assert_array_equal(got[:45], whole[:45])
+        assert (got[45:] == 7).all()
+    b = rng.normal(size=(45, 5)).astype(dtype)
+    want = np.stack([a[o:o + 40].T @ b[:40] for o in (3, 0, 9)])
+    for chunk in (0, 6, 40):
+        c = np.full((3, 6, 5), np.nan, dtype)
+        assert blas.shifted_gemms_t(a, [3, 0, 9], b, c, 40, chunk)
+        np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
+    c = np.full((3, 6, 5), np.nan, dtype)
+    assert blas.shifted_gemms_t(a, [3, 0, 9], b, c, 0)           # no rows: zeros
+    np.testing.assert_array_equal(c, 0)
+    for args in [(a, [3, 0, 19], b, c, 45), (a, [0, 0], b, c, 40), (a, [0, 0, 0], b, c, 46),
+                 (a, [0, 0, 0], b, c[:, :, ::-1], 40), (a, [0, 0, 0], b.astype(np.float16), c, 4),
+                 (a, [0, 0, 0], b, c[:, :5], 40)]:
+        assert not blas.shifted_gemms_t(*args)

@@ -105,6 +105,7 @@ def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads,
     from twinflow.ops.nn import conv_shift
 
     monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)   # (split even on a busy machine)
     if not gemm:
         monkeypatch.setattr(blas, "shifted_gemms", lambda *a, **k: False)
     old = tw.config.threading.get_intra_op_parallelism_threads()
@@ -126,5 +127,129 @@ def test_stride1_shifted_products_match_loops(spatial, k, dil, padding, threads,
         x2 = rng.normal(size=x.shape)
         np.testing.assert_allclose(np.sum(dx * x2),
                                    np.sum(dy * ck.conv(x2, w, (1,) * r, dil, pads)), rtol=1e-10)
+    finally:
+        tw.config.threading.set_intra_op_parallelism_threads(old)
+
+
+@pytest.mark.parametrize("c", [1, 2])
+@pytest.mark.parametrize("spatial,k,strides,dil,padding", [
+    ((3, 8, 7), (3, 3), (1, 1), (1, 1), "VALID"), ((2, 9, 8), (3, 2), (2, 1), (1, 1), "SAME"),
+    ((2, 9, 9), (3, 3), (1, 1), (2, 2), "SAME"), ((2, 11), (4,), (3,), (1,), "VALID"),
+    ((2, 5, 4, 6), (2, 3, 2), (1, 2, 1), (1, 1, 1), "SAME")])
+def test_few_channel_transposed_columns_match_loops(c, spatial, k, strides, dil, padding):
+    # <= COLUMNS_T_MAX_CHANNELS input channels: the column matrix is built transposed
+    assert c <= ck.COLUMNS_T_MAX_CHANNELS
+    x = rng.normal(size=(*spatial, c))
+    w = rng.normal(size=(*k, c, 5))
+    _, pads = ck.geometry(x.shape[1:-1], k, strides, dil, padding)
+    y = ck.conv(x, w, strides, dil, pads)
+    np.testing.assert_allclose(y, np_conv(x, w, strides, padding, dil), rtol=1e-10, atol=1e-12)
+    dy = rng.normal(size=y.shape)
+    dw = ck.conv_backprop_filter(x, w.shape, dy, strides, dil, pads)
+    w2 = rng.normal(size=w.shape)
+    np.testing.assert_allclose(np.sum(dw * w2), np.sum(dy * ck.conv(x, w2, strides, dil, pads)),
+                               rtol=1e-10)
+
+
+@pytest.mark.parametrize("c", [1, 16])
+def test_split_convolutions_do_not_depend_on_the_thread_count(c, monkeypatch):
+    # a batch cut into conv_shift.pieces gives the same pieces, hence the same bits, whichever
+    # thread runs them and however many threads there are (up to conv_shift.PIECES)
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)
+    x = rng.normal(size=(6, 9, 8, c)).astype(np.float32)
+    w = rng.normal(size=(3, 3, c, 4)).astype(np.float32)
+    dy = rng.normal(size=(6, 7, 6, 4)).astype(np.float32)
+    old = tw.config.threading.get_intra_op_parallelism_threads()
+    got = []
+    try:
+        for threads in (1, 2, 4):
+            tw.config.threading.set_intra_op_parallelism_threads(threads)
+            pads = ((0, 0), (0, 0))
+            got.append((ck.conv(x, w, (1, 1), (1, 1), pads),
+                        ck.conv_backprop_input(x.shape, w, dy, (1, 1), (1, 1), pads),
+                        ck.conv_backprop_filter(x, w.shape, dy, (1, 1), (1, 1), pads)))
+    finally:
+        tw.config.threading.set_intra_op_parallelism_threads(old)
+    assert len(conv_shift.pieces(6, 10)) == 4
+    for other in got[1:]:
+        for a, b in zip(got[0], other):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(got[0][0], np_conv(x, w, (1, 1), "VALID"), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("c", [1, 16])
+def test_empty_batch(c):
+    # an empty batch gives empty results and a zero filter gradient (as TensorFlow), on every path
+    x = np.zeros((0, 6, 6, c), np.float32)
+    w = np.ones((3, 3, c, 4), np.float32)
+    for strides in ((1, 1), (2, 2)):
+        _, pads = ck.geometry((6, 6), (3, 3), strides, (1, 1), "SAME")
+        y = ck.conv(x, w, strides, (1, 1), pads)
+        assert y.shape[0] == 0
+        assert ck.conv_backprop_input(x.shape, w, y, strides, (1, 1), pads).shape == x.shape
+        np.testing.assert_array_equal(
+            ck.conv_backprop_filter(x, w.shape, y, strides, (1, 1), pads), np.zeros(w.shape))
+
+
+@pytest.mark.parametrize("c,padding,dil", [(1, "VALID", 1), (3, "SAME", 1), (8, "SAME", 2),
+                                           (16, "VALID", 1)])
+def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypatch):
+    # every path (transposed columns, shifted products) cut into pieces: NCHW equals NHWC
+    # transposed, graph equals eager, both gradients equal the loops' adjoints
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    monkeypatch.setattr(conv_shift, "PARALLEL_MIN_FLOPS", 1)
+    monkeypatch.setattr(conv_shift, "busy", lambda: False)
+    x = rng.normal(size=(5, 9, 8, c)).astype(np.float32)
+    w = rng.normal(size=(3, 3, c, 4)).astype(np.float32)
+
+    def run(x, w, fmt):
+        with tw.GradientTape() as tape:
+            tape.watch([x, w])
+            xin = tw.transpose(x, [0, 3, 1, 2]) if fmt == "NCHW" else x
+            y = tw.nn.conv2d(xin, w, 1, padding, data_format=fmt, dilations=dil)
+            y = tw.transpose(y, [0, 2, 3, 1]) if fmt == "NCHW" else y
+            loss = tw.reduce_sum(y * y)
+        return (y, *tape.gradient(loss, [x, w]))
+
+    xt, wt = tw.constant(x), tw.constant(w)
+    want = [v.numpy() for v in run(xt, wt, "NHWC")]
+    np.testing.assert_allclose(want[0], np_conv(x, w, (1, 1), padding, (dil, dil)), rtol=1e-4,
+                               atol=1e-4)
+    for fmt in ("NHWC", "NCHW"):
+        for got in (run(xt, wt, fmt), tw.function(lambda a, b, f=fmt: run(a, b, f))(xt, wt)):
+            for g, v in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), v, rtol=1e-5, atol=1e-4)
+
+
+def test_pieces_stay_on_the_caller_while_the_machine_is_busy(monkeypatch):
+    import os
+    import threading
+
+    import twinflow as tw
+    from twinflow.ops.nn import conv_shift
+
+    cores = os.cpu_count() or 1
+    for load, want in ((cores + conv_shift.BUSY_MARGIN + 0.5, True), (0.3, False)):
+        monkeypatch.setattr(conv_shift, "_load", [-1e9, None])
+        monkeypatch.setattr(os, "getloadavg", lambda v=load: (v, v, v))
+        assert conv_shift.busy() is want
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert conv_shift.busy() is False       # (read again only after BUSY_CHECK_S)
+    old = tw.config.threading.get_intra_op_parallelism_threads()
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    try:
+        me = threading.get_ident()
+        for is_busy in (True, False):
+            monkeypatch.setattr(conv_shift, "busy", lambda b=is_busy: b)
+            ran = conv_shift.run(lambda p: threading.get_ident(), conv_shift.pieces(8, 1 << 30))
+            assert len(ran) == 4
+            if is_busy:
+                assert set(ran) == {me}
     finally:
         tw.config.threading.set_intra_op_parallelism_threads(old)

@@ -178,6 +178,11 @@ class _Share:
 def run_parallel(fn, items: list) -> list:
     """``[fn(item) for item in items]``, the items shared over the pool's threads.
 
+    The calling thread and the workers each take the next item not yet taken until none are
+    left, so which thread runs an item never changes the results, and on a busy machine a
+    worker that is not scheduled in time costs nothing: the caller takes its items and drops
+    the worker's task if it has not started.
+
     Args:
         fn: a function of one item (releasing the GIL for most of its time to gain).
         items: the work items.
@@ -188,7 +193,21 @@ def run_parallel(fn, items: list) -> list:
     threads = 1 if getattr(_local, "worker", False) else intra_threads()
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
+    results: list = [None] * len(items)
+    taken = itertools.count()   # (next() on a count is atomic under the GIL)
+
+    def take() -> None:
+        for i in iter(taken.__next__, None):
+            if i >= len(items):
+                return
+            results[i] = fn(items[i])
+
     ex = _executor(threads - 1)
-    futures = [ex.submit(fn, x) for x in items[1:]]
-    first = [fn(items[0])]
-    return first + [f.result() for f in futures]
+    futures = [ex.submit(take) for _ in range(min(threads, len(items)) - 1)]
+    try:
+        take()
+    finally:
+        for f in futures:
+            if not f.cancel():
+                f.result()
+    return results

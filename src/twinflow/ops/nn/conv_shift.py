@@ -14,21 +14,39 @@ elsewhere), both again products of contiguous row ranges.
 
 The sums of products accumulate in place (``core.blas.shifted_gemms``, ``beta=1``: no temporary
 and no separate addition per offset; NumPy's matmul and add where the library is not there).
-Large batches are split over the intra-op thread pool; the products run with BLAS on one
-thread (``core.blas.single_threaded``).
+Large batches are cut into pieces (``pieces``) that the calling thread and the intra-op pool's
+workers take in turn; the products run with BLAS on one thread (``core.blas.single_threaded``).
 """
 from __future__ import annotations
 
 import itertools
+import os
+import time
 
 import numpy as np
 
 from ...core import blas
 from ...core.parallel import intra_threads, run_parallel
 
-# Below this many multiply-adds (~5 ms of one core) a convolution stays on the calling thread:
-# handing work to a pool thread costs a GIL switch (up to 5 ms when the cores are busy).
-PARALLEL_MIN_FLOPS = 1 << 27
+# Convolutions of at least this many multiply-adds (~0.05 ms of one core) are cut into batch
+# pieces: a piece costs ~20 us of Python and handing one to a waiting worker ~50 us.
+PARALLEL_MIN_FLOPS = 1 << 21
+# Pieces per cut convolution: a fixed number, at least one per thread, so that up to this many
+# threads the pieces, and with them the results, do not depend on the thread count (filter
+# gradients sum the pieces' products in piece order).
+PIECES = 4
+# Pieces stay on the calling thread while the load average exceeds the cores by this much.
+BUSY_MARGIN = 1.0
+BUSY_CHECK_S = 1.0
+_load = [-1e9, False]   # [when read, busy]
+# The products go over groups of rows of about this many bytes of input and output rows, which
+# then stay in the core's cache (1 MB of L2 here) for all ``prod(k)`` products: 25-35% faster
+# than whole pieces, whose rows are streamed from L3 once per filter offset.
+CHUNK_BYTES = 3 << 17
+
+
+def _chunk(c: int, o: int, itemsize: int) -> int:
+    return max(64, CHUNK_BYTES // ((c + o) * itemsize))
 
 
 def _plan(padded_sp, ksize, dilations) -> tuple:
@@ -42,17 +60,60 @@ def _plan(padded_sp, ksize, dilations) -> tuple:
     return offs, out_sp, valid
 
 
-def _shares(n: int, flops: int) -> list:
-    t = min(n, intra_threads()) if flops >= PARALLEL_MIN_FLOPS else 1
-    step = -(-n // t)
-    return [(a, min(a + step, n)) for a in range(0, n, step)]
+def pieces(n: int, flops: int) -> list:
+    """The batch pieces ``(start, stop)`` of a convolution of ``n`` items and ``flops``
+    multiply-adds in all: one below ``PARALLEL_MIN_FLOPS``, else ``PIECES`` (or one per thread
+    when there are more threads).
+
+    Args:
+        n: the batch size.
+        flops: the convolution's multiply-adds.
+
+    Returns:
+        Contiguous ranges covering ``[0, n)``.
+    """
+    k = max(1, min(n, max(PIECES, intra_threads())) if flops >= PARALLEL_MIN_FLOPS else 1)
+    return [(i * n // k, (i + 1) * n // k) for i in range(k)] if n else []
 
 
-def _run(fn, shares: list) -> list:
+def busy() -> bool:
+    """Whether other processes keep the cores busy: the 1-minute load average is above the
+    number of cores plus ``BUSY_MARGIN`` (read at most every ``BUSY_CHECK_S`` seconds).
+
+    There a worker handed a piece is often descheduled while the caller waits for it, and a
+    split convolution is slower than one thread (seed 004 step at load 8 on 2 cores: best
+    8.3 ms on one thread, 13.9 ms split), so ``run`` then keeps the pieces on the caller.
+
+    Returns:
+        True when the machine is oversubscribed.
+    """
+    now = time.monotonic()
+    if now - _load[0] > BUSY_CHECK_S:
+        try:
+            avg = os.getloadavg()[0]
+        except OSError:   # (no load average on this system: never busy)
+            avg = 0.0
+        _load[:] = [now, avg > (os.cpu_count() or 1) + BUSY_MARGIN]
+    return _load[1]
+
+
+def run(fn, parts: list) -> list:
+    """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the pool's
+    workers (on the calling thread alone while the machine is ``busy``), BLAS on one thread.
+
+    Args:
+        fn: a function of one piece.
+        parts: the pieces.
+
+    Returns:
+        The results in order.
+    """
     # BLAS on one thread either way: these products are thin, and its spinning threads cost
     # more than they bring (ten times more on a loaded machine)
     with blas.single_threaded():
-        return [fn(shares[0])] if len(shares) == 1 else run_parallel(fn, shares)
+        if len(parts) > 1 and busy():
+            return [fn(p) for p in parts]
+        return run_parallel(fn, parts)
 
 
 def conv(xp, w, dilations):
@@ -80,22 +141,33 @@ def conv(xp, w, dilations):
         m = xa.shape[0] - offs[-1]
         y = np.empty((xa.shape[0], o), out.dtype)
         # y[:m] = sum_k X[off_k:][:m] @ W[k], accumulated in place
-        if not blas.shifted_gemms(xa, offs, wk, y, [0] * len(offs), m, 0):
+        if not blas.shifted_gemms(xa, offs, wk, y, [0] * len(offs), m, 0,
+                                  _chunk(c, o, y.itemsize)):
             np.matmul(xa[offs[0]:offs[0] + m], wk[0], out=y[:m])
-            tmp = np.empty((m, o), out.dtype)
+            tmp = np.empty((m, o), y.dtype)
             for k in range(1, len(offs)):
                 np.matmul(xa[offs[k]:offs[k] + m], wk[k], out=tmp)
                 np.add(y[:m], tmp, out=y[:m])
+        # the valid part, copied while the piece is in cache (a strided view would be cheaper
+        # here and cost three times the copy in the next op, e.g. a bias add)
         out[a:b] = y.reshape(b - a, *padded, o)[(slice(None), *valid)]
 
-    _run(share, _shares(n, n * size * c * o * len(offs)))
+    run(share, pieces(n, n * size * c * o * len(offs)))
     return out
 
 
-def _wide(dy, padded, valid):
-    dyw = np.zeros((dy.shape[0], *padded, dy.shape[-1]), dy.dtype)
+def _wide(dy, padded, valid, lead: int = 0):
+    """dy placed on the wide grid, zeros elsewhere, as rows ``[lead + N * prod(P), O]`` after
+    ``lead`` rows of zeros (only the border is zeroed: ``valid`` is a leading corner of every
+    axis)."""
+    o = dy.shape[-1]
+    rows = np.empty((lead + dy.shape[0] * int(np.prod(padded)), o), dy.dtype)
+    rows[:lead] = 0
+    dyw = rows[lead:].reshape(dy.shape[0], *padded, o)
     dyw[(slice(None), *valid)] = dy
-    return dyw.reshape(-1, dy.shape[-1])
+    for d, v in enumerate(valid):
+        dyw[(slice(None),) + valid[:d] + (slice(v.stop, None),)] = 0
+    return rows
 
 
 def backprop_filter(xp, w_shape, dy, dilations):
@@ -122,12 +194,13 @@ def backprop_filter(xp, w_shape, dy, dilations):
         dya = _wide(dy[a:b], padded, valid)
         m = xa.shape[0] - offs[-1]
         dw = np.empty((len(offs), c, o), dt)
-        for k, off in enumerate(offs):
-            np.matmul(xa[off:off + m].T, dya[:m], out=dw[k])
+        if not blas.shifted_gemms_t(xa, offs, dya, dw, m, _chunk(c, o, dt.itemsize)):
+            for k, off in enumerate(offs):
+                np.matmul(xa[off:off + m].T, dya[:m], out=dw[k])
         return dw
 
-    parts = _run(share, _shares(n, n * int(np.prod(padded)) * c * o * len(offs)))
-    total = parts[0]
+    parts = run(share, pieces(n, n * int(np.prod(padded)) * c * o * len(offs)))
+    total = parts[0] if parts else np.zeros((len(offs), c, o), dt)   # (an empty batch)
     for p in parts[1:]:
         total += p
     return total.reshape(w_shape)
@@ -150,19 +223,25 @@ def backprop_input(padded_shape, w, dy, dilations):
     offs, _, valid = _plan(padded, ksize, dilations)
     wt = np.ascontiguousarray(w.reshape(-1, c, o).transpose(0, 2, 1))   # [k, O, C]
     dt = np.result_type(w.dtype, dy.dtype)
-    dx = np.zeros((n, *padded, c), dt)
+    dx = np.empty((n, *padded, c), dt)
+    last = offs[-1]
 
     def share(ab):
         a, b = ab
-        dya = _wide(dy[a:b], padded, valid)
+        # dX[q] = sum_k dY[q - off_k] @ W[k].T: dy's wide rows after ``last`` rows of zeros
+        # (the trailing ``last`` rows of every image are zeros too), so every row of dX is one
+        # sum of products in filter order, computed as the forward pass computes its rows
+        dya = _wide(dy[a:b], padded, valid, last)
         dxa = dx[a:b].reshape(-1, c)
-        m = dxa.shape[0] - offs[-1]
-        # dX[off_k:][:m] += dY[:m] @ W[k].T, accumulated in place
-        if not blas.shifted_gemms(dya, [0] * len(offs), wt, dxa, offs, m, 1):
+        m = dxa.shape[0]
+        if not blas.shifted_gemms(dya, [last - off for off in offs], wt, dxa, [0] * len(offs),
+                                  m, 0, _chunk(c, o, dt.itemsize)):
+            np.matmul(dya[last:last + m], wt[0], out=dxa)
             tmp = np.empty((m, c), dt)
-            for k, off in enumerate(offs):
-                np.matmul(dya[:m], wt[k], out=tmp)
-                np.add(dxa[off:off + m], tmp, out=dxa[off:off + m])
+            for k in range(1, len(offs)):
+                off = last - offs[k]
+                np.matmul(dya[off:off + m], wt[k], out=tmp)
+                np.add(dxa, tmp, out=dxa)
 
-    _run(share, _shares(n, n * int(np.prod(padded)) * c * o * len(offs)))
+    run(share, pieces(n, n * int(np.prod(padded)) * c * o * len(offs)))
     return dx

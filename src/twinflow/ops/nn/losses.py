@@ -93,9 +93,7 @@ def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
     """Log of the softmax along ``axis`` (default: the last) (``tw.nn.log_softmax``).
 
     Args:
-        logits: a float tensor.
-        axis: the dimension softmax is taken over.
-        name: op name.
+        logits, axis, name: as for ``softmax``.
 
     Returns:
         A tensor of the same shape and dtype.

@@ -132,6 +132,16 @@ def _concat_infer(shape, param, dtype):
     return dtype, TensorShape(head.as_list() + param.shape.as_list())
 
 
+def _draw_each(stream: str, sample, shape, param, seeds: tuple, out_dtype):
+    """``shape`` draws of ``sample(generator, p)`` for each entry p of ``param`` (as float64),
+    from the generator stream ``stream`` of ``seeds`` ``(seed, seed2, generator)``."""
+    gen = _stream(stream, param.dtype, *seeds)
+    size = _shape_tuple(shape) + param.shape
+    # np.asarray: NumPy returns a Python float, not an array, for a scalar parameter.
+    return np.asarray(sample(gen, np.broadcast_to(param, size).astype(np.float64)),
+                      dtype=out_dtype)
+
+
 @register_op("RandomGamma", stateful=True)
 class RandomGamma:
     """Samples Gamma(alpha, 1): ``shape`` samples for each entry of ``alpha``."""
@@ -141,11 +151,8 @@ class RandomGamma:
         return _concat_infer(shape, alpha, alpha.dtype)
 
     def kernel(shape, alpha, *, seed=0, seed2=0, generator=None):
-        gen = _stream("gamma", alpha.dtype, seed, seed2, generator)
-        size = _shape_tuple(shape) + alpha.shape
-        # np.asarray: NumPy returns a Python float, not an array, for a scalar parameter.
-        return np.asarray(gen.standard_gamma(np.broadcast_to(alpha, size).astype(np.float64)),
-                          dtype=alpha.dtype)
+        return _draw_each("gamma", lambda g, a: g.standard_gamma(a), shape, alpha,
+                          (seed, seed2, generator), alpha.dtype)
 
     def grad(op, dy):
         return None, None
@@ -159,10 +166,8 @@ class RandomPoissonV2:
         return _concat_infer(shape, rate, dtype)
 
     def kernel(shape, rate, *, dtype, seed=0, seed2=0, generator=None):
-        gen = _stream("poisson", rate.dtype, seed, seed2, generator)
-        size = _shape_tuple(shape) + rate.shape
-        return np.asarray(gen.poisson(np.broadcast_to(rate, size).astype(np.float64)),
-                          dtype=dtype.np)
+        return _draw_each("poisson", lambda g, r: g.poisson(r), shape, rate,
+                          (seed, seed2, generator), dtype.np)
 
     def grad(op, dy):
         return None, None

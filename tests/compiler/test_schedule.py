@@ -18,6 +18,7 @@ from twinflow.core import workers
 def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
+    monkeypatch.setattr(workers, "machine_busy", lambda: False)
 
 
 

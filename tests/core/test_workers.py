@@ -1,6 +1,7 @@
 """core.workers: a few kernel calls at once on persistent threads."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -9,11 +10,14 @@ import pytest
 
 from twinflow.core import workers
 
+_MACHINE_BUSY = workers.machine_busy
+
 
 @pytest.fixture(autouse=True)
 def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
+    monkeypatch.setattr(workers, "machine_busy", lambda: False)
 
 
 def _ident(_=None) -> int:
@@ -108,3 +112,20 @@ def test_runs_go_in_order_for_a_while_after_concurrency_did_not_pay(monkeypatch)
     backoff.left = 0
     backoff.judge(True, 0.0, 1.0)               # a good run: concurrency again at once
     assert (backoff.left, backoff.next) == (0, 1)
+
+
+def test_a_busy_machine_runs_everything_in_order(monkeypatch):
+    monkeypatch.setattr(workers, "machine_busy", _MACHINE_BUSY)
+    monkeypatch.setattr(workers, "_load", [-1e9, False])
+    cores = os.cpu_count() or 1
+    monkeypatch.setattr(workers.os, "getloadavg", lambda: (cores + 2.0, 0.0, 0.0))
+    assert workers.machine_busy()
+
+    def sleepy():
+        time.sleep(0.02)
+        return threading.get_ident()
+
+    assert set(workers.run_calls([(sleepy, ())] * 2, 2)) == {threading.get_ident()}
+    monkeypatch.setattr(workers, "_load", [-1e9, False])
+    monkeypatch.setattr(workers.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert not workers.machine_busy()

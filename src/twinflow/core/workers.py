@@ -10,9 +10,10 @@ helper wanted, ~5-10 µs until a sleeping worker runs) and takes calls from the 
 itself, as the woken workers do; once the list is empty it waits only for calls a worker has
 actually started. On a busy machine, where a worker may not get a core for milliseconds,
 the caller simply does all the work; and after a run where concurrency did not pay, the
-next runs go in order on the caller for a while (``_Backoff``). A run nested in another (a
-split product inside a concurrent group) runs in order on its thread. Results never depend
-on which thread ran a call: each call computes the same thing wherever it runs.
+next runs go in order on the caller for a while (``_Backoff``), as all do while the load
+average says other processes keep the cores busy (``machine_busy``). A run nested in
+another (a split product inside a concurrent group) runs in order on its thread. Results
+never depend on which thread ran a call: each call computes the same thing wherever it runs.
 """
 from __future__ import annotations
 
@@ -146,7 +147,7 @@ def run_calls(calls: list, threads: int) -> list:
             that started has finished (calls not yet started when one fails still run).
     """
     n = min(threads, len(calls))
-    if n <= 1 or getattr(_local, "serial", False) or _backoff.skip():
+    if n <= 1 or getattr(_local, "serial", False) or _backoff.skip() or machine_busy():
         return [fn(*args) for fn, args in calls]
     run = _Run(calls)
     _ensure_workers(n - 1)
@@ -168,6 +169,34 @@ def run_calls(calls: list, threads: int) -> list:
     if run.errors:
         raise min(run.errors, key=lambda pe: pe[0])[1]
     return run.results
+
+
+# Other processes keep the cores busy when the 1-minute load average exceeds the cores plus
+# this (read at most every BUSY_CHECK_S seconds; ops/nn/conv_shift.py uses the same rule).
+BUSY_MARGIN = 1.0
+BUSY_CHECK_S = 1.0
+_load = [-1e9, False]   # [when read, busy]
+
+
+def machine_busy() -> bool:
+    """Whether other processes keep the cores busy: then every run goes in order.
+
+    Measured on the 2-core machine at load 3-9 (MLP step): a woken worker often ran its call
+    at half speed or late, and the step took 1.16-1.32x its time in order, which the
+    per-run ``_Backoff`` alone did not catch (its estimate of the in-order time is inflated
+    by the same contention).
+
+    Returns:
+        True when the load average is above the cores plus ``BUSY_MARGIN``.
+    """
+    now = perf_counter()
+    if now - _load[0] > BUSY_CHECK_S:
+        try:
+            avg = os.getloadavg()[0]
+        except OSError:   # (no load average on this system: never busy)
+            avg = 0.0
+        _load[:] = [now, avg > (os.cpu_count() or 1) + BUSY_MARGIN]
+    return _load[1]
 
 
 class _Backoff:

@@ -36,7 +36,7 @@ PARALLEL_MIN_FLOPS = 1 << 21
 # gradients sum the pieces' products in piece order).
 PIECES = 4
 # Pieces stay on the calling thread while the load average exceeds the cores by this much.
-BUSY_MARGIN = 1.0
+BUSY_MARGIN = 0.5
 BUSY_CHECK_S = 1.0
 _load = [-1e9, False]   # [when read, busy]
 # The products go over groups of rows of about this many bytes of input and output rows, which

@@ -3,19 +3,9 @@ execution switches (re-exports); ``numpy`` (``tw.experimental.numpy``, loaded on
 import importlib as _importlib
 import types as _types
 
+from . import dtypes_experimental as _dtypes_experimental
 from .core import lazy as _lazy
-from .dtypes_experimental import (  # noqa: F401
-    float4_e2m1fn,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    int2,
-    int4,
-    uint2,
-    uint4,
-)
+from .dtypes_experimental import *  # noqa: F403  (the float8/float4/int4/int2 dtypes)
 from .eager import dlpack as _dlpack
 from .function.runtime_options import (  # noqa: F401
     async_clear_error,
@@ -41,8 +31,7 @@ from .ops.ragged.row_partition import RowPartition  # noqa: F401
 
 __all__ = ["BatchableExtensionType", "ExtensionType", "ExtensionTypeSpec", "extension_type",
            "ExtensionTypeBatchEncoder",
-           "float4_e2m1fn", "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz",
-           "float8_e5m2", "float8_e5m2fnuz", "int2", "int4", "uint2", "uint4",
+           *_dtypes_experimental.__all__,
            "dlpack", "async_clear_error", "async_scope", "enable_strict_mode",
            "function_executor_type", "dispatch_for_api", "dispatch_for_binary_elementwise_apis",
            "dispatch_for_binary_elementwise_assert_apis", "dispatch_for_unary_elementwise_apis",

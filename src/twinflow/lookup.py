@@ -17,6 +17,7 @@ import os
 import numpy as np
 
 from .core import dtypes, errors
+from .core.props import readonly
 from .data.experimental import register_table_functions
 from .eager.execute import convert_to_tensor
 from .ops.ragged.fingerprint import fingerprint64
@@ -74,15 +75,8 @@ class _Dtypes:
             raise TypeError(f"tw.lookup: keys of dtype {self._key_dtype!r} are not supported "
                             "(int32, int64 or string)")
 
-    @property
-    def key_dtype(self) -> dtypes.DType:
-        """The keys' dtype."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self) -> dtypes.DType:
-        """The values' dtype."""
-        return self._value_dtype
+    key_dtype = readonly("_key_dtype", "The keys' dtype.")
+    value_dtype = readonly("_value_dtype", "The values' dtype.")
 
 
 class _Initializer(_Dtypes):
@@ -189,10 +183,7 @@ class _Resource(TrackableResource, _Dtypes):
         return self
 
 
-    @property
-    def name(self):
-        """The table's name."""
-        return self._name
+    name = readonly("_name", "The table's name.")
 
     def __getitem__(self, keys):
         return self.lookup(keys)
@@ -215,10 +206,7 @@ class _Table(_Resource):
         self._name = name
         self._data: dict = {}
 
-    @property
-    def default_value(self):
-        """The value returned for a missing key."""
-        return self._default
+    default_value = readonly("_default", "The value returned for a missing key.")
 
     def size(self, name=None):
         """The number of entries (an int64 scalar).
@@ -494,12 +482,10 @@ class DenseHashTable(MutableHashTable):
         return super()._remove(k)
 
     def insert_or_assign(self, keys, values, name=None):
-        """Sets ``table[key] = value`` for each pair (TensorFlow's name for ``insert``).
+        """``insert`` under DenseHashTable's name for it in TensorFlow.
 
         Args:
-            keys: a tensor of ``key_dtype``.
-            values: a tensor of ``value_dtype``.
-            name: the op name.
+            keys, values, name: as in ``insert``.
 
         Returns:
             The table size after the insert (an int64 scalar).
@@ -507,11 +493,10 @@ class DenseHashTable(MutableHashTable):
         return self.insert(keys, values, name)
 
     def erase(self, keys, name=None):
-        """Removes ``keys`` (missing keys are ignored).
+        """``remove`` under DenseHashTable's name for it in TensorFlow.
 
         Args:
-            keys: a tensor of ``key_dtype``.
-            name: the op name.
+            keys, name: as in ``remove``.
 
         Returns:
             The table size after the removal (an int64 scalar).
@@ -611,9 +596,7 @@ def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
         num_oov_buckets: buckets for unknown keys (see ``table_from_dataset``).
         vocab_size: use only the first ``vocab_size`` keys.
         default_value: the id of unknown keys (num_oov_buckets == 0).
-        hasher_spec: only the default ``HasherSpec("fasthash", None)``.
-        key_dtype: the dtype of the keys.
-        name: the table's name.
+        hasher_spec, key_dtype, name: as in ``table_from_dataset``.
 
     Returns:
         A StaticHashTable or StaticVocabularyTable of int64 ids.

@@ -1,11 +1,6 @@
 """``tw.random.experimental``: TensorFlow's experimental RNG names (re-exports)."""
 from .ops.random.stateless import Generator, get_global_generator, set_global_generator
-from .ops.random.stateless_dist import (
-    Algorithm,
-    create_rng_state,
-    index_shuffle,
-    stateless_shuffle,
-)
+from .ops.random.stateless_dist import Algorithm, create_rng_state, index_shuffle, stateless_shuffle
 from .ops.random.stateless_dist import fold_in as stateless_fold_in
 from .ops.random.stateless_dist import split as stateless_split
 

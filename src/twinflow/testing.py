@@ -39,6 +39,16 @@ def _np(value):
     return np.asarray(value)
 
 
+def _assert_all(name: str, comparison: np.ufunc, symbol: str, what: str) -> Callable:
+    """The ``TestCase.<name>(a, comparison_target)`` that checks ``comparison`` elementwise."""
+    def assert_all(self, a, comparison_target) -> None:
+        self._compare(a, comparison, comparison_target, what)
+    assert_all.__name__, assert_all.__qualname__ = name, f"TestCase.{name}"
+    assert_all.__doc__ = (f"Asserts every element of ``a`` is {symbol} ``comparison_target``.\n\n"
+                          "Args:\n    a: the array/tensor.\n    comparison_target: the bound.\n")
+    return assert_all
+
+
 class TestCase(unittest.TestCase):
     """``unittest.TestCase`` with TensorFlow's array assertions (tensors are accepted anywhere
     an array is) and ``evaluate``."""
@@ -170,41 +180,11 @@ class TestCase(unittest.TestCase):
         if not np.all(comparison(x, b)):
             raise AssertionError(f"Not every element is {what} {b}: {x}")
 
-    def assertAllGreater(self, a, comparison_target) -> None:  # noqa: N802
-        """Asserts every element of ``a`` is > ``comparison_target``.
-
-        Args:
-            a: the array/tensor.
-            comparison_target: the bound.
-        """
-        self._compare(a, np.greater, comparison_target, "greater than")
-
-    def assertAllGreaterEqual(self, a, comparison_target) -> None:  # noqa: N802
-        """Asserts every element of ``a`` is >= ``comparison_target``.
-
-        Args:
-            a: the array/tensor.
-            comparison_target: the bound.
-        """
-        self._compare(a, np.greater_equal, comparison_target, "at least")
-
-    def assertAllLess(self, a, comparison_target) -> None:  # noqa: N802
-        """Asserts every element of ``a`` is < ``comparison_target``.
-
-        Args:
-            a: the array/tensor.
-            comparison_target: the bound.
-        """
-        self._compare(a, np.less, comparison_target, "less than")
-
-    def assertAllLessEqual(self, a, comparison_target) -> None:  # noqa: N802
-        """Asserts every element of ``a`` is <= ``comparison_target``.
-
-        Args:
-            a: the array/tensor.
-            comparison_target: the bound.
-        """
-        self._compare(a, np.less_equal, comparison_target, "at most")
+    assertAllGreater = _assert_all("assertAllGreater", np.greater, ">", "greater than")
+    assertAllGreaterEqual = _assert_all("assertAllGreaterEqual", np.greater_equal, ">=",
+                                        "at least")
+    assertAllLess = _assert_all("assertAllLess", np.less, "<", "less than")
+    assertAllLessEqual = _assert_all("assertAllLessEqual", np.less_equal, "<=", "at most")
 
     def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False,  # noqa: N802
                          open_upper_bound=False) -> None:
@@ -259,13 +239,11 @@ class TestCase(unittest.TestCase):
             self.assertNear(a, b, err, msg)
 
     def assertNDArrayNear(self, ndarray1, ndarray2, err, msg=None) -> None:  # noqa: N802
-        """Asserts two arrays are elementwise within ``err``.
+        """As ``assertArrayNear``, for two arrays of any (equal) shape.
 
         Args:
-            ndarray1: an array.
-            ndarray2: an array.
-            err: the tolerance.
-            msg: extra text for the failure message.
+            ndarray1, ndarray2: the arrays.
+            err, msg: as in ``assertArrayNear``.
         """
         self.assertTrue(np.allclose(_np(ndarray1), _np(ndarray2), rtol=0, atol=err), msg)
 
@@ -526,40 +504,20 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None) -> bool:
     return False
 
 
-def is_built_with_cuda() -> bool:
-    """Whether twinflow was built with CUDA.
-
-    Returns:
-        False.
-    """
-    return False
-
-
-def is_built_with_rocm() -> bool:
-    """Whether twinflow was built with ROCm.
-
-    Returns:
-        False.
-    """
-    return False
+def _built_without(name: str, what: str) -> Callable[[], bool]:
+    """``is_built_with_<what>()``: always False (twinflow is NumPy on the CPU)."""
+    def built_with() -> bool:
+        return False
+    built_with.__name__ = built_with.__qualname__ = name
+    built_with.__doc__ = f"Whether twinflow was built with {what}.\n\nReturns:\n    False.\n"
+    return built_with
 
 
-def is_built_with_gpu_support() -> bool:
-    """Whether twinflow was built with GPU support.
-
-    Returns:
-        False.
-    """
-    return False
-
-
-def is_built_with_xla() -> bool:
-    """Whether twinflow was built with XLA (it compiles graphs to Python instead).
-
-    Returns:
-        False.
-    """
-    return False
+is_built_with_cuda = _built_without("is_built_with_cuda", "CUDA")
+is_built_with_rocm = _built_without("is_built_with_rocm", "ROCm")
+is_built_with_gpu_support = _built_without("is_built_with_gpu_support", "GPU support")
+is_built_with_xla = _built_without("is_built_with_xla",
+                                   "XLA (it compiles graphs to Python instead)")
 
 
 def is_cpu_target_available(target) -> bool:

@@ -13,16 +13,23 @@ from twinflow.core import blas, parallel
 @pytest.fixture
 def restore_threads():
     old = tw.config.threading.get_intra_op_parallelism_threads()
+    parallel._backoff[:] = [0, 0]    # (a busy machine may have made earlier calls back off)
     yield
     tw.config.threading.set_intra_op_parallelism_threads(old)
 
 
-def _threads_used(parallel_ok: bool) -> set:
+def _threads_used(parallel_ok: bool, wait_for_helper: bool = False) -> set:
     seen = set()
     out = np.zeros(64)
+    caller = threading.get_ident()
+    helped = threading.Event()
 
     def block(s, e, buf):
         seen.add(threading.get_ident())
+        if threading.get_ident() != caller:
+            helped.set()
+        elif wait_for_helper:   # (pieces go to whichever thread asks first)
+            helped.wait(10)
         buf[0][: e - s] = np.arange(s, e)
         out[s:e] = buf[0][: e - s]
 
@@ -36,7 +43,8 @@ def test_intra_op_setting_sizes_the_pool(restore_threads):
     assert len(_threads_used(True)) == 1
     tw.config.threading.set_intra_op_parallelism_threads(3)
     assert parallel.intra_threads() == 3
-    assert len(_threads_used(True)) > 1          # blocks ran on pool threads too
+    helpers = _threads_used(True, wait_for_helper=True) - {threading.get_ident()}
+    assert helpers                               # pool threads took pieces
     assert len(_threads_used(False)) == 1        # small work stays on the caller
 
 
@@ -107,6 +115,52 @@ def test_allocator_tuning_is_on_unless_the_environment_says_no():
     assert on.stdout.strip() == ("True" if sys.platform.startswith("linux")
                                  and "glibc" in " ".join(__import__("platform").libc_ver())
                                  else "False")
+
+
+def test_run_blocks_share_pieces_and_never_wait_for_an_idle_thread(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    # the pool's one thread is busy: the caller takes every piece and returns
+    release = threading.Event()
+    parallel._executor(1).submit(release.wait)
+    try:
+        assert _threads_used(True) == {threading.get_ident()}
+    finally:
+        release.set()
+    # pieces taken by whichever thread asks first: all done once each, in place
+    counts = np.zeros(1000, np.int64)
+
+    def block(s, e, buf):
+        counts[s:e] += 1
+    for _ in range(20):
+        parallel.run_blocks(block, 1000, 7, (), True)
+    np.testing.assert_array_equal(counts, 20)
+
+
+@pytest.mark.parametrize("bad_start", [0, 56])   # a piece of the caller's, a late piece
+def test_run_blocks_raise_a_pieces_error(restore_threads, bad_start):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+
+    def block(s, e, buf):
+        if s == bad_start:
+            raise ValueError(f"piece at {s}")
+    with pytest.raises(ValueError, match=f"piece at {bad_start}"):
+        parallel.run_blocks(block, 64, 8, (), True)
+    assert len(_threads_used(True)) >= 1      # the pool still works afterwards
+
+
+def test_run_blocks_back_off_after_sharing_lost(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    parallel._judge(2.0, 1.0)        # took 2 s where the caller alone would take 1 s
+    parallel._judge(2.0, 1.0)
+    assert parallel._backoff == [2, 2]
+    assert _threads_used(True) == {threading.get_ident()}     # alone, twice
+    assert _threads_used(True) == {threading.get_ident()}
+    assert parallel._backoff == [2, 0]
+    parallel._judge(0.5, 1.0)        # a win halves the next back-off
+    assert parallel._backoff == [1, 0]
+    for _ in range(12):
+        parallel._judge(2.0, 1.0)
+    assert parallel._backoff[0] == parallel.MAX_BACKOFF
 
 
 def test_run_parallel_shares_items_in_order(restore_threads):

@@ -69,6 +69,32 @@ def test_arithmetic_identities():
     assert new.outputs[0] is new.inputs[0]
 
 
+def test_uniform_constant_operands_become_scalars_bit_for_bit():
+    col = np.full((4, 1), 0.1, np.float32)
+    signs = np.array([[0.0], [-0.0], [0.0], [0.0]], np.float32)   # equal, but not the same bits
+    mixed = np.array([[1.0], [2.0], [1.0], [1.0]], np.float32)
+
+    def f(x, small):
+        return (x * tw.constant(col), tw.constant(col) - x, x * tw.constant(signs),
+                x + tw.constant(mixed), small * tw.constant(col))   # the last one broadcasts x
+
+    specs = (TensorSpec([4, 3], tw.float32), TensorSpec([3], tw.float32))
+    prog = _program(f, *specs)
+    new, n = simplify_arithmetic(prog)
+    assert n == 2
+    shapes = [op.attrs["value"].shape for op in prune(new)[0].graph.get_operations()
+              if op.type == "Const"]
+    assert sorted(shapes) == [(), (), (4, 1), (4, 1), (4, 1)]
+    x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    x[0, 0] = -0.0
+    small = np.array([1.0, -0.0, 3.0], np.float32)
+    want = [x * col, col - x, x * signs, x + mixed, small * col]
+    got = compile_program(optimize(prog)[0])(x, small)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
+
+
 def test_pow_to_multiplies():
     def f(x):
         return tw.pow(x, 2) + tw.pow(x, 3)

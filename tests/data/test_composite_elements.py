@@ -87,6 +87,19 @@ def test_ragged_batch_of_dense_elements():
         Dataset.range(3).ragged_batch(0)
 
 
+def test_ragged_batch_after_a_shuffle_keeps_the_shuffled_order():
+    # batch's fast path slices a shuffled from_tensor_slices dataset; ragged_batch (no fast
+    # path) must still iterate the shuffle, not the slices under it.
+    rows = np.arange(16).reshape(8, 2)
+    shuffled = Dataset.from_tensor_slices(rows).shuffle(8, seed=3,
+                                                        reshuffle_each_iteration=False)
+    dense = next(iter(shuffled.batch(8))).numpy()
+    ragged = next(iter(shuffled.ragged_batch(8))).to_list()
+    assert sorted(map(tuple, dense)) == sorted(map(tuple, rows))
+    assert not np.array_equal(dense, rows)
+    assert ragged == dense.tolist()
+
+
 def test_sparse_slices_batch_and_sparse_batch():
     dense = np.array([[0, 1, 0, 0], [0, 0, 0, 0], [2, 0, 0, 3]], np.float32)
     sp = tw.sparse.from_dense(dense)

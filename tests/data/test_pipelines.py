@@ -249,6 +249,19 @@ def test_ignore_errors_drops_failing_elements():
     assert _np(ds) == [1.0, 0.5]
 
 
+def test_ignore_errors_goes_on_past_take_while():
+    # As TensorFlow 2.21: a failing element below (or in) take_while is dropped and the pass
+    # goes on; the first False of the predicate still ends it.
+    inverse = Dataset.from_tensor_slices(np.array([1., 0., 2., 4., 8.], np.float32)).map(
+        lambda x: tw.debugging.check_numerics(1.0 / x, "inf"))
+    assert _np(inverse.take_while(lambda y: y > 0.2).ignore_errors()) == [1.0, 0.5, 0.25]
+    checked = Dataset.from_tensor_slices(np.array([1., 0., 2., 1e-3], np.float32)).take_while(
+        lambda x: tw.debugging.check_numerics(1.0 / x, "inf") < 100.0)
+    assert _np(checked.ignore_errors()) == [1.0, 2.0]
+    with pytest.raises(tw.errors.InvalidArgumentError):
+        _np(checked)
+
+
 def test_with_options_and_deterministic_parallel_map():
     opts = tw.data.Options()
     opts.deterministic = False

@@ -48,6 +48,30 @@ def test_sparse_xent_2d_kernel_matches_the_general_one(dtype, label_dtype):
         np.testing.assert_array_equal(_bits(g), _bits(w))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sparse_xent_2d_kernel_in_blocks_of_rows_on_threads(monkeypatch, threads):
+    from twinflow.core import config
+    from twinflow.ops.nn import losses
+    rng = np.random.default_rng(1)
+    logits = (rng.normal(size=(67, 31)) * 30).astype(np.float32)
+    logits[5, :] = np.array((_SPECIAL * 4)[:31], np.float32)
+    labels = rng.integers(0, 31, size=67).astype(np.int32)
+    want = nn_ops._sparse_xent_nd(logits, labels)
+    # blocks of 3 rows (the last one short), shared over the threads from any size
+    monkeypatch.setattr(losses, "XENT_BLOCK_ELEMENTS", 3 * 31)
+    monkeypatch.setattr(losses, "XENT_PARALLEL_MIN", 1)
+    old = config.threading.get_intra_op_parallelism_threads()
+    config.threading.set_intra_op_parallelism_threads(threads)
+    try:
+        for _ in range(5):
+            got = losses._sparse_xent_2d(logits, labels)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(_bits(g), _bits(w))
+    finally:
+        config.threading.set_intra_op_parallelism_threads(old)
+
+
 @pytest.mark.parametrize("bad", [7, -1])
 def test_sparse_xent_label_errors_are_the_same_on_both_paths(bad):
     logits = np.zeros((3, 5), np.float32)

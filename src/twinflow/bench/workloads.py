@@ -131,24 +131,14 @@ def _power_tw(inp: dict, mode: str) -> Step:
     return lambda: fn(x, 100)
 
 
-def _power_torch(torch, inp: dict) -> Step:
-    x = torch.from_numpy(inp["x"])
+def _power_lib(lib, inp: dict) -> Step:
+    """The step in TensorFlow or PyTorch (``lib``: the module; both spell it alike)."""
+    x = lib.from_numpy(inp["x"]) if lib.__name__ == "torch" else lib.constant(inp["x"])
 
     def step():
-        result = torch.eye(10, dtype=torch.float32)
+        result = lib.eye(10, dtype=lib.float32)
         for _ in range(100):
-            result = torch.matmul(x, result)
-        return result
-    return step
-
-
-def _power_tf(tf, inp: dict) -> Step:
-    x = tf.constant(inp["x"])
-
-    def step():
-        result = tf.eye(10, dtype=tf.float32)
-        for _ in range(100):
-            result = tf.matmul(x, result)
+            result = lib.matmul(x, result)
         return result
     return step
 
@@ -253,12 +243,20 @@ def _gelu_np(inp: dict) -> Step:
     return step
 
 
+def _gelu(x):
+    return 0.5 * x * (1.0 + tw.tanh(_C * (x + 0.044715 * x * x * x)))
+
+
 def _gelu_tw(inp: dict, mode: str) -> Step:
     x = tw.constant(inp["x"])
+    fn = maybe_function(_gelu, mode)
+    return lambda: fn(x)
 
-    def gelu(x):
-        return 0.5 * x * (1.0 + tw.tanh(_C * (x + 0.044715 * x * x * x)))
-    fn = maybe_function(gelu, mode)
+
+def _gelu_tw_jit(inp: dict, mode: str) -> Step:
+    """``tw.function(jit_compile=True)``, as the TensorFlow column's XLA (numba if installed)."""
+    x = tw.constant(inp["x"])
+    fn = tw.function(_gelu, jit_compile=True)
     return lambda: fn(x)
 
 
@@ -404,7 +402,7 @@ def _linreg_tw(inp: dict, mode: str) -> Step:
 WORKLOADS: list = [
     Workload("power100", "seed 001: power(x, 100), 100 matmuls of 10x10 float32",
              _power_setup, _power_np, _power_tw, target=1.8,
-             others={"torch": _power_torch, "tensorflow": _power_tf}),
+             others={"torch": _power_lib, "tensorflow": _power_lib}),
     Workload("add2", "x + y on 2-element float32 tensors (per-op overhead)",
              _add_setup, _add_np, _add_tw, target_us=1.0,
              others={"torch": _add_torch, "tensorflow": _add_tf, "jax": _add_jax}),
@@ -422,6 +420,7 @@ WORKLOADS: list = [
     Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
     Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
     Workload("gelu1m", "issue 10: GELU on 1M float32 as a tw.function (fused)", _gelu_setup, _gelu_np, _gelu_tw, mode="function", target=0.5, others={"tensorflow": _gelu_tf, "jax": _gelu_jax, "torch": _gelu_torch}),  # noqa: E501
+    Workload("gelu1m_jit", "GELU on 1M float32, tw.function(jit_compile=True) (TF: XLA)", _gelu_setup, _gelu_np, _gelu_tw_jit, mode="function", others={"tensorflow": _gelu_tf, "jax": _gelu_jax}),  # noqa: E501
     Workload("mlp_step", "issue 10: MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function", target=0.85),  # noqa: E501
     Workload("convnet_step", "issue 10: seed 004 convnet training step (batch 32, 28x28) as a tw.function", convnet_setup, convnet_np, convnet_tw, mode="function", others={"tensorflow": convnet_tf, "torch": convnet_torch}),  # noqa: E501
     Workload("xent", "issue 10: softmax cross-entropy loss+gradient, 512x1000, as a tw.function", xent_setup, xent_np, xent_tw, mode="function", others={"tensorflow": xent_tf, "torch": xent_torch, "jax": xent_jax}),  # noqa: E501

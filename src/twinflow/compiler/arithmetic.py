@@ -6,14 +6,19 @@
 * ``transpose(transpose(x, p), q)`` -> ``x`` when the permutations cancel;
 * ``neg(neg(x))`` -> ``x``; ``identity(x)`` and a cast to x's own dtype -> ``x``;
 * ``reshape(x, s)`` and ``broadcast_to(x, s)`` -> ``x`` when x's static shape already is the
-  result's (gradient helpers and shape-generic code leave such no-ops behind).
+  result's (gradient helpers and shape-generic code leave such no-ops behind);
+* a constant operand of an elementwise binary op whose elements are all the same (bit for bit)
+  -> a 0-d constant, when the other operand already has the result's shape: NumPy broadcasts
+  a column such as the ``[batch, 1]`` of ``1 / batch`` that a mean's gradient multiplies by
+  row by row (about 4x slower than by a scalar), and fusion folds 0-d constants into its
+  steps. Each element meets the same value, so the results are the same bits.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..graph.registry import REGISTRY
-from .program import Program, Rewriter, const_value
+from .program import Program, Rewriter, const_value, rewrite_each
 
 
 def _all_equal(v, scalar) -> bool:
@@ -110,16 +115,45 @@ def simplify_arithmetic(prog: Program) -> tuple:
     Returns:
         (new Program, number of ops simplified).
     """
-    rw = Rewriter(prog)
-    count = 0
-    for op in prog.graph.get_operations():
-        if op.stateful or op.control_inputs or len(op.outputs) != 1 or op.type == "Placeholder":
-            rw.copy(op)
-            continue
+    def rule(op, rw) -> bool:
+        if op.stateful or op.control_inputs or len(op.outputs) != 1 \
+                or op.type == "Placeholder":
+            return False
         new = _simplify(op, rw)
         if new is None:
-            rw.copy(op)
-        else:
-            rw.alias(op.outputs[0], new)
-            count += 1
-    return rw.finish(), count
+            scalar = _scalar_operands(op, rw)
+            if scalar is None:
+                return False
+            new = rw.copy(op, inputs=scalar).outputs[0]
+        rw.alias(op.outputs[0], new)
+        return True
+    return rewrite_each(prog, rule)
+
+
+def _uniform(v) -> bool:
+    """Whether array ``v`` (of 1+ dims) holds one value, bit for bit (``-0.0`` is not 0)."""
+    if not isinstance(v, np.ndarray) or v.ndim == 0 or v.size == 0 or v.dtype.kind not in "biuf" \
+            or v.dtype.itemsize not in (1, 2, 4, 8):
+        return False
+    bits = np.ascontiguousarray(v).reshape(-1).view(f"u{v.dtype.itemsize}")
+    return bool((bits == bits[0]).all())
+
+
+def _scalar_operands(op, rw):
+    """The inputs of an elementwise binary ufunc op with a uniform constant made 0-d, or None
+    when no input is such a constant."""
+    if len(op.inputs) != 2 or op.attrs or op.opdef.multi_output:
+        return None
+    k = op.opdef.kernel
+    u = k if isinstance(k, np.ufunc) else getattr(k, "__wrapped__", None)
+    if not isinstance(u, np.ufunc) or u.nin != 2 or u.nout != 1:
+        return None
+    ins = [rw.get(x) for x in op.inputs]
+    out = op.outputs[0]
+    for i in (0, 1):
+        v, other = const_value(ins[i]), ins[1 - i]
+        if _uniform(v) and v.dtype == other.dtype.np and _same(other, out):
+            new = list(ins)
+            new[i] = rw.const(v.reshape(-1)[:1].reshape(()), ins[i].op)
+            return new
+    return None

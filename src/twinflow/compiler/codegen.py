@@ -50,6 +50,7 @@ from ..graph.checks import kernel_error, with_message
 from .loops import History, iteration_limit
 from .pipeline import optimize
 from .program import Program
+from .schedule import concurrent_groups, run_group
 
 _counter = itertools.count()
 _LITERALS = (bool, int, str, type(None))
@@ -263,6 +264,11 @@ class _Emitter:
         kernels = {i: _kernel_of(op) for i, op in enumerate(ops)
                    if op.type not in ("Placeholder", "Const") and i not in inline}
         reusable, consume = _reusable_buffers(ops, kernels, live_out)
+        grouped = {} if self.trace else concurrent_groups(ops, {
+            i for i, (k, attrs) in kernels.items() if not attrs and i not in reusable
+            and i not in consume and len(ops[i].outputs) == 1})
+        group_of = {j: run for run in grouped.values() for j in run}
+        pending: list = []  # (target, kernel cell, args) of the group being emitted
         mine: set = set()   # names this block made: only these may be recycled
         free: list = []
 
@@ -334,6 +340,12 @@ class _Emitter:
                 n = new_name()
                 names[id(t)] = n
                 targets.append(n)
+            if i in group_of:   # one line runs the whole group (compiler/schedule.py)
+                pending.append((targets[0], kname, call_args, op))
+                if i == group_of[i][-1]:
+                    self.emit_group(pending, ind)
+                    pending = []
+                continue
             call = f"{kname}({call_args})" if infix is None else \
                 f"{args[0]} {infix} {args[1]}"
             if not op.outputs:
@@ -351,6 +363,16 @@ class _Emitter:
                           f"({outs}{',' if len(targets) == 1 else ''}), "
                           f"{self.graph_name!r})", op)
         return [names[id(t)] for t in prog.outputs]
+
+    def emit_group(self, members: list, ind: str) -> None:
+        """One line calling ``schedule.run_group`` on the kernels of independent ops."""
+        targets = ", ".join(t for t, _, _, _ in members)
+        calls = ", ".join(f"{k}, ({a}{',' if ',' not in a else ''})" for _, k, a, _ in members)
+        first = members[0][3]
+        names = " | ".join(f"{op.name} ({op.type})" for _, _, _, op in members)
+        where = _comment(first)[len(f"{first.name} ({first.type})"):]
+        self.emit(f"{ind}{targets} = {self.cell(run_group, 'k')}({calls})  # concurrent: "
+                  f"{names}{where}", first)
 
     def while_loop(self, op, ins: list, ind: str, depth: int, new_name, used) -> list:
         """A While as ``while True:`` over the inlined cond and body; returns output names."""

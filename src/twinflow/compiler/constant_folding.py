@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .program import Program, Rewriter, const_value
+from .program import Program, const_value, rewrite_each
 
 MAX_ELEMENTS = 1 << 16
 _NEVER = frozenset({"Const", "Placeholder", "NoOp"})
@@ -27,31 +27,28 @@ def fold_constants(prog: Program) -> tuple:
     Returns:
         (new Program, number of ops folded).
     """
-    rw = Rewriter(prog)
-    folded = 0
-    for op in prog.graph.get_operations():
-        if op.type in _NEVER or op.stateful or op.control_inputs or op.opdef.kernel is None \
-                or not op.outputs:
-            rw.copy(op)
-            continue
-        new_inputs = [rw.get(t) for t in op.inputs]
-        values = [const_value(t) for t in new_inputs]
-        if any(v is None for v in values) or any(
-                isinstance(v, np.ndarray) and v.dtype == object for v in values):
-            new = rw.copy(op)
-            known = _known_value(new)
-            if known is not None:
-                rw.alias(op.outputs[0], rw.const(known, op))
-                folded += 1
-            continue
-        outs = _try_run(op, values)
-        if outs is None:
-            rw.copy(op)
-            continue
-        for i, (t, v) in enumerate(zip(op.outputs, outs)):
-            rw.alias(t, rw.const(v, op, op.name if i == 0 else f"{op.name}_{i}"))
-        folded += 1
-    return rw.finish(), folded
+    return rewrite_each(prog, _fold)
+
+
+def _fold(op, rw) -> bool:
+    """Folds ``op`` into Const ops if it can (``rewrite_each``'s rule)."""
+    if op.type in _NEVER or op.stateful or op.control_inputs or op.opdef.kernel is None \
+            or not op.outputs:
+        return False
+    values = [const_value(rw.get(t)) for t in op.inputs]
+    if any(v is None for v in values) or any(
+            isinstance(v, np.ndarray) and v.dtype == object for v in values):
+        known = _known_value(rw.copy(op))   # (the copy sees folded inputs)
+        if known is None:
+            return False
+        rw.alias(op.outputs[0], rw.const(known, op))
+        return True
+    outs = _try_run(op, values)
+    if outs is None:
+        return False
+    for i, (t, v) in enumerate(zip(op.outputs, outs)):
+        rw.alias(t, rw.const(v, op, op.name if i == 0 else f"{op.name}_{i}"))
+    return True
 
 
 def _known_value(op):

@@ -35,6 +35,7 @@ import weakref
 import numpy as np
 
 from ..core.parallel import run_blocks
+from . import fused_numba
 
 _counter = itertools.count()
 # names the generated code uses
@@ -229,13 +230,21 @@ def fused_source(op) -> tuple:
         else:
             lines.append(f"    v{i} = x{i}")
             sliced.append(len(s) == len(shape) and s[0] == shape[0] and shape[0] != 1)
+    # runs of plain arithmetic compiled by numba (jit_compile=True, flat loops, if installed)
+    compiled = fused_numba.runs(steps) if opts.compiled_loops and flat and \
+        fused_numba.available() else []
+    if compiled:
+        lines[1] = lines[1][:-1] + "; its arithmetic runs compiled by numba:"
     lines.append("    def block(s, e, b):")
     body = ["n = e - s"]
     body += [f"t{b} = b[{b}][:n]" for b in range(len(bufdt))]
-    if "O" in where:
+    last_out = "o[s:e]"
+    if "O" in where or compiled and compiled[-1][1] == len(steps):
         body.append("tO = o[s:e]")
+        last_out = "tO"
     for i, sl in enumerate(sliced):
         body.append(f"u{i} = v{i}[s:e]" if sl else f"u{i} = v{i}")
+    names, outs, notes = [], [], []
     for j, s in enumerate(steps):
         args, consts = [], []
         for kind, v in s.args:
@@ -246,14 +255,40 @@ def fused_source(op) -> tuple:
             else:
                 args.append(w.value(v, "c"))
                 consts.append(f"{args[-1]}={v!r}")
-        out = ("tO" if "O" in where else "o[s:e]") if where[j] is None else f"t{where[j]}"
-        text = _step_lines(w, s, args, out)
-        text[-1] += f"  # {s.op_type} {s.op_name}" + (f" ({', '.join(consts)})" if consts else "")
+        names.append(args)
+        outs.append(last_out if where[j] is None else f"t{where[j]}")
+        notes.append(f"  # {s.op_type} {s.op_name}" + (f" ({', '.join(consts)})" if consts
+                                                          else ""))
+    starts = dict(compiled)
+    runs_src = []
+    j = 0
+    while j < len(steps):
+        if j in starts:
+            body.append(_compiled_run(w, steps, j, starts[j], names, outs, sliced, runs_src))
+            j = starts[j]
+            continue
+        text = _step_lines(w, steps[j], names[j], outs[j])
+        text[-1] += notes[j]
         body += text
+        j += 1
     lines += [f"        {b}" for b in body]
     lines.append(f"    run_blocks(block, {n}, {rows}, {specs}, {total >= opts.parallel_min})")
     lines.append("    return out")
-    return "\n".join(lines) + "\n", w.ns, name
+    return "".join(runs_src) + "\n".join(lines) + "\n", w.ns, name
+
+
+def _compiled_run(w: _Writer, steps: tuple, first: int, stop: int, names: list, outs: list,
+                  sliced: list, runs_src: list) -> str:
+    """Adds the source of a numba run of ``steps[first:stop]`` and returns its call."""
+    fname = f"run{len(runs_src)}"
+    later = {k for k in range(first, stop) if k == len(steps) - 1 or any(
+        kind == "t" and v == k for s in steps[stop:] for kind, v in s.args)}
+    whole = {f"u{i}" for i, sl in enumerate(sliced) if not sl}
+    src, params = fused_numba.run_source(fname, steps, first, stop, names,
+                                         dict(enumerate(outs)), whole, later)
+    w.ns["compile_run"] = fused_numba.compile_run
+    runs_src.append(src + f"{fname} = compile_run({fname})\n\n\n")
+    return f"{fname}(n, {', '.join(params)})"
 
 
 def build_fused_function(op):

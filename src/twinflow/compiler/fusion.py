@@ -38,15 +38,19 @@ class FusionOptions:
         block_bytes: target bytes of one block of the widest intermediate (L2-sized).
         parallel_min: results with at least this many elements run their blocks on the
             thread pool (``tw.config.threading.set_intra_op_parallelism_threads``).
+        compiled_loops: runs of plain float arithmetic in flat loops become one numba loop
+            each when numba is installed (``fused_numba``); NumPy calls otherwise.
     """
 
     min_elements: int = 1 << 14
     block_bytes: int = 1 << 19
     parallel_min: int = 1 << 19
+    compiled_loops: bool = False
 
 
 DEFAULT = FusionOptions()
-AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 20, parallel_min=1 << 18)
+AGGRESSIVE = FusionOptions(min_elements=1 << 12, block_bytes=1 << 20, parallel_min=1 << 18,
+                           compiled_loops=True)
 
 
 def _ufunc_of(op):

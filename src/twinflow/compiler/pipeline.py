@@ -7,6 +7,7 @@ from .cse import eliminate_common_subexpressions
 from .fusion import AGGRESSIVE, fuse_elementwise
 from .program import Program
 from .prune import prune
+from .schedule import schedule_concurrent
 
 # Folding first exposes constants to simplification; simplification and CSE leave dead ops
 # behind, which the final prune removes. Fusion runs last: it sees the simplified graph and
@@ -19,17 +20,19 @@ DEFAULT_PASSES = (
     ("prune_final", prune),
     ("fusion", fuse_elementwise),
     ("prune_final", prune),   # again: constants folded into fused groups (counts add up)
+    ("schedule", schedule_concurrent),   # independent heavy ops side by side
 )
 
 # ``tw.function(jit_compile=True)``: the same passes, fusion with lower size thresholds,
 # larger blocks and parallel blocks from smaller sizes (``fusion.AGGRESSIVE``).
-JIT_PASSES = DEFAULT_PASSES[:-2] + (
+JIT_PASSES = DEFAULT_PASSES[:-3] + (
     ("fusion", lambda prog: fuse_elementwise(prog, AGGRESSIVE)),
     ("prune_final", prune),
+    ("schedule", schedule_concurrent),
 )
 
 # Without fusion (the tests compare fused programs with these).
-UNFUSED_PASSES = DEFAULT_PASSES[:-2]
+UNFUSED_PASSES = DEFAULT_PASSES[:-3]
 
 
 def passes_for(jit_compile) -> tuple:

@@ -96,6 +96,27 @@ class Rewriter:
                        [self._map[id(t)] for t in self.src.outputs])
 
 
+def rewrite_each(prog: Program, rule) -> tuple:
+    """The common loop of a pass that looks at one op at a time.
+
+    Args:
+        prog: the Program.
+        rule: ``rule(op, rw) -> bool``: True when it replaced ``op`` (aliasing its outputs in
+            ``rw``); False to keep it, copied as it is unless the rule copied it itself.
+
+    Returns:
+        (new Program, number of ops replaced).
+    """
+    rw = Rewriter(prog)
+    count = 0
+    for op in prog.graph.get_operations():
+        if rule(op, rw):
+            count += 1
+        elif id(op) not in rw._op_map:
+            rw.copy(op)
+    return rw.finish(), count
+
+
 def const_value(t: SymbolicTensor):
     """The value of ``t`` if it is the output of a Const op, else None."""
     op = t.op

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError, OutOfRangeError
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..framework.specs import TensorArraySpec
@@ -321,25 +322,15 @@ class TensorArray:
                 name=name or "TensorArray")
 
     # ----- properties -----
-    @property
-    def dtype(self):
-        return self._dtype
-
-    @property
-    def dynamic_size(self) -> bool:
-        return self._dynamic_size
+    dtype = readonly("_dtype", "The elements' dtype.")
+    dynamic_size = readonly("_dynamic_size", "Whether writes past the end grow the array.")
 
     @property
     def element_shape(self) -> TensorShape:
         return self._shape_cell[0]
 
-    @property
-    def flow(self):
-        return self._flow
-
-    @property
-    def handle(self):
-        return self._flow
+    flow = readonly("_flow", "The tensor that carries the array's state through the graph.")
+    handle = readonly("_flow", "The array's handle (its flow).")
 
     def _derive(self, flow) -> TensorArray:
         ta = TensorArray.__new__(TensorArray)

@@ -312,15 +312,10 @@ def _set_intra(num_threads) -> None:
 
 
 def _set_inter(num_threads) -> None:
-    """Recorded for ``get_inter_op_parallelism_threads``; twinflow runs a graph's ops one at a
-    time (docs/tf_differences.md), so only 0 and 1 describe what happens."""
+    """Ops of one graph that may run at once: independent heavy ops (the two matrix products of
+    a dense layer's gradient) run on ``core.workers`` threads (``compiler/schedule.py``).
+    0 means one per core; 1 runs them one at a time."""
     _threads["inter"] = _thread_count(num_threads, "inter_op_parallelism_threads")
-    if _threads["inter"] > 1:
-        import logging  # noqa: PLC0415  (on use: ``import twinflow`` does not load logging)
-        logging.getLogger("twinflow").warning(
-            "set_inter_op_parallelism_threads(%d): twinflow runs the ops of a graph one at a "
-            "time; only intra-op parallelism (set_intra_op_parallelism_threads) is used",
-            _threads["inter"])
 
 
 threading = types.SimpleNamespace(

@@ -10,6 +10,11 @@ import threading
 import numpy as np
 
 
+def _kind_in(kinds: str, doc: str) -> property:
+    """A DType property: whether its kind letter (always one letter) is one of ``kinds``."""
+    return property(lambda self: self.kind in kinds, doc=doc)
+
+
 class DType:
     """A tensor element type (``tw.float32``, ``tw.int32``...).
 
@@ -42,46 +47,26 @@ class DType:
             return object.__getattribute__(self, attr)
         raise AttributeError(f"'DType' object has no attribute {attr!r}")
 
-    @property
-    def is_floating(self) -> bool:
-        return self.kind == "f"
-
-    @property
-    def is_integer(self) -> bool:
-        return self.kind in "iu"
-
-    @property
-    def is_unsigned(self) -> bool:
-        return self.kind == "u"
-
-    @property
-    def is_complex(self) -> bool:
-        return self.kind == "c"
-
-    @property
-    def is_bool(self) -> bool:
-        return self.kind == "b"
-
-    @property
-    def is_quantized(self) -> bool:
-        return self.kind == "q"
+    # ----- what kind of type (from the kind letter) -----
+    is_floating = _kind_in("f", "Whether the type is a (real) floating-point type.")
+    is_complex = _kind_in("c", "Whether the type is a complex type.")
+    is_differentiable = _kind_in("fc", "Whether gradients flow through the type (float, complex).")
 
     @property
     def is_numeric(self) -> bool:
         # As TensorFlow: the float8/float4/int4/int2 types (storage types) are not numeric.
         return self.kind in "iufcq" and self not in _STORAGE_ONLY
 
-    @property
-    def is_string(self) -> bool:
-        return self.kind in "OSU"
-
-    @property
-    def is_differentiable(self) -> bool:
-        return self.kind in "fc"
+    is_integer = _kind_in("iu", "Whether the type is a signed or unsigned integer type.")
+    is_unsigned = _kind_in("u", "Whether the type is an unsigned integer type.")
+    is_bool = _kind_in("b", "Whether the type is ``bool``.")
 
     @property
     def is_numpy_compatible(self) -> bool:
         return self not in (resource, variant)
+
+    is_quantized = _kind_in("q", "Whether the type is a quantized type (``qint8``...).")
+    is_string = _kind_in("OSU", "Whether the type is ``string``.")
 
     @property
     def real_dtype(self) -> DType:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -76,8 +77,13 @@ def scratch(rows: int, specs: tuple) -> list:
 def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
     """Calls ``block(start, stop, scratch)`` over ``[0, n)`` in pieces of ``rows``.
 
-    With ``parallel`` and more than one thread allowed, contiguous runs of pieces go to the
-    pool's threads (each with its own scratch); the caller runs the first and waits for all.
+    With ``parallel`` and more than one thread allowed, the pieces are shared out
+    dynamically: the caller and the pool's threads each take the next piece not yet taken
+    until none is left (each with its own scratch). A pool thread that the OS has not
+    scheduled yet takes nothing, so on a busy machine the caller does the work alone instead
+    of waiting for it; it only waits for pieces another thread has started. When sharing
+    took longer than the caller alone would have, later calls run alone for a while
+    (``_judge``).
 
     Args:
         block: the per-block function.
@@ -88,28 +94,83 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
     """
     nblocks = -(-n // rows) if n else 0
     threads = intra_threads() if parallel and not getattr(_local, "worker", False) else 1
-    parts = min(threads, nblocks)
-    if parts <= 1:
+    if min(threads, nblocks) <= 1:
         buf = scratch(rows, specs)
         for s in range(0, n, rows):
             block(s, min(s + rows, n), buf)
         return
-    per = -(-nblocks // parts) * rows
+    if _backoff[1] > 0:          # sharing lost lately: run alone for a while
+        _backoff[1] -= 1
+        threads = 1
+    share = _Share(block, n, rows, specs, nblocks)
+    if threads > 1:
+        ex = _executor(threads - 1)
+        for _ in range(min(threads, nblocks) - 1):
+            ex.submit(share.work)
+    start = time.perf_counter()
+    mine = share.work()
+    own = time.perf_counter() - start
+    share.wait()
+    if threads > 1:
+        _judge(time.perf_counter() - start, own / mine * nblocks if mine else 0.0)
 
-    def part(i: int) -> None:
-        buf = scratch(rows, specs)
-        lo, hi = i * per, min((i + 1) * per, n)
-        with np.errstate(all="ignore"):
-            for s in range(lo, hi, rows):
-                block(s, min(s + rows, hi), buf)
 
-    ex = _executor(threads - 1)
-    futures = [ex.submit(part, i) for i in range(1, parts)]
-    try:
-        part(0)
-    finally:
-        for f in futures:
-            f.result()
+# [calls to back off for after the next loss, calls left to run alone]
+_backoff = [0, 0]
+MAX_BACKOFF = 256
+
+
+def _judge(elapsed: float, alone: float) -> None:
+    """Backs off from sharing when it lost: on a machine whose cores are busy, a pool thread
+    that the OS deschedules in the middle of a piece (or while it holds the GIL) makes the
+    caller wait for it, longer than doing everything alone (``alone``: the caller's time per
+    piece times the pieces). Each loss doubles the number of calls then run alone (up to
+    ``MAX_BACKOFF``); each win halves it. Races between threads only blur the counts."""
+    if alone and elapsed > alone:
+        _backoff[0] = min(max(1, 2 * _backoff[0]), MAX_BACKOFF)
+        _backoff[1] = _backoff[0]
+    else:
+        _backoff[0] //= 2
+
+
+class _Share:
+    """The pieces of one ``run_blocks`` call, taken one at a time by whichever thread asks."""
+
+    def __init__(self, block, n: int, rows: int, specs: tuple, nblocks: int) -> None:
+        self.block, self.n, self.rows, self.specs = block, n, rows, specs
+        self.take = itertools.count().__next__   # atomic under the GIL
+        self.nblocks = self.left = nblocks
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def work(self) -> int:
+        """Runs pieces until none is left; returns how many this thread ran."""
+        finished = 0
+        try:
+            i = self.take()
+            if i < self.nblocks:
+                buf = scratch(self.rows, self.specs)
+                with np.errstate(all="ignore"):
+                    while i < self.nblocks:
+                        s = i * self.rows
+                        self.block(s, min(s + self.rows, self.n), buf)
+                        finished += 1
+                        i = self.take()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller, which re-raises
+            self.error = e
+            finished = self.nblocks   # (wakes the caller now)
+        with self.lock:
+            self.left -= finished
+            if self.left <= 0:
+                self.done.set()
+        return finished
+
+    def wait(self) -> None:
+        """Returns when every piece is done; re-raises a piece's exception."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
 
 
 def run_parallel(fn, items: list) -> list:

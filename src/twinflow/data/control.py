@@ -14,20 +14,15 @@ from .dataset import UNKNOWN_CARDINALITY, Dataset
 from .options import Options
 from .registry import register_node
 from .structure import normalize, spec_of, trace_with_state
-from .transforms import Unary, boolean_predicate, scalar_bool, unknown_unless_infinite
+from .transforms import Counted, Filter, Unary, unknown_unless_infinite
 
 
 @register_node
-class TakeWhile(Unary):
-    def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
-        super().__init__(input_dataset)
-        self._pred = boolean_predicate(predicate, input_dataset._spec(), "take_while")
+class TakeWhile(Filter):
+    """A filter that ends the pass at the first element it drops."""
 
-    def _gen(self):
-        for e in self._input._gen():
-            if not scalar_bool(self._pred(e), "take_while"):
-                return
-            yield e
+    _what = "take_while"
+    _stops = True
 
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
@@ -115,27 +110,25 @@ class Unique(Unary):
 
 
 @register_node
-class AssertCardinality(Unary):
-    def __init__(self, input_dataset: Dataset, expected: int) -> None:
-        super().__init__(input_dataset)
-        self._expected = expected
+class AssertCardinality(Counted):
+    """Counts the elements; an error when there are more or fewer than ``_count``."""
 
     def _gen(self):
         n = 0
         for e in self._input._gen():
             n += 1
-            if n > self._expected:
+            if n > self._count:
                 raise errors.FailedPreconditionError(
-                    None, None, f"Input dataset was expected to contain {self._expected} "
+                    None, None, f"Input dataset was expected to contain {self._count} "
                     "elements but contained at least one more.")
             yield e
-        if n < self._expected:
+        if n < self._count:
             raise errors.FailedPreconditionError(
-                None, None, f"Input dataset was expected to contain {self._expected} elements "
+                None, None, f"Input dataset was expected to contain {self._count} elements "
                 f"but contained only {n} elements.")
 
     def _cardinality(self) -> int:
-        return self._expected
+        return self._count
 
 
 @register_node

@@ -24,6 +24,7 @@ from ..ops import array_ops, math_ops
 from ..ops.variables import Variable
 from .optional_ops import Optional, OptionalSpec  # noqa: F401  (re-exported)
 from .structure import (
+    ElementsSpec,
     component_specs,
     element_components,
     map_struct,
@@ -336,21 +337,9 @@ class Iterator:
             it.close()
 
 
-class IteratorSpec:
+class IteratorSpec(ElementsSpec):
     """The spec of an iterator: the element_spec of its dataset.
 
     Args:
         element_spec: the element_spec.
     """
-
-    def __init__(self, element_spec) -> None:
-        self.element_spec = element_spec
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, IteratorSpec) and other.element_spec == self.element_spec
-
-    def __hash__(self) -> int:
-        return hash(repr(self.element_spec))
-
-    def __repr__(self) -> str:
-        return f"IteratorSpec({self.element_spec!r})"

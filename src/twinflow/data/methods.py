@@ -42,6 +42,31 @@ def _parallelism(value, op: str) -> int | None:
     return n
 
 
+def _node_method(method: str, node_name: str, summary: str, count: str | None = None
+                 ) -> Callable:
+    """A ``Dataset`` method that builds the node ``node_name`` over the dataset: with no
+    argument but ``name`` or, when ``count`` (its Args line) is given, an integer ``count``."""
+    if count is None:
+        def transform(self, name=None) -> Dataset:
+            return node(node_name)(self)
+        args = ""
+    else:
+        def transform(self, count, name=None) -> Dataset:
+            return node(node_name)(self, check_int_arg(count, "count", f"Dataset.{method}"))
+        args = f"""
+        Args:
+            count: {count}
+"""
+    transform.__name__ = method
+    transform.__qualname__ = f"TransformMethods.{method}"
+    transform.__doc__ = f"""{summary}
+{args}
+        Returns:
+            The dataset.
+        """
+    return name_scoped(transform)
+
+
 class TransformMethods:
     """``Dataset.map``, ``batch``, ``window``... each returns a new dataset node."""
 
@@ -115,14 +140,8 @@ class TransformMethods:
         return node("PaddedBatch")(self, size, padded_shapes, padding_values,
                                           bool(drop_remainder))
 
-    @name_scoped
-    def unbatch(self, name=None) -> Dataset:
-        """Splits each element's first dimension into separate elements.
-
-        Returns:
-            The dataset.
-        """
-        return node("Unbatch")(self)
+    unbatch = _node_method("unbatch", "Unbatch",
+                                 "Splits each element's first dimension into separate elements.")
 
     @name_scoped
     def rebatch(self, batch_size, drop_remainder: bool = False, name=None) -> Dataset:
@@ -168,29 +187,10 @@ class TransformMethods:
         n = None if count is None else check_int_arg(count, "count", "Dataset.repeat")
         return node("Repeat")(self, None if n is None or n < 0 else n)
 
-    @name_scoped
-    def take(self, count, name=None) -> Dataset:
-        """The first ``count`` elements (all when -1).
-
-        Args:
-            count: how many.
-
-        Returns:
-            The dataset.
-        """
-        return node("Take")(self, check_int_arg(count, "count", "Dataset.take"))
-
-    @name_scoped
-    def skip(self, count, name=None) -> Dataset:
-        """All but the first ``count`` elements.
-
-        Args:
-            count: how many to skip (-1: all).
-
-        Returns:
-            The dataset.
-        """
-        return node("Skip")(self, check_int_arg(count, "count", "Dataset.skip"))
+    take = _node_method("take", "Take", "The first ``count`` elements (all when -1).",
+                        count="how many.")
+    skip = _node_method("skip", "Skip", "All but the first ``count`` elements.",
+                        count="how many to skip (-1: all).")
 
     @name_scoped
     def prefetch(self, buffer_size, name=None) -> Dataset:
@@ -455,14 +455,9 @@ class TransformMethods:
         """
         return node("TakeWhile")(self, predicate)
 
-    @name_scoped
-    def unique(self, name=None) -> Dataset:
-        """The elements (int or string scalars) without repeats, in first-seen order.
-
-        Returns:
-            The dataset.
-        """
-        return node("Unique")(self)
+    unique = _node_method(
+        "unique", "Unique", "The elements (int or string scalars) without repeats, in first-seen "
+        "order.")
 
     @name_scoped
     def snapshot(self, path: str, compression=None, reader_func=None, shard_func=None,
@@ -512,10 +507,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        size = check_int_arg(batch_size, "batch_size", "ragged_batch")
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "batch_size must be greater than "
-                                              f"zero, got {size}")
+        size = _positive(batch_size, "batch_size", "Dataset.ragged_batch")
         return node("RaggedBatch")(self, size, bool(drop_remainder),
                                    row_splits_dtype or dtypes.int64)
 
@@ -531,10 +523,7 @@ class TransformMethods:
         Returns:
             The dataset.
         """
-        size = check_int_arg(batch_size, "batch_size", "sparse_batch")
-        if size <= 0:
-            raise errors.InvalidArgumentError(None, None, "batch_size must be greater than "
-                                              f"zero, got {size}")
+        size = _positive(batch_size, "batch_size", "Dataset.sparse_batch")
         return node("SparseBatch")(self, size, row_shape)
 
     def assert_cardinality(self, expected_cardinality) -> Dataset:

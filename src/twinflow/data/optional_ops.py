@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import dtypes, errors, nest
 from ..core.context import ctx
+from ..core.props import readonly
 from ..eager.func_graph import TensorSpec
 from ..eager.tensor import EagerTensor
 from ..framework.type_spec import CompositeTensor, TypeSpec
@@ -56,14 +57,8 @@ class OptionalSpec(TypeSpec):
     def __init__(self, element_spec) -> None:
         self._element_spec = element_spec
 
-    @property
-    def element_spec(self) -> Any:
-        """The spec of the value."""
-        return self._element_spec
-
-    @property
-    def value_type(self) -> type:
-        return Optional
+    element_spec = readonly("_element_spec", "The spec of the value.")
+    value_type = property(lambda self: Optional, doc="The type of the values: Optional.")
 
     def _serialize(self) -> tuple:
         return (self._element_spec,)
@@ -139,14 +134,9 @@ class Optional(CompositeTensor):
         """
         return Optional(convert(False), _placeholder_value(element_spec), element_spec)
 
-    @property
-    def element_spec(self) -> Any:
-        """The spec of the value (whether or not it is present)."""
-        return self._element_spec
-
-    @property
-    def _type_spec(self) -> OptionalSpec:
-        return OptionalSpec(self._element_spec)
+    element_spec = readonly("_element_spec",
+                            "The spec of the value (whether or not it is present).")
+    _type_spec = property(lambda self: OptionalSpec(self._element_spec))
 
     def has_value(self, name: str | None = None) -> Tensor:
         """Whether a value is present.

@@ -18,26 +18,21 @@ from collections.abc import Callable, Iterator
 from ..core import errors
 from .dataset import Dataset
 from .registry import register_node
-from .structure import StructuredFunction
-from .transforms import Unary, _log_dropped
+from .transforms import Counted, Map
 
 _ITEM, _END, _ERROR = 0, 1, 2
 _JOIN_TIMEOUT_S = 30.0
 
 
 @register_node
-class ParallelMap(Unary):
-    _tolerant = False
+class ParallelMap(Map):
+    """``map`` with ``num_parallel_calls``: up to that many elements in a thread pool."""
 
     def __init__(self, input_dataset: Dataset, fn: Callable, num_parallel_calls: int,
                  deterministic: bool) -> None:
-        super().__init__(input_dataset)
-        self._fn = StructuredFunction(fn, input_dataset._spec(), "map")
+        super().__init__(input_dataset, fn)
         self._n = num_parallel_calls
         self._deterministic = deterministic
-
-    def _spec(self):
-        return self._fn.output_spec
 
     def _gen(self):
         deterministic = self._deterministic
@@ -69,9 +64,7 @@ class ParallelMap(Unary):
                 try:
                     out = fut.result()
                 except errors.OpError as err:
-                    if not self._tolerant:
-                        raise
-                    _log_dropped(err)
+                    self._dropped(err)
                     continue
                 yield out
         finally:
@@ -172,10 +165,8 @@ def completion_order(starts: Iterator[Callable[[], Iterator]], cycle: int, buffe
 
 
 @register_node
-class Prefetch(Unary):
-    def __init__(self, input_dataset: Dataset, buffer_size: int) -> None:
-        super().__init__(input_dataset)
-        self._buffer = buffer_size
+class Prefetch(Counted):
+    """Reads ahead on a background thread, up to ``_count`` elements."""
 
     def _gen(self):
-        return background(self._input._gen, self._buffer)
+        return background(self._input._gen, self._count)

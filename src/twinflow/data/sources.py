@@ -1,4 +1,5 @@
-"""Datasets that start a pipeline: slices, lists, ranges, zips, generators, sampling."""
+"""Datasets that start a pipeline or join several: slices, lists, ranges, zips, concatenations,
+generators, sampling."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -153,6 +154,32 @@ class Zip(Dataset):
 
     def _spec(self):
         return pack(self._datasets, [d._spec() for d in leaves(self._datasets)])
+
+
+@register_node
+class Concat(Dataset):
+    def __init__(self, a: Dataset, b: Dataset) -> None:
+        if not isinstance(b, Dataset):
+            raise TypeError(f"concatenate needs a Dataset, got {b!r}")
+        self._a, self._b = a, b
+        self._spec_value = most_specific_compatible(a._spec(), b._spec(), "concatenate")
+
+    def _gen(self):
+        yield from self._a._gen()
+        if has_dict(self._spec_value):
+            for e in self._b._gen():
+                yield conform(e, self._spec_value)
+        else:
+            yield from self._b._gen()
+
+    def _cardinality(self) -> int:
+        x, y = self._a._cardinality(), self._b._cardinality()
+        if INFINITE_CARDINALITY in (x, y):
+            return INFINITE_CARDINALITY
+        return x + y if x >= 0 and y >= 0 else UNKNOWN_CARDINALITY
+
+    def _spec(self):
+        return self._spec_value
 
 
 def _generator_spec(output_types, output_shapes, output_signature):

@@ -39,7 +39,28 @@ def set_debug_mode(on: bool) -> None:
     DEBUG_MODE[0] = bool(on)
 
 
-class DatasetSpec:
+class ElementsSpec:
+    """A spec known by a dataset's element_spec (a dataset's, an iterator's): equal to one of
+    the same class with an equal element_spec.
+
+    Args:
+        element_spec: the dataset's element_spec.
+    """
+
+    def __init__(self, element_spec) -> None:
+        self.element_spec = element_spec
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, type(self)) and other.element_spec == self.element_spec
+
+    def __hash__(self) -> int:
+        return hash(repr(self.element_spec))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.element_spec!r})"
+
+
+class DatasetSpec(ElementsSpec):
     """The spec of an element that is itself a dataset (``window``'s elements).
 
     Args:
@@ -48,19 +69,13 @@ class DatasetSpec:
     """
 
     def __init__(self, element_spec, dataset_shape=()) -> None:
-        self.element_spec = element_spec
+        super().__init__(element_spec)
         self.shape = TensorShape(dataset_shape)
 
     @property
     def dtype(self):
         """The variant dtype, as TensorFlow reports for datasets."""
         return dtypes.variant
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
-
-    def __hash__(self) -> int:
-        return hash(repr(self.element_spec))
 
     def __repr__(self) -> str:
         return f"DatasetSpec({self.element_spec!r}, {self.shape!r})"

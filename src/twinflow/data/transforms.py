@@ -20,14 +20,11 @@ from .structure import (
     DatasetSpec,
     StructuredFunction,
     batch_spec,
-    conform,
-    has_dict,
     is_composite_spec,
     is_struct,
     leaves,
     map_struct,
     map_struct2,
-    most_specific_compatible,
     normalize,
     pack,
     same_structure,
@@ -50,6 +47,20 @@ class Unary(Dataset):
 
     def _spec(self):
         return self._input._spec()
+
+
+class Counted(Unary):
+    """A node with one count argument, ``self._count``: how many elements to take, skip,
+    expect or keep buffered, or how many passes to repeat.
+
+    Args:
+        input_dataset: the input.
+        count: the count.
+    """
+
+    def __init__(self, input_dataset: Dataset, count: int | None) -> None:
+        super().__init__(input_dataset)
+        self._count = count
 
 
 def unknown_unless_infinite(n: int) -> int:
@@ -77,53 +88,67 @@ def boolean_predicate(fn: Callable, spec, what: str) -> StructuredFunction:
     return pred
 
 
-@register_node
-class Map(Unary):
-    # IgnoreErrors copies the node with _tolerant set: a failing element is dropped.
+class PerElement(Unary):
+    """A node that calls a function, traced for the input's elements, on each element (map,
+    filter, take_while, parallel map).
+
+    ``ignore_errors`` copies these nodes with ``_tolerant`` set (a Python generator cannot go
+    on after raising): an element whose function fails is then dropped instead, and the pass
+    goes on (as TensorFlow's iterators do after an error).
+
+    Args:
+        input_dataset: the input.
+        fn: the function of an element.
+    """
+
+    _what: str  # the Dataset method, for messages
+    _trace: Callable = StructuredFunction  # traces ``fn`` for the element spec
     _tolerant = False
 
     def __init__(self, input_dataset: Dataset, fn: Callable) -> None:
         super().__init__(input_dataset)
-        self._fn = StructuredFunction(fn, input_dataset._spec(), "map")
+        self._fn = self._trace(fn, input_dataset._spec(), self._what)
+
+    def _dropped(self, err: errors.OpError) -> None:
+        """Raises ``err``, unless the node is tolerant (then it logs and drops the element)."""
+        if not self._tolerant:
+            raise err
+        logging.getLogger("twinflow.data").debug("ignore_errors dropped an element: %s", err)
+
+    def _results(self):
+        """``(element, fn(element))`` for each input element (failures: see ``_dropped``)."""
+        for e in self._input._gen():
+            try:
+                out = self._fn(e)
+            except errors.OpError as err:
+                self._dropped(err)
+                continue
+            yield e, out
+
+
+@register_node
+class Map(PerElement):
+    _what = "map"
 
     def _gen(self):
-        for _, out in _results(self, self._fn):
-            yield out
+        return (out for _, out in self._results())
 
     def _spec(self):
         return self._fn.output_spec
 
 
-def _log_dropped(err: Exception) -> None:
-    logging.getLogger("twinflow.data").debug("ignore_errors dropped an element: %s", err)
-
-
-def _results(node: Dataset, fn: Callable):
-    """``(element, fn(element))`` for each input element of ``node``; when the node is
-    tolerant (below ``ignore_errors``), elements whose ``fn`` fails are dropped."""
-    for e in node._input._gen():
-        try:
-            out = fn(e)
-        except errors.OpError as err:
-            if not node._tolerant:
-                raise
-            _log_dropped(err)
-            continue
-        yield e, out
-
-
 @register_node
-class Filter(Unary):
-    _tolerant = False
-
-    def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
-        super().__init__(input_dataset)
-        self._pred = boolean_predicate(predicate, input_dataset._spec(), "filter")
+class Filter(PerElement):
+    _what = "filter"
+    _trace = staticmethod(boolean_predicate)
+    _stops = False  # take_while: the pass ends at the first element dropped
 
     def _gen(self):
-        for e, keep in _results(self, self._pred):
-            if scalar_bool(keep, "filter"):
+        for e, keep in self._results():
+            if scalar_bool(keep, self._what):
                 yield e
+            elif self._stops:
+                return
 
     def _cardinality(self) -> int:
         return unknown_unless_infinite(self._input._cardinality())
@@ -151,18 +176,21 @@ class Batch(Unary):
         self._size = size
         self._drop = drop
 
+    def _slices_source(self) -> Slices | None:
+        """The from_tensor_slices dataset (input, or a shuffle's input) that whole batches can
+        be sliced from, when elements are plain tensors stacked as ``batch`` does."""
+        if type(self)._collate is not Batch._collate or any(
+                is_composite_spec(x) for x in leaves(self._spec_in)):
+            return None
+        src = self._input._input if isinstance(self._input, Shuffle) else self._input
+        return src if isinstance(src, Slices) and not src._composite else None
+
     def _gen(self):
-        src = self._input
-        order = None
-        if isinstance(src, Shuffle):
-            order = src._slice_order()
-            if order is not None:
-                src = src._input
-        fast = type(self)._collate is Batch._collate and not any(
-            is_composite_spec(x) for x in leaves(self._spec_in))
-        if fast and isinstance(src, Slices) and not src._composite:
+        src = self._slices_source()
+        if src is not None:
             # Slicing (or gathering, after a shuffle) whole batches is much faster than
             # stacking single elements.
+            order = self._input._slice_order() if src is not self._input else None
             arrays = src._arrays
             flat = leaves(arrays)
             n = src._n
@@ -175,7 +203,7 @@ class Batch(Unary):
                     yield pack(arrays, [a[idx] for a in flat])
             return
         buf: list = []
-        for e in src._gen():
+        for e in self._input._gen():
             buf.append(e)
             if len(buf) == self._size:
                 yield self._collate(buf)
@@ -289,16 +317,6 @@ class PaddedBatch(Batch):
         out = [_pad_stack(list(c), s, v) for c, s, v in
                zip(cols, leaves(self._shapes), leaves(self._values))]
         return pack(buf[0], out)
-
-    def _gen(self):
-        buf: list = []
-        for e in self._input._gen():
-            buf.append(e)
-            if len(buf) == self._size:
-                yield self._collate(buf)
-                buf = []
-        if buf and not self._drop:
-            yield self._collate(buf)
 
     def _spec(self):
         b = self._size if self._drop else None
@@ -479,11 +497,7 @@ def _buffer_order(n: int, buffer: int, rng: np.random.Generator) -> np.ndarray:
 
 
 @register_node
-class Repeat(Unary):
-    def __init__(self, input_dataset: Dataset, count: int | None) -> None:
-        super().__init__(input_dataset)
-        self._count = count
-
+class Repeat(Counted):
     def _gen(self):
         i = 0
         while self._count is None or i < self._count:
@@ -503,11 +517,7 @@ class Repeat(Unary):
 
 
 @register_node
-class Take(Unary):
-    def __init__(self, input_dataset: Dataset, count: int) -> None:
-        super().__init__(input_dataset)
-        self._count = count
-
+class Take(Counted):
     def _gen(self):
         if self._count < 0:
             yield from self._input._gen()
@@ -524,11 +534,7 @@ class Take(Unary):
 
 
 @register_node
-class Skip(Unary):
-    def __init__(self, input_dataset: Dataset, count: int) -> None:
-        super().__init__(input_dataset)
-        self._count = count
-
+class Skip(Counted):
     def _gen(self):
         if self._count < 0:
             return
@@ -556,32 +562,6 @@ class Cache(Unary):
             items.append(e)
             yield e
         self._cached = items
-
-
-@register_node
-class Concat(Dataset):
-    def __init__(self, a: Dataset, b: Dataset) -> None:
-        if not isinstance(b, Dataset):
-            raise TypeError(f"concatenate needs a Dataset, got {b!r}")
-        self._a, self._b = a, b
-        self._spec_value = most_specific_compatible(a._spec(), b._spec(), "concatenate")
-
-    def _gen(self):
-        yield from self._a._gen()
-        if has_dict(self._spec_value):
-            for e in self._b._gen():
-                yield conform(e, self._spec_value)
-        else:
-            yield from self._b._gen()
-
-    def _cardinality(self) -> int:
-        x, y = self._a._cardinality(), self._b._cardinality()
-        if INFINITE_CARDINALITY in (x, y):
-            return INFINITE_CARDINALITY
-        return x + y if x >= 0 and y >= 0 else UNKNOWN_CARDINALITY
-
-    def _spec(self):
-        return self._spec_value
 
 
 @register_node

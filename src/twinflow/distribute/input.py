@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import nest
+from ..core.props import readonly
 from ..data.dataset import Dataset
 from ..data.iterator_ops import Iterator
 from ..ops import array_ops, math_ops
@@ -83,20 +84,9 @@ class InputContext:
         self._input_pipeline_id = int(input_pipeline_id)
         self._num_replicas_in_sync = int(num_replicas_in_sync)
 
-    @property
-    def num_input_pipelines(self) -> int:
-        """How many input pipelines there are."""
-        return self._num_input_pipelines
-
-    @property
-    def input_pipeline_id(self) -> int:
-        """This pipeline's id."""
-        return self._input_pipeline_id
-
-    @property
-    def num_replicas_in_sync(self) -> int:
-        """How many replicas take part."""
-        return self._num_replicas_in_sync
+    num_input_pipelines = readonly("_num_input_pipelines", "How many input pipelines there are.")
+    input_pipeline_id = readonly("_input_pipeline_id", "This pipeline's id.")
+    num_replicas_in_sync = readonly("_num_replicas_in_sync", "How many replicas take part.")
 
     def get_per_replica_batch_size(self, global_batch_size: int) -> int:
         """The per-replica batch size of ``global_batch_size``.
@@ -132,15 +122,8 @@ class ValueContext:
         self._replica_id = int(replica_id_in_sync_group)
         self._num_replicas = int(num_replicas_in_sync)
 
-    @property
-    def replica_id_in_sync_group(self) -> int:
-        """The replica's global id."""
-        return self._replica_id
-
-    @property
-    def num_replicas_in_sync(self) -> int:
-        """How many replicas take part."""
-        return self._num_replicas
+    replica_id_in_sync_group = readonly("_replica_id", "The replica's global id.")
+    num_replicas_in_sync = readonly("_num_replicas", "How many replicas take part.")
 
     def __repr__(self) -> str:
         return (f"tf.distribute.ValueContext(replica id {self._replica_id}, total replicas in "

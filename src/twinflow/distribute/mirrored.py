@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.config import list_logical_devices
+from ..core.props import readonly
 from .cross_device_ops import CrossDeviceOps, ReductionToOneDevice, canonical, on_device
 from .replica_context import ReplicaContext
 from .replicas import ReplicaRunner
@@ -40,16 +41,13 @@ class MirroredExtended(StrategyExtended):
     def __init__(self, container_strategy, devices, cross_device_ops=None) -> None:
         super().__init__(container_strategy)
         self._devices = _devices(devices)
-        if cross_device_ops is None:
-            cross_device_ops = ReductionToOneDevice()
-        if not isinstance(cross_device_ops, CrossDeviceOps):
+        if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
             raise TypeError(f"cross_device_ops must be a tf.distribute.CrossDeviceOps, got "
                             f"{cross_device_ops!r}")
-        self._cross_device_ops = cross_device_ops
+        self._cross_device_ops = (ReductionToOneDevice() if cross_device_ops is None
+                                  else cross_device_ops)
 
-    @property
-    def worker_devices(self) -> tuple:
-        return self._devices
+    worker_devices = readonly("_devices", "The devices of this process's replicas.")
 
     def _create_variable(self, next_creator: Callable, **kwargs):
         return create_distributed_variable(self._container_strategy_ref, self._devices,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core import nest
+from ..core.props import readonly
 from ..ops.core import convert
 from . import context
 from .cross_device_ops import as_reduce_op
@@ -27,15 +28,9 @@ class ReplicaContext:
         self._local_id = self._replica_id - strategy.extended._replica_id_offset
         self._runner = None  # the replica threads' coordinator, while running several
 
-    @property
-    def strategy(self):
-        """The strategy running this replica."""
-        return self._strategy
-
-    @property
-    def num_replicas_in_sync(self) -> int:
-        """How many replicas take part (in all processes)."""
-        return self._strategy.num_replicas_in_sync
+    strategy = readonly("_strategy", "The strategy running this replica.")
+    num_replicas_in_sync = readonly("_strategy.num_replicas_in_sync",
+                                    "How many replicas take part (in all processes).")
 
     @property
     def replica_id_in_sync_group(self):

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import nest
+from ..core.props import readonly
 from ..function.function import function
 from ..ops import array_ops, math_ops, reduction_ops
 from ..ops.core import convert
@@ -52,22 +53,11 @@ class StrategyExtended:
         """The devices of this process's replicas."""
         return (current_device(),)
 
-    @property
-    def parameter_devices(self) -> tuple:
-        """The devices variables are placed on."""
-        return self.worker_devices
-
-    @property
-    def _local_replica_count(self) -> int:
-        return len(self.worker_devices)
-
-    @property
-    def _num_replicas_in_sync(self) -> int:
-        return self._num_workers * self._local_replica_count
-
-    @property
-    def _replica_id_offset(self) -> int:
-        return self._worker_index * self._local_replica_count
+    parameter_devices = readonly("worker_devices", "The devices variables are placed on.")
+    # Replicas are numbered worker by worker: this process holds ids [offset, offset + count).
+    _local_replica_count = property(lambda self: len(self.worker_devices))
+    _num_replicas_in_sync = property(lambda self: self._num_workers * self._local_replica_count)
+    _replica_id_offset = property(lambda self: self._worker_index * self._local_replica_count)
 
     def _create_variable(self, next_creator: Callable, **kwargs):
         return next_creator(**kwargs)
@@ -118,12 +108,11 @@ class StrategyExtended:
         return self.batch_reduce_to(reduce_op, [(value, destinations)], options)[0]
 
     def batch_reduce_to(self, reduce_op, value_destination_pairs, options=None) -> list:
-        """Reduces several per-replica values, each onto its destinations.
+        """``reduce_to`` for several values at once.
 
         Args:
-            reduce_op: SUM or MEAN.
+            reduce_op, options: as for ``reduce_to``.
             value_destination_pairs: ``(value, destinations)`` pairs.
-            options: CommunicationOptions.
 
         Returns:
             One reduced value per pair.
@@ -280,15 +269,9 @@ class Strategy:
     def __init__(self, extended: StrategyExtended) -> None:
         self._extended = extended
 
-    @property
-    def extended(self) -> StrategyExtended:
-        """The implementation object."""
-        return self._extended
-
-    @property
-    def num_replicas_in_sync(self) -> int:
-        """How many replicas run each step (in all processes)."""
-        return self._extended._num_replicas_in_sync
+    extended = readonly("_extended", "The implementation object (a StrategyExtended).")
+    num_replicas_in_sync = readonly("_extended._num_replicas_in_sync",
+                                    "How many replicas run each step (in all processes).")
 
     @property
     def cluster_resolver(self):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import nest
+from ..core.props import readonly
 from ..framework.type_spec import CompositeTensor, TypeSpec
 from ..ops.composite_ops import type_spec_from_value
 
@@ -25,14 +26,8 @@ class DistributedValues:
         if not self._values:
             raise ValueError(f"{type(self).__name__} needs at least one value")
 
-    @property
-    def values(self) -> tuple:
-        """The value of each local replica."""
-        return self._values
-
-    @property
-    def _primary(self):
-        return self._values[0]
+    values = readonly("_values", "The value of each local replica.")
+    _primary = property(lambda self: self._values[0])
 
     def _get_on_device_or_primary(self, device: str | None = None):
         return self._values[0]
@@ -61,36 +56,22 @@ class PerReplicaSpec(TypeSpec):
     """
 
     __slots__ = ("_value_specs",)
+    _value_class: type  # the value type the spec describes (set below, once it exists)
 
     def __init__(self, *value_specs) -> None:
         self._value_specs = tuple(value_specs)
 
-    @property
-    def value_type(self) -> type:
-        return PerReplica
+    value_type = readonly("_value_class", "The type of the values this spec describes.")
+    _component_specs = readonly("_value_specs")
 
     def _serialize(self) -> tuple:
-        return self._value_specs
-
-    @property
-    def _component_specs(self) -> tuple:
         return self._value_specs
 
     def _to_components(self, value) -> tuple:
         return value._values
 
-    def _from_components(self, components) -> PerReplica:
-        return PerReplica(components)
-
-
-class PerReplica(DistributedValues, CompositeTensor):
-    """A value that differs between replicas (``strategy.run``'s results, distributed input).
-    """
-
-    @property
-    def _type_spec(self) -> PerReplicaSpec:
-        return PerReplicaSpec(*(nest.map_structure(type_spec_from_value, v)
-                                for v in self._values))
+    def _from_components(self, components) -> DistributedValues:
+        return self._value_class(components)
 
 
 class MirroredSpec(PerReplicaSpec):
@@ -102,21 +83,32 @@ class MirroredSpec(PerReplicaSpec):
 
     __slots__ = ()
 
+
+class _CompositeValues(DistributedValues, CompositeTensor):
+    """DistributedValues passed to and from ``tw.function``: its spec lists each replica's."""
+
+    _spec_class: type
+
     @property
-    def value_type(self) -> type:
-        return Mirrored
-
-    def _from_components(self, components) -> Mirrored:
-        return Mirrored(components)
+    def _type_spec(self) -> PerReplicaSpec:
+        return self._spec_class(*(nest.map_structure(type_spec_from_value, v)
+                                  for v in self._values))
 
 
-class Mirrored(DistributedValues, CompositeTensor):
+class PerReplica(_CompositeValues):
+    """A value that differs between replicas (``strategy.run``'s results, distributed input)."""
+
+    _spec_class = PerReplicaSpec
+
+
+class Mirrored(_CompositeValues):
     """A value that is the same on every replica (the result of an all-reduce)."""
 
-    @property
-    def _type_spec(self) -> MirroredSpec:
-        return MirroredSpec(*(nest.map_structure(type_spec_from_value, v)
-                              for v in self._values))
+    _spec_class = MirroredSpec
+
+
+PerReplicaSpec._value_class = PerReplica
+MirroredSpec._value_class = Mirrored
 
 
 def regroup(per_replica: list, wrap=PerReplica) -> Any:

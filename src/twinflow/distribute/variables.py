@@ -14,10 +14,12 @@ differentiate with respect to that copy (``_local_copy``).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..core import dtypes
 from ..core.context import ctx, eager_mode
+from ..core.props import readonly
 from ..graph.graph import control_dependencies
 from ..graph.tensor import Tensor
 from ..ops import math_ops
@@ -26,6 +28,27 @@ from ..ops.variables import Variable, VariableAggregation, VariableSynchronizati
 from . import context
 from .cross_device_ops import ReduceOp, current_device, on_device
 from .values import DistributedValues, Mirrored, PerReplica, local_values
+
+
+def _update_method(method: str, what: str) -> Callable:
+    """``DistributedVariable.assign_add`` / ``assign_sub``: as ``assign``, by ``method``."""
+    def update(self, delta, use_locking=None, name=None, read_value: bool = True
+               ) -> Variable | Tensor | None:
+        return self._write(method, delta, read_value)
+    update.__name__ = method
+    update.__qualname__ = f"DistributedVariable.{method}"
+    update.__doc__ = f"""{what} the variable (see the module's docstring for the replica rules).
+
+    Args:
+        delta: a tensor or value of the variable's dtype and shape.
+        use_locking: unused.
+        name: unused.
+        read_value: in a graph, return the new value (else None).
+
+    Returns:
+        The variable eagerly; the new value (or None) in a graph.
+    """
+    return update
 
 
 class DistributedVariable(DistributedValues, Variable):
@@ -73,74 +96,27 @@ class DistributedVariable(DistributedValues, Variable):
                 return v
         return self._values[0]
 
-    # ----- Variable's properties -----
+    # ----- Variable's properties: the primary copy's (the copies agree on them) -----
     @property
     def handle(self):
         """The resource handle of the copy in use here."""
         return self._local_copy().handle
 
-    @property
-    def aggregation(self) -> VariableAggregation:
-        return self._aggregation
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._values[0].dtype
-
-    @property
-    def shape(self):
-        return self._values[0].shape
-
-    @property
-    def _shape_static(self):
-        return self._values[0]._shape_static
-
-    @property
-    def _dtype(self) -> dtypes.DType:
-        return self._values[0].dtype
-
-    @property
-    def name(self) -> str:
-        return self._values[0].name
-
-    @property
-    def _name(self) -> str:
-        return self._values[0].name
-
-    @property
-    def trainable(self) -> bool:
-        return self._values[0].trainable
-
-    @property
-    def _trainable(self) -> bool:
-        return self._values[0].trainable
+    aggregation = readonly("_aggregation", "How replicas' writes combine (VariableAggregation).")
+    dtype = _dtype = readonly("_primary.dtype", "The dtype.")
+    shape = readonly("_primary.shape", "The shape.")
+    _shape_static = readonly("_primary._shape_static")
+    name = _name = readonly("_primary.name", "The primary copy's name.")
+    trainable = _trainable = readonly("_primary.trainable", "Whether tapes watch it.")
+    graph = _graph = readonly("_primary.graph", "The primary copy's graph.")
+    ndim = readonly("_primary.ndim", "The number of dimensions.")
+    distribute_strategy = readonly("_distribute_strategy", "The strategy that made this variable.")
 
     @property
     def device(self) -> str:
+        """The device of the copy in use here."""
         local = self._local_copy()
         return next(d for v, d in zip(self._values, self._tw_devices) if v is local)
-
-    @property
-    def graph(self):
-        return self._values[0].graph
-
-    @property
-    def _graph(self):
-        return self._values[0].graph
-
-    @property
-    def ndim(self) -> int:
-        return self._values[0].ndim
-
-    @property
-    def values(self) -> tuple:
-        """The copies, one per local replica."""
-        return self._values
-
-    @property
-    def distribute_strategy(self):
-        """The strategy that made this variable."""
-        return self._distribute_strategy
 
     # ----- storage (checkpoints, get_weights) -----
     @property
@@ -171,6 +147,10 @@ class DistributedVariable(DistributedValues, Variable):
         with control_dependencies(ops):
             return self._local_copy().read_value()
 
+    def _write(self, method: str, value, read_value: bool) -> Variable | Tensor | None:
+        out = self._update(method, value)
+        return None if ctx.graph is not None and not read_value else out
+
     def assign(self, value, use_locking=None, name=None, read_value: bool = True
                ) -> Variable | Tensor | None:
         """Assigns ``value`` (see the module's docstring for the replica rules).
@@ -184,40 +164,10 @@ class DistributedVariable(DistributedValues, Variable):
         Returns:
             The variable eagerly; the new value (or None) in a graph.
         """
-        out = self._update("assign", value)
-        return None if ctx.graph is not None and not read_value else out
+        return self._write("assign", value, read_value)
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value: bool = True
-               ) -> Variable | Tensor | None:
-        """Adds ``delta`` (see the module's docstring for the replica rules).
-
-        Args:
-            delta: the increment.
-            use_locking: unused.
-            name: unused.
-            read_value: in a graph, return the new value (else None).
-
-        Returns:
-            The variable eagerly; the new value (or None) in a graph.
-        """
-        out = self._update("assign_add", delta)
-        return None if ctx.graph is not None and not read_value else out
-
-    def assign_sub(self, delta, use_locking=None, name=None, read_value: bool = True
-               ) -> Variable | Tensor | None:
-        """Subtracts ``delta`` (see the module's docstring for the replica rules).
-
-        Args:
-            delta: the decrement.
-            use_locking: unused.
-            name: unused.
-            read_value: in a graph, return the new value (else None).
-
-        Returns:
-            The variable eagerly; the new value (or None) in a graph.
-        """
-        out = self._update("assign_sub", delta)
-        return None if ctx.graph is not None and not read_value else out
+    assign_add = _update_method("assign_add", "Adds ``delta`` to")
+    assign_sub = _update_method("assign_sub", "Subtracts ``delta`` from")
 
     def numpy(self) -> np.ndarray | np.generic:
         """The value read here (combined across replicas for sync-on-read, cross-replica).
@@ -383,11 +333,11 @@ def _enum(cls, value, default: str):
     if value is None:
         return cls[default]
     if isinstance(value, str):
-        try:
-            return cls[value.upper()]
-        except KeyError:
+        member = cls.__members__.get(value.upper())
+        if member is None:
             raise ValueError(f"Invalid {cls.__name__}: {value!r}; expected one of "
-                             f"{[m.name.lower() for m in cls]}") from None
+                             f"{[m.name.lower() for m in cls]}")
+        return member
     return cls(value)
 
 

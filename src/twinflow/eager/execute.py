@@ -17,6 +17,7 @@ from ..core.context import ctx, process
 from ..core.devices import placed_device, runtime
 from ..core.errors import InvalidArgumentError, OpError
 from ..core.profiler import record_op
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..graph.checks import (
     KERNEL_ERRORS,
@@ -53,13 +54,8 @@ class EagerOp:
     def __init__(self, opdef: OpDef, inputs, outputs, attrs: dict) -> None:
         self.opdef, self.inputs, self.outputs, self.attrs = opdef, inputs, outputs, attrs
 
-    @property
-    def type(self) -> str:
-        return self.opdef.name
-
-    @property
-    def name(self) -> str:
-        return self.opdef.name
+    type = readonly("opdef.name", "The op type (as ``Operation.type``).")
+    name = readonly("opdef.name", "The op type: an eager op has no name of its own.")
 
     def get_attr(self, name: str):
         return self.attrs[name]
@@ -85,8 +81,7 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
         dev = None
         if not quiet and (ctx.slow_path or process.eager_hook):
             dev = _place(opdef)  # a device scope, a tape, numeric checks, logging, profiling
-            if process.profiling:
-                return _profiled(opdef, inputs, attrs, dev)
+            start = perf_counter_ns() if process.profiling else None
         check = opdef.validate_eager
         if check is not None:  # the op's schema (and infer, if it says so): as in a graph
             check(inputs, attrs)
@@ -100,31 +95,13 @@ def bind(opdef: OpDef, inputs, attrs: dict = _EMPTY, name=None):
             if type(out) is bytes:  # an element of a string (object) array: keep an array
                 out = _string_scalar(out)
             result = EagerTensor(out)
-        if dev is not None:
-            _after_eager(opdef, inputs, attrs, result if opdef.multi_output else [result], dev)
+        if dev is not None:  # the slow path: its hooks, then the profiler's record
+            outs = result if opdef.multi_output else [result]
+            _after_eager(opdef, inputs, attrs, outs, dev)
+            if start is not None:
+                record_op(opdef.name, opdef.name, start, [t._value for t in outs])
         return result
     return _bind_graph(ctx.graph, opdef, inputs, attrs, name)
-
-
-def _profiled(opdef: OpDef, inputs, attrs: dict, dev):
-    """``bind``'s eager path timed for the profiler (``core/profiler.py``): a copy of its
-    body, because ``bind`` itself must not pay a call for it while no profiler records."""
-    start = perf_counter_ns()
-    check = opdef.validate_eager
-    if check is not None:
-        check(inputs, attrs)
-    try:
-        out = opdef.kernel(*[t._value for t in inputs], **attrs)
-    except KERNEL_ERRORS as e:
-        raise kernel_error(opdef, inputs, attrs, e) from e
-    if opdef.multi_output:
-        result = [EagerTensor(o if type(o) is not bytes else _string_scalar(o)) for o in out]
-    else:
-        result = EagerTensor(out if type(out) is not bytes else _string_scalar(out))
-    outs = result if opdef.multi_output else [result]
-    _after_eager(opdef, inputs, attrs, outs, dev)
-    record_op(opdef.name, opdef.name, start, [t._value for t in outs])
-    return result
 
 
 def _place(opdef: OpDef):

@@ -29,6 +29,7 @@ from ..compiler.memory import memory_stats
 from ..compiler.program import Program, bind_captures
 from ..core import nest
 from ..core.context import ctx, process
+from ..core.props import readonly
 from ..eager.execute import convert_to_tensor
 from ..eager.func_graph import FuncGraph, TensorSpec, trace_func_graph
 from ..eager.tensor import EagerTensor, ResourceHandle
@@ -128,21 +129,13 @@ class ConcreteFunction:
             self._call_fast = self._call_placed
 
     # ----- inspection -----
-    @property
-    def inputs(self) -> list:
-        return list(self.graph.inputs)
-
-    @property
-    def outputs(self) -> list:
-        return list(self.graph.outputs)
-
-    @property
-    def structured_input_signature(self):
-        return self.graph.structured_input_signature
-
-    @property
-    def structured_outputs(self):
-        return self.graph.structured_outputs
+    inputs = readonly("graph.inputs", "The graph's input placeholders (captures included).",
+                      copy=list)
+    outputs = readonly("graph.outputs", "The graph's output tensors.", copy=list)
+    structured_input_signature = readonly("graph.structured_input_signature",
+                                          "The ``(args, kwargs)`` the function was traced for.")
+    structured_outputs = readonly("graph.structured_outputs",
+                                  "The outputs as the Python function returned them (nested).")
 
     @property
     def captured_inputs(self) -> list:
@@ -191,10 +184,8 @@ class ConcreteFunction:
         plan = placed.plan(ctx.device_stack[-1]).partitioned
         return [] if plan is None else list(plan.partitions)
 
-    @property
-    def generated_source(self) -> str:
-        """The straight-line Python the optimized graph was compiled to."""
-        return self._callable.compiled.source
+    generated_source = readonly("_callable.compiled.source",
+                                "The straight-line Python the optimized graph was compiled to.")
 
     @property
     def function_def(self):
@@ -427,22 +418,12 @@ class Function:
     def __repr__(self) -> str:
         return f"<twinflow.Function {self._name} at 0x{id(self):X}>"
 
-    @property
-    def python_function(self):
-        return self._python_function
-
-    @property
-    def input_signature(self):
-        return self._input_signature
-
-    @property
-    def autograph(self) -> bool:
-        """Whether traces convert Python control flow on tensors (``autograph=``)."""
-        return self._autograph
-
-    @property
-    def function_spec(self):
-        return self._signature
+    python_function = readonly("_python_function", "The wrapped Python function.")
+    input_signature = readonly("_input_signature",
+                               "The ``input_signature`` given (None: traced per argument shapes).")
+    autograph = readonly("_autograph",
+                         "Whether traces convert Python control flow on tensors (``autograph=``).")
+    function_spec = readonly("_signature", "The Python signature of the wrapped function.")
 
     def experimental_get_tracing_count(self) -> int:
         """How many graphs this Function has traced."""

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Iterator
 
 from ..core.errors import FailedPreconditionError
+from ..core.workers import one_at_a_time
 
 _strict = [False]
 EXECUTORS = (None, "", "DEFAULT", "SINGLE_THREADED_EXECUTOR")
@@ -52,9 +53,9 @@ def strict_mode_enabled() -> bool:
 
 @contextlib.contextmanager
 def function_executor_type(executor_type) -> Iterator[None]:
-    """Selects the executor of functions called in the block. twinflow's one executor runs a
-    function's ops one at a time on the calling thread, which is TensorFlow's
-    ``SINGLE_THREADED_EXECUTOR``; that (or None / the default) is accepted.
+    """Selects the executor of functions called in the block. The default runs independent
+    heavy ops at once (``compiler/schedule.py``); ``SINGLE_THREADED_EXECUTOR`` runs a
+    function's ops one at a time, as TensorFlow's does, and its matrix products unsplit.
 
     Args:
         executor_type: None, ``"DEFAULT"`` or ``"SINGLE_THREADED_EXECUTOR"``.
@@ -67,8 +68,12 @@ def function_executor_type(executor_type) -> Iterator[None]:
     """
     if executor_type not in EXECUTORS:
         raise ValueError(f"function_executor_type({executor_type!r}): twinflow has one "
-                         "executor (ops one at a time: SINGLE_THREADED_EXECUTOR)")
-    yield
+                         "executor, concurrent (DEFAULT) or SINGLE_THREADED_EXECUTOR")
+    if executor_type != "SINGLE_THREADED_EXECUTOR":
+        yield
+        return
+    with one_at_a_time():
+        yield
 
 
 def check_pinned(tensor, name=None) -> None:

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from typing import Any
 
 from ..core import context
@@ -124,24 +125,18 @@ class _BuildState(threading.local):
         self.control_deps: list = []
 
 
+def _per_thread(field: str) -> property:
+    """A Graph attribute read and set in the calling thread's ``_BuildState`` (``_tls``)."""
+    def set_field(graph, value) -> None:
+        setattr(graph._tls, field, value)
+    return property(attrgetter("_tls." + field), set_field)
+
+
 class Graph:
     """A dataflow graph: Operations in creation order, named uniquely."""
 
-    @property
-    def _scope(self) -> str:
-        return self._tls.scope
-
-    @_scope.setter
-    def _scope(self, value: str) -> None:
-        self._tls.scope = value
-
-    @property
-    def _control_deps(self) -> list:
-        return self._tls.control_deps
-
-    @_control_deps.setter
-    def _control_deps(self, value: list) -> None:
-        self._tls.control_deps = value
+    _scope = _per_thread("scope")
+    _control_deps = _per_thread("control_deps")
 
     def __init__(self) -> None:
         self._ops: list = []
@@ -542,15 +537,17 @@ def name_scoped(fn: Callable) -> Callable:
     return with_name_scope
 
 
-_thread_scopes = threading.local()
+class _EagerScopes(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_thread_scopes = _EagerScopes()
 
 
 def _eager_scopes() -> list:
     """The eager name scopes of the calling thread, innermost last."""
-    scopes = getattr(_thread_scopes, "stack", None)
-    if scopes is None:
-        scopes = _thread_scopes.stack = []
-    return scopes
+    return _thread_scopes.stack
 
 
 def current_name_scope() -> str:

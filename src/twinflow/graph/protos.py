@@ -9,6 +9,7 @@ Serialized bytes are interchangeable with TensorFlow's.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 __all__ = ["message_class", "add_file", "lazy_message", "GRAPH_MESSAGES"]
 
@@ -199,6 +200,35 @@ def message_class(name: str) -> type:
                 get_class = message_factory.MessageFactory(_pool()).GetPrototype
             _STATE[key] = get_class(desc)
     return _STATE[key]
+
+
+def file_message_class(file: str, messages: dict, enums: dict | None = None,
+                       needed_by: str | None = None) -> Callable[[str], type]:
+    """The ``message_class`` of a file of messages that ``add_file`` adds on first use.
+
+    Args:
+        file: the file's name (``twinflow/saved_model.proto``).
+        messages: message name -> fields, as ``add_file``'s.
+        enums: enum name -> values, as ``add_file``'s.
+        needed_by: what needs the messages, named by the ImportError raised when ``protobuf`` is
+            missing (None: protobuf's own ImportError).
+
+    Returns:
+        ``message_class(name)``: the generated class of the file's message ``name``.
+    """
+    def file_message(name: str) -> type:
+        try:
+            add_file(file, messages, enums)
+            return message_class(name)
+        except ImportError as e:
+            if needed_by is None:
+                raise
+            raise ImportError(f"{needed_by} need the 'protobuf' package: "
+                              "pip install protobuf") from e
+    file_message.__doc__ = (f"The protobuf class of message ``name`` of ``{file}``.\n\n"
+                            "Args:\n    name: the message name.\n\n"
+                            "Returns:\n    The generated message class.\n")
+    return file_message
 
 
 class _LazyMessage(type):

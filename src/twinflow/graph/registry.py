@@ -75,13 +75,8 @@ class OpDef:
     def __init__(self, name: str, infer: Callable, kernel: Callable | None,
                  grad: Callable | None, stateful: bool, same_dtype: bool,
                  multi_output: bool, doc: str) -> None:
-        self.name = name
-        self.infer = infer
-        self.kernel = kernel
-        self.grad = grad
-        self.stateful = stateful
-        self.same_dtype = same_dtype
-        self.multi_output = multi_output
+        self.name, self.infer, self.kernel, self.grad = name, infer, kernel, grad
+        self.stateful, self.same_dtype, self.multi_output = stateful, same_dtype, multi_output
         self.doc = doc
         if same_dtype:
             self._set_schema_text(_SAME_DTYPE, False)

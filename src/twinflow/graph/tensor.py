@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.dtypes import DType
 from ..core.errors import OperatorNotAllowedInGraphError
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 
 _OPERATOR_NAMES = frozenset(
@@ -135,14 +136,9 @@ class SymbolicTensor(Tensor):
     __slots__ = ("op", "value_index", "dtype", "_shape", "__weakref__")
 
     def __init__(self, op, value_index: int, dtype, shape: TensorShape) -> None:
-        self.op = op
-        self.value_index = value_index
-        self.dtype = dtype
-        self._shape = shape
+        self.op, self.value_index, self.dtype, self._shape = op, value_index, dtype, shape
 
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
+    shape = readonly("_shape", "The static shape (``set_shape`` refines it).")
 
     def set_shape(self, shape) -> None:
         """Refines the static shape (raises ValueError if incompatible)."""

@@ -157,22 +157,23 @@ def _little_endian(a: np.ndarray) -> np.ndarray:
     return a.view(u).byteswap().view(a.dtype)
 
 
+def _invalid(message: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
 def _parse(data: bytes, dt) -> np.ndarray:
     cls = message_class("TensorProto")
     try:
         proto = cls.FromString(data)
     except Exception as e:  # noqa: BLE001  (protobuf's DecodeError, re-raised as TF's)
-        raise errors.InvalidArgumentError(None, None, f"Could not parse `serialized` as "
-                                          f"TensorProto: {e}") from None
+        raise _invalid(f"Could not parse `serialized` as TensorProto: {e}") from None
     got = _ENUM_DT.get(proto.dtype)
     if got is not dt:
-        raise errors.InvalidArgumentError(
-            None, None, f"Type mismatch between parsed tensor "
-            f"({got.name if got else proto.dtype}) and dtype ({dt.name})")
+        raise _invalid(f"Type mismatch between parsed tensor ({got.name if got else proto.dtype}"
+                       f") and dtype ({dt.name})")
     shape = tuple(d.size for d in proto.tensor_shape.dim)
     if any(d < 0 for d in shape):
-        raise errors.InvalidArgumentError(None, None, f"TensorProto has a negative dimension: "
-                                          f"{list(shape)}")
+        raise _invalid(f"TensorProto has a negative dimension: {list(shape)}")
     n = 1
     for d in shape:
         n *= d
@@ -183,21 +184,18 @@ def _parse(data: bytes, dt) -> np.ndarray:
     if dt is dtypes.string:
         vals = list(proto.string_val)
         if len(vals) not in (n, 1) or (len(vals) == 1 and n != 1):
-            raise errors.InvalidArgumentError(None, None, f"TensorProto holds {len(vals)} "
-                                              f"strings for shape {list(shape)}")
+            raise _invalid(f"TensorProto holds {len(vals)} strings for shape {list(shape)}")
         return np.asarray(vals + [None], dtype=object)[:-1].reshape(shape)
     if proto.tensor_content:
         a = np.frombuffer(proto.tensor_content, dtype=dt.np if dt.np.kind == "V" else
                           np.dtype(dt.np).newbyteorder("<"))
         a = _little_endian(a) if dt.np.kind == "V" else a
         if a.size != n:
-            raise errors.InvalidArgumentError(None, None, f"TensorProto holds {a.size} values "
-                                              f"for shape {list(shape)}")
+            raise _invalid(f"TensorProto holds {a.size} values for shape {list(shape)}")
         return a.astype(dt.np).reshape(shape)
     vals = _field_values(proto, dt)
     if vals.size not in (n, 1) and not (n == 0 and vals.size == 0):
-        raise errors.InvalidArgumentError(None, None, f"TensorProto holds {vals.size} values "
-                                          f"for shape {list(shape)}")
+        raise _invalid(f"TensorProto holds {vals.size} values for shape {list(shape)}")
     return np.broadcast_to(vals, shape).copy() if vals.size == 1 else vals.reshape(shape)
 
 
@@ -406,16 +404,25 @@ def decode_csv(records, record_defaults, field_delim: str = ",", use_quote_delim
                       "na_value": na_value, "select_cols": select_cols}, name=name))
 
 
+def _strings_like(x, **attrs) -> tuple:
+    """``infer`` of an op mapping each string of ``x`` to one string."""
+    return dtypes.string, x.shape
+
+
+def _each_string(one, x) -> np.ndarray:
+    """``one(bytes)`` of each string of ``x``, as an object array shaped like ``x``."""
+    flat = [one(bytes_of(b)) for b in np.asarray(x, dtype=object).reshape(-1)]
+    return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
+
+
 @register_op("DecodeCompressed")
 class DecodeCompressed:
     """Decompresses each string (ZLIB or GZIP)."""
 
-    def infer(data, *, compression_type):
-        return dtypes.string, data.shape
+    infer = _strings_like
 
     def kernel(data, *, compression_type):
-        def one(x):
-            b = bytes_of(x)
+        def one(b):
             try:
                 if compression_type == "GZIP":
                     return gzip.decompress(b)
@@ -424,8 +431,7 @@ class DecodeCompressed:
                 return b
             except (OSError, zlib.error, EOFError) as e:
                 raise errors.DataLossError(None, None, f"decode_compressed: {e}") from None
-        flat = [one(x) for x in np.asarray(data, dtype=object).reshape(-1)]
-        return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(data))
+        return _each_string(one, data)
 
 
 def decode_compressed(bytes, compression_type: str = "", name=None) -> Any:  # noqa: A002
@@ -450,34 +456,29 @@ def decode_compressed(bytes, compression_type: str = "", name=None) -> Any:  # n
 class EncodeBase64:
     """Web-safe base64 of each string."""
 
-    def infer(x, *, pad):
-        return dtypes.string, x.shape
+    infer = _strings_like
 
     def kernel(x, *, pad):
         def one(b):
-            s = base64.urlsafe_b64encode(bytes_of(b))
+            s = base64.urlsafe_b64encode(b)
             return s if pad else s.rstrip(b"=")
-        flat = [one(b) for b in np.asarray(x, dtype=object).reshape(-1)]
-        return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
+        return _each_string(one, x)
 
 
 @register_op("DecodeBase64")
 class DecodeBase64:
     """Decodes web-safe base64 strings (padding optional)."""
 
-    def infer(x):
-        return dtypes.string, x.shape
+    infer = _strings_like
 
     def kernel(x):
-        def one(b):
-            s = bytes_of(b)
+        def one(s):
             try:
                 return base64.urlsafe_b64decode(s + b"=" * (-len(s) % 4))
             except ValueError as e:
                 raise errors.InvalidArgumentError(None, None, f"Invalid base64 data: {e}") \
                     from None
-        flat = [one(b) for b in np.asarray(x, dtype=object).reshape(-1)]
-        return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
+        return _each_string(one, x)
 
 
 def encode_base64(input, pad: bool = False, name=None) -> Any:  # noqa: A002

@@ -87,17 +87,8 @@ _SUFFIXES = ("metadata", "source_files", "stack_frames", "graphs", "execution",
              "graph_execution_traces")
 
 
-def message(name: str) -> type:
-    """The class of tfdbg2 message ``name`` (``DebugEvent``, ``Execution``...).
-
-    Args:
-        name: the message name.
-
-    Returns:
-        The protobuf class.
-    """
-    protos.add_file("twinflow/debug_event.proto", _MESSAGES, _ENUMS)
-    return protos.message_class(name)
+# ``message(name)``: the class of tfdbg2 message ``name`` (``DebugEvent``, ``Execution``...).
+message = protos.file_message_class("twinflow/debug_event.proto", _MESSAGES, _ENUMS)
 
 
 def _summary(mode: int, value: np.ndarray, tensor_id: int) -> list | None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import glob as _glob
 import os
 import shutil
-from collections.abc import Iterator
+import stat as stat_mode
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core.errors import AlreadyExistsError, NotFoundError
@@ -18,6 +19,14 @@ def _not_found(path: str) -> NotFoundError:
     return NotFoundError(None, None, f"{path}; No such file or directory")
 
 
+def _on_existing(fn: Callable[[str], Any], path: str) -> Any:
+    """``fn(path)``, a missing ``path`` raising NotFoundError."""
+    try:
+        return fn(path)
+    except FileNotFoundError:
+        raise _not_found(path) from None
+
+
 class GFile:
     """A file object (``tf.io.gfile.GFile``): read/write/readline/seek, text or binary.
 
@@ -29,20 +38,17 @@ class GFile:
     def __init__(self, name, mode: str = "r") -> None:
         self.name = _path(name)
         self.mode = mode
-        try:
-            self._f = open(self.name, mode if "b" in mode else mode, **(  # noqa: SIM115
-                {} if "b" in mode else {"encoding": "utf-8", "newline": ""}))
-        except FileNotFoundError:
-            raise _not_found(self.name) from None
+        text = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
+        self._f = _on_existing(lambda p: open(p, mode, **text), self.name)  # noqa: SIM115
 
     def read(self, n: int = -1) -> Any:
         """Reads ``n`` characters/bytes (all when -1).
 
         Args:
-            n: how many.
+            n: how many characters (text mode) or bytes (binary mode).
 
         Returns:
-            str or bytes.
+            str (text mode) or bytes (binary mode).
         """
         return self._f.read(n)
 
@@ -114,28 +120,18 @@ class GFile:
         self.close()
 
 
-def exists(path) -> bool:
-    """Whether ``path`` exists.
-
-    Args:
-        path: the path.
-
-    Returns:
-        True or False.
-    """
-    return os.path.exists(_path(path))
+def _path_test(name: str, test: Callable[[str], bool], what: str) -> Callable[[Any], bool]:
+    """``gfile.<name>(path)``: ``test`` of the local path."""
+    def path_test(path) -> bool:
+        return test(_path(path))
+    path_test.__name__ = path_test.__qualname__ = name
+    path_test.__doc__ = (f"Whether ``path`` {what}.\n\nArgs:\n    path: the path.\n\n"
+                         "Returns:\n    True or False.\n")
+    return path_test
 
 
-def isdir(path) -> bool:
-    """Whether ``path`` is a directory.
-
-    Args:
-        path: the path.
-
-    Returns:
-        True or False.
-    """
-    return os.path.isdir(_path(path))
+exists = _path_test("exists", os.path.exists, "exists")
+isdir = _path_test("isdir", os.path.isdir, "is a directory")
 
 
 def glob(pattern) -> list:
@@ -196,11 +192,7 @@ def remove(path) -> None:
     Args:
         path: the file.
     """
-    p = _path(path)
-    try:
-        os.remove(p)
-    except FileNotFoundError:
-        raise _not_found(p) from None
+    _on_existing(os.remove, _path(path))
 
 
 def _source_and_destination(src, dst, overwrite: bool) -> tuple:
@@ -210,18 +202,6 @@ def _source_and_destination(src, dst, overwrite: bool) -> tuple:
     if os.path.exists(b) and not overwrite:
         raise AlreadyExistsError(None, None, f"{b}; File exists")
     return a, b
-
-
-def rename(src, dst, overwrite: bool = False) -> None:
-    """Renames a file.
-
-    Args:
-        src: the current path.
-        dst: the new path.
-        overwrite: replace an existing ``dst``.
-    """
-    a, b = _source_and_destination(src, dst, overwrite)
-    os.replace(a, b)
 
 
 def rmtree(path) -> None:
@@ -236,16 +216,19 @@ def rmtree(path) -> None:
     shutil.rmtree(p)
 
 
-def copy(src, dst, overwrite: bool = False) -> None:
-    """Copies a file.
+def _transfer(name: str, move: Callable[[str, str], Any], what: str) -> Callable[..., None]:
+    """``gfile.<name>(src, dst, overwrite=False)``: ``move`` one file to a new path."""
+    def transfer(src, dst, overwrite: bool = False) -> None:
+        a, b = _source_and_destination(src, dst, overwrite)
+        move(a, b)
+    transfer.__name__ = transfer.__qualname__ = name
+    transfer.__doc__ = (f"{what} a file.\n\nArgs:\n    src: the file.\n    dst: the new path.\n"
+                        "    overwrite: replace an existing ``dst``.\n")
+    return transfer
 
-    Args:
-        src: the source.
-        dst: the destination.
-        overwrite: replace an existing destination.
-    """
-    a, b = _source_and_destination(src, dst, overwrite)
-    shutil.copyfile(a, b)
+
+rename = _transfer("rename", os.replace, "Renames")
+copy = _transfer("copy", shutil.copyfile, "Copies")
 
 
 class FileStatistics:
@@ -270,12 +253,8 @@ def stat(path) -> FileStatistics:
     Returns:
         A FileStatistics.
     """
-    p = _path(path)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise _not_found(p) from None
-    return FileStatistics(st.st_size, st.st_mtime_ns, os.path.isdir(p))
+    st = _on_existing(os.stat, _path(path))
+    return FileStatistics(st.st_size, st.st_mtime_ns, stat_mode.S_ISDIR(st.st_mode))
 
 
 def walk(top, topdown: bool = True, onerror=None) -> Iterator:

@@ -5,8 +5,7 @@ describes ``TensorProto`` once for both. Serialized bytes are interchangeable wi
 """
 from __future__ import annotations
 
-from ..graph import protos as graph_protos
-from ..graph.protos import lazy_message
+from ..graph.protos import file_message_class, lazy_message
 
 # message -> [(field, number, label, type, type name, oneof)], as ``graph.protos`` describes.
 _M = "msg"
@@ -26,24 +25,10 @@ _EXAMPLE_MESSAGES = {
 }
 
 
-def message_class(name: str) -> type:
-    """The protobuf class of TensorFlow's message ``name`` (``Example``, ``TensorProto``...).
-
-    Args:
-        name: the message name.
-
-    Returns:
-        The generated message class.
-
-    Raises:
-        ImportError: the ``protobuf`` package is missing (with how to install it).
-    """
-    try:
-        graph_protos.add_file("twinflow/tf_protos.proto", _EXAMPLE_MESSAGES)
-        return graph_protos.message_class(name)
-    except ImportError as e:
-        raise ImportError("tf.train.Example and the tf.io parsing functions need "
-                          "the 'protobuf' package: pip install protobuf") from e
+# ``message_class(name)``: ``Example``, ``TensorProto``... (ImportError, saying how to install
+# protobuf, when it is missing).
+message_class = file_message_class("twinflow/tf_protos.proto", _EXAMPLE_MESSAGES,
+                                   needed_by="tf.train.Example and the tf.io parsing functions")
 
 
 def _lazy(name: str) -> type:

@@ -23,13 +23,13 @@ _COMPRESSIONS = {None: "", "": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
 
 def compression_name(compression) -> str:
-    """'' , 'GZIP' or 'ZLIB' for a compression given as a string, None or TFRecordOptions.
+    """The canonical name of a compression given as a string, None or TFRecordOptions.
 
     Args:
-        compression: the compression.
+        compression: a name in any case (``"gzip"``, ``"NONE"``...), None or TFRecordOptions.
 
     Returns:
-        Its canonical name.
+        ``''``, ``'GZIP'`` or ``'ZLIB'``.
     """
     if isinstance(compression, TFRecordOptions):
         compression = compression.compression_type

@@ -5,6 +5,8 @@ from collections.abc import Callable
 
 from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
+from .named import by_name as _by_name
+from .named import serializers as _serializers
 
 
 def linear(x):
@@ -460,39 +462,18 @@ def get(identifier) -> Callable:
     if identifier is None:
         return linear
     if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]
-        except KeyError:
-            raise ValueError(f"Unknown activation function: {identifier!r}. Known: "
-                             f"{sorted(_BY_NAME)}") from None
+        return _by_name(_BY_NAME, identifier, "activation function")
     if callable(identifier):
         return identifier
     raise TypeError(f"Could not interpret activation function identifier: {identifier!r}")
 
 
-def serialize(activation: Callable) -> str:
-    """The name of ``activation``.
-
-    Args:
-        activation: an activation function.
-
-    Returns:
-        Its name.
-    """
-    return getattr(activation, "__name__", str(activation))
-
-
-def deserialize(config, custom_objects: dict | None = None) -> Callable:
-    """The activation named by ``config`` (a name or ``{"class_name": name}``).
-
-    Args:
-        config: the serialized activation.
-        custom_objects: name -> function for custom activations.
-
-    Returns:
-        The function.
-    """
+def _resolve(config, custom_objects: dict | None) -> Callable:
     name = config.get("class_name") if isinstance(config, dict) else config
     if custom_objects and name in custom_objects:
         return custom_objects[name]
     return get(name)
+
+
+serialize, deserialize = _serializers("activation", __name__, _resolve,
+                                      names=("activation", "config"))

@@ -18,6 +18,7 @@ from ..ops import array_ops, math_ops, nn_ops, random_ops, reduction_ops
 from ..ops.sparse import ops as _sparse_ops
 from ..ops.sparse.tensor import SparseTensor
 from ..ops.variables import Variable
+from .declare import with_args
 from .losses import more as _loss_fns
 from .ops import _common
 from .ops import image as _image
@@ -219,18 +220,25 @@ conv2d = _conv(2)
 conv3d = _conv(3)
 
 
+# The convolution and pooling functions' arguments (``with_args`` picks each one's).
+_CONV_ARGS = {
+    "x": "the input.",
+    "depthwise_kernel": "``(kh, kw, in_channels, multiplier)``.",
+    "pointwise_kernel": "``(1, 1, in_channels * multiplier, filters)``.",
+    "strides": "the strides.",
+    "padding": "``'valid'`` or ``'same'``.",
+    "data_format": "the layout.",
+    "dilation_rate": "the dilation.",
+    "pool_size": "the window.",
+    "pool_mode": "``'max'`` or ``'avg'``.",
+}
+
+
+@with_args(_CONV_ARGS, kernel="``(kh, kw, filters, in_channels)``.",
+           output_shape="the output's shape (``data_format`` laid out).")
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding: str = "valid",
                      data_format: str | None = None, dilation_rate=(1, 1)) -> Tensor:
     """The transpose of ``conv2d`` (its gradient with respect to its input).
-
-    Args:
-        x: the input.
-        kernel: ``(kh, kw, filters, in_channels)``.
-        output_shape: the output's shape (``data_format`` laid out).
-        strides: the strides.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: the layout.
-        dilation_rate: the dilation.
 
     Returns:
         The output, of ``output_shape``.
@@ -248,17 +256,10 @@ def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding: str = "va
     return array_ops.transpose(y, [0, 3, 1, 2]) if data_format == "channels_first" else y
 
 
+@with_args(_CONV_ARGS)
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding: str = "valid",
                      data_format: str | None = None, dilation_rate=(1, 1)) -> Tensor:
     """Depthwise 2-D convolution.
-
-    Args:
-        x: the input.
-        depthwise_kernel: ``(kh, kw, in_channels, multiplier)``.
-        strides: the strides.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: the layout.
-        dilation_rate: the dilation.
 
     Returns:
         The output.
@@ -267,19 +268,11 @@ def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding: str = "valid"
                                dilation_rate)
 
 
+@with_args(_CONV_ARGS)
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1),
                      padding: str = "valid", data_format: str | None = None,
                      dilation_rate=(1, 1)) -> Tensor:
     """Depthwise then pointwise 2-D convolution.
-
-    Args:
-        x: the input.
-        depthwise_kernel: ``(kh, kw, in_channels, multiplier)``.
-        pointwise_kernel: ``(1, 1, in_channels * multiplier, filters)``.
-        strides: the strides.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: the layout.
-        dilation_rate: the dilation.
 
     Returns:
         The output.
@@ -298,18 +291,10 @@ def _pool(rank: int) -> Callable:
     pool.__name__ = pool.__qualname__ = f"pool{rank}d"
     pool.__doc__ = f"""{rank}-D max or average pooling.
 
-    Args:
-        x: the input.
-        pool_size: the window.
-        strides: the strides.
-        padding: ``'valid'`` or ``'same'``.
-        data_format: the layout.
-        pool_mode: ``'max'`` or ``'avg'``.
-
     Returns:
         The pooled tensor.
     """
-    return pool
+    return with_args(_CONV_ARGS)(pool)
 
 
 pool2d = _pool(2)
@@ -504,46 +489,36 @@ def _rnn_loop(step_function, x, states, constants, m, go_backwards, zero_output)
     return outs[-1], outs, [r[-1] for r in result[1:1 + n]]
 
 
+_RANDOM_ARGS = {"shape": "its shape.", "dtype": "the dtype (default ``floatx()``).",
+                "name": "the variable's name.",
+                "seed": "the seed (default: drawn from NumPy's generator, as Keras)."}
+
+
+def _random_variable(op: Callable, shape, a: float, b: float, dtype, name, seed) -> Variable:
+    seed = int(np.random.randint(10**8)) if seed is None else seed
+    return Variable(op(list(shape), a, b, dtype=dtype or floatx(), seed=seed), name=name)
+
+
+@with_args(_RANDOM_ARGS, mean="the mean.", scale="the standard deviation.")
 def random_normal_variable(shape, mean: float, scale: float, dtype=None,
                            name: str | None = None, seed: int | None = None) -> Variable:
     """A variable of normal samples.
 
-    Args:
-        shape: its shape.
-        mean: the mean.
-        scale: the standard deviation.
-        dtype: the dtype (default ``floatx()``).
-        name: the variable's name.
-        seed: the seed (default: drawn from NumPy's generator, as Keras).
-
     Returns:
         The variable.
     """
-    seed = int(np.random.randint(10**8)) if seed is None else seed
-    value = random_ops.random_normal(list(shape), mean, scale, dtype=dtype or floatx(),
-                                     seed=seed)
-    return Variable(value, name=name)
+    return _random_variable(random_ops.random_normal, shape, mean, scale, dtype, name, seed)
 
 
+@with_args(_RANDOM_ARGS, low="the lower bound.", high="the upper bound.")
 def random_uniform_variable(shape, low: float, high: float, dtype=None,
                             name: str | None = None, seed: int | None = None) -> Variable:
     """A variable of uniform samples in ``[low, high)``.
 
-    Args:
-        shape: its shape.
-        low: the lower bound.
-        high: the upper bound.
-        dtype: the dtype (default ``floatx()``).
-        name: the variable's name.
-        seed: the seed (default: drawn from NumPy's generator).
-
     Returns:
         The variable.
     """
-    seed = int(np.random.randint(10**8)) if seed is None else seed
-    value = random_ops.random_uniform(list(shape), low, high, dtype=dtype or floatx(),
-                                      seed=seed)
-    return Variable(value, name=name)
+    return _random_variable(random_ops.random_uniform, shape, low, high, dtype, name, seed)
 
 
 def is_sparse(tensor) -> bool:

@@ -32,3 +32,16 @@ class Configurable:
             The object.
         """
         return cls(**config)
+
+
+def serialize(obj: Any) -> dict:
+    """Keras 3's serialized form of an object with ``get_config`` (a layer, optimizer,
+    schedule...): ``{"class_name": <its class name>, "config": obj.get_config()}``.
+
+    Args:
+        obj: the object.
+
+    Returns:
+        The dict.
+    """
+    return {"class_name": type(obj).__name__, "config": obj.get_config()}

@@ -11,6 +11,7 @@ from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops, reduction_ops
 from . import losses as _losses
 from . import metrics as _metrics
+from .configurable import Configurable
 from .layers import Input
 from .models import Model, Sequential
 from .serialization import deserialize_keras_object, serialize_keras_object
@@ -61,8 +62,9 @@ def _symbolic(model):
     return None
 
 
-class DistillationLoss:
-    """Base class: ``compute_loss(teacher_outputs, student_outputs)`` returns a scalar."""
+class DistillationLoss(Configurable):
+    """Base class: ``compute_loss(teacher_outputs, student_outputs)`` returns a scalar
+    (``from_config`` is ``Configurable``'s: the class called with ``get_config()``)."""
 
     def compute_loss(self, teacher_outputs, student_outputs, **kwargs) -> Any:
         """The distillation loss (override).
@@ -96,6 +98,21 @@ class DistillationLoss:
             teacher: the teacher model.
             student: the student model.
         """
+
+    def _sum_over_losses(self, one, teacher_outputs, student_outputs) -> Any:
+        """``one(loss, teacher, student)`` for the loss of each output (``self.loss`` a
+        structure like the outputs), summed; or for the one loss of a single output."""
+        if not isinstance(self.loss, (list, tuple, dict)):
+            return one(self.loss, teacher_outputs, student_outputs)
+        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+
+    def get_config(self) -> dict:
+        """The constructor arguments (``_config_keys``), the losses serialized.
+
+        Returns:
+            A dict.
+        """
+        return {**super().get_config(), "loss": _serialize_losses(self.loss)}
 
 
 class FeatureDistillation(DistillationLoss):
@@ -138,31 +155,9 @@ class FeatureDistillation(DistillationLoss):
     def compute_loss(self, teacher_outputs, student_outputs, **kwargs) -> Any:
         def one(fn, t, s):
             return 0.0 if fn is None else reduction_ops.reduce_mean(fn(t, s))
-        if not isinstance(self.loss, (list, tuple, dict)):
-            return one(self.loss, teacher_outputs, student_outputs)
-        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+        return self._sum_over_losses(one, teacher_outputs, student_outputs)
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {"loss": _serialize_losses(self.loss),
-                "teacher_layer_name": self.teacher_layer_name,
-                "student_layer_name": self.student_layer_name}
-
-    @classmethod
-    def from_config(cls, config: dict) -> FeatureDistillation:
-        """The loss of ``get_config``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The loss.
-        """
-        return cls(**config)
+    _config_keys = ("loss", "teacher_layer_name", "student_layer_name")
 
 
 class LogitsDistillation(DistillationLoss):
@@ -197,29 +192,9 @@ class LogitsDistillation(DistillationLoss):
                                                      nn_ops.softmax(student, axis=-1)))
                 return value * (t ** 2)
             return reduction_ops.reduce_mean(fn(teacher, student))
-        if not isinstance(self.loss, (list, tuple, dict)):
-            return one(self.loss, teacher_outputs, student_outputs)
-        return _sum(_map(one, self.loss, teacher_outputs, student_outputs))
+        return self._sum_over_losses(one, teacher_outputs, student_outputs)
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {"temperature": self.temperature, "loss": _serialize_losses(self.loss)}
-
-    @classmethod
-    def from_config(cls, config: dict) -> LogitsDistillation:
-        """The loss of ``get_config``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The loss.
-        """
-        return cls(**config)
+    _config_keys = ("temperature", "loss")
 
 
 _DISTILLATION_LOSSES = {"LogitsDistillation": LogitsDistillation,

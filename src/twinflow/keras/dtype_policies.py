@@ -16,6 +16,7 @@ import re
 from collections.abc import MutableMapping
 
 from ..core import dtypes
+from ..core.props import readonly
 from .configurable import Configurable
 
 QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")
@@ -54,20 +55,9 @@ class DTypePolicy(Configurable):
         self._compute = compute
         self._variable = variable
 
-    @property
-    def name(self) -> str:
-        """The policy's name."""
-        return self._name
-
-    @property
-    def compute_dtype(self) -> str:
-        """The dtype layers compute in."""
-        return self._compute
-
-    @property
-    def variable_dtype(self) -> str:
-        """The dtype of layers' variables."""
-        return self._variable
+    name = readonly("_name", "The policy's name.")
+    compute_dtype = readonly("_compute", "The dtype layers compute in.")
+    variable_dtype = readonly("_variable", "The dtype of layers' variables.")
 
     @property
     def quantization_mode(self) -> str | None:
@@ -139,7 +129,7 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> DTypePolicy
     """The policy of a ``serialize`` dict.
 
     Args:
-        config: the dict.
+        config: the dict (or only its ``"config"`` part: a ``DTypePolicy``'s).
         custom_objects: name -> class, looked up first.
 
     Returns:
@@ -204,15 +194,8 @@ class QuantizedDTypePolicy(DTypePolicy):
         self._source_name = source_name
         self._quantization_mode = mode
 
-    @property
-    def quantization_mode(self) -> str:
-        """The quantization mode."""
-        return self._quantization_mode
-
-    @property
-    def source_name(self) -> str:
-        """The source policy's name."""
-        return self._source_name
+    quantization_mode = readonly("_quantization_mode", "The quantization mode.")
+    source_name = readonly("_source_name", "The source policy's name.")
 
     def get_config(self) -> dict:
         """``{"mode", "source_name"}``.
@@ -222,23 +205,10 @@ class QuantizedDTypePolicy(DTypePolicy):
         """
         return {"mode": self._quantization_mode, "source_name": self._source_name}
 
-    @classmethod
-    def from_config(cls, config: dict) -> QuantizedDTypePolicy:
-        """The policy of ``get_config()``'s output.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The policy.
-        """
-        return cls(**config)
-
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and other.get_config() == self.get_config()
 
-    def __hash__(self) -> int:
-        return hash(self._name)
+    __hash__ = DTypePolicy.__hash__  # (defining __eq__ alone would unset it)
 
     def __repr__(self) -> str:
         return f'<{type(self).__name__} "{self._name}">'
@@ -263,10 +233,8 @@ class QuantizedFloat8DTypePolicy(QuantizedDTypePolicy):
                             f"amax_history_length={amax_history_length}")
         self._amax_history_length = amax_history_length
 
-    @property
-    def amax_history_length(self) -> int:
-        """The length of the amax history window."""
-        return self._amax_history_length
+    amax_history_length = readonly("_amax_history_length",
+                                   "The length of the amax history window.")
 
     def get_config(self) -> dict:
         """``{"mode", "source_name", "amax_history_length"}``.
@@ -361,25 +329,13 @@ class DTypePolicyMap(DTypePolicy, MutableMapping):
         """``'map_<default policy name>'``."""
         return f"map_{self.default_policy.name}"
 
-    @property
-    def default_policy(self) -> DTypePolicy:
-        """The policy of paths no key matches."""
-        return self._default_policy
-
-    @property
-    def compute_dtype(self) -> str:
-        """The default policy's compute dtype."""
-        return self.default_policy.compute_dtype
-
-    @property
-    def variable_dtype(self) -> str:
-        """The default policy's variable dtype."""
-        return self.default_policy.variable_dtype
-
-    @property
-    def quantization_mode(self) -> str | None:
-        """The default policy's quantization mode."""
-        return self.default_policy.quantization_mode
+    default_policy = readonly("_default_policy", "The policy of paths no key matches.")
+    compute_dtype = readonly("_default_policy.compute_dtype",
+                             "The default policy's compute dtype.")
+    variable_dtype = readonly("_default_policy.variable_dtype",
+                              "The default policy's variable dtype.")
+    quantization_mode = readonly("_default_policy.quantization_mode",
+                                 "The default policy's quantization mode.")
 
     def __getitem__(self, key: str) -> DTypePolicy:
         if key in self._policy_map:

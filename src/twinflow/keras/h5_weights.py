@@ -98,13 +98,32 @@ def save_weights(model, path: str) -> None:
     def write(f) -> None:
         buffer = io.BytesIO()
         with h5py.File(buffer, "w") as h5:
-            h5.create_group("vars")
-            for group_path, variables in entries:
-                group = h5.require_group(group_path).create_group("vars")
-                for i, v in enumerate(variables):
-                    group.create_dataset(str(i), data=np.asarray(v.numpy()))
+            write_entries(h5, entries)
         f.write(buffer.getvalue())
     atomic_write(os.fspath(path), write)
+
+
+def write_entries(h5, entries: list) -> None:
+    """Writes a model's variables into an open HDF5 file, in Keras 3's layout.
+
+    Args:
+        h5: the ``h5py.File``.
+        entries: ``(group path, variables)`` pairs (``_entries(model)``).
+    """
+    h5.create_group("vars")
+    for group_path, variables in entries:
+        write_variables(h5.require_group(group_path).create_group("vars"), variables)
+
+
+def write_variables(group, variables: list) -> None:
+    """Writes ``variables`` as the datasets ``"0"``, ``"1"``... of ``group``.
+
+    Args:
+        group: an ``h5py.Group``.
+        variables: the variables, in order.
+    """
+    for i, v in enumerate(variables):
+        group.create_dataset(str(i), data=np.asarray(v.numpy()))
 
 
 def load_weights(model, path: str) -> None:

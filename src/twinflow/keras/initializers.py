@@ -15,6 +15,8 @@ from ..core.context import eager_mode
 from ..eager.tensor import EagerTensor
 from ..ops.random_ops import get_seed, stateless_generator, truncated_normal_sample
 from .configurable import Configurable
+from .declare import make_class
+from .named import serializers
 
 
 def _rng(seed: int | None) -> np.random.Generator:
@@ -171,58 +173,33 @@ class VarianceScaling(Initializer):
     _config_keys = ("scale", "mode", "distribution", "seed", "input_axes", "output_axes")
 
 
-class GlorotUniform(VarianceScaling):
-    """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer)."""
+class _Preset(VarianceScaling):
+    """A ``VarianceScaling`` whose scale, mode and distribution the subclass fixes
+    (``_preset``); only the seed and the fan axes are arguments."""
+
+    _preset = (1.0, "fan_avg", "uniform")
 
     def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(1.0, "fan_avg", "uniform", seed, input_axes, output_axes)
+        super().__init__(*self._preset, seed, input_axes, output_axes)
 
     _config_keys = ("seed", "input_axes", "output_axes")
 
 
-class GlorotNormal(VarianceScaling):
-    """Truncated normal with variance ``2 / (fan_in + fan_out)``."""
-
-    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(1.0, "fan_avg", "truncated_normal", seed, input_axes, output_axes)
-
-    _config_keys = ("seed", "input_axes", "output_axes")
+def _preset(name: str, scale: float, mode: str, distribution: str, doc: str) -> type:
+    return make_class(name, (_Preset,), __name__, doc, {"_preset": (scale, mode, distribution)})
 
 
-class HeNormal(VarianceScaling):
-    """Truncated normal with variance ``2 / fan_in``."""
-
-    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(2.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
-
-    _config_keys = ("seed", "input_axes", "output_axes")
-
-
-class HeUniform(VarianceScaling):
-    """Uniform in ``±sqrt(6 / fan_in)``."""
-
-    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(2.0, "fan_in", "uniform", seed, input_axes, output_axes)
-
-    _config_keys = ("seed", "input_axes", "output_axes")
-
-
-class LecunNormal(VarianceScaling):
-    """Truncated normal with variance ``1 / fan_in``."""
-
-    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(1.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
-
-    _config_keys = ("seed", "input_axes", "output_axes")
-
-
-class LecunUniform(VarianceScaling):
-    """Uniform with variance ``1 / fan_in``."""
-
-    def __init__(self, seed: int | None = None, input_axes=None, output_axes=None) -> None:
-        super().__init__(1.0, "fan_in", "uniform", seed, input_axes, output_axes)
-
-    _config_keys = ("seed", "input_axes", "output_axes")
+GlorotUniform = _preset("GlorotUniform", 1.0, "fan_avg", "uniform", "Uniform in "
+                        "``±sqrt(6 / (fan_in + fan_out))`` (Keras' default kernel initializer).")
+GlorotNormal = _preset("GlorotNormal", 1.0, "fan_avg", "truncated_normal",
+                       "Truncated normal with variance ``2 / (fan_in + fan_out)``.")
+HeNormal = _preset("HeNormal", 2.0, "fan_in", "truncated_normal",
+                   "Truncated normal with variance ``2 / fan_in``.")
+HeUniform = _preset("HeUniform", 2.0, "fan_in", "uniform", "Uniform in ``±sqrt(6 / fan_in)``.")
+LecunNormal = _preset("LecunNormal", 1.0, "fan_in", "truncated_normal",
+                      "Truncated normal with variance ``1 / fan_in``.")
+LecunUniform = _preset("LecunUniform", 1.0, "fan_in", "uniform",
+                       "Uniform with variance ``1 / fan_in``.")
 
 
 class Orthogonal(Initializer):
@@ -389,29 +366,8 @@ def get(identifier) -> Initializer | None:
     raise ValueError(f"Could not interpret initializer identifier: {identifier!r}")
 
 
-def serialize(initializer: Initializer) -> dict:
-    """The config dict of ``initializer``.
-
-    Args:
-        initializer: an initializer.
-
-    Returns:
-        ``{"class_name": ..., "config": ...}``.
-    """
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
-
-
-def deserialize(config, custom_objects: dict | None = None) -> Initializer | None:
-    """The initializer of a ``serialize`` dict (or a name).
-
-    Args:
-        config: the dict or name.
-        custom_objects: unused (initializers are looked up by name).
-
-    Returns:
-        The initializer.
-    """
-    return get(config)
+serialize, deserialize = serializers("initializer", __name__, lambda config, _: get(config),
+                                     Initializer, names=("initializer", "config"))
 
 
 variance_scaling = VarianceScaling

@@ -248,16 +248,10 @@ def weights_h5(model) -> bytes:
     entries = _h5._entries(model)
     buffer = io.BytesIO()
     with h5py.File(buffer, "w") as h5:
-        h5.create_group("vars")
-        for group_path, variables in entries:
-            group = h5.require_group(group_path).create_group("vars")
-            for i, v in enumerate(variables):
-                group.create_dataset(str(i), data=np.asarray(v.numpy()))
+        _h5.write_entries(h5, entries)
         opt_vars = _optimizer_vars(model)
         if opt_vars:
-            group = h5.create_group("optimizer").create_group("vars")
-            for i, v in enumerate(opt_vars):
-                group.create_dataset(str(i), data=np.asarray(v.numpy()))
+            _h5.write_variables(h5.create_group("optimizer").create_group("vars"), opt_vars)
     return buffer.getvalue()
 
 

@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+
+def _setting(field: str, default: Any, doc: str) -> property:
+    """A read-write property stored in ``field``, ``default`` until set."""
+    def read(self) -> Any:
+        return getattr(self, field, default)
+
+    def write(self, value) -> None:
+        setattr(self, field, value)
+    return property(read, write, doc=doc)
 
 
 class PyDataset:
@@ -24,32 +35,11 @@ class PyDataset:
         self._use_multiprocessing = use_multiprocessing
         self._max_queue_size = max_queue_size
 
-    @property
-    def workers(self) -> int:
-        """The number of loader threads."""
-        return getattr(self, "_workers", 1)
-
-    @workers.setter
-    def workers(self, value: int) -> None:
-        self._workers = value
-
-    @property
-    def use_multiprocessing(self) -> bool:
-        """Whether a process pool was asked for."""
-        return getattr(self, "_use_multiprocessing", False)
-
-    @use_multiprocessing.setter
-    def use_multiprocessing(self, value: bool) -> None:
-        self._use_multiprocessing = value
-
-    @property
-    def max_queue_size(self) -> int:
-        """How many batches may be loaded ahead."""
-        return getattr(self, "_max_queue_size", 10)
-
-    @max_queue_size.setter
-    def max_queue_size(self, value: int) -> None:
-        self._max_queue_size = value
+    # (defaults too for subclasses whose __init__ does not call this one's)
+    workers = _setting("_workers", 1, "The number of loader threads.")
+    use_multiprocessing = _setting("_use_multiprocessing", False,
+                                   "Whether a process pool was asked for.")
+    max_queue_size = _setting("_max_queue_size", 10, "How many batches may be loaded ahead.")
 
     def __getitem__(self, index: int):
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")

@@ -23,6 +23,7 @@ from ..ops.array.create import range as _range
 from ..ops.math import comparison as bitwise_ops
 from . import backend
 from . import ops as K
+from .configurable import Configurable
 
 __all__ = ["Quantizer", "AbsMaxQuantizer", "abs_max_quantize",
            "abs_max_quantize_grouped_with_zero_point", "compute_float8_scale",
@@ -38,7 +39,7 @@ def _dtype_name(x) -> str:
     return dtypes.as_dtype(x.dtype).name
 
 
-class Quantizer:
+class Quantizer(Configurable):
     """The base of Keras quantizers: ``quantizer(x)`` returns ``x`` quantized.
 
     Args:
@@ -58,18 +59,6 @@ class Quantizer:
             The quantized tensor.
         """
         return x
-
-    @classmethod
-    def from_config(cls, config: dict) -> Quantizer:
-        """The quantizer of ``get_config()``'s output.
-
-        Args:
-            config: the constructor arguments.
-
-        Returns:
-            The quantizer.
-        """
-        return cls(**config)
 
     def get_config(self) -> dict:
         """The constructor arguments (subclasses define it).
@@ -387,7 +376,8 @@ class QuantizationConfig:
 
     @classmethod
     def from_config(cls, config: dict) -> QuantizationConfig:
-        """The config of ``get_config()``'s output.
+        """The config of ``get_config()``'s output (its quantizers deserialized; a subclass's
+        other arguments, such as ``block_size``, passed on as they are).
 
         Args:
             config: the dict.
@@ -395,8 +385,9 @@ class QuantizationConfig:
         Returns:
             The config.
         """
-        return cls(weight_quantizer=deserialize(config.get("weight_quantizer")),
-                   activation_quantizer=deserialize(config.get("activation_quantizer")))
+        quantizers = {k: deserialize(config.get(k))
+                      for k in ("weight_quantizer", "activation_quantizer")}
+        return cls(**{**config, **quantizers})
 
 
 class Int8QuantizationConfig(QuantizationConfig):
@@ -470,20 +461,6 @@ class Int4QuantizationConfig(QuantizationConfig):
             A dict.
         """
         return {**super().get_config(), "block_size": self.block_size}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Int4QuantizationConfig:
-        """The config of ``get_config()``'s output.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The config.
-        """
-        return cls(weight_quantizer=deserialize(config.get("weight_quantizer")),
-                   activation_quantizer=deserialize(config.get("activation_quantizer")),
-                   block_size=config.get("block_size"))
 
 
 class Float8QuantizationConfig(QuantizationConfig):

@@ -106,11 +106,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
     """Uniform samples in ``[minval, maxval)``.
 
     Args:
-        shape: the output shape.
         minval: the lower bound.
         maxval: the upper bound.
-        dtype: a float dtype.
-        seed: an int, a SeedGenerator or None.
+        shape, dtype, seed: as in ``normal``.
 
     Returns:
         The samples.
@@ -122,11 +120,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tens
     """Normal samples redrawn beyond two standard deviations.
 
     Args:
-        shape: the output shape.
-        mean: the mean.
-        stddev: the standard deviation.
-        dtype: a float dtype.
-        seed: an int, a SeedGenerator or None.
+        shape, mean, stddev, dtype, seed: as in ``normal``.
 
     Returns:
         The samples.

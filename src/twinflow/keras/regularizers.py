@@ -8,6 +8,7 @@ from ..eager.execute import convert_to_tensor
 from ..ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from ..ops.variables import Variable
 from .configurable import Configurable
+from .named import serializers
 
 
 class Regularizer(Configurable):
@@ -167,30 +168,5 @@ def get(identifier) -> Callable | None:
     raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}")
 
 
-def serialize(regularizer) -> dict | str | None:
-    """``{"class_name", "config"}`` of a regularizer (None stays None).
-
-    Args:
-        regularizer: a Regularizer, a function or None.
-
-    Returns:
-        The dict; a plain function's name (loading it needs ``custom_objects``); or None.
-    """
-    if regularizer is None:
-        return None
-    if not isinstance(regularizer, Regularizer):
-        return getattr(regularizer, "__name__", type(regularizer).__name__)
-    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
-
-
-def deserialize(config, custom_objects: dict | None = None) -> Callable | None:
-    """The regularizer of a ``serialize`` dict (or a name).
-
-    Args:
-        config: the dict or name.
-        custom_objects: unused (regularizers are looked up by name).
-
-    Returns:
-        The regularizer.
-    """
-    return get(config)
+serialize, deserialize = serializers("regularizer", __name__, lambda config, _: get(config),
+                                     Regularizer, names=("regularizer", "config"))

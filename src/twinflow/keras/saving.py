@@ -38,6 +38,7 @@ from ..core.shapes import TensorShape
 from ..ops.variables import Variable
 from ..train import checkpoint as _ckpt
 from . import keras_archive as _archive
+from .configurable import serialize as serialize_layer  # (a layer's, a nested model's)
 from .layers import base as _layers_base
 from .layers.base import Layer
 from .layers.input_layer import InputLayer
@@ -108,18 +109,6 @@ def _resolve_custom_strings(config: dict) -> dict:
         obj = _custom(v) if isinstance(v, str) and k != "name" else None
         out[k] = obj if obj is not None else v
     return out
-
-
-def serialize_layer(layer: Layer) -> dict:
-    """``{"class_name", "config"}`` of a layer (a model's config for nested models).
-
-    Args:
-        layer: the layer.
-
-    Returns:
-        The dict.
-    """
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
 
 
 def deserialize_layer(entry: dict) -> Layer:

@@ -3,6 +3,9 @@ random ops (seeded by ``seed``, as ``tw.random.set_seed``). Floats are float64, 
 int64, as NumPy's."""
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 import numpy as np
 
 from ..core import dtypes
@@ -35,8 +38,19 @@ def seed(s) -> None:
     _seeds.set_seed(int(s))
 
 
-def random(size=None) -> Tensor:
-    """Uniform float64 samples in ``[0, 1)``.
+def _float64_samplers(op: Callable, what: str, names: tuple[str, str], star: str) -> tuple:
+    """NumPy's two float64 samplers over the random op ``op``: ``names[0](size=None)`` and
+    ``names[1](*star)``, the same with the shape given as separate dimensions."""
+    name, by_dims = names
+
+    def sample(size=None) -> Tensor:
+        return op(_shape(size), dtype=dtypes.float64)
+
+    def sample_dims(*dims) -> Tensor:
+        return sample(dims)
+
+    sample.__name__ = sample.__qualname__ = name
+    sample.__doc__ = f"""{what} float64 samples.
 
     Args:
         size: the shape (an int or a tuple); None for a scalar.
@@ -44,43 +58,24 @@ def random(size=None) -> Tensor:
     Returns:
         A float64 tensor.
     """
-    return _random.random_uniform(_shape(size), dtype=dtypes.float64)
-
-
-def rand(*size) -> Tensor:
-    """Uniform float64 samples in ``[0, 1)`` of shape ``size``.
+    sample_dims.__name__ = sample_dims.__qualname__ = by_dims
+    sample_dims.__signature__ = inspect.Signature(  # NumPy's name for the dimensions
+        [inspect.Parameter(star, inspect.Parameter.VAR_POSITIONAL)], return_annotation="Tensor")
+    sample_dims.__doc__ = f"""``{name}`` of shape ``{star}``.
 
     Args:
-        *size: the dimensions.
+        *{star}: the dimensions.
 
     Returns:
         A float64 tensor.
     """
-    return random(size)
+    return sample, sample_dims
 
 
-def standard_normal(size=None) -> Tensor:
-    """Standard normal float64 samples.
-
-    Args:
-        size: the shape (an int or a tuple); None for a scalar.
-
-    Returns:
-        A float64 tensor.
-    """
-    return _random.random_normal(_shape(size), dtype=dtypes.float64)
-
-
-def randn(*args) -> Tensor:
-    """Standard normal float64 samples of shape ``args``.
-
-    Args:
-        *args: the dimensions.
-
-    Returns:
-        A float64 tensor.
-    """
-    return standard_normal(args)
+random, rand = _float64_samplers(_random.random_uniform, "Uniform (in ``[0, 1)``)",
+                                 ("random", "rand"), "size")
+standard_normal, randn = _float64_samplers(_random.random_normal, "Standard normal",
+                                           ("standard_normal", "randn"), "args")
 
 
 def uniform(low=0.0, high=1.0, size=None) -> Tensor:

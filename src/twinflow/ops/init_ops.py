@@ -143,8 +143,47 @@ def _floating(dtype, what: str):
     return dtype
 
 
-class random_normal_initializer(_Initializer):  # noqa: N801
+class _Random(_Initializer):
+    """A random initializer drawing with ``_draw(shape, a, b, dtype)`` (no seed) or
+    ``_seeded(shape, [seed, 0], a, b, dtype)``, where ``a, b`` are the attributes ``_params``;
+    ``_kind`` ("normal", "uniform") decides which dtypes it accepts."""
+
+    _params: tuple
+    _kind: str
+
+    def __call__(self, shape, dtype=dtypes.float32, **kwargs) -> Tensor:
+        """Samples a tensor (the same one on every call when ``seed`` is set).
+
+        Args:
+            shape: the shape.
+            dtype: a floating dtype (default float32; the uniform initializer also takes
+                integer dtypes).
+            **kwargs: TensorFlow's partition arguments (not supported).
+
+        Returns:
+            The tensor.
+        """
+        _check_kwargs(kwargs)
+        dtype = _floating(dtype, self._kind)
+        a, b = (getattr(self, p) for p in self._params)
+        if self.seed is None:
+            return self._draw(shape, a, b, dtype)
+        return self._seeded(shape, [self.seed, 0], a, b, dtype)
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Returns:
+            The distribution's parameters and ``seed``, by name.
+        """
+        return {p: getattr(self, p) for p in (*self._params, "seed")}
+
+
+class random_normal_initializer(_Random):  # noqa: N801
     """Initializer of normally distributed tensors."""
+
+    _params, _kind = ("mean", "stddev"), "normal"
+    _draw, _seeded = staticmethod(random_normal), staticmethod(stateless_random_normal)
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None) -> None:
         """Keeps the distribution's parameters.
@@ -158,34 +197,12 @@ class random_normal_initializer(_Initializer):  # noqa: N801
         self.stddev = stddev
         self.seed = seed
 
-    def __call__(self, shape, dtype=dtypes.float32, **kwargs) -> Tensor:
-        """Samples a tensor (the same one on every call when ``seed`` is set).
 
-        Args:
-            shape: the shape.
-            dtype: a floating dtype (default float32).
-            **kwargs: TensorFlow's partition arguments (not supported).
-
-        Returns:
-            The tensor.
-        """
-        _check_kwargs(kwargs)
-        dtype = _floating(dtype, "normal")
-        if self.seed is None:
-            return random_normal(shape, self.mean, self.stddev, dtype)
-        return stateless_random_normal(shape, [self.seed, 0], self.mean, self.stddev, dtype)
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            ``{"mean", "stddev", "seed"}``.
-        """
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
-
-
-class random_uniform_initializer(_Initializer):  # noqa: N801
+class random_uniform_initializer(_Random):  # noqa: N801
     """Initializer of uniformly distributed tensors in ``[minval, maxval)``."""
+
+    _params, _kind = ("minval", "maxval"), "uniform"
+    _draw, _seeded = staticmethod(random_uniform), staticmethod(stateless_random_uniform)
 
     def __init__(self, minval=-0.05, maxval=0.05, seed=None) -> None:
         """Keeps the distribution's parameters.
@@ -198,28 +215,3 @@ class random_uniform_initializer(_Initializer):  # noqa: N801
         self.minval = minval
         self.maxval = maxval
         self.seed = seed
-
-    def __call__(self, shape, dtype=dtypes.float32, **kwargs) -> Tensor:
-        """Samples a tensor (the same one on every call when ``seed`` is set).
-
-        Args:
-            shape: the shape.
-            dtype: a floating or integer dtype (default float32).
-            **kwargs: TensorFlow's partition arguments (not supported).
-
-        Returns:
-            The tensor.
-        """
-        _check_kwargs(kwargs)
-        dtype = _floating(dtype, "uniform")
-        if self.seed is None:
-            return random_uniform(shape, self.minval, self.maxval, dtype)
-        return stateless_random_uniform(shape, [self.seed, 0], self.minval, self.maxval, dtype)
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            ``{"minval", "maxval", "seed"}``.
-        """
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}

@@ -397,6 +397,22 @@ def _expm_one(a: np.ndarray) -> np.ndarray:
     return r
 
 
+def static_matrix_size(t: Tensor, what: str) -> int:
+    """The static size of ``t``'s innermost square matrices, which a gradient needs.
+
+    Args:
+        t: a ``[..., M, M]`` tensor.
+        what: the function, for the error.
+
+    Returns:
+        M.
+    """
+    n = t.shape[-1]
+    if n is None:
+        raise NotImplementedError(f"tw.linalg.{what}: the gradient needs a static matrix size")
+    return n
+
+
 @register_op("MatrixExponential",
              schema=f"x@input:T -> output:T | T:type in [{_FLOAT_C}]")
 class MatrixExponential:
@@ -414,9 +430,7 @@ class MatrixExponential:
         # The Frechet derivative's adjoint: exp([[A^H, G], [0, A^H]]) holds it in its upper
         # right block (Higham, "Functions of Matrices", 3.2).
         a = op.inputs[0]
-        n = a.shape[-1]
-        if n is None:
-            raise NotImplementedError("tw.linalg.expm: the gradient needs a static matrix size")
+        n = static_matrix_size(a, "expm")
         ah = adjoint(a)
         big = concat([concat([ah, dy], -1), concat([zeros_like(a), ah], -1)], -2)
         return bind(MatrixExponential, [big])[..., :n, n:]

@@ -183,9 +183,7 @@ def lu_matrix_inverse(lower_upper: TensorLike, perm: TensorLike, validate_args: 
     """The inverse of A from its LU factorization (``tw.linalg.lu_matrix_inverse``).
 
     Args:
-        lower_upper: ``[..., M, M]`` from ``tw.linalg.lu``.
-        perm: ``[..., M]`` from ``tw.linalg.lu``.
-        validate_args: accepted as TensorFlow's.
+        lower_upper, perm, validate_args: as for ``lu_reconstruct``.
 
     Returns:
         ``[..., M, M]``.

@@ -33,7 +33,7 @@ from .array_ops import (
     zeros,
 )
 from .core import convert, quietly
-from .linalg_decomp import eigh
+from .linalg_decomp import eigh, static_matrix_size
 from .linalg_ops import adjoint, einsum, matmul, solve
 from .math_ops import add, cast, conj, greater, less_equal, logical_and, multiply, negative, where
 from .math_ops import divide as _div
@@ -83,9 +83,7 @@ class MatrixSquareRoot:
 
     def grad(op, dy):
         r = op.outputs[0]
-        n = r.shape[-1]
-        if n is None:
-            raise ValueError("the gradient of sqrtm needs a static matrix size")
+        n = static_matrix_size(r, "sqrtm")
         rh = adjoint(r)
         i = eye(n, dtype=r.dtype)
         # row-major vec: vec(A X B) = (A kron B^T) vec(X)

@@ -17,6 +17,7 @@ from ..graph.tensor import DTypeLike, Tensor, TensorLike
 from . import math_ops
 from .array_ops import sum_to
 from .core import OnesLike, convert, static_int
+from .matmul_split import split_kernel
 
 _ET = EagerTensor
 _np_matmul = np.matmul
@@ -93,8 +94,9 @@ class MatMul:
         a, b = op.inputs
         if (a.shape.rank or 0) < 2 or (b.shape.rank or 0) < 2 or a.dtype.np.kind == "V":
             return None
-        return _MATMUL_LOWERED[bool(op.attrs.get("transpose_a")),
+        base = _MATMUL_LOWERED[bool(op.attrs.get("transpose_a")),
                                bool(op.attrs.get("transpose_b"))]
+        return split_kernel(base, op)   # (itself unless large: then split over threads)
 
     def grad(op, dy):
         a, b = op.inputs

@@ -292,14 +292,8 @@ def conv2d_backprop_input_v2(input: TensorLike, filter: TensorLike, out_backprop
     Args:
         input: a tensor whose shape is the input's.
         filter: ``[fh, fw, in, out]``.
-        out_backprop: the output gradient.
-        strides: 4 ints.
-        padding: "SAME", "VALID" or "EXPLICIT".
-        use_cudnn_on_gpu: no effect on the CPU.
-        explicit_paddings: 8 ints for "EXPLICIT".
-        data_format: "NHWC" or "NCHW".
-        dilations: 4 ints.
-        name: op name.
+        out_backprop, strides, padding, use_cudnn_on_gpu, explicit_paddings, data_format,
+            dilations, name: as for ``conv2d_backprop_filter_v2``.
 
     Returns:
         The input gradient, shaped like ``input``.

@@ -115,48 +115,26 @@ def _check_vars(inputs, mn, mx, per_channel: bool, what: str) -> None:
                                                    f"got {t.shape} (inputs {inputs.shape})")
 
 
-def _vars_kernel(what: str):
+def _vars_op(name: str, per_channel: bool, gradient, doc: str):
+    """Declares FakeQuantWithMinMaxVars(PerChannel); ``gradient`` is its public gradient
+    function (``fake_quant_with_min_max_vars(_per_channel)_gradient``)."""
+    def infer(inputs, min, max, num_bits, narrow_range):
+        _check_vars(inputs, min, max, per_channel, name)
+        _levels(num_bits, narrow_range, name)
+        return _F32, inputs.shape
+
     def kernel(inputs, min, max, num_bits, narrow_range):
         if np.any(~(min < max)):
-            raise InvalidArgumentError(None, None, f"{what}: min has to be smaller than max, "
+            raise InvalidArgumentError(None, None, f"{name}: min has to be smaller than max, "
                                                    f"was: min = {min}, max = {max}")
         return _fake_quant_np(inputs, min, max, num_bits, narrow_range)
-    return kernel
-
-
-@register_op("FakeQuantWithMinMaxVars", check_shapes=True, schema=_VARS_SCHEMA)
-class FakeQuantWithMinMaxVars:
-    """Fake-quantizes ``inputs`` into ``[min, max]`` (float32 scalar tensors)."""
-
-    def infer(inputs, min, max, num_bits, narrow_range):
-        _check_vars(inputs, min, max, False, "FakeQuantWithMinMaxVars")
-        _levels(num_bits, narrow_range, "FakeQuantWithMinMaxVars")
-        return _F32, inputs.shape
-
-    kernel = _vars_kernel("FakeQuantWithMinMaxVars")
 
     def grad(op, dy):
         x, mn, mx = op.inputs
-        return fake_quant_with_min_max_vars_gradient(dy, x, mn, mx, op.attrs["num_bits"],
-                                                     op.attrs["narrow_range"])
+        return gradient(dy, x, mn, mx, op.attrs["num_bits"], op.attrs["narrow_range"])
 
-
-@register_op("FakeQuantWithMinMaxVarsPerChannel", check_shapes=True,
-             schema=_VARS_SCHEMA)
-class FakeQuantWithMinMaxVarsPerChannel:
-    """Fake-quantizes ``inputs`` with one ``[min, max]`` per last-axis channel."""
-
-    def infer(inputs, min, max, num_bits, narrow_range):
-        _check_vars(inputs, min, max, True, "FakeQuantWithMinMaxVarsPerChannel")
-        _levels(num_bits, narrow_range, "FakeQuantWithMinMaxVarsPerChannel")
-        return _F32, inputs.shape
-
-    kernel = _vars_kernel("FakeQuantWithMinMaxVarsPerChannel")
-
-    def grad(op, dy):
-        x, mn, mx = op.inputs
-        return fake_quant_with_min_max_vars_per_channel_gradient(
-            dy, x, mn, mx, op.attrs["num_bits"], op.attrs["narrow_range"])
+    decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad})
+    return register_op(name, check_shapes=True, schema=_VARS_SCHEMA)(decl)
 
 
 def fake_quant_with_min_max_args(inputs: TensorLike, min=-6, max=6, num_bits=8,
@@ -234,10 +212,16 @@ def fake_quant_with_min_max_vars(inputs: TensorLike, min: TensorLike, max: Tenso
     Returns:
         The fake-quantized tensor.
     """
-    x = _float_input(inputs, "fake_quant_with_min_max_vars")
+    return _fake_quant_vars(FakeQuantWithMinMaxVars, "fake_quant_with_min_max_vars", inputs,
+                            min, max, num_bits, narrow_range, name)
+
+
+def _fake_quant_vars(opdef, what: str, inputs, min, max, num_bits, narrow_range,
+                     name) -> Tensor:
+    x = _float_input(inputs, what)
     mn, mx = _float_input(min, "min"), _float_input(max, "max")
-    return bind(FakeQuantWithMinMaxVars, [x, mn, mx],
-                {"num_bits": num_bits, "narrow_range": bool(narrow_range)}, name=name)
+    return bind(opdef, [x, mn, mx], {"num_bits": num_bits, "narrow_range": bool(narrow_range)},
+                name=name)
 
 
 @name_scoped
@@ -270,17 +254,14 @@ def fake_quant_with_min_max_vars_per_channel(inputs: TensorLike, min: TensorLike
         inputs: a float32 tensor of rank >= 1.
         min: a float32 vector, one value per channel.
         max: a float32 vector (``min < max`` elementwise).
-        num_bits: bits of the levels, 2 to 16.
-        narrow_range: use levels 1..2^num_bits-1.
-        name: the op name.
+        num_bits, narrow_range, name: as for ``fake_quant_with_min_max_vars``.
 
     Returns:
         The fake-quantized tensor.
     """
-    x = _float_input(inputs, "fake_quant_with_min_max_vars_per_channel")
-    mn, mx = _float_input(min, "min"), _float_input(max, "max")
-    return bind(FakeQuantWithMinMaxVarsPerChannel, [x, mn, mx],
-                {"num_bits": num_bits, "narrow_range": bool(narrow_range)}, name=name)
+    return _fake_quant_vars(FakeQuantWithMinMaxVarsPerChannel,
+                            "fake_quant_with_min_max_vars_per_channel", inputs, min, max,
+                            num_bits, narrow_range, name)
 
 
 @name_scoped
@@ -291,13 +272,9 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients: TensorLike,
     """The gradients of ``fake_quant_with_min_max_vars_per_channel``.
 
     Args:
-        gradients: the output's gradient.
-        inputs: the op's inputs.
+        gradients, inputs: as for ``fake_quant_with_min_max_vars_gradient``.
         min: the op's ``min`` (one per channel).
-        max: the op's ``max``.
-        num_bits: bits of the levels.
-        narrow_range: as for the op.
-        name: the name scope.
+        max, num_bits, narrow_range, name: as for ``fake_quant_with_min_max_vars_gradient``.
 
     Returns:
         ``(backprops_wrt_input, backprop_wrt_min, backprop_wrt_max)``, the last two per channel.
@@ -308,3 +285,11 @@ def fake_quant_with_min_max_vars_per_channel_gradient(gradients: TensorLike,
         rank = array_ops.rank(x)
         axes = array_ops.range(rank - 1)
     return _vars_gradient(gradients, x, min, max, num_bits, narrow_range, axes)
+
+
+FakeQuantWithMinMaxVars = _vars_op(
+    "FakeQuantWithMinMaxVars", False, fake_quant_with_min_max_vars_gradient,
+    "Fake-quantizes ``inputs`` into ``[min, max]`` (float32 scalar tensors).")
+FakeQuantWithMinMaxVarsPerChannel = _vars_op(
+    "FakeQuantWithMinMaxVarsPerChannel", True, fake_quant_with_min_max_vars_per_channel_gradient,
+    "Fake-quantizes ``inputs`` with one ``[min, max]`` per last-axis channel.")

@@ -434,16 +434,8 @@ def quantize_and_dequantize(input: TensorLike, input_min: TensorLike, input_max:
     the gradient passes straight through everywhere).
 
     Args:
-        input: a floating-point tensor.
-        input_min: the range's low end (used when ``range_given``).
-        input_max: the range's high end.
-        signed_input: the levels are signed.
-        num_bits: bits of the levels.
-        range_given: use ``[input_min, input_max]``; else the input's min and max.
-        round_mode: ``'HALF_TO_EVEN'`` or ``'HALF_UP'``.
-        name: the op name.
-        narrow_range: signed levels from ``-2^(b-1)+1``.
-        axis: per-slice ranges along this axis.
+        input, input_min, input_max, signed_input, num_bits, range_given, round_mode, name,
+            narrow_range, axis: as for ``quantize_and_dequantize_v2``.
 
     Returns:
         The tensor rounded to the levels.

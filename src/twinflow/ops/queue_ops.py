@@ -16,6 +16,7 @@ import heapq
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..core.errors import (
     InvalidArgumentError,
     OutOfRangeError,
 )
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, convert_to_tensor
 from ..eager.tensor import ResourceHandle
@@ -300,6 +302,16 @@ class QueueIsClosedV2:
         return np.bool_(handle.closed)
 
 
+def _query(method: str, opdef, default_name: str, summary: str, returns: str) -> Callable:
+    """``QueueBase.<method>(name=None)``: the scalar ``opdef`` reads from the queue."""
+    def query(self, name=None):
+        return bind(opdef, [self._queue_ref], {}, name=name or f"{self._name}_{default_name}")
+    query.__name__, query.__qualname__ = method, f"QueueBase.{method}"
+    query.__doc__ = (f"{summary}\n\nArgs:\n    name: the op name.\n\n"
+                     f"Returns:\n    {returns}\n")
+    return query
+
+
 class QueueBase:
     """A queue of elements, each a tuple (or dict, with ``names``) of tensors.
 
@@ -341,30 +353,11 @@ class QueueBase:
         names = q.names if all(b.names == q.names for b in queues) else None
         return QueueBase(q.dtypes, shapes, names, q.queue_ref)
 
-    @property
-    def queue_ref(self):
-        """The resource handle of the queue."""
-        return self._queue_ref
-
-    @property
-    def name(self) -> str:
-        """The name of the queue."""
-        return self._name
-
-    @property
-    def dtypes(self) -> list:
-        """The dtypes of the components of an element."""
-        return self._dtypes
-
-    @property
-    def shapes(self) -> list:
-        """The static shapes of the components of an element."""
-        return self._shapes
-
-    @property
-    def names(self):
-        """The names of the components (None: elements are tuples)."""
-        return self._names
+    queue_ref = readonly("_queue_ref", "The resource handle of the queue.")
+    name = readonly("_name", "The name of the queue.")
+    dtypes = readonly("_dtypes", "The dtypes of the components of an element.")
+    shapes = readonly("_shapes", "The static shapes of the components of an element.")
+    names = readonly("_names", "The names of the components (None: elements are tuples).")
 
     # -- converting what is enqueued --------------------------------------------------------
     def _components(self, vals, batched: bool) -> list:
@@ -407,6 +400,11 @@ class QueueBase:
         return outs[0] if len(outs) == 1 else outs
 
     # -- the operations ---------------------------------------------------------------------
+    def _run(self, opdef, inputs: list, attrs: dict, name, default_name: str):
+        """Runs ``opdef`` on the queue; returns None eagerly, its Operation in a graph."""
+        bind(opdef, [self._queue_ref, *inputs], attrs, name=name or f"{self._name}_{default_name}")
+        return _last_op()
+
     def enqueue(self, vals, name=None):
         """Enqueues one element, waiting while the queue is full.
 
@@ -417,9 +415,7 @@ class QueueBase:
         Returns:
             None eagerly; the enqueue Operation in a graph.
         """
-        comps = self._components(vals, False)
-        bind(QueueEnqueueV2, [self._queue_ref, *comps], {}, name=name or f"{self._name}_enqueue")
-        return _last_op()
+        return self._run(QueueEnqueueV2, self._components(vals, False), {}, name, "enqueue")
 
     def enqueue_many(self, vals, name=None):
         """Enqueues the slices of ``vals`` along dimension 0 as elements.
@@ -431,10 +427,8 @@ class QueueBase:
         Returns:
             None eagerly; the enqueue Operation in a graph.
         """
-        comps = self._components(vals, True)
-        bind(QueueEnqueueManyV2, [self._queue_ref, *comps], {},
-             name=name or f"{self._name}_EnqueueMany")
-        return _last_op()
+        return self._run(QueueEnqueueManyV2, self._components(vals, True), {}, name,
+                         "EnqueueMany")
 
     def dequeue(self, name=None):
         """Dequeues one element, waiting while the queue is empty.
@@ -468,14 +462,14 @@ class QueueBase:
         return self._many(QueueDequeueManyV2, n, name or f"{self._name}_DequeueMany")
 
     def dequeue_up_to(self, n, name=None):
-        """Dequeues ``n`` elements, or what is left (at least one) once the queue is closed.
+        """As ``dequeue_many``, but once the queue is closed it takes what is left (at least one).
 
         Args:
             n: the largest number of elements (integer scalar).
             name: the op name.
 
         Returns:
-            The batch, structured as ``dequeue``'s result.
+            As ``dequeue_many``'s, its batch dimension of unknown static size.
 
         Raises:
             OutOfRangeError: the queue is closed and empty.
@@ -500,32 +494,13 @@ class QueueBase:
         Returns:
             None eagerly; the close Operation in a graph.
         """
-        bind(QueueCloseV2, [self._queue_ref],
-             {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
-             name=name or f"{self._name}_Close")
-        return _last_op()
+        return self._run(QueueCloseV2, [],
+                         {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name, "Close")
 
-    def is_closed(self, name=None):
-        """Whether the queue is closed.
-
-        Args:
-            name: the op name.
-
-        Returns:
-            A bool scalar tensor.
-        """
-        return bind(QueueIsClosedV2, [self._queue_ref], {}, name=name or f"{self._name}_IsClosed")
-
-    def size(self, name=None):
-        """The number of elements in the queue.
-
-        Args:
-            name: the op name.
-
-        Returns:
-            An int32 scalar tensor.
-        """
-        return bind(QueueSizeV2, [self._queue_ref], {}, name=name or f"{self._name}_Size")
+    is_closed = _query("is_closed", QueueIsClosedV2, "IsClosed", "Whether the queue is closed.",
+                       "A bool scalar tensor.")
+    size = _query("size", QueueSizeV2, "Size", "The number of elements in the queue.",
+                  "An int32 scalar tensor.")
 
 
 def _last_op():

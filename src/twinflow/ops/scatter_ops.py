@@ -216,30 +216,36 @@ def _nd(var: Variable, kind: str, indices, updates, read_value: bool = True):
     return _after_update(var, read_value)
 
 
+def _named(method, name: str, summary: str, args: list, returns: str):
+    """``method`` named ``name``, documented (one ``"arg: text"`` per ``args`` entry) and
+    name-scoped."""
+    method.__name__ = name
+    method.__doc__ = (f"{summary}\n\nArgs:\n" + "".join(f"    {a}\n" for a in args)
+                      + f"\nReturns:\n    {returns}\n")
+    return name_scoped(method)
+
+
 def _row_method(kind: str):
     def method(self, sparse_delta: IndexedSlices, use_locking: bool = False,
                name: str | None = None, read_value: bool = True) -> Variable | Tensor | None:
         return _rows(self, kind, sparse_delta, read_value)
-    method.__name__ = f"scatter_{kind.lower()}"
-    method.__doc__ = (f"Scatter-{kind.lower()}s ``sparse_delta`` (a ``tw.IndexedSlices``) into "
-                      "the variable's rows.\n\nArgs:\n"
-                      "    sparse_delta: the rows and their indices.\n    use_locking: unused.\n"
-                      "    read_value: in a graph, return the new value (else None).\n\n"
-                      "Returns:\n    The variable eagerly; its new value (or None) in a graph.\n")
-    return name_scoped(method)
+    return _named(method, f"scatter_{kind.lower()}",
+                  f"Scatter-{kind.lower()}s ``sparse_delta`` (a ``tw.IndexedSlices``) into the "
+                  "variable's rows.",
+                  ["sparse_delta: the rows and their indices.", "use_locking: unused.",
+                   "read_value: in a graph, return the new value (else None)."],
+                  "The variable eagerly; its new value (or None) in a graph.")
 
 
 def _nd_method(kind: str):
     def method(self, indices: TensorLike, updates: TensorLike,
                name: str | None = None) -> Variable | Tensor | None:
         return _nd(self, kind, indices, updates)
-    method.__name__ = f"scatter_nd_{kind.lower()}"
-    method.__doc__ = (f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``.\n\n"
-                      "Args:\n    indices: an int tensor ``[..., M]``.\n    updates: the values, "
-                      "``indices.shape[:-1] + shape[M:]``.\n"
-                      "\nReturns:\n"
-                      "    The variable eagerly; its new value in a graph.\n")
-    return name_scoped(method)
+    return _named(method, f"scatter_nd_{kind.lower()}",
+                  f"Scatter-{kind.lower()}s ``updates`` at the ``[..., M]`` ``indices``.",
+                  ["indices: an int tensor ``[..., M]``.",
+                   "updates: the values, ``indices.shape[:-1] + shape[M:]``."],
+                  "The variable eagerly; its new value in a graph.")
 
 
 # ----- v[key].assign(value) --------------------------------------------------------------------

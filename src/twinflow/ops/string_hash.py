@@ -4,6 +4,8 @@ seed 0xDECAFCAFFE), ``to_hash_bucket_fast`` (FarmHash ``Fingerprint64``) and
 ``to_hash_bucket_strong`` (SipHash-2-4 keyed by two 64-bit integers)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..core import dtypes
@@ -106,34 +108,22 @@ def _call(op, input, num_buckets, attrs=None, name=None) -> Tensor:
     return bind(op, [x], {"num_buckets": int(num_buckets), **(attrs or {})}, name=name)
 
 
-def to_hash_bucket(input: TensorLike, num_buckets: int, name: str | None = None) -> Tensor:
-    """Hashes each string into ``[0, num_buckets)`` with TensorFlow's legacy ``Hash64``
-    (``tw.strings.to_hash_bucket``; prefer ``to_hash_bucket_fast``).
-
-    Args:
-        input: a string tensor.
-        num_buckets: the number of buckets.
-        name: op name.
-
-    Returns:
-        int64 bucket ids, shaped like ``input``.
-    """
-    return _call(StringToHashBucket, input, num_buckets, name=name)
+def _to_bucket(fn_name: str, op, hash_name: str) -> Callable[..., Tensor]:
+    """``tw.strings.<fn_name>(input, num_buckets, name=None)``: ``op``'s buckets."""
+    def to_bucket(input: TensorLike, num_buckets: int, name: str | None = None) -> Tensor:
+        return _call(op, input, num_buckets, name=name)
+    to_bucket.__name__ = to_bucket.__qualname__ = fn_name
+    to_bucket.__doc__ = (
+        f"Hashes each string into ``[0, num_buckets)`` with {hash_name}.\n\n"
+        "Args:\n    input: a string tensor.\n    num_buckets: the number of buckets.\n"
+        "    name: op name.\n\nReturns:\n    int64 bucket ids, shaped like ``input``.\n")
+    return to_bucket
 
 
-def to_hash_bucket_fast(input: TensorLike, num_buckets: int, name: str | None = None) -> Tensor:
-    """Hashes each string into ``[0, num_buckets)`` with FarmHash ``Fingerprint64``
-    (``tw.strings.to_hash_bucket_fast``).
-
-    Args:
-        input: a string tensor.
-        num_buckets: the number of buckets.
-        name: op name.
-
-    Returns:
-        int64 bucket ids, shaped like ``input``.
-    """
-    return _call(StringToHashBucketFast, input, num_buckets, name=name)
+to_hash_bucket = _to_bucket("to_hash_bucket", StringToHashBucket,
+                            "TensorFlow's legacy ``Hash64`` (prefer ``to_hash_bucket_fast``)")
+to_hash_bucket_fast = _to_bucket("to_hash_bucket_fast", StringToHashBucketFast,
+                                 "FarmHash ``Fingerprint64``")
 
 
 def to_hash_bucket_strong(input: TensorLike, num_buckets: int, key,

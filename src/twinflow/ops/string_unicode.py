@@ -291,14 +291,11 @@ def unicode_decode_with_offsets(input: TensorLike, input_encoding: str,
                                 errors: str = "replace", replacement_char: int = 65533,
                                 replace_control_characters: bool = False,
                                 name: str | None = None) -> tuple:
-    """The code points of each string and the byte offset where each starts.
+    """As ``unicode_decode``, with the byte offset where each code point starts.
 
     Args:
-        input: a string tensor.
-        input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
-        errors: "replace", "ignore" or "strict".
-        replacement_char: the code point used by "replace".
-        replace_control_characters: also replace C0 control characters.
+        input, input_encoding, errors, replacement_char: as in ``unicode_decode``.
+        replace_control_characters: also replace C0 control characters (U+0000-U+001F).
         name: op name.
 
     Returns:
@@ -312,13 +309,10 @@ def unicode_decode_with_offsets(input: TensorLike, input_encoding: str,
 def unicode_split_with_offsets(input: TensorLike, input_encoding: str, errors: str = "replace",
                                replacement_char: int = 65533,
                                name: str | None = None) -> tuple:
-    """Each string split into its characters (as UTF-8 strings), with their byte offsets.
+    """As ``unicode_split`` (characters as UTF-8 strings), with their byte offsets.
 
     Args:
-        input: a string tensor.
-        input_encoding: "UTF-8", "UTF-16-BE" or "UTF-32-BE".
-        errors: "replace", "ignore" or "strict".
-        replacement_char: the code point used by "replace".
+        input, input_encoding, errors, replacement_char: as in ``unicode_split``.
         name: op name.
 
     Returns:

@@ -19,6 +19,7 @@ from ..core import dtypes
 from ..core.context import ctx, eager_mode
 from ..core.devices import placed_device
 from ..core.errors import InvalidArgumentError
+from ..core.props import readonly
 from ..core.shapes import TensorShape
 from ..eager.execute import bind
 from ..eager.tensor import EagerTensor, ResourceHandle, _numpy_repr
@@ -100,40 +101,6 @@ class AssignVariableOp:
         return ()
 
 
-@register_op("AssignAddVariableOp", stateful=True, multi_output=True)
-class AssignAddVariableOp:
-    """Adds ``value`` to the variable behind ``resource``."""
-
-    def infer(resource, value):
-        return []
-
-    def kernel(resource, value):
-        resource._set(np.add(resource._value, value))
-        return ()
-
-    def lower_consume(op):
-        """Codegen hint: ``value`` is a private dead buffer, so the sum is written into it."""
-        return _updater(np.add)
-
-
-@register_op("AssignSubVariableOp", stateful=True, multi_output=True)
-class AssignSubVariableOp:
-    """Subtracts ``value`` from the variable behind ``resource``."""
-
-    def infer(resource, value):
-        return []
-
-    def kernel(resource, value):
-        resource._set(np.subtract(resource._value, value))
-        return ()
-
-    def lower_consume(op):
-        """Codegen hint: ``value`` is a private dead buffer, so the difference is written into
-        it and becomes the variable's array (the old array is left untouched for earlier reads).
-        """
-        return _updater(np.subtract)
-
-
 def _updater(ufunc):
     def update(resource, value):
         old = resource._value
@@ -143,6 +110,32 @@ def _updater(ufunc):
             resource._set(ufunc(old, value))
         return ()
     return update
+
+
+def _update_op(name: str, ufunc: np.ufunc, doc: str):
+    """The op ``name``: the variable behind ``resource`` becomes ``ufunc(variable, value)``."""
+    class UpdateVariable:
+        __doc__ = doc
+
+        def infer(resource, value):
+            return []
+
+        def kernel(resource, value):
+            resource._set(ufunc(resource._value, value))
+            return ()
+
+        def lower_consume(op):
+            """Codegen hint: ``value`` is a private dead buffer, so the result is written into
+            it and becomes the variable's array (the old array is left untouched for earlier
+            reads)."""
+            return _updater(ufunc)
+    return register_op(name, stateful=True, multi_output=True)(UpdateVariable)
+
+
+AssignAddVariableOp = _update_op("AssignAddVariableOp", np.add,
+                                 "Adds ``value`` to the variable behind ``resource``.")
+AssignSubVariableOp = _update_op("AssignSubVariableOp", np.subtract,
+                                 "Subtracts ``value`` from the variable behind ``resource``.")
 
 
 class _Autocast(threading.local):
@@ -196,14 +189,12 @@ class VariableSynchronization(enum.IntEnum):
 # ``tw.variable_creator_scope``: per thread, innermost last. Each creator is called as
 # ``creator(next_creator, **kwargs)`` with Variable's keyword arguments (tw.distribute's
 # strategies make mirrored variables through it).
-_creator_state = threading.local()
+class _CreatorScopes(threading.local):
+    def __init__(self) -> None:
+        self.stack: list = []
 
 
-def _creators() -> list:
-    stack = getattr(_creator_state, "stack", None)
-    if stack is None:
-        stack = _creator_state.stack = []
-    return stack
+_CREATORS = _CreatorScopes()
 
 
 @contextlib.contextmanager
@@ -218,7 +209,7 @@ def variable_creator_scope(variable_creator: Callable) -> Iterator[None]:
     Returns:
         A context manager.
     """
-    stack = _creators()
+    stack = _CREATORS.stack
     stack.append(variable_creator)
     try:
         yield
@@ -230,7 +221,7 @@ class _VariableMeta(type):
     """``tw.Variable(...)`` goes through the creator scopes in force (none: the plain class)."""
 
     def __call__(cls, *args, **kwargs):
-        stack = getattr(_creator_state, "stack", None)
+        stack = _CREATORS.stack
         if not stack or cls is not Variable:
             return super().__call__(*args, **kwargs)
         kwargs = _VARIABLE_SIGNATURE.bind(*args, **kwargs).arguments
@@ -367,9 +358,8 @@ class Variable(metaclass=_VariableMeta):
         self._value = arr
 
     # ----- properties -----
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
+    dtype = readonly("_dtype", "The variable's dtype.")
+    name = readonly("_name", "The variable's name.")
 
     @property
     def shape(self) -> TensorShape:
@@ -377,33 +367,17 @@ class Variable(metaclass=_VariableMeta):
             return self._shape_static
         return TensorShape._from_tuple(self._value.shape)
 
+    ndim = readonly("_value.ndim", "The variable's rank.")
+
     def get_shape(self) -> TensorShape:
         """Returns the variable's static shape (alias of ``shape``)."""
         return self.shape
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @property
-    def constraint(self):
-        return self._constraint
-
-    @property
-    def device(self) -> str:
-        return self._device
-
-    @property
-    def ndim(self) -> int:
-        return self._value.ndim
-
-    @property
-    def graph(self):
-        return self._graph
+    trainable = readonly("_trainable", "Whether gradient tapes watch the variable by default.")
+    constraint = readonly("_constraint",
+                          "The projection applied after optimizer updates (or None).")
+    device = readonly("_device", "The device the variable was placed on.")
+    graph = readonly("_graph", "The graph the variable was created in (None eagerly).")
 
     # ----- reading and writing -----
     def read_value(self) -> Tensor:

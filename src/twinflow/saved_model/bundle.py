@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import struct
-import threading
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from ..core.errors import DataLossError, NotFoundError, UnimplementedError
 from ..core.files import atomic_write_group, committed_paths
 from ..core.shapes import TensorShape
 from ..graph.graph_def import fill_shape, shape_of_proto
-from ..graph.protos import add_file, message_class
+from ..graph.protos import file_message_class
 from ..io.crc32c import crc32c, masked_crc32c
 from ..io.varint import read_varint, varint
 
@@ -32,7 +31,6 @@ _MAGIC = 0xDB4775248B80FB57
 _FOOTER = 48
 _RESTART_INTERVAL = 16
 _BLOCK_SIZE = 4096
-_ADDED = threading.Lock()
 
 _BUNDLE_MESSAGES = {
     "BundleHeaderProto": [("num_shards", 1, "o", "int32", None),
@@ -47,10 +45,7 @@ _BUNDLE_MESSAGES = {
 }
 
 
-def _message(name: str):
-    with _ADDED:
-        add_file("twinflow/tensor_bundle.proto", _BUNDLE_MESSAGES)
-    return message_class(name)
+_message = file_message_class("twinflow/tensor_bundle.proto", _BUNDLE_MESSAGES)
 
 
 def index_path(prefix: str) -> str:

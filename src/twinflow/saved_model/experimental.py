@@ -1,6 +1,7 @@
 """``tw.saved_model.experimental``: fingerprints, ``TrackableResource``, ``VariablePolicy``."""
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from ..core import errors
@@ -10,6 +11,7 @@ from .protos import saved_model_message
 __all__ = ["Fingerprint", "read_fingerprint", "TrackableResource", "VariablePolicy"]
 
 
+@dataclasses.dataclass(repr=False, eq=False)
 class Fingerprint:
     """A SavedModel's fingerprint (``fingerprint.pb``): hashes of its parts.
 
@@ -22,15 +24,12 @@ class Fingerprint:
         version: the fingerprint format's version.
     """
 
-    def __init__(self, saved_model_checksum=None, graph_def_program_hash=None,
-                 signature_def_hash=None, saved_object_graph_hash=None, checkpoint_hash=None,
-                 version=None) -> None:
-        self.saved_model_checksum = saved_model_checksum
-        self.graph_def_program_hash = graph_def_program_hash
-        self.signature_def_hash = signature_def_hash
-        self.saved_object_graph_hash = saved_object_graph_hash
-        self.checkpoint_hash = checkpoint_hash
-        self.version = version
+    saved_model_checksum: int | None = None
+    graph_def_program_hash: int | None = None
+    signature_def_hash: int | None = None
+    saved_object_graph_hash: int | None = None
+    checkpoint_hash: int | None = None
+    version: int | None = None
 
     def singleprint(self) -> str:
         """The hashes joined with ``/`` (TensorFlow's single-string fingerprint).

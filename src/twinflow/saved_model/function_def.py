@@ -67,11 +67,25 @@ def _arg_name(raw: str, taken: set) -> str:
     name = re.sub(r"[^a-z0-9_]", "_", raw.lower()) or "arg"
     if not name[0].isalpha():
         name = "arg_" + name
+    name = unique_name(name, taken)
+    taken.add(name)
+    return name
+
+
+def unique_name(name: str, taken) -> str:
+    """``name``, else the first of ``name_1``, ``name_2``... that is not in ``taken``.
+
+    Args:
+        name: the name wanted.
+        taken: the names in use (anything supporting ``in``).
+
+    Returns:
+        The name.
+    """
     base, i = name, 0
     while name in taken:
         i += 1
         name = f"{base}_{i}"
-    taken.add(name)
     return name
 
 

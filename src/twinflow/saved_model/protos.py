@@ -8,9 +8,7 @@ same varint on the wire.
 """
 from __future__ import annotations
 
-import threading
-
-from ..graph.protos import add_file, message_class
+from ..graph.protos import file_message_class
 
 __all__ = ["saved_model_message", "SAVED_MODEL_MESSAGES"]
 
@@ -131,18 +129,5 @@ SAVED_MODEL_MESSAGES = {
                        ("uuid", 7, "o", "string", None),
                        ("version", 6, "o", _M, "VersionDef")],
 }
-_ADDED = threading.Lock()
-
-
-def saved_model_message(name: str) -> type:
-    """The protobuf class of TensorFlow's SavedModel message ``name``.
-
-    Args:
-        name: the message name (``SavedModel``, ``SavedObjectGraph``...).
-
-    Returns:
-        The generated message class.
-    """
-    with _ADDED:
-        add_file("twinflow/saved_model.proto", SAVED_MODEL_MESSAGES)
-    return message_class(name)
+# ``saved_model_message(name)``: ``SavedModel``, ``SavedObjectGraph``...
+saved_model_message = file_message_class("twinflow/saved_model.proto", SAVED_MODEL_MESSAGES)

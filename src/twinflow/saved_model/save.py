@@ -31,7 +31,7 @@ from ..ops.core import ZerosLike
 from ..ops.variables import Variable, variable_of
 from . import options as opts
 from .bundle import write_bundle
-from .function_def import Library
+from .function_def import Library, unique_name
 from .protos import saved_model_message
 from .saver_def import add_saver
 from .structure import encode_structure
@@ -472,12 +472,8 @@ def _flat_names(names: list, flat: list) -> list:
     for i, t in enumerate(flat):
         given = t.name if isinstance(t, TensorSpec) else \
             t.op.attrs.get("_user_specified_name") if hasattr(t, "op") else None
-        n = str(given or (names[i] if i < len(names) else "") or f"input_{i}")
-        base, k = n, 0
-        while n in out:
-            k += 1
-            n = f"{base}_{k}"
-        out.append(n)
+        out.append(unique_name(str(given or (names[i] if i < len(names) else "")
+                                   or f"input_{i}"), out))
     return out
 
 

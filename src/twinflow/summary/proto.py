@@ -8,6 +8,7 @@ doubles. Messages are built as ``bytes`` from field helpers, e.g.::
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 
 from ..io.varint import read_varint as _read_varint
 from ..io.varint import varint
@@ -131,25 +132,15 @@ def decode(data: bytes) -> dict:
     return out
 
 
-def as_double(raw: bytes) -> float:
-    """Decodes a fixed64 field as a double.
-
-    Args:
-        raw: 8 bytes.
-
-    Returns:
-        The number.
-    """
-    return struct.unpack("<d", raw)[0]
+def _fixed_decoder(name: str, fmt: str, field: str, kind: str) -> Callable[[bytes], float]:
+    """``<name>(raw)``: the number a ``field`` field holds, unpacked with struct format ``fmt``."""
+    def decode(raw: bytes) -> float:
+        return struct.unpack(fmt, raw)[0]
+    decode.__name__ = decode.__qualname__ = name
+    decode.__doc__ = (f"Decodes a {field} field as a {kind}.\n\nArgs:\n    raw: "
+                      f"{struct.calcsize(fmt)} bytes.\n\nReturns:\n    The number.\n")
+    return decode
 
 
-def as_float(raw: bytes) -> float:
-    """Decodes a fixed32 field as a float.
-
-    Args:
-        raw: 4 bytes.
-
-    Returns:
-        The number.
-    """
-    return struct.unpack("<f", raw)[0]
+as_double = _fixed_decoder("as_double", "<d", "fixed64", "double")
+as_float = _fixed_decoder("as_float", "<f", "fixed32", "float")

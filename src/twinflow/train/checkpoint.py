@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.errors import UnimplementedError
 from ..core.files import atomic_write
+from ..core.props import readonly
 from ..ops.variables import Variable
 from ..saved_model.bundle import is_bundle
 from .checkpoint_files import (
@@ -415,15 +416,8 @@ class CheckpointManager:
                  for p in state.get("all_model_checkpoint_paths", [])]
         self._checkpoints = [p for p in paths if os.path.exists(p + ".index.json")]
 
-    @property
-    def directory(self) -> str:
-        """The checkpoint directory."""
-        return self._directory
-
-    @property
-    def checkpoints(self) -> list:
-        """The kept checkpoints, oldest first."""
-        return list(self._checkpoints)
+    directory = readonly("_directory", "The checkpoint directory.")
+    checkpoints = readonly("_checkpoints", "The kept checkpoints, oldest first.", copy=list)
 
     @property
     def latest_checkpoint(self) -> str | None:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..core.props import readonly
 from ..graph.graph import name_scope as _name_scope
 from ..ops.variables import Variable
 
@@ -82,10 +83,7 @@ class Module:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
 
     # ----- naming -----
-    @property
-    def name(self) -> str:
-        """The module's name."""
-        return self._name
+    name = readonly("_name", "The module's name.")
 
     @property
     def name_scope(self):

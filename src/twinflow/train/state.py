@@ -7,8 +7,7 @@ import abc
 import os
 
 from ..core.errors import UnimplementedError
-from ..graph import protos as graph_protos
-from ..graph.protos import lazy_message
+from ..graph.protos import file_message_class, lazy_message
 from ..ops.variables import Variable
 from .checkpoint_files import _inside, _read_state
 from .tf_checkpoint import CheckpointReader
@@ -337,24 +336,10 @@ CLUSTER_MESSAGES = {
 }
 
 
-def message_class(name: str) -> type:
-    """The protobuf class of TensorFlow's cluster message ``name``.
-
-    Args:
-        name: ``ClusterDef``, ``JobDef``, ``ServerDef``...
-
-    Returns:
-        The generated message class.
-
-    Raises:
-        ImportError: the ``protobuf`` package is missing (with how to install it).
-    """
-    try:
-        graph_protos.add_file("twinflow/cluster.proto", CLUSTER_MESSAGES)
-        return graph_protos.message_class(name)
-    except ImportError as e:
-        raise ImportError("tf.train.ClusterDef/JobDef/ServerDef need the 'protobuf' package: "
-                          "pip install protobuf") from e
+# ``message_class(name)``: ``ClusterDef``, ``JobDef``, ``ServerDef``... (ImportError, saying how
+# to install protobuf, when it is missing).
+message_class = file_message_class("twinflow/cluster.proto", CLUSTER_MESSAGES,
+                                   needed_by="tf.train.ClusterDef/JobDef/ServerDef")
 
 
 ClusterDef = lazy_message("ClusterDef", message_class)

@@ -8,13 +8,17 @@ Keras' legacy ``.h5`` weights, or a twinflow checkpoint).
 """
 from __future__ import annotations
 
+import inspect
 import os
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 from .. import backend, layers
 from ..keras_archive import load_legacy_weights
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
+from ..utils.model_utils import get_source_inputs
 from . import imagenet_utils
 
 KERAS_WEIGHTS_URL = "https://storage.googleapis.com/tensorflow/keras-applications/"
@@ -77,10 +81,38 @@ def check_cached(weights, file_name: str | None) -> None:
             "its path as `weights=`, or use weights=None for random initialization.")
 
 
-def standard_input(weights, include_top: bool, classes: int, input_shape, input_tensor,
-                   weights_name: str | None) -> tuple:
-    """The start of the ResNet, VGG and DenseNet builders: ``weights`` checked, the input
-    shape validated (default 224x224, at least 32x32) and the image input made.
+def weights_file(stem: str | None, include_top: bool, notop: str = "_notop") -> str | None:
+    """The name of Keras' ImageNet weights file: ``<stem>.h5`` or ``<stem><notop>.h5``.
+
+    Args:
+        stem: the file name without the suffix (None: Keras publishes no file).
+        include_top: whether the model has its classifier.
+        notop: what the name adds without the classifier.
+
+    Returns:
+        The file name, or None.
+    """
+    return None if stem is None else f"{stem}{'' if include_top else notop}.h5"
+
+
+
+def kernels_file(prefix: str | None, include_top: bool) -> str | None:
+    """The older Keras file names: ``<prefix>_weights_tf_dim_ordering_tf_kernels[_notop].h5``.
+
+    Args:
+        prefix: the model's prefix (``vgg16``); None: Keras publishes no file.
+        include_top: whether the model has its classifier.
+
+    Returns:
+        The file name, or None.
+    """
+    return weights_file(prefix and f"{prefix}_weights_tf_dim_ordering_tf_kernels", include_top)
+
+
+def model_input(weights, include_top: bool, classes: int, input_shape, input_tensor,
+                file_name: str | None, default_size: int = 224, min_size: int = 32) -> tuple:
+    """The start of every builder: ``weights`` checked (and the ImageNet file looked up), the
+    input shape validated and the image input made.
 
     Args:
         weights: the weights argument.
@@ -88,22 +120,19 @@ def standard_input(weights, include_top: bool, classes: int, input_shape, input_
         classes: the number of classes.
         input_shape: the user's input shape or None.
         input_tensor: the user's KerasTensor or None.
-        weights_name: the prefix of Keras' ImageNet files
-            (``<prefix>_weights_tf_dim_ordering_tf_kernels[_notop].h5``), or None.
+        file_name: Keras' ImageNet file of this configuration (see ``weights_file``), or None.
+        default_size: the default image size.
+        min_size: the smallest image size.
 
     Returns:
-        ``(image input, ImageNet file name or None)``.
+        ``(image input, validated input shape)``.
     """
-    file_name = None
-    if weights_name is not None:
-        top = "" if include_top else "_notop"
-        file_name = f"{weights_name}_weights_tf_dim_ordering_tf_kernels{top}.h5"
     check_weights(weights, include_top, classes)
     check_cached(weights, file_name)
     input_shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=224, min_size=32,
+        input_shape, default_size=default_size, min_size=min_size,
         data_format=backend.image_data_format(), require_flatten=include_top, weights=weights)
-    return image_input(input_shape, input_tensor), file_name
+    return image_input(input_shape, input_tensor), input_shape
 
 
 def image_input(input_shape: tuple, input_tensor) -> KerasTensor:
@@ -125,30 +154,6 @@ def image_input(input_shape: tuple, input_tensor) -> KerasTensor:
         raise ValueError("`input_tensor` must be a Keras tensor (the output of "
                          f"`keras.Input()` or of a layer), got {type(input_tensor).__name__}")
     return input_tensor
-
-
-def source_inputs(tensor: KerasTensor) -> list:
-    """The ``Input``s a KerasTensor is computed from (Keras' ``get_source_inputs``).
-
-    Args:
-        tensor: a KerasTensor.
-
-    Returns:
-        The input KerasTensors, in the order they are first met.
-    """
-    found: list = []
-    seen: set = set()
-    stack = [tensor]
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if t._node is None:
-            found.append(t)
-        else:
-            stack.extend(reversed(t._node.parents))
-    return found
 
 
 def classifier_or_pooling(x, include_top: bool, pooling, classes: int,
@@ -215,7 +220,7 @@ def build_model(img_input, outputs, input_tensor, name: str, weights,
         The model.
     """
     if input_tensor is not None:
-        inputs = source_inputs(input_tensor)
+        inputs = get_source_inputs(input_tensor)
         inputs = inputs[0] if len(inputs) == 1 else inputs
     else:
         inputs = img_input
@@ -265,6 +270,13 @@ Returns:
 """
 
 
+# the arguments the MobileNets add to the shared ones
+MOBILENET_ARGS = """\
+    input_shape: an optional shape tuple without the batch dimension (at least 32x32).
+    alpha: the width multiplier (channels of every layer scaled by it).
+"""
+
+
 def document(fn, title: str, args: str = "", extra: str = ""):
     """Gives an application constructor the shared docstring.
 
@@ -280,6 +292,48 @@ def document(fn, title: str, args: str = "", extra: str = ""):
     fn.__doc__ = _MODEL_DOC.format(title=title, args=args, extra=extra)
     return fn
 
+
+
+# Keras' defaults of the constructors' shared parameters, and their usual order
+_DEFAULTS = {"include_top": True, "include_preprocessing": True, "weights": "imagenet",
+             "input_tensor": None, "input_shape": None, "pooling": None, "classes": 1000,
+             "classifier_activation": "softmax"}
+KERAS_ORDER = ("include_top", "weights", "input_tensor", "input_shape", "pooling", "classes",
+               "classifier_activation")
+
+
+def constructor(title: str, build: Callable[..., Model], name: str,
+                order: tuple = KERAS_ORDER, args: str = "", extra: str = "",
+                doc_title: str | None = None) -> Callable[..., Model]:
+    """A public constructor (``ResNet50``, ``EfficientNetB0``...): the parameters ``order``
+    names with Keras' defaults, then ``name`` (default ``name``), all passed to ``build`` by
+    keyword.
+
+    Args:
+        title: the constructor's ``__name__``.
+        build: the builder of this variant, called with every argument by keyword.
+        name: the default model name.
+        order: the parameters before ``name``, in Keras' order for this model.
+        args: documentation of the parameters outside the shared ones (see ``document``).
+        extra: a paragraph before the arguments (see ``document``).
+        doc_title: the architecture's name in the docstring (default ``title``).
+
+    Returns:
+        The constructor, with its real signature and the shared docstring.
+    """
+    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [inspect.Parameter(p, keyword, default=_DEFAULTS[p]) for p in order]
+        + [inspect.Parameter("name", keyword, default=name)], return_annotation=Model)
+
+    def make(*positional, **keywords) -> Model:
+        bound = signature.bind(*positional, **keywords)
+        bound.apply_defaults()
+        return build(**bound.arguments)
+    make.__signature__ = signature
+    make.__name__ = make.__qualname__ = title
+    make.__module__ = build.__module__
+    return document(make, doc_title or title, args, extra)
 
 
 def preprocessor(mode: str | None):
@@ -346,6 +400,27 @@ def check_tensor_shape(input_shape, input_tensor) -> None:
             a is not None and b is not None and a != b for a, b in zip(have, input_shape)):
         raise ValueError(f"input_shape {tuple(input_shape)} does not match the shape of "
                          f"input_tensor {tuple(input_tensor.shape)}")
+
+
+def imagenet_rows(rows, cols, sizes: tuple, stacklevel: int) -> int:
+    """The image size of the MobileNet ImageNet file to load: ``rows`` for a square input of
+    one of ``sizes``, else 224 (with Keras' warning).
+
+    Args:
+        rows: the input's rows.
+        cols: the input's columns.
+        sizes: the sizes Keras publishes files for.
+        stacklevel: the warning's stack level (the user's call).
+
+    Returns:
+        The size.
+    """
+    if rows == cols and rows in sizes:
+        return rows
+    warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
+                  f"[{', '.join(map(str, sizes))}]. Weights for input shape (224, 224) will be "
+                  "loaded as the default.", stacklevel=stacklevel + 1)
+    return 224
 
 
 def make_divisible(v: float, divisor: int = 8, min_value: int | None = None) -> int:

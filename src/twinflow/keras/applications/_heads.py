@@ -79,6 +79,9 @@ def require_channels_last(model: str) -> None:
                          "Switch to `channels_last` (keras.config.set_image_data_format).")
 
 
+# what the docstrings of the models trained on [-1, 1] images say about their inputs
+TO_PLUS_MINUS_ONE = "inputs go through ``preprocess_input`` (to ``[-1, 1]``)"
+
 # the argument EfficientNetV2 and ConvNeXt add to _common.document's shared ones
 PREPROCESSING_ARG = ("    include_preprocessing: whether the model rescales its ``[0, 255]`` "
                      "input itself.\n")

@@ -9,6 +9,8 @@ are Keras 3's; as there, the residual additions are operations, not layers, so t
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...graph.tensor import Tensor
@@ -134,14 +136,8 @@ def convnext(variant: str, include_top=True, include_preprocessing=True, weights
 
     Args:
         variant: the variant.
-        include_top: as in ``ConvNeXtTiny``.
-        include_preprocessing: as in ``ConvNeXtTiny``.
-        weights: as in ``ConvNeXtTiny``.
-        input_tensor: as in ``ConvNeXtTiny``.
-        input_shape: as in ``ConvNeXtTiny``.
-        pooling: as in ``ConvNeXtTiny``.
-        classes: as in ``ConvNeXtTiny``.
-        classifier_activation: as in ``ConvNeXtTiny``.
+        include_top, include_preprocessing, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation: as in ``ConvNeXtTiny``.
         name: the model name (default ``convnext_<variant>``).
         drop_path_rate: the stochastic-depth rate of the last block (linear from 0).
         layer_scale_init_value: the initial LayerScale (None: no LayerScale).
@@ -152,13 +148,9 @@ def convnext(variant: str, include_top=True, include_preprocessing=True, weights
     depths, dims = VARIANTS[variant]
     name = name or f"convnext_{variant}"
     _heads.require_channels_last("ConvNeXt")
-    file_name = f"convnext_{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=224, min_size=32, data_format="channels_last",
-        require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(shape, input_tensor)
+    file_name = _common.weights_file(f"convnext_{variant}", include_top)
+    img_input, shape = _common.model_input(weights, include_top, classes, input_shape,
+                                           input_tensor, file_name)
     x = img_input
     if include_preprocessing and shape[-1] == 3:
         x = layers.Normalization(
@@ -197,24 +189,15 @@ def convnext(variant: str, include_top=True, include_preprocessing=True, weights
 
 
 
-def _variant(v: str):
-    def make(include_top=True, include_preprocessing=True, weights="imagenet",
-             input_tensor=None, input_shape=None, pooling=None, classes=1000,
-             classifier_activation="softmax", name=f"convnext_{v}"):
-        return convnext(v, include_top, include_preprocessing, weights, input_tensor,
-                        input_shape, pooling, classes, classifier_activation, name)
-    make.__name__ = make.__qualname__ = f"ConvNeXt{v.capitalize() if v != 'xlarge' else 'XLarge'}"
-    _common.document(make, make.__name__, args=_heads.PREPROCESSING_ARG,
-                     extra="Default input 224x224; channels_last only.\n\n")
-    make.__annotations__["return"] = "Model"
-    return make
+def _variant(v: str) -> Callable:
+    return _common.constructor(
+        f"ConvNeXt{v.capitalize() if v != 'xlarge' else 'XLarge'}",
+        lambda **kw: convnext(v, **kw), f"convnext_{v}",
+        ("include_top", "include_preprocessing", *_common.KERAS_ORDER[1:]),
+        args=_heads.PREPROCESSING_ARG, extra="Default input 224x224; channels_last only.\n\n")
 
 
-ConvNeXtTiny = _variant("tiny")
-ConvNeXtSmall = _variant("small")
-ConvNeXtBase = _variant("base")
-ConvNeXtLarge = _variant("large")
-ConvNeXtXLarge = _variant("xlarge")
+ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge, ConvNeXtXLarge = map(_variant, VARIANTS)
 
 
 preprocess_input = _common.preprocessor(None)

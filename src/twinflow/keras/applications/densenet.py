@@ -78,14 +78,8 @@ def DenseNet(blocks: list, include_top: bool = True, weights="imagenet", input_t
 
     Args:
         blocks: four numbers of dense layers.
-        include_top: whether to include the classifier.
-        weights: None, ``"imagenet"`` (from the Keras cache) or a weights file.
-        input_tensor: an optional KerasTensor to build on.
-        input_shape: an optional input shape (without the batch dimension).
-        pooling: None, ``"avg"`` or ``"max"`` without the classifier.
-        classes: the number of classes.
-        classifier_activation: the classifier's activation.
-        name: the model's name.
+        include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, name: as in ``DenseNet121``.
 
     Returns:
         The model.
@@ -98,9 +92,9 @@ def DenseNet(blocks: list, include_top: bool = True, weights="imagenet", input_t
                          "Switch to `channels_last` (keras.backend.set_image_data_format).")
     depth = {(6, 12, 24, 16): 121, (6, 12, 32, 32): 169, (6, 12, 48, 32): 201}.get(
         tuple(blocks))
-    img_input, file_name = _common.standard_input(
-        weights, include_top, classes, input_shape, input_tensor,
-        None if depth is None else f"densenet{depth}")
+    file_name = _common.kernels_file(depth and f"densenet{depth}", include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape,
+                                       input_tensor, file_name)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1_conv")(x)
     x = layers.BatchNormalization(axis=3, epsilon=_EPS, name="conv1_bn")(x)
@@ -119,13 +113,8 @@ def DenseNet(blocks: list, include_top: bool = True, weights="imagenet", input_t
 
 
 def _densenet(blocks: list, depth: int) -> Callable:
-    def DenseNetN(include_top: bool = True, weights="imagenet", input_tensor=None,
-                  input_shape=None, pooling=None, classes: int = 1000,
-                  classifier_activation="softmax", name: str = f"densenet{depth}") -> Model:
-        return DenseNet(blocks, include_top, weights, input_tensor, input_shape, pooling,
-                        classes, classifier_activation, name=name)
-    DenseNetN.__name__ = DenseNetN.__qualname__ = f"DenseNet{depth}"
-    return _common.document(DenseNetN, f"DenseNet{depth}")
+    return _common.constructor(f"DenseNet{depth}", lambda **kw: DenseNet(blocks, **kw),
+                               f"densenet{depth}")
 
 
 DenseNet121 = _densenet([6, 12, 24, 16], 121)

@@ -8,6 +8,7 @@ Keras 3's; preprocessing (``Rescaling`` + ``Normalization``) is part of the mode
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .. import initializers, layers
 from ..layers.keras_tensor import KerasTensor
@@ -38,14 +39,15 @@ def dense_init() -> initializers.Initializer:
     return initializers.VarianceScaling(scale=1.0 / 3.0, mode="fan_out", distribution="uniform")
 
 
-def squeeze_excite(x, filters: int, filters_se: int, activation: str, prefix: str,
+def squeeze_excite(x, filters_in: int, se_ratio: float, activation: str, prefix: str,
                    bn_axis: int) -> KerasTensor:
     """Squeeze-and-excitation: ``x`` scaled per channel by a gate computed from its mean.
 
     Args:
-        x: the block's features (``filters`` channels).
-        filters: the channels of ``x``.
-        filters_se: the channels of the bottleneck.
+        x: the block's features.
+        filters_in: the channels of the block's input.
+        se_ratio: the bottleneck's channels, as a fraction of ``filters_in``; outside
+            ``(0, 1]``, no squeeze-and-excitation (``x`` is returned).
         activation: the bottleneck's activation.
         prefix: the block's name prefix.
         bn_axis: the channel axis.
@@ -53,6 +55,9 @@ def squeeze_excite(x, filters: int, filters_se: int, activation: str, prefix: st
     Returns:
         The gated features.
     """
+    if not 0 < se_ratio <= 1:
+        return x
+    filters, filters_se = x.shape[bn_axis], max(1, int(filters_in * se_ratio))
     se = layers.GlobalAveragePooling2D(name=f"{prefix}se_squeeze")(x)
     shape = (filters, 1, 1) if bn_axis == 1 else (1, 1, filters)
     se = layers.Reshape(shape, name=f"{prefix}se_reshape")(se)
@@ -91,6 +96,30 @@ def conv_bn(x, filters: int, kernel, prefix: str, bn_axis: int, strides=1,
     return x
 
 
+def expand_conv(inputs, filters: int, activation: str, prefix: str, bn_axis: int,
+                kernel_size: int = 1, strides: int = 1, momentum: float = 0.99) -> KerasTensor:
+    """The start of an MBConv block: a ``conv_bn`` named ``{prefix}expand_conv`` to ``filters``
+    channels, or ``inputs`` itself if it has ``filters`` channels already (expand ratio 1).
+
+    Args:
+        inputs: the block's input.
+        filters: the expanded channels.
+        activation: the activation.
+        prefix: the block's name prefix.
+        bn_axis: the channel axis.
+        kernel_size: the convolution's kernel size (1; 3 in fused blocks).
+        strides: the convolution's strides (fused blocks stride here).
+        momentum: the batch normalization momentum.
+
+    Returns:
+        The expanded features.
+    """
+    if inputs.shape[bn_axis] == filters:
+        return inputs
+    return conv_bn(inputs, filters, kernel_size, f"{prefix}expand_conv", bn_axis,
+                   strides=strides, activation=activation, momentum=momentum)
+
+
 def mbconv(inputs, activation: str, drop_rate: float, prefix: str, filters_in: int,
            filters_out: int, kernel_size: int, strides: int, expand_ratio: int,
            se_ratio: float = 0.25) -> KerasTensor:
@@ -112,10 +141,7 @@ def mbconv(inputs, activation: str, drop_rate: float, prefix: str, filters_in: i
         The block's output.
     """
     bn_axis = _heads.channel_axis()
-    filters = filters_in * expand_ratio
-    x = inputs
-    if expand_ratio != 1:
-        x = conv_bn(x, filters, 1, f"{prefix}expand_conv", bn_axis, activation=activation)
+    x = expand_conv(inputs, filters_in * expand_ratio, activation, prefix, bn_axis)
     padding = "same"
     if strides == 2:
         x = layers.ZeroPadding2D(imagenet_utils.correct_pad(x, kernel_size),
@@ -125,17 +151,33 @@ def mbconv(inputs, activation: str, drop_rate: float, prefix: str, filters_in: i
                                depthwise_initializer=conv_init(), name=f"{prefix}dwconv")(x)
     x = layers.BatchNormalization(axis=bn_axis, name=f"{prefix}bn")(x)
     x = layers.Activation(activation, name=f"{prefix}activation")(x)
-    if 0 < se_ratio <= 1:
-        x = squeeze_excite(x, filters, max(1, int(filters_in * se_ratio)), activation, prefix,
-                           bn_axis)
+    x = squeeze_excite(x, filters_in, se_ratio, activation, prefix, bn_axis)
     x = layers.Conv2D(filters_out, 1, padding="same", use_bias=False,
                       kernel_initializer=conv_init(), name=f"{prefix}project_conv")(x)
     x = layers.BatchNormalization(axis=bn_axis, name=f"{prefix}project_bn")(x)
-    if strides == 1 and filters_in == filters_out:
-        if drop_rate > 0:
-            x = layers.Dropout(drop_rate, noise_shape=(None, 1, 1, 1), name=f"{prefix}drop")(x)
-        x = layers.add([x, inputs], name=f"{prefix}add")
-    return x
+    return skip_connection(x, inputs, strides == 1 and filters_in == filters_out, drop_rate,
+                           prefix)
+
+
+def skip_connection(x, inputs, same_shape: bool, drop_rate: float, prefix: str) -> KerasTensor:
+    """The end of an MBConv block: where the block keeps the shape, ``x`` (after per-sample
+    dropout) added to the block's input; else ``x``.
+
+    Args:
+        x: the block's projected features.
+        inputs: the block's input.
+        same_shape: whether the block keeps the shape (stride 1, as many channels out as in).
+        drop_rate: the rate of the per-sample dropout (``Dropout`` over whole samples).
+        prefix: the block's name prefix.
+
+    Returns:
+        The block's output.
+    """
+    if not same_shape:
+        return x
+    if drop_rate > 0:
+        x = layers.Dropout(drop_rate, noise_shape=(None, 1, 1, 1), name=f"{prefix}drop")(x)
+    return layers.add([x, inputs], name=f"{prefix}add")
 
 
 def round_filters(filters: float, width: float, divisor: int = 8) -> int:
@@ -165,13 +207,8 @@ def efficientnet(variant: str, include_top=True, weights=None, input_tensor=None
 
     Args:
         variant: the variant.
-        include_top: as in ``EfficientNetB0``.
-        weights: as in ``EfficientNetB0``.
-        input_tensor: as in ``EfficientNetB0``.
-        input_shape: as in ``EfficientNetB0``.
-        pooling: as in ``EfficientNetB0``.
-        classes: as in ``EfficientNetB0``.
-        classifier_activation: as in ``EfficientNetB0``.
+        include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation: as in ``EfficientNetB0``.
         name: the model name (default ``efficientnet<variant>``).
         drop_connect_rate: the largest per-block dropout rate (growing with depth).
         activation: the activation of every block.
@@ -181,15 +218,10 @@ def efficientnet(variant: str, include_top=True, weights=None, input_tensor=None
     """
     width, depth, size, dropout = VARIANTS[variant]
     name = name or f"efficientnet{variant}"
-    file_name = f"efficientnet{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
+    file_name = _common.weights_file(f"efficientnet{variant}", include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape,
+                                       input_tensor, file_name, default_size=size)
     bn_axis = _heads.channel_axis()
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=size, min_size=32,
-        data_format="channels_last" if bn_axis == 3 else "channels_first",
-        require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(shape, input_tensor)
     x = layers.Rescaling(1.0 / 255.0)(img_input)
     x = layers.Normalization(axis=bn_axis)(x)
     if weights == "imagenet":
@@ -223,30 +255,16 @@ def efficientnet(variant: str, include_top=True, weights=None, input_tensor=None
 
 
 
-def _variant(v: str):
+def _variant(v: str) -> Callable:
     size = VARIANTS[v][2]
-
-    def make(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
-             pooling=None, classes=1000, classifier_activation="softmax",
-             name=f"efficientnet{v}"):
-        return efficientnet(v, include_top, weights, input_tensor, input_shape, pooling,
-                            classes, classifier_activation, name)
-    make.__name__ = make.__qualname__ = f"EfficientNet{v.upper()}"
-    _common.document(make, f"EfficientNet{v.upper()}", extra=(
-        f"Default input {size}x{size}; its ``Rescaling`` and ``Normalization`` layers "
-        "preprocess ``[0, 255]`` images.\n\n"))
-    make.__annotations__["return"] = "Model"
-    return make
+    return _common.constructor(
+        f"EfficientNet{v.upper()}", lambda **kw: efficientnet(v, **kw), f"efficientnet{v}",
+        extra=(f"Default input {size}x{size}; its ``Rescaling`` and ``Normalization`` layers "
+               "preprocess ``[0, 255]`` images.\n\n"))
 
 
-EfficientNetB0 = _variant("b0")
-EfficientNetB1 = _variant("b1")
-EfficientNetB2 = _variant("b2")
-EfficientNetB3 = _variant("b3")
-EfficientNetB4 = _variant("b4")
-EfficientNetB5 = _variant("b5")
-EfficientNetB6 = _variant("b6")
-EfficientNetB7 = _variant("b7")
+(EfficientNetB0, EfficientNetB1, EfficientNetB2, EfficientNetB3, EfficientNetB4, EfficientNetB5,
+ EfficientNetB6, EfficientNetB7) = map(_variant, VARIANTS)
 
 
 preprocess_input = _common.preprocessor(None)

@@ -9,12 +9,20 @@ itself, so ``preprocess_input`` returns its input.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .. import initializers, layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
-from . import _common, _heads, imagenet_utils
-from .efficientnet import conv_bn, conv_init, dense_init, squeeze_excite
+from . import _common, _heads
+from .efficientnet import (
+    conv_bn,
+    conv_init,
+    dense_init,
+    expand_conv,
+    skip_connection,
+    squeeze_excite,
+)
 from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 # (fused, repeats, filters in, filters out, expand ratio, se ratio, strides); kernel size 3
@@ -40,12 +48,11 @@ _MOMENTUM = 0.9
 
 
 def round_filters(filters: float, width: float, divisor: int = 8) -> int:
-    """``filters`` scaled by ``width`` and rounded to a multiple of ``divisor``.
+    """``filters`` scaled by ``width`` and rounded to a multiple of ``divisor``: as
+    ``efficientnet.round_filters``, but without its 10% rule.
 
     Args:
-        filters: the baseline's channels.
-        width: the width multiplier.
-        divisor: the multiple.
+        filters, width, divisor: as in ``efficientnet.round_filters``.
 
     Returns:
         The channels.
@@ -74,21 +81,15 @@ def block(inputs, fused: bool, filters_in: int, filters_out: int, expand_ratio: 
         The block's output.
     """
     bn_axis = _heads.channel_axis()
-    filters = filters_in * expand_ratio
-    x = inputs
-    if expand_ratio != 1:
-        x = conv_bn(x, filters, 3 if fused else 1, f"{prefix}expand_conv", bn_axis,
-                    strides=strides if fused else 1, activation=activation,
-                    momentum=_MOMENTUM)
+    x = expand_conv(inputs, filters_in * expand_ratio, activation, prefix, bn_axis,
+                    3 if fused else 1, strides if fused else 1, _MOMENTUM)
     if not fused:
         x = layers.DepthwiseConv2D(3, strides=strides, padding="same", use_bias=False,
                                    depthwise_initializer=conv_init(),
                                    name=f"{prefix}dwconv2")(x)
         x = layers.BatchNormalization(axis=bn_axis, momentum=_MOMENTUM, name=f"{prefix}bn")(x)
         x = layers.Activation(activation, name=f"{prefix}activation")(x)
-    if 0 < se_ratio <= 1:
-        x = squeeze_excite(x, filters, max(1, int(filters_in * se_ratio)), activation, prefix,
-                           bn_axis)
+    x = squeeze_excite(x, filters_in, se_ratio, activation, prefix, bn_axis)
     plain = fused and expand_ratio == 1  # the projection is the block's only convolution
     x = layers.Conv2D(filters_out, 3 if plain else 1, strides=strides if plain else 1,
                       padding="same", use_bias=False, kernel_initializer=conv_init(),
@@ -97,11 +98,7 @@ def block(inputs, fused: bool, filters_in: int, filters_out: int, expand_ratio: 
                                   name=f"{prefix}project_bn")(x)
     if plain:
         x = layers.Activation(activation, name=f"{prefix}project_activation")(x)
-    if strides == 1 and filters_in == filters_out:
-        if rate:
-            x = layers.Dropout(rate, noise_shape=(None, 1, 1, 1), name=f"{prefix}drop")(x)
-        x = layers.add([x, inputs], name=f"{prefix}add")
-    return x
+    return skip_connection(x, inputs, strides == 1 and filters_in == filters_out, rate, prefix)
 
 
 def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=None,
@@ -113,14 +110,8 @@ def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=N
 
     Args:
         variant: the variant.
-        include_top: as in ``EfficientNetV2B0``.
-        weights: as in ``EfficientNetV2B0``.
-        input_tensor: as in ``EfficientNetV2B0``.
-        input_shape: as in ``EfficientNetV2B0``.
-        pooling: as in ``EfficientNetV2B0``.
-        classes: as in ``EfficientNetV2B0``.
-        classifier_activation: as in ``EfficientNetV2B0``.
-        include_preprocessing: as in ``EfficientNetV2B0``.
+        include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, include_preprocessing: as in ``EfficientNetV2B0``.
         name: the model name (default ``efficientnetv2-<variant>``).
         dropout_rate: the rate of the Dropout before the classifier.
         drop_connect_rate: the largest per-block dropout rate (growing with depth).
@@ -131,15 +122,10 @@ def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=N
     """
     width, depth, size = VARIANTS[variant]
     name = name or f"efficientnetv2-{variant}"
-    file_name = f"efficientnetv2-{variant}" + (".h5" if include_top else "_notop.h5")
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
+    file_name = _common.weights_file(f"efficientnetv2-{variant}", include_top)
+    img_input, shape = _common.model_input(weights, include_top, classes, input_shape,
+                                           input_tensor, file_name, default_size=size)
     bn_axis = _heads.channel_axis()
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=size, min_size=32,
-        data_format="channels_last" if bn_axis == 3 else "channels_first",
-        require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(shape, input_tensor)
     x = img_input
     if include_preprocessing:
         # Keras picks the preprocessing by the model name; twinflow by the variant, so a
@@ -174,26 +160,16 @@ def efficientnet_v2(variant: str, include_top=True, weights=None, input_tensor=N
 
 
 
-def _variant(v: str):
-    def make(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
-             pooling=None, classes=1000, classifier_activation="softmax",
-             include_preprocessing=True, name=f"efficientnetv2-{v}"):
-        return efficientnet_v2(v, include_top, weights, input_tensor, input_shape, pooling,
-                               classes, classifier_activation, include_preprocessing, name)
-    make.__name__ = make.__qualname__ = f"EfficientNetV2{v.upper()}"
-    _common.document(make, f"EfficientNetV2{v.upper()}", args=_heads.PREPROCESSING_ARG,
-                     extra=f"Default input {VARIANTS[v][2]}x{VARIANTS[v][2]}.\n\n")
-    make.__annotations__["return"] = "Model"
-    return make
+def _variant(v: str) -> Callable:
+    return _common.constructor(
+        f"EfficientNetV2{v.upper()}", lambda **kw: efficientnet_v2(v, **kw),
+        f"efficientnetv2-{v}", (*_common.KERAS_ORDER, "include_preprocessing"),
+        args=_heads.PREPROCESSING_ARG,
+        extra=f"Default input {VARIANTS[v][2]}x{VARIANTS[v][2]}.\n\n")
 
 
-EfficientNetV2B0 = _variant("b0")
-EfficientNetV2B1 = _variant("b1")
-EfficientNetV2B2 = _variant("b2")
-EfficientNetV2B3 = _variant("b3")
-EfficientNetV2S = _variant("s")
-EfficientNetV2M = _variant("m")
-EfficientNetV2L = _variant("l")
+(EfficientNetV2B0, EfficientNetV2B1, EfficientNetV2B2, EfficientNetV2B3, EfficientNetV2S,
+ EfficientNetV2M, EfficientNetV2L) = map(_variant, VARIANTS)
 
 
 preprocess_input = _common.preprocessor(None)

@@ -12,7 +12,7 @@ from ..layers.base import Layer
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
 from ..utils import register_keras_serializable
-from . import _common, _heads, imagenet_utils
+from . import _common, _heads
 from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 
@@ -108,16 +108,10 @@ def inception_resnet_block(x, scale: float, block_type: str, block_idx: int,
 def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
                       input_shape=None, pooling=None, classes=1000,
                       classifier_activation="softmax", name="inception_resnet_v2") -> Model:
-    file_name = ("inception_resnet_v2_weights_tf_dim_ordering_tf_kernels"
-                 + ("" if include_top else "_notop") + ".h5")
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
+    file_name = _common.kernels_file("inception_resnet_v2", include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape, input_tensor,
+                                       file_name, default_size=299, min_size=75)
     axis = _heads.channel_axis()
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=299, min_size=75,
-        data_format="channels_last" if axis == 3 else "channels_first",
-        require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(shape, input_tensor)
     x = conv2d_bn(img_input, 32, 3, strides=2, padding="valid")
     x = conv2d_bn(x, 32, 3, padding="valid")
     x = conv2d_bn(x, 64, 3)
@@ -150,8 +144,7 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-_common.document(InceptionResNetV2, "InceptionResNetV2", extra=(
-    "Default input 299x299 (at least 75x75); inputs go through ``preprocess_input`` (to "
-    "``[-1, 1]``).\n\n"))
+_common.document(InceptionResNetV2, "InceptionResNetV2",
+                 extra=f"Default input 299x299 (at least 75x75); {_heads.TO_PLUS_MINUS_ONE}.\n\n")
 
 preprocess_input = _common.preprocessor("tf")

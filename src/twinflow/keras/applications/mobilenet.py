@@ -2,8 +2,6 @@
 parameter counts as Keras 3."""
 from __future__ import annotations
 
-import warnings
-
 from .. import backend, layers
 from ..models import Model
 from . import _common, imagenet_utils
@@ -44,11 +42,7 @@ def _imagenet_file(alpha: float, depth_multiplier: int, rows, cols, include_top:
     if alpha not in (0.25, 0.50, 0.75, 1.0):
         raise ValueError("If imagenet weights are being loaded, alpha can be one of `0.25`, "
                          f"`0.50`, `0.75` or `1.0` only.  Received alpha={alpha}")
-    if rows != cols or rows not in _SIZES:
-        rows = 224
-        warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
-                      "[128, 160, 192, 224]. Weights for input shape (224, 224) will be "
-                      "loaded as the default.", stacklevel=3)
+    rows = _common.imagenet_rows(rows, cols, _SIZES, stacklevel=3)
     text = {1.0: "1_0", 0.75: "7_5", 0.5: "5_0", 0.25: "2_5"}[alpha]
     return f"mobilenet_{text}_{rows}_tf{'' if include_top else '_no_top'}.h5"
 
@@ -92,9 +86,7 @@ def MobileNet(input_shape=None, alpha: float = 1.0, depth_multiplier: int = 1,
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-_common.document(MobileNet, "MobileNet", args="""\
-    input_shape: an optional shape tuple without the batch dimension (at least 32x32).
-    alpha: the width multiplier (channels of every layer scaled by it).
+_common.document(MobileNet, "MobileNet", args=_common.MOBILENET_ARGS + """\
     depth_multiplier: the depthwise convolutions' channel multiplier.
     dropout: the dropout rate before the classifier.
 """)

@@ -2,8 +2,6 @@
 parameter counts as Keras 3."""
 from __future__ import annotations
 
-import warnings
-
 from .. import backend, layers
 from ..models import Model
 from . import _common, imagenet_utils
@@ -80,11 +78,7 @@ def MobileNetV2(input_shape=None, alpha: float = 1.0, include_top: bool = True,
             raise ValueError("If imagenet weights are being loaded, alpha must be one of "
                              "`0.35`, `0.50`, `0.75`, `1.0`, `1.3` or `1.4` only; Received "
                              f"`alpha={alpha}`")
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn("`input_shape` is undefined or non-square, or `rows` is not in "
-                          "[96, 128, 160, 192, 224]. Weights for input shape (224, 224) will "
-                          "be loaded as the default.", stacklevel=2)
+        rows = _common.imagenet_rows(rows, cols, _SIZES, stacklevel=2)
         file_name = (f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}"
                      f"{'' if include_top else '_no_top'}.h5")
         _common.check_cached(weights, file_name)
@@ -107,9 +101,6 @@ def MobileNetV2(input_shape=None, alpha: float = 1.0, include_top: bool = True,
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-_common.document(MobileNetV2, "MobileNetV2", args="""\
-    input_shape: an optional shape tuple without the batch dimension (at least 32x32).
-    alpha: the width multiplier (channels of every layer scaled by it).
-""")
+_common.document(MobileNetV2, "MobileNetV2", args=_common.MOBILENET_ARGS)
 
 __all__ = ["MobileNetV2", "decode_predictions", "preprocess_input"]

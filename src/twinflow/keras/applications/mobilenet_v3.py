@@ -235,9 +235,7 @@ def _v3(blocks: tuple, last_point_ch: int, model_type: str, title: str) -> Calla
                            minimalistic, include_top, weights, input_tensor, classes, pooling,
                            dropout_rate, classifier_activation, include_preprocessing, name)
     MobileNetV3N.__name__ = MobileNetV3N.__qualname__ = title
-    return _common.document(MobileNetV3N, title, args="""\
-    input_shape: an optional shape tuple without the batch dimension (at least 32x32).
-    alpha: the width multiplier (channels of every layer scaled by it).
+    return _common.document(MobileNetV3N, title, args=_common.MOBILENET_ARGS + """\
     minimalistic: 3x3 kernels, ReLU and no squeeze-and-excite blocks.
     dropout_rate: the dropout rate before the classifier (0 for none).
     include_preprocessing: rescale inputs from [0, 255] to [-1, 1] inside the model.

@@ -7,6 +7,8 @@ Keras 3's. Only ``channels_last``.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
@@ -92,6 +94,14 @@ def _avg3(x, strides, padding: str, name: str) -> KerasTensor:
     return layers.AveragePooling2D((3, 3), strides=strides, padding=padding, name=name)(x)
 
 
+def _cell_inputs(ip, p, filters: int, kind: str, block_id: str) -> tuple:
+    """What a cell mixes: ``p`` adjusted to ``ip``, and ``ip`` through ReLU, 1x1 conv, BN."""
+    p = adjust_block(p, ip, filters, block_id)
+    h = layers.Activation("relu")(ip)
+    h = _conv1x1(h, filters, f"{kind}_conv_1_{block_id}")
+    return p, _bn(f"{kind}_bn_1_{block_id}")(h)
+
+
 def normal_a_cell(ip, p, filters: int, block_id: str) -> tuple:
     """A normal cell (same resolution).
 
@@ -104,10 +114,7 @@ def normal_a_cell(ip, p, filters: int, block_id: str) -> tuple:
     Returns:
         ``(output, ip)``: the output and the "previous output" of the next cell.
     """
-    p = adjust_block(p, ip, filters, block_id)
-    h = layers.Activation("relu")(ip)
-    h = _conv1x1(h, filters, f"normal_conv_1_{block_id}")
-    h = _bn(f"normal_bn_1_{block_id}")(h)
+    p, h = _cell_inputs(ip, p, filters, "normal", block_id)
     b = block_id
     x1 = layers.add([separable_conv_block(h, filters, (5, 5), block_id=f"normal_left1_{b}"),
                      separable_conv_block(p, filters, block_id=f"normal_right1_{b}")],
@@ -126,21 +133,16 @@ def normal_a_cell(ip, p, filters: int, block_id: str) -> tuple:
 
 
 def reduction_a_cell(ip, p, filters: int, block_id: str) -> tuple:
-    """A reduction cell (half the resolution).
+    """A reduction cell: as ``normal_a_cell`` (same arguments and results), but halving the
+    resolution.
 
     Args:
-        ip: the cell's input.
-        p: the previous cell's output.
-        filters: the channels of each branch.
-        block_id: the names' suffix.
+        ip, p, filters, block_id: as in ``normal_a_cell``.
 
     Returns:
-        ``(output, ip)``: the output and the "previous output" of the next cell.
+        ``(output, ip)``, as ``normal_a_cell``.
     """
-    p = adjust_block(p, ip, filters, block_id)
-    h = layers.Activation("relu")(ip)
-    h = _conv1x1(h, filters, f"reduction_conv_1_{block_id}")
-    h = _bn(f"reduction_bn_1_{block_id}")(h)
+    p, h = _cell_inputs(ip, p, filters, "reduction", block_id)
     b = block_id
     h3 = layers.ZeroPadding2D(imagenet_utils.correct_pad(h, 3), name=f"reduction_pad_1_{b}")(h)
     two = (2, 2)
@@ -195,18 +197,13 @@ def nasnet(input_shape=None, penultimate_filters: int = 4032, num_blocks: int = 
         The Keras model.
     """
     _heads.require_channels_last("NASNet")
-    file_name = {224: "nasnet_mobile", 331: "nasnet_large"}.get(default_size)
-    if file_name is not None:
-        file_name += ".h5" if include_top else "_no_top.h5"
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=default_size, min_size=32, data_format="channels_last",
-        require_flatten=include_top, weights=weights)
+    file_name = _common.weights_file(
+        {224: "nasnet_mobile", 331: "nasnet_large"}.get(default_size), include_top, "_no_top")
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape,
+                                       input_tensor, file_name, default_size=default_size)
     if penultimate_filters % (24 * filter_multiplier ** 2) != 0:
         raise ValueError("For NASNet-A models, the `penultimate_filters` must be a multiple of "
                          f"24 * (`filter_multiplier` ** 2). Current value: {penultimate_filters}")
-    img_input = _common.image_input(shape, input_tensor)
     filters = penultimate_filters // 24
     x = layers.Conv2D(stem_block_filters, (3, 3), strides=(2, 2), padding="valid",
                       use_bias=False, name="stem_conv1", kernel_initializer="he_normal")(img_input)
@@ -231,25 +228,21 @@ def nasnet(input_shape=None, penultimate_filters: int = 4032, num_blocks: int = 
 _VARIANTS = {"mobile": (1056, 4, 32, False, 224), "large": (4032, 6, 96, True, 331)}
 
 
-def _variant(v: str):
+def _variant(v: str) -> Callable:
     penultimate, blocks, stem, skip, size = _VARIANTS[v]
 
-    def make(input_shape=None, include_top=True, weights="imagenet", input_tensor=None,
-             pooling=None, classes=1000, classifier_activation="softmax",
-             name=f"nasnet_{v}"):
-        if v == "mobile" and not include_top and input_shape is None:
+    def build(input_shape, **kw) -> Model:
+        if v == "mobile" and not kw["include_top"] and input_shape is None:
             input_shape = (224, 224, 3)  # Keras fixes the mobile size even without the top
         return nasnet(input_shape, penultimate_filters=penultimate, num_blocks=blocks,
                       stem_block_filters=stem, skip_reduction=skip, filter_multiplier=2,
-                      include_top=include_top, weights=weights, input_tensor=input_tensor,
-                      pooling=pooling, classes=classes, default_size=size,
-                      classifier_activation=classifier_activation, name=name)
-    make.__name__ = make.__qualname__ = f"NASNet{v.capitalize()}"
-    _common.document(make, f"NASNet-A {v.capitalize()}", extra=(
-        f"Default input {size}x{size}; inputs go through ``preprocess_input`` (to "
-        "``[-1, 1]``); channels_last only.\n\n"))
-    make.__annotations__["return"] = "Model"
-    return make
+                      default_size=size, **kw)
+    return _common.constructor(
+        f"NASNet{v.capitalize()}", build, f"nasnet_{v}",
+        ("input_shape", "include_top", "weights", "input_tensor", "pooling", "classes",
+         "classifier_activation"),
+        doc_title=f"NASNet-A {v.capitalize()}",
+        extra=f"Default input {size}x{size}; {_heads.TO_PLUS_MINUS_ONE}; channels_last only.\n\n")
 
 
 NASNetMobile = _variant("mobile")

@@ -23,6 +23,12 @@ def _bn(x, name: str):
     return layers.BatchNormalization(axis=_bn_axis(), epsilon=_EPS, name=name)(x)
 
 
+def _conv_bn_relu(x, filters: int, kernel_size: int, name: str, **conv) -> KerasTensor:
+    x = layers.Conv2D(filters, kernel_size, name=f"{name}_conv", **conv)(x)
+    x = _bn(x, f"{name}_bn")
+    return layers.Activation("relu", name=f"{name}_relu")(x)
+
+
 def ResNet(stack_fn: Callable, preact: bool, use_bias: bool, include_top: bool = True,
            weights="imagenet", input_tensor=None, input_shape=None, pooling=None,
            classes: int = 1000, classifier_activation="softmax", name: str = "resnet",
@@ -33,21 +39,16 @@ def ResNet(stack_fn: Callable, preact: bool, use_bias: bool, include_top: bool =
         stack_fn: maps the stem's output to the output of the residual stacks.
         preact: pre-activation (ResNet V2): no batch norm after the stem, one at the end.
         use_bias: whether the stem convolution has a bias.
-        include_top: whether to include the classifier.
-        weights: None, ``"imagenet"`` (from the Keras cache) or a weights file.
-        input_tensor: an optional KerasTensor to build on.
-        input_shape: an optional input shape (without the batch dimension).
-        pooling: None, ``"avg"`` or ``"max"`` without the classifier.
-        classes: the number of classes.
-        classifier_activation: the classifier's activation.
-        name: the model's name.
+        include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, name: as in ``ResNet50``.
         weights_name: the prefix of Keras' ImageNet weights files for this model.
 
     Returns:
         The model.
     """
-    img_input, file_name = _common.standard_input(weights, include_top, classes, input_shape,
-                                                  input_tensor, weights_name)
+    file_name = _common.kernels_file(weights_name, include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape,
+                                       input_tensor, file_name)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=use_bias, name="conv1_conv")(x)
     if not preact:
@@ -84,12 +85,8 @@ def residual_block_v1(x, filters: int, kernel_size: int = 3, stride: int = 1,
         shortcut = _bn(shortcut, f"{name}_0_bn")
     else:
         shortcut = x
-    x = layers.Conv2D(filters, 1, strides=stride, name=f"{name}_1_conv")(x)
-    x = _bn(x, f"{name}_1_bn")
-    x = layers.Activation("relu", name=f"{name}_1_relu")(x)
-    x = layers.Conv2D(filters, kernel_size, padding="same", name=f"{name}_2_conv")(x)
-    x = _bn(x, f"{name}_2_bn")
-    x = layers.Activation("relu", name=f"{name}_2_relu")(x)
+    x = _conv_bn_relu(x, filters, 1, f"{name}_1", strides=stride)
+    x = _conv_bn_relu(x, filters, kernel_size, f"{name}_2", padding="same")
     x = layers.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
     x = _bn(x, f"{name}_3_bn")
     x = layers.Add(name=f"{name}_add")([shortcut, x])
@@ -118,16 +115,13 @@ def stack_residual_blocks_v1(x, filters: int, blocks: int, stride1: int = 2,
 
 def residual_block_v2(x, filters: int, kernel_size: int = 3, stride: int = 1,
                       conv_shortcut: bool = False, name: str | None = None) -> KerasTensor:
-    """A ResNet V2 (pre-activation) bottleneck block.
+    """A ResNet V2 (pre-activation) bottleneck block, as ``residual_block_v1`` but for:
 
     Args:
-        x: the input KerasTensor.
-        filters: the bottleneck's filters.
-        kernel_size: the middle convolution's kernel size.
+        x, filters, kernel_size, name: as in ``residual_block_v1``.
         stride: the middle convolution's stride.
         conv_shortcut: a 1x1 convolution on the shortcut (else identity, or a strided 1x1
             max pooling when ``stride > 1``).
-        name: the block's name prefix.
 
     Returns:
         The block's output.
@@ -138,14 +132,9 @@ def residual_block_v2(x, filters: int, kernel_size: int = 3, stride: int = 1,
         shortcut = layers.Conv2D(4 * filters, 1, strides=stride, name=f"{name}_0_conv")(preact)
     else:
         shortcut = layers.MaxPooling2D(1, strides=stride)(x) if stride > 1 else x
-    x = layers.Conv2D(filters, 1, strides=1, use_bias=False, name=f"{name}_1_conv")(preact)
-    x = _bn(x, f"{name}_1_bn")
-    x = layers.Activation("relu", name=f"{name}_1_relu")(x)
+    x = _conv_bn_relu(preact, filters, 1, f"{name}_1", strides=1, use_bias=False)
     x = layers.ZeroPadding2D(padding=((1, 1), (1, 1)), name=f"{name}_2_pad")(x)
-    x = layers.Conv2D(filters, kernel_size, strides=stride, use_bias=False,
-                      name=f"{name}_2_conv")(x)
-    x = _bn(x, f"{name}_2_bn")
-    x = layers.Activation("relu", name=f"{name}_2_relu")(x)
+    x = _conv_bn_relu(x, filters, kernel_size, f"{name}_2", strides=stride, use_bias=False)
     x = layers.Conv2D(4 * filters, 1, name=f"{name}_3_conv")(x)
     return layers.Add(name=f"{name}_out")([shortcut, x])
 
@@ -155,11 +144,8 @@ def stack_residual_blocks_v2(x, filters: int, blocks: int, stride1: int = 2,
     """``blocks`` V2 blocks; the first has a convolution shortcut, the last stride ``stride1``.
 
     Args:
-        x: the input KerasTensor.
-        filters: the bottleneck's filters.
-        blocks: how many blocks.
+        x, filters, blocks, name: as in ``stack_residual_blocks_v1``.
         stride1: the last block's stride.
-        name: the stack's name prefix.
 
     Returns:
         The stack's output.
@@ -170,21 +156,29 @@ def stack_residual_blocks_v2(x, filters: int, blocks: int, stride1: int = 2,
     return residual_block_v2(x, filters, stride=stride1, name=f"{name}_block{blocks}")
 
 
+def stacks(block_stack: Callable, depths: tuple, strides: tuple) -> Callable:
+    """The residual stacks of a ResNet: ``conv2`` ... ``conv5`` of 64 ... 512 filters.
+
+    Args:
+        block_stack: ``stack_residual_blocks_v1`` or ``stack_residual_blocks_v2``.
+        depths: the blocks of each stack.
+        strides: the ``stride1`` of each stack.
+
+    Returns:
+        The ``stack_fn`` of ``ResNet``.
+    """
+    def stack_fn(x):
+        for i, (filters, blocks, stride) in enumerate(zip((64, 128, 256, 512), depths, strides)):
+            x = block_stack(x, filters, blocks, stride1=stride, name=f"conv{i + 2}")
+        return x
+    return stack_fn
+
+
 def _v1(depths: tuple, model_name: str) -> Callable:
-    def ResNetN(include_top: bool = True, weights="imagenet", input_tensor=None,
-                input_shape=None, pooling=None, classes: int = 1000,
-                classifier_activation="softmax", name: str = model_name) -> Model:
-        def stack_fn(x):
-            x = stack_residual_blocks_v1(x, 64, depths[0], stride1=1, name="conv2")
-            x = stack_residual_blocks_v1(x, 128, depths[1], name="conv3")
-            x = stack_residual_blocks_v1(x, 256, depths[2], name="conv4")
-            return stack_residual_blocks_v1(x, 512, depths[3], name="conv5")
-        return ResNet(stack_fn, False, True, include_top, weights, input_tensor, input_shape,
-                      pooling, classes, classifier_activation, name=name,
-                      weights_name=model_name)
-    title = model_name.replace("resnet", "ResNet")
-    ResNetN.__name__ = ResNetN.__qualname__ = title
-    return _common.document(ResNetN, title)
+    stack_fn = stacks(stack_residual_blocks_v1, depths, (1, 2, 2, 2))
+    return _common.constructor(
+        model_name.replace("resnet", "ResNet"),
+        lambda **kw: ResNet(stack_fn, False, True, weights_name=model_name, **kw), model_name)
 
 
 ResNet50 = _v1((3, 4, 6, 3), "resnet50")

@@ -21,21 +21,16 @@ def VGG(convs: tuple, include_top: bool = True, weights="imagenet", input_tensor
 
     Args:
         convs: how many convolutions each of the five blocks has.
-        include_top: whether to include the classifier.
-        weights: None, ``"imagenet"`` (from the Keras cache) or a weights file.
-        input_tensor: an optional KerasTensor to build on.
-        input_shape: an optional input shape (without the batch dimension).
-        pooling: None, ``"avg"`` or ``"max"`` without the classifier.
-        classes: the number of classes.
-        classifier_activation: the classifier's activation.
-        name: the model's name.
+        include_top, weights, input_tensor, input_shape, pooling, classes,
+            classifier_activation, name: as in ``VGG16``.
         weights_name: the prefix of Keras' ImageNet weights files (``vgg16``, ``vgg19``).
 
     Returns:
         The model.
     """
-    img_input, file_name = _common.standard_input(weights, include_top, classes, input_shape,
-                                                  input_tensor, weights_name)
+    file_name = _common.kernels_file(weights_name, include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape,
+                                       input_tensor, file_name)
     x = img_input
     for block, (filters, n) in enumerate(zip((64, 128, 256, 512, 512), convs), start=1):
         for i in range(1, n + 1):
@@ -63,14 +58,8 @@ def vgg_constructor(convs: tuple, model_name: str) -> Callable:
     Returns:
         The constructor.
     """
-    def VGGN(include_top: bool = True, weights="imagenet", input_tensor=None,
-             input_shape=None, pooling=None, classes: int = 1000,
-             classifier_activation="softmax", name: str = model_name) -> Model:
-        return VGG(convs, include_top, weights, input_tensor, input_shape, pooling, classes,
-                   classifier_activation, name=name, weights_name=model_name)
-    title = model_name.upper()
-    VGGN.__name__ = VGGN.__qualname__ = title
-    return _common.document(VGGN, title)
+    return _common.constructor(model_name.upper(),
+                               lambda **kw: VGG(convs, weights_name=model_name, **kw), model_name)
 
 
 VGG16 = vgg_constructor((2, 2, 3, 3, 3), "vgg16")

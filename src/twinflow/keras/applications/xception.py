@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import layers
 from ..layers.keras_tensor import KerasTensor
 from ..models import Model
-from . import _common, _heads, imagenet_utils
+from . import _common, _heads
 from .imagenet_utils import decode_predictions  # noqa: F401  (the module's, as in Keras)
 
 
@@ -37,16 +37,10 @@ def _down_block(x, filters: tuple, block: int, axis: int, first_relu: bool = Tru
 
 def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
              pooling=None, classes=1000, classifier_activation="softmax", name="xception") -> Model:
-    file_name = ("xception_weights_tf_dim_ordering_tf_kernels"
-                 + ("" if include_top else "_notop") + ".h5")
-    _common.check_weights(weights, include_top, classes)
-    _common.check_cached(weights, file_name)
+    file_name = _common.kernels_file("xception", include_top)
+    img_input, _ = _common.model_input(weights, include_top, classes, input_shape, input_tensor,
+                                       file_name, default_size=299, min_size=71)
     axis = -1 if _heads.channel_axis() == 3 else 1
-    shape = imagenet_utils.obtain_input_shape(
-        input_shape, default_size=299, min_size=71,
-        data_format="channels_last" if axis == -1 else "channels_first",
-        require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(shape, input_tensor)
     x = img_input
     for i, filters in enumerate((32, 64)):
         p = f"block1_conv{i + 1}"
@@ -72,8 +66,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     return _common.build_model(img_input, x, input_tensor, name, weights, file_name)
 
 
-_common.document(Xception, "Xception", extra=(
-    "Default input 299x299 (at least 71x71); inputs go through ``preprocess_input`` (to "
-    "``[-1, 1]``).\n\n"))
+_common.document(Xception, "Xception",
+                 extra=f"Default input 299x299 (at least 71x71); {_heads.TO_PLUS_MINUS_ONE}.\n\n")
 
 preprocess_input = _common.preprocessor("tf")

@@ -6,8 +6,10 @@ allowed, as Keras does: nothing else is unpickled) and the word-index sequence p
 from __future__ import annotations
 
 import io
+import json
 import pickle
 import zipfile
+from collections.abc import Callable
 
 import numpy as np
 
@@ -67,17 +69,20 @@ def _read_npy(raw: bytes) -> np.ndarray:
         return RestrictedUnpickler(fp).load()
 
 
-def load_npz(path: str) -> dict:
-    """The arrays of an ``.npz`` file, object arrays included (restricted unpickling).
+def fetch_npz(path: str, name: str, file_hash: str) -> dict:
+    """The arrays of Keras' ``.npz`` file ``name``, object arrays included (restricted
+    unpickling).
 
     Args:
-        path: the file.
+        path: the file name in the cache.
+        name: Keras' file name (its download location under ``ORIGIN``).
+        file_hash: the file's SHA-256.
 
     Returns:
         name -> array.
     """
     out = {}
-    with zipfile.ZipFile(path) as archive:
+    with zipfile.ZipFile(fetch(path, ORIGIN + name, file_hash=file_hash)) as archive:
         for member in archive.namelist():
             if member.endswith(".npy"):
                 out[member[:-4]] = _read_npy(archive.read(member))
@@ -175,6 +180,53 @@ def split(x: np.ndarray, y: np.ndarray, test_split: float, seed: int) -> tuple:
     x, y = x[idx], y[idx]
     cut = int(len(x) * (1 - test_split))
     return (np.array(x[:cut]), np.array(y[:cut])), (np.array(x[cut:]), np.array(y[cut:]))
+
+
+def load_regression(path: str, name: str, file_hash: str, test_split: float, seed: int,
+                    rows: int | None = None) -> tuple:
+    """A regression set (arrays ``x`` and ``y`` in Keras' ``<name>``), its first ``rows``
+    samples (None: all) shuffled and split.
+
+    Args:
+        path: the file name in the cache.
+        name: Keras' file name (its download location under ``ORIGIN``).
+        file_hash: the file's SHA-256.
+        test_split: the test fraction, in [0, 1).
+        seed: the shuffle seed.
+        rows: how many samples to keep.
+
+    Returns:
+        ``((x_train, y_train), (x_test, y_test))``.
+    """
+    check_test_split(test_split)
+    with np.load(fetch(path, ORIGIN + name, file_hash=file_hash), allow_pickle=False) as f:
+        x, y = f["x"], f["y"]
+    return split(x[:rows], y[:rows], test_split, seed)
+
+
+def word_index_loader(name: str, file_hash: str, data: str) -> Callable[[str], dict]:
+    """The ``get_word_index`` of a text set: it reads Keras' JSON file ``name``.
+
+    Args:
+        name: Keras' file name (also the default ``path``).
+        file_hash: the file's hash.
+        data: the set's name, for the docstring.
+
+    Returns:
+        The function.
+    """
+    def get_word_index(path: str = name) -> dict:
+        with open(fetch(path, ORIGIN + name, file_hash=file_hash)) as f:
+            return json.load(f)
+    get_word_index.__doc__ = f"""The word -> rank index of the {data} data (from the cache file).
+
+    Args:
+        path: the file name in the cache.
+
+    Returns:
+        A dict.
+    """
+    return get_word_index
 
 
 def object_array(seqs: list) -> np.ndarray:

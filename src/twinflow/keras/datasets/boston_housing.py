@@ -2,9 +2,7 @@
 ``~/.keras/datasets/boston_housing.npz``."""
 from __future__ import annotations
 
-import numpy as np
-
-from ._files import ORIGIN, check_test_split, fetch, split
+from ._files import load_regression
 
 
 def load_data(path: str = "boston_housing.npz", test_split: float = 0.2,
@@ -19,8 +17,5 @@ def load_data(path: str = "boston_housing.npz", test_split: float = 0.2,
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    check_test_split(test_split)
-    path = fetch(path, ORIGIN + "boston_housing.npz", file_hash="f553886a1f8d56431e820c5b825"
-                 "52d9d95cfcb96d1e678153f8839538947dff5")
-    with np.load(path, allow_pickle=False) as f:
-        return split(f["x"], f["y"], test_split, seed)
+    return load_regression(path, "boston_housing.npz", "f553886a1f8d56431e820c5b82552d9d95cf"
+                           "cb96d1e678153f8839538947dff5", test_split, seed)

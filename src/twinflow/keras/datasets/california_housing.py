@@ -2,9 +2,7 @@
 file ``~/.keras/datasets/california_housing.npz``."""
 from __future__ import annotations
 
-import numpy as np
-
-from ._files import ORIGIN, check_test_split, fetch, split
+from ._files import load_regression
 
 
 def load_data(version: str = "large", path: str = "california_housing.npz",
@@ -13,21 +11,14 @@ def load_data(version: str = "large", path: str = "california_housing.npz",
 
     Args:
         version: "large" (all) or "small" (the first 600).
-        path: the file name in the cache.
-        test_split: the test fraction, in [0, 1).
-        seed: the shuffle seed.
+        path, test_split, seed: as in ``boston_housing.load_data``.
 
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    check_test_split(test_split)
     if version not in ("large", "small"):
         raise ValueError(f"Argument `version` must be one of 'small', 'large'. Received: "
                          f"version={version}")
-    path = fetch(path, ORIGIN + "california_housing.npz", file_hash="1a2e3a52e0398de6463aeb"
-                 "e6f4a8da34fb21fbb6b934cf88c3425e766f2a1a6f")
-    with np.load(path, allow_pickle=False) as f:
-        x, y = f["x"], f["y"]
-    if version == "small":
-        x, y = x[:600], y[:600]
-    return split(x, y, test_split, seed)
+    return load_regression(path, "california_housing.npz", "1a2e3a52e0398de6463aebe6f4a8da34"
+                           "fb21fbb6b934cf88c3425e766f2a1a6f", test_split, seed,
+                           rows=600 if version == "small" else None)

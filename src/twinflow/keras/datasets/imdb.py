@@ -2,11 +2,9 @@
 ``~/.keras/datasets/imdb.npz`` (reviews as word-rank sequences)."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from ._files import ORIGIN, fetch, limit_words, load_npz, object_array, shift_words
+from ._files import fetch_npz, limit_words, object_array, shift_words, word_index_loader
 
 
 def load_data(path: str = "imdb.npz", num_words=None, skip_top: int = 0, maxlen=None,
@@ -30,8 +28,8 @@ def load_data(path: str = "imdb.npz", num_words=None, skip_top: int = 0, maxlen=
     """
     if kwargs:
         raise TypeError(f"Unrecognized keyword arguments: {kwargs}")
-    f = load_npz(fetch(path, ORIGIN + "imdb.npz", file_hash="69664113be75683a8fe16e3ed0ab59"
-                       "fda8886cb3cd7ada244f7d9544e4676b9f"))
+    f = fetch_npz(path, "imdb.npz", "69664113be75683a8fe16e3ed0ab59fda8886cb3cd7ada244f7d9544e4"
+                  "676b9f")
     rng = np.random.RandomState(seed)
     parts = []
     for xk, yk in (("x_train", "y_train"), ("x_test", "y_test")):
@@ -50,15 +48,5 @@ def load_data(path: str = "imdb.npz", num_words=None, skip_top: int = 0, maxlen=
     return (object_array(xs[:k]), labels[:k]), (object_array(xs[k:]), labels[k:])
 
 
-def get_word_index(path: str = "imdb_word_index.json") -> dict:
-    """The word -> rank index of the IMDB data (from the cache file).
-
-    Args:
-        path: the file name in the cache.
-
-    Returns:
-        A dict.
-    """
-    with open(fetch(path, ORIGIN + "imdb_word_index.json",
-                    file_hash="bfafd718b763782e994055a2d397834f")) as f:
-        return json.load(f)
+get_word_index = word_index_loader("imdb_word_index.json", "bfafd718b763782e994055a2d397834f",
+                                   "IMDB")

@@ -2,11 +2,9 @@
 ``~/.keras/datasets/reuters.npz``."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
-from ._files import ORIGIN, fetch, limit_words, load_npz, object_array, shift_words
+from ._files import fetch_npz, limit_words, object_array, shift_words, word_index_loader
 
 _LABELS = ("cocoa", "grain", "veg-oil", "earn", "acq", "wheat", "copper", "housing",
            "money-supply", "coffee", "sugar", "trade", "reserves", "ship", "cotton", "carcass",
@@ -22,21 +20,15 @@ def load_data(path: str = "reuters.npz", num_words=None, skip_top: int = 0, maxl
     """Loads the 11,228 newswires (46 topics), shuffled and split as Keras does.
 
     Args:
-        path: the file name in the cache.
-        num_words: keep the ``num_words`` most frequent words.
-        skip_top: also replace the ``skip_top`` most frequent words.
-        maxlen: drop newswires with ``maxlen`` or more words.
         test_split: the test fraction.
-        seed: the shuffle seed.
-        start_char: the start marker.
-        oov_char: the out-of-vocabulary marker (None: drop those words).
-        index_from: shift every word rank by this.
+        path, num_words, skip_top, maxlen, seed, start_char, oov_char, index_from: as in
+            ``imdb.load_data`` (newswires for reviews).
 
     Returns:
         ``((x_train, y_train), (x_test, y_test))``.
     """
-    f = load_npz(fetch(path, ORIGIN + "reuters.npz", file_hash="d6586e694ee56d7a4e65172e12b"
-                       "3e987c03096cb01eab99753921ef915959916"))
+    f = fetch_npz(path, "reuters.npz", "d6586e694ee56d7a4e65172e12b3e987c03096cb01eab99753921ef9"
+                  "15959916")
     xs, labels = f["x"], f["y"]
     idx = np.arange(len(xs))
     np.random.RandomState(seed).shuffle(idx)
@@ -47,18 +39,8 @@ def load_data(path: str = "reuters.npz", num_words=None, skip_top: int = 0, maxl
             (object_array(xs[cut:]), np.array(labels[cut:])))
 
 
-def get_word_index(path: str = "reuters_word_index.json") -> dict:
-    """The word -> rank index of the Reuters data (from the cache file).
-
-    Args:
-        path: the file name in the cache.
-
-    Returns:
-        A dict.
-    """
-    with open(fetch(path, ORIGIN + "reuters_word_index.json",
-                    file_hash="4d44cc38712099c9e383dc6e5f11a921")) as f:
-        return json.load(f)
+get_word_index = word_index_loader("reuters_word_index.json",
+                                   "4d44cc38712099c9e383dc6e5f11a921", "Reuters")
 
 
 def get_label_names() -> tuple:

@@ -362,20 +362,25 @@ class MultiHeadAttention(Layer):
         key = None if key is None else self._convert_inputs(key)
         for name, t in (("query", query), ("value", value)):
             if t.shape.rank != 3:
-                raise ValueError(f"MultiHeadAttention expects (batch, time, features) {name}; "
-                                 f"got shape {t.shape}")
+                raise ValueError(f"{type(self).__name__} expects (batch, time, features) "
+                                 f"{name}; got shape {t.shape}")
         mask = _combined_mask(query, value, key, query_mask, value_mask, key_mask,
                               attention_mask, use_causal_mask)
-        key = value if key is None else key
-        q = self.query_dense(query) * (1.0 / math.sqrt(float(self.key_dim)))
-        k = self.key_dense(key)
-        v = self.value_dense(value)
-        scores = linalg_ops.einsum("aecd,abcd->acbe", k, q)
+        scores, v = self._scores(query, value if key is None else key, value)
         probs = self._tw_softmax(scores, mask=mask)
         dropped = nn_ops.dropout(probs, rate=self.dropout, seed=self.seed) \
             if training and self.dropout > 0 else probs
-        out = self.output_dense(linalg_ops.einsum("acbe,aecd->abcd", dropped, v))
+        out = self.output_dense(linalg_ops.einsum(self._combine, dropped, v))
         return (out, probs) if return_attention_scores else out
+
+    # How the heads' scores are formed and how their weights combine the values (per family).
+    _combine = "acbe,aecd->abcd"
+
+    def _scores(self, query, key, value) -> tuple:
+        """The attention scores ``(batch, heads, T, S)`` and the projected values."""
+        q = self.query_dense(query) * (1.0 / math.sqrt(float(self.key_dim)))
+        k = self.key_dense(key)
+        return linalg_ops.einsum("aecd,abcd->acbe", k, q), self.value_dense(value)
 
     def __call__(self, query, value=None, key=None, **kwargs) -> Any:
         """Calls the layer as ``layer(query, value, key=None, ...)``.
@@ -451,24 +456,14 @@ class GroupQueryAttention(MultiHeadAttention):
                                         "attention_output")
         self.built = True
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
-             attention_mask=None, return_attention_scores: bool = False, training=None,
-             use_causal_mask: bool = False) -> Any:
-        value = self._convert_inputs(value)
-        key = None if key is None else self._convert_inputs(key)
-        mask = _combined_mask(query, value, key, query_mask, value_mask, key_mask,
-                              attention_mask, use_causal_mask)
-        key = value if key is None else key
+    _combine = "buqk,bkuh->bquh"
+
+    def _scores(self, query, key, value) -> tuple:
         groups = self.num_query_heads // self.num_key_value_heads
         q = self.query_dense(query) * (1.0 / math.sqrt(float(self.head_dim)))
         k = array_ops.repeat(self.key_dense(key), groups, axis=2)
         v = array_ops.repeat(self.value_dense(value), groups, axis=2)
-        scores = linalg_ops.einsum("bquh,bkuh->buqk", q, k)
-        probs = self._tw_softmax(scores, mask=mask)
-        dropped = nn_ops.dropout(probs, rate=self.dropout, seed=self.seed) \
-            if training and self.dropout > 0 else probs
-        out = self.output_dense(linalg_ops.einsum("buqk,bkuh->bquh", dropped, v))
-        return (out, probs) if return_attention_scores else out
+        return linalg_ops.einsum("bquh,bkuh->buqk", q, k), v
 
     def get_config(self) -> dict:
         cfg = super().get_config()

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...core import dtypes, nest
 from ...core.context import ctx, eager_mode
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...eager.execute import convert_to_tensor
 from ...framework.type_spec import TypeSpec
@@ -148,6 +149,17 @@ def _shape_tuple(shape) -> tuple | None:
 # ---------------------------------------------------------------------------------------------
 # Layer
 
+def _called_shape(end: str, doc: str) -> property:
+    """``Layer.input_shape``/``output_shape``: known once the layer was called."""
+    def get(self) -> Any:
+        shape = getattr(self, f"_tw_{end}_shape")
+        if shape is None:
+            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
+                                 f"no defined {end} shape.")
+        return shape
+    return property(get, doc=doc)
+
+
 class Layer(Module, Configurable):
     """Base class of Keras layers (``tw.keras.layers.Layer``).
 
@@ -201,20 +213,11 @@ class Layer(Module, Configurable):
         self._tw_dtype = dtypes.as_dtype(policy.variable_dtype)
         self._tw_compute_dtype = dtypes.as_dtype(policy.compute_dtype)
 
-    @property
-    def dtype(self) -> str:
-        """The dtype of the layer's weights, as a string (Keras)."""
-        return self._tw_dtype.name
-
-    @property
-    def compute_dtype(self) -> str:
-        """The dtype the layer computes in (float16 under ``'mixed_float16'``)."""
-        return self._tw_compute_dtype.name
-
-    @property
-    def variable_dtype(self) -> str:
-        """The dtype of the layer's weights."""
-        return self._tw_dtype.name
+    dtype = readonly("_tw_dtype.name", "The dtype of the layer's weights, as a string (Keras).")
+    compute_dtype = readonly("_tw_compute_dtype.name",
+                             "The dtype the layer computes in (float16 under "
+                             "``'mixed_float16'``).")
+    variable_dtype = readonly("_tw_dtype.name", "The dtype of the layer's weights.")
 
     @property
     def dtype_policy(self) -> _policies.DTypePolicy:
@@ -236,21 +239,9 @@ class Layer(Module, Configurable):
         for sub in self._tracked_layers():
             sub.trainable = value
 
-    @property
-    def input_shape(self):
-        """The shape the layer was built for."""
-        if self._tw_input_shape is None:
-            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
-                                 "no defined input shape.")
-        return self._tw_input_shape
-
-    @property
-    def output_shape(self):
-        """The shape of the layer's output (known once it was called or built symbolically)."""
-        if self._tw_output_shape is None:
-            raise AttributeError(f"The layer {self.name!r} has never been called and thus has "
-                                 "no defined output shape.")
-        return self._tw_output_shape
+    input_shape = _called_shape("input", "The shape the layer was built for.")
+    output_shape = _called_shape("output", "The shape of the layer's output (known once it was "
+                                           "called or built symbolically).")
 
     def __getattr__(self, attr: str):
         # Python retries a property that raised AttributeError here: keep its message.
@@ -340,31 +331,18 @@ class Layer(Module, Configurable):
             self._tw_regularizers.append((var, reg))
         return var
 
-    def _tracked_layers(self) -> list:
-        out, seen = [], set()
+    def _attribute_leaves(self) -> Iterator:
+        """The leaves of the layer's own attributes (not twinflow's bookkeeping)."""
         for key, value in vars(self).items():
-            if key.startswith("_tw_") or key == "_deferred_restores":
-                continue
-            for leaf in _leaves(value):
-                if isinstance(leaf, Module) and id(leaf) not in seen:
-                    seen.add(id(leaf))
-                    out.append(leaf)
-        return out
+            if not (key.startswith("_tw_") or key == "_deferred_restores"):
+                yield from _leaves(value)
+
+    def _tracked_layers(self) -> list:
+        return _unique(leaf for leaf in self._attribute_leaves() if isinstance(leaf, Module))
 
     def _own_variables(self) -> list:
-        out, seen = [], set()
-        for v in self._tw_weights:
-            if id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-        for key, value in vars(self).items():
-            if key.startswith("_tw_") or key == "_deferred_restores":
-                continue
-            for leaf in _leaves(value):
-                if isinstance(leaf, Variable) and id(leaf) not in seen:
-                    seen.add(id(leaf))
-                    out.append(leaf)
-        return out
+        return _unique([*self._tw_weights, *(leaf for leaf in self._attribute_leaves()
+                                             if isinstance(leaf, Variable))])
 
     def _gather(self, want_trainable: bool | None) -> list:
         out: list = []
@@ -408,17 +386,9 @@ class Layer(Module, Configurable):
         """``trainable_weights + non_trainable_weights``."""
         return self.trainable_weights + self.non_trainable_weights
 
-    @property
-    def variables(self) -> list:
-        return self.weights
-
-    @property
-    def trainable_variables(self) -> list:
-        return self.trainable_weights
-
-    @property
-    def non_trainable_variables(self) -> list:
-        return self.non_trainable_weights
+    variables = readonly("weights", "As ``weights``.")
+    trainable_variables = readonly("trainable_weights", "As ``trainable_weights``.")
+    non_trainable_variables = readonly("non_trainable_weights", "As ``non_trainable_weights``.")
 
     @property
     def submodules(self) -> tuple:
@@ -731,6 +701,16 @@ class Layer(Module, Configurable):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _unique(items) -> list:
+    """``items`` without repeats (by identity), in order."""
+    out, seen = [], set()
+    for x in items:
+        if id(x) not in seen:
+            seen.add(id(x))
+            out.append(x)
+    return out
 
 
 def _leaves(value):

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...ops.ragged.tensor import RaggedTensorSpec
 from ...ops.sparse.tensor import SparseTensorSpec
+from ..declare import settable
 from .base import Layer, unique_layer_name
 from .keras_tensor import KerasTensor
 
@@ -46,19 +48,8 @@ class InputLayer(Layer):
         self._tw_keras_tensor = KerasTensor(shape, dt, layer=self, node=None, name=self.name,
                                             type_spec=_composite_spec(shape, dt, sparse, ragged))
 
-    @property
-    def output(self) -> KerasTensor:
-        """The KerasTensor this layer stands for."""
-        return self._tw_keras_tensor
-
-    @output.setter
-    def output(self, value) -> None:
-        self._tw_keras_tensor = value
-
-    @property
-    def input(self) -> KerasTensor:
-        """The KerasTensor this layer stands for (as ``output``)."""
-        return self._tw_keras_tensor
+    output = settable("_tw_keras_tensor", "The KerasTensor this layer stands for.")
+    input = readonly("_tw_keras_tensor", "The KerasTensor this layer stands for (as ``output``).")
 
     def get_config(self) -> dict:
         return {"batch_input_shape": self._tw_batch_input_shape, "dtype": self.dtype,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...core import nest
+from ..configurable import Configurable
 
 
-class InputSpec:
+class InputSpec(Configurable):
     """The rank, dtype and shape constraints of one input of a layer.
 
     Args:
@@ -60,18 +61,6 @@ class InputSpec:
         """
         return {"dtype": self.dtype, "shape": self.shape, "ndim": self.ndim,
                 "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes}
-
-    @classmethod
-    def from_config(cls, config: dict) -> InputSpec:
-        """An InputSpec from ``get_config()``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The spec.
-        """
-        return cls(**config)
 
 
 def _shape_of(x) -> tuple | None:

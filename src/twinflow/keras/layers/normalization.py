@@ -10,6 +10,7 @@ from ...ops import array_ops, math_ops, nn_ops
 from ...ops.variables import VariableAggregation, autocast_variables
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
+from ..declare import with_args
 from .base import Layer
 
 
@@ -29,30 +30,32 @@ def _add_affine_weights(layer: Layer, shape: tuple) -> None:
     layer.beta = layer._add_weight_for("beta", "beta", shape) if layer.center else None
 
 
+# The normalization layers' shared arguments (``with_args`` orders them as each takes them).
+_AFFINE_ARGS = {
+    "epsilon": "added to the variance.",
+    "center": "learn an offset ``beta``.",
+    "scale": "learn a scale ``gamma``.",
+    "beta_initializer": "initializer of beta.",
+    "gamma_initializer": "initializer of gamma.",
+    "beta_regularizer": "a penalty on beta.",
+    "gamma_regularizer": "a penalty on gamma.",
+    "beta_constraint": "stored on beta.",
+    "gamma_constraint": "stored on gamma.",
+    "**kwargs": "Layer arguments.",
+}
+
+
+@with_args(_AFFINE_ARGS, axis="the feature axis (or axes).",
+           momentum="the moving-average momentum.",
+           moving_mean_initializer="initializer of the moving mean.",
+           moving_variance_initializer="initializer of the moving variance.",
+           synchronized="must be False (one device).")
 class BatchNormalization(Layer):
     """Normalizes each feature of ``axis`` to zero mean and unit variance.
 
     While training it uses the batch's statistics and updates ``moving_mean`` and
     ``moving_variance`` (``moving = moving * momentum + batch * (1 - momentum)``); at inference
-    it uses the moving averages.
-
-    Args:
-        axis: the feature axis (or axes).
-        momentum: the moving-average momentum.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        moving_mean_initializer: initializer of the moving mean.
-        moving_variance_initializer: initializer of the moving variance.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        synchronized: must be False (one device).
-        **kwargs: Layer arguments.
-    """
+    it uses the moving averages."""
 
     def __init__(self, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer="zeros",
@@ -143,55 +146,39 @@ class BatchNormalization(Layer):
 
 
 class _Affine(Layer):
-    """The learned scale ``gamma`` and offset ``beta`` of LayerNormalization and
-    GroupNormalization: their arguments, weights and config."""
-
-    def _init_affine(self, center, scale, beta_initializer, gamma_initializer,
-                     beta_regularizer, gamma_regularizer, beta_constraint,
-                     gamma_constraint) -> None:
-        self.supports_masking = True
-        self.center = center
-        self.scale = scale
-        self._set_weight_args("beta", beta_initializer, beta_regularizer, beta_constraint)
-        self._set_weight_args("gamma", gamma_initializer, gamma_regularizer, gamma_constraint)
-
-    def _affine_weights(self, shape: tuple) -> None:
-        _add_affine_weights(self, shape)
-
-    def _affine_config(self) -> dict:
-        return dict(center=self.center, scale=self.scale,
-                    beta_initializer=_initializers.serialize(self.beta_initializer),
-                    gamma_initializer=_initializers.serialize(self.gamma_initializer),
-                    beta_regularizer=_regularizers.serialize(self.beta_regularizer),
-                    gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
-
-
-class LayerNormalization(_Affine):
-    """Normalizes each sample over ``axis`` (the features), then scales and shifts.
-
-    Args:
-        axis: the normalized axis or axes.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        **kwargs: Layer arguments.
-    """
+    """The normalization ``axis`` and ``epsilon`` and the learned scale ``gamma`` and offset
+    ``beta`` of LayerNormalization and GroupNormalization: their arguments, weights and
+    config."""
 
     def __init__(self, axis: int = -1, epsilon: float = 1e-3, center: bool = True,
                  scale: bool = True, beta_initializer="zeros", gamma_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = axis
         self.epsilon = float(epsilon)
-        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
-                          gamma_regularizer, beta_constraint, gamma_constraint)
+        self.center = center
+        self.scale = scale
+        self._set_weight_args("beta", beta_initializer, beta_regularizer, beta_constraint)
+        self._set_weight_args("gamma", gamma_initializer, gamma_regularizer, gamma_constraint)
+
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        cfg.update(axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
+                   beta_initializer=_initializers.serialize(self.beta_initializer),
+                   gamma_initializer=_initializers.serialize(self.gamma_initializer),
+                   beta_regularizer=_regularizers.serialize(self.beta_regularizer),
+                   gamma_regularizer=_regularizers.serialize(self.gamma_regularizer))
+        return cfg
+
+    def _affine_weights(self, shape: tuple) -> None:
+        _add_affine_weights(self, shape)
+
+
+@with_args(_AFFINE_ARGS, axis="the normalized axis or axes.")
+class LayerNormalization(_Affine):
+    """Normalizes each sample over ``axis`` (the features), then scales and shifts."""
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -212,45 +199,26 @@ class LayerNormalization(_Affine):
         return nn_ops.batch_normalization(inputs, mean, var, self._b(self.beta),
                                           self._b(self.gamma), self.epsilon)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(axis=self.axis, epsilon=self.epsilon, **self._affine_config())
-        return cfg
 
 
+@with_args(_AFFINE_ARGS, groups="the number of groups (must divide the channels).",
+           axis="the channel axis.")
 class GroupNormalization(_Affine):
     """Normalizes each sample over groups of channels (and all other non-batch axes), then
     scales and shifts each channel. ``groups=1`` is layer normalization over everything;
-    ``groups=channels`` is instance normalization.
-
-    Args:
-        groups: the number of groups (must divide the channels).
-        axis: the channel axis.
-        epsilon: added to the variance.
-        center: learn an offset ``beta``.
-        scale: learn a scale ``gamma``.
-        beta_initializer: initializer of beta.
-        gamma_initializer: initializer of gamma.
-        beta_regularizer: a penalty on beta.
-        gamma_regularizer: a penalty on gamma.
-        beta_constraint: stored on beta.
-        gamma_constraint: stored on gamma.
-        **kwargs: Layer arguments.
-    """
+    ``groups=channels`` is instance normalization."""
 
     def __init__(self, groups: int = 32, axis: int = -1, epsilon: float = 1e-3,
                  center: bool = True, scale: bool = True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs) -> None:
-        super().__init__(**kwargs)
         if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
             raise ValueError(f"GroupNormalization: `groups` must be a positive integer; got "
                              f"{groups!r}")
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                         beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint,
+                         **kwargs)
         self.groups = groups
-        self.axis = axis
-        self.epsilon = float(epsilon)
-        self._init_affine(center, scale, beta_initializer, gamma_initializer, beta_regularizer,
-                          gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape) -> None:
         dims = TensorShape(input_shape).as_list()
@@ -292,10 +260,7 @@ class GroupNormalization(_Affine):
         return x
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(groups=self.groups, axis=self.axis, epsilon=self.epsilon,
-                   **self._affine_config())
-        return cfg
+        return {**super().get_config(), "groups": self.groups}
 
 
 class UnitNormalization(Layer):

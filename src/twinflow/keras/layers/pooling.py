@@ -20,8 +20,19 @@ def _pool_padding(padding: str) -> str:
     return p
 
 
-class _Pooling(Ranked, Layer):
+class _Pool(Ranked, Layer):
+    """A pooling family: each member names its rank and reduction, ``class
+    MaxPooling2D(_Pooling, rank=2, op="max")``."""
+
     _max = True
+
+    def __init_subclass__(cls, op: str | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if op is not None:
+            cls._max = op == "max"
+
+
+class _Pooling(_Pool):
     _args_doc = """pool_size: the window size, {size}.
 strides: the step, {size} (default: ``pool_size``).
 padding: ``'valid'`` or ``'same'``.
@@ -59,32 +70,23 @@ data_format: ``'channels_last'`` or ``'channels_first'``.
     _config_keys = ("pool_size", "strides", "padding", "data_format")
 
 
-class MaxPooling1D(_Pooling, rank=1):
+class MaxPooling1D(_Pooling, rank=1, op="max"):
     """Maximum over windows of steps."""
 
-    _max = True
 
-
-class AveragePooling1D(_Pooling, rank=1):
+class AveragePooling1D(_Pooling, rank=1, op="mean"):
     """Mean over windows of steps."""
 
-    _max = False
 
-
-class MaxPooling2D(_Pooling, rank=2):
+class MaxPooling2D(_Pooling, rank=2, op="max"):
     """Maximum over ``pool_size`` windows."""
 
-    _max = True
 
-
-class AveragePooling2D(_Pooling, rank=2):
+class AveragePooling2D(_Pooling, rank=2, op="mean"):
     """Mean over ``pool_size`` windows."""
 
-    _max = False
 
-
-class _GlobalPooling(Ranked, Layer):
-    _max = False
+class _GlobalPooling(_Pool):
     _args_doc = """data_format: ``'channels_last'`` or ``'channels_first'``.
 keepdims: keep the pooled axes with length 1.
 **kwargs: Layer arguments."""
@@ -111,10 +113,8 @@ keepdims: keep the pooled axes with length 1.
     _config_keys = ("data_format", "keepdims")
 
 
-class GlobalAveragePooling1D(_GlobalPooling, rank=1):
+class GlobalAveragePooling1D(_GlobalPooling, rank=1, op="mean"):
     """Mean over the steps axis: ``(N, steps, C) -> (N, C)`` (masked steps left out)."""
-
-    _max = False
 
     def __init__(self, data_format=None, keepdims: bool = False, **kwargs) -> None:
         super().__init__(data_format=data_format, keepdims=keepdims, **kwargs)
@@ -131,31 +131,21 @@ class GlobalAveragePooling1D(_GlobalPooling, rank=1):
         return math_ops.div_no_nan(total, count)
 
 
-class GlobalMaxPooling1D(_GlobalPooling, rank=1):
+class GlobalMaxPooling1D(_GlobalPooling, rank=1, op="max"):
     """Maximum over the steps axis: ``(N, steps, C) -> (N, C)``."""
 
-    _max = True
 
-
-class GlobalAveragePooling2D(_GlobalPooling, rank=2):
+class GlobalAveragePooling2D(_GlobalPooling, rank=2, op="mean"):
     """Mean over height and width: ``(N, H, W, C) -> (N, C)``."""
 
-    _max = False
 
-
-class GlobalMaxPooling2D(_GlobalPooling, rank=2):
+class GlobalMaxPooling2D(_GlobalPooling, rank=2, op="max"):
     """Maximum over height and width: ``(N, H, W, C) -> (N, C)``."""
 
-    _max = True
 
-
-class GlobalAveragePooling3D(_GlobalPooling, rank=3):
+class GlobalAveragePooling3D(_GlobalPooling, rank=3, op="mean"):
     """Mean over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``."""
 
-    _max = False
 
-
-class GlobalMaxPooling3D(_GlobalPooling, rank=3):
+class GlobalMaxPooling3D(_GlobalPooling, rank=3, op="max"):
     """Maximum over the three spatial dimensions: ``(N, D, H, W, C) -> (N, C)``."""
-
-    _max = True

@@ -98,32 +98,12 @@ class _Pooling3D(_Pooling):
         return array_ops.transpose(y, [0, 4, 1, 2, 3]) if first else y
 
 
-class MaxPooling3D(_Pooling3D):
-    """Maximum over ``pool_size`` windows of volumes.
-
-    Args:
-        pool_size: an int or a triple.
-        strides: an int or a triple (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _max = True
+class MaxPooling3D(_Pooling3D, rank=3, op="max"):
+    """Maximum over ``pool_size`` windows of volumes."""
 
 
-class AveragePooling3D(_Pooling3D):
-    """Mean over ``pool_size`` windows of volumes.
-
-    Args:
-        pool_size: an int or a triple.
-        strides: an int or a triple (default: ``pool_size``).
-        padding: ``'valid'`` or ``'same'``.
-        data_format: ``'channels_last'`` or ``'channels_first'``.
-        **kwargs: Layer arguments.
-    """
-
-    _max = False
+class AveragePooling3D(_Pooling3D, rank=3, op="mean"):
+    """Mean over ``pool_size`` windows of volumes."""
 
 
 class _AdaptivePooling(Layer):

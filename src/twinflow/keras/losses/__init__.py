@@ -1,12 +1,13 @@
 """``tw.keras.losses``: loss functions (per-sample values) and Loss classes (reduced).
 
 ``base.py``: the Loss base, reductions, the cross-entropies, MSE/MAE/Huber and the other
-classic losses, ``get``/``serialize``; ``more.py``: focal and generalized cross-entropies,
+classic losses, ``get``; ``more.py``: focal and generalized cross-entropies,
 Dice, Tversky, Circle.
 """
 # ruff: noqa: F401  (a re-export module)
 from collections.abc import Callable
 
+from ..named import serializers as _serializers
 from ..registry import deserialize_object as _deserialize_object
 from .base import (
     _BY_NAME,
@@ -60,7 +61,6 @@ from .base import (
     msle,
     poisson,
     reduce_weighted,
-    serialize,
     sparse_categorical_crossentropy,
     squared_hinge,
 )
@@ -89,14 +89,6 @@ _BY_NAME.update({
 })
 
 
-def deserialize(name, custom_objects: dict | None = None) -> Callable:
-    """The loss of a ``serialize`` result (a dict or a name).
-
-    Args:
-        name: the dict or name.
-        custom_objects: name -> class or function for custom losses.
-
-    Returns:
-        The Loss object or function.
-    """
-    return _deserialize_object(name, custom_objects, globals(), Loss, get, "loss")
+serialize, deserialize = _serializers(
+    "loss", __name__, lambda config, custom: _deserialize_object(
+        config, custom, globals(), Loss, get, "loss"), Loss, names=("loss", "name"))

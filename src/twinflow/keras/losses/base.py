@@ -6,6 +6,7 @@ to the mean over the batch (``SUM_OVER_BATCH_SIZE``).
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from ...core import dtypes
@@ -13,7 +14,9 @@ from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor, TensorLike
 from ...ops import array_ops, math_ops, nn_ops, reduction_ops
 from ...ops.variables import Variable
+from ..declare import args_section, bound_init, docstring, make_class
 from ..masks import get_keras_mask, set_keras_mask
+from ..named import by_name
 
 _EPS = 1e-7
 
@@ -93,45 +96,56 @@ def _aligned_pair(y_true, y_pred) -> tuple:
     return _match_rank(y_true, y_pred), y_pred
 
 
-def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean((y_true - y_pred) ** 2, axis=-1)``.
+_PROBS = "probabilities, or logits with ``from_logits=True``."
+_COMMON_ARGS = {"y_true": "targets.", "y_pred": "predictions.",
+                "from_logits": "whether ``y_pred`` are logits."}
+_ARGS_OF: dict = {}   # loss function -> its arguments' descriptions (wrapper classes reuse them)
+
+
+def per_sample(fn: Callable | None = None, /, *, returns: str = "One loss per sample.",
+               **arg_docs: str) -> Callable:
+    """Completes a per-sample loss (or metric) function's docstring with its Args and Returns
+    sections.
+
+    The loss functions share most argument descriptions (``y_true``, ``y_pred``,
+    ``from_logits``); each states only the ones that differ. Use as ``@per_sample`` or
+    ``@per_sample(delta="...")``.
 
     Args:
-        y_true: targets.
-        y_pred: predictions.
+        fn: the function (when used without arguments).
+        returns: the Returns section.
+        **arg_docs: descriptions of ``fn``'s arguments besides the common ones.
 
     Returns:
-        One loss per sample.
+        The function, its docstring completed (or a decorator doing that).
     """
+    def complete(fn: Callable) -> Callable:
+        docs = {**_COMMON_ARGS, **arg_docs}
+        names = list(inspect.signature(fn).parameters)
+        _ARGS_OF[fn] = {k: docs[k] for k in names}
+        fn.__doc__ = f"{fn.__doc__}\n\n    Args:\n{args_section({k: docs[k] for k in names})}\n" \
+                     f"    Returns:\n        {returns}\n"
+        return fn
+    return complete if fn is None else complete(fn)
+
+
+@per_sample
+def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
+    """``mean((y_true - y_pred) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.squared_difference(y_pred, y_true), axis=-1)
 
 
+@per_sample
 def mean_absolute_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean(|y_true - y_pred|, axis=-1)``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean(|y_true - y_pred|, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(math_ops.abs(y_pred - y_true), axis=-1)
 
 
+@per_sample(delta="where the loss turns linear.")
 def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
-    """Quadratic for errors below ``delta``, linear beyond (mean over the last axis).
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        delta: where the loss turns linear.
-
-    Returns:
-        One loss per sample.
-    """
+    """Quadratic for errors below ``delta``, linear beyond (mean over the last axis)."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     err = math_ops.abs(y_pred - y_true)
     quad = math_ops.minimum(err, delta)
@@ -139,20 +153,12 @@ def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Tensor:
     return reduction_ops.reduce_mean(0.5 * quad * quad + delta * lin, axis=-1)
 
 
+@per_sample(
+    y_true="labels in [0, 1].", y_pred=_PROBS, label_smoothing="squeezes labels towards 0.5.",
+    axis="the averaged axis.")
 def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
                         label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
-    """Cross-entropy of independent binary labels (mean over the last axis).
-
-    Args:
-        y_true: labels in [0, 1].
-        y_pred: probabilities, or logits with ``from_logits=True``.
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: squeezes labels towards 0.5.
-        axis: the averaged axis.
-
-    Returns:
-        One loss per sample.
-    """
+    """Cross-entropy of independent binary labels (mean over the last axis)."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
@@ -177,20 +183,12 @@ def bce_of_probabilities(y_true: Tensor, p: Tensor) -> Tensor:
     return -(y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p))
 
 
+@per_sample(
+    y_true="one-hot (or soft) labels.", y_pred=_PROBS,
+    label_smoothing="mixes the labels with the uniform distribution.", axis="the class axis.")
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
                              label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
-    """Cross-entropy of one-hot labels over ``axis``.
-
-    Args:
-        y_true: one-hot (or soft) labels.
-        y_pred: probabilities, or logits with ``from_logits=True``.
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: mixes the labels with the uniform distribution.
-        axis: the class axis.
-
-    Returns:
-        One loss per sample.
-    """
+    """Cross-entropy of one-hot labels over ``axis``."""
     y_true, y_pred = _pair(y_true, y_pred)
     if label_smoothing:
         n = y_pred.shape.as_list()[axis]
@@ -202,21 +200,15 @@ def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits
     return -reduction_ops.reduce_sum(y_true * math_ops.log(p), axis=axis)
 
 
+@per_sample(
+    y_true="class ids, shape ``(N,)`` or ``(N, 1)`` (floats are accepted and cast).",
+    y_pred="probabilities, or logits with ``from_logits=True``, shape ``(N, C)``.",
+    ignore_class="a label whose samples give 0 and are masked out of a mean, as Keras.",
+    axis="the class axis of ``y_pred``.")
 def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
                                     from_logits: bool = False, ignore_class=None,
                                     axis: int = -1) -> Tensor:
-    """Cross-entropy of integer class labels.
-
-    Args:
-        y_true: class ids, shape ``(N,)`` or ``(N, 1)`` (floats are accepted and cast).
-        y_pred: probabilities, or logits with ``from_logits=True``, shape ``(N, C)``.
-        from_logits: whether ``y_pred`` are logits.
-        ignore_class: a label whose samples give 0 and are masked out of a mean, as Keras.
-        axis: the class axis of ``y_pred``.
-
-    Returns:
-        One loss per sample.
-    """
+    """Cross-entropy of integer class labels."""
     y_pred = _tensor(y_pred)
     rank = y_pred.shape.rank
     if rank is not None and axis % rank != rank - 1:
@@ -244,16 +236,9 @@ def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
     return out
 
 
+@per_sample(y_true="a distribution.", y_pred="a distribution.")
 def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``sum(y_true * log(y_true / y_pred), axis=-1)``.
-
-    Args:
-        y_true: a distribution.
-        y_pred: a distribution.
-
-    Returns:
-        One loss per sample.
-    """
+    """``sum(y_true * log(y_true / y_pred), axis=-1)``."""
     y_true, y_pred = _pair(y_true, y_pred)
     t = math_ops.clip_by_value(y_true, _EPS, 1.0)
     p = math_ops.clip_by_value(y_pred, _EPS, 1.0)
@@ -274,124 +259,67 @@ def _hinge_labels(y_true):
     return math_ops.where(binary, 2.0 * y_true - 1.0, y_true)
 
 
+@per_sample
 def hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean(max(1 - y_true * y_pred, 0), axis=-1)`` (labels -1/1, or 0/1 converted).
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean(max(1 - y_true * y_pred, 0), axis=-1)`` (labels -1/1, or 0/1 converted)."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     y_true = _hinge_labels(y_true)
     return reduction_ops.reduce_mean(nn_ops.relu(1.0 - y_true * y_pred), axis=-1)
 
 
+@per_sample
 def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean(max(1 - y_true * y_pred, 0) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     y_true = _hinge_labels(y_true)
     return reduction_ops.reduce_mean(math_ops.square(nn_ops.relu(1.0 - y_true * y_pred)),
                                      axis=-1)
 
 
+@per_sample(y_true="one-hot targets.")
 def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` (one-hot labels).
-
-    Args:
-        y_true: one-hot targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``max(max((1 - y_true) * y_pred) - sum(y_true * y_pred) + 1, 0)`` (one-hot labels)."""
     y_true, y_pred = _pair(y_true, y_pred)
     pos = reduction_ops.reduce_sum(y_true * y_pred, axis=-1)
     neg = reduction_ops.reduce_max((1.0 - y_true) * y_pred, axis=-1)
     return nn_ops.relu(neg - pos + 1.0)
 
 
+@per_sample
 def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     x = y_pred - y_true
     return reduction_ops.reduce_mean(x + nn_ops.softplus(-2.0 * x) - 0.6931471805599453,
                                      axis=-1)
 
 
+@per_sample(y_true="targets (counts).", y_pred="predicted rates.")
 def poisson(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean(y_pred - y_true * log(y_pred + epsilon), axis=-1)``.
-
-    Args:
-        y_true: targets (counts).
-        y_pred: predicted rates.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean(y_pred - y_true * log(y_pred + epsilon), axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     return reduction_ops.reduce_mean(y_pred - y_true * math_ops.log(y_pred + 1e-7), axis=-1)
 
 
+@per_sample(axis="the vector axis.")
 def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
-    """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)`` (-1 means aligned).
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the vector axis.
-
-    Returns:
-        One loss per sample.
-    """
+    """``-sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)`` (-1 means aligned)."""
     y_true, y_pred = _pair(y_true, y_pred)
     return -reduction_ops.reduce_sum(nn_ops.l2_normalize(y_true, axis=axis) *
                                      nn_ops.l2_normalize(y_pred, axis=axis), axis=axis)
 
 
+@per_sample
 def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``100 * mean(|y_true - y_pred| / max(|y_true|, epsilon), axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     diff = math_ops.abs((y_true - y_pred) / math_ops.maximum(math_ops.abs(y_true), 1e-7))
     return 100.0 * reduction_ops.reduce_mean(diff, axis=-1)
 
 
+@per_sample
 def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
-    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-
-    Returns:
-        One loss per sample.
-    """
+    """``mean((log(max(y_pred, eps) + 1) - log(max(y_true, eps) + 1)) ** 2, axis=-1)``."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     a = math_ops.log(math_ops.maximum(y_pred, 1e-7) + 1.0)
     b = math_ops.log(math_ops.maximum(y_true, 1e-7) + 1.0)
@@ -561,171 +489,99 @@ class LossFunctionWrapper(Loss):
         return cfg
 
 
-class MeanSquaredError(LossFunctionWrapper):
-    """Mean of squared errors.
+_LOSS_ARGS = {
+    "reduction": "one of ``Reduction``'s values.",
+    "name": "the loss name.",
+    "dtype": "the dtype the loss is computed in.",
+}
+
+
+def per_sample_args(fn: Callable) -> dict:
+    """The argument descriptions of a ``per_sample`` function (metrics reuse them).
 
     Args:
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
+        fn: the function.
+
+    Returns:
+        Argument name -> description (empty for other functions).
     """
-
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "mean_squared_error", dtype=None) -> None:
-        super().__init__(mean_squared_error, reduction=reduction, name=name, dtype=dtype)
+    return _ARGS_OF.get(fn, {})
 
 
-class MeanAbsoluteError(LossFunctionWrapper):
-    """Mean of absolute errors.
+def wrapper_class(cls_name: str, fn: Callable, doc: str, params: dict | None = None, *,
+                  name: str | None = None, order: tuple | None = None,
+                  check: Callable | None = None) -> type:
+    """A ``LossFunctionWrapper`` subclass whose constructor takes ``fn``'s keyword arguments.
+
+    Keras' Loss classes are each a per-sample function with its arguments fixed; this writes
+    the constructor (with its real signature) and the docstring's Args section once for all.
 
     Args:
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
+        cls_name: the class name, e.g. ``"Huber"``; the class lives in ``fn``'s module.
+        fn: the per-sample loss function.
+        doc: the class docstring's summary (an Args section is added).
+        params: the constructor's arguments passed to ``fn``, name -> default, in order.
+        name: the default loss name (default ``fn.__name__``).
+        order: the constructor's argument order when ``reduction``, ``name`` and ``dtype`` do
+            not simply follow ``params`` (Keras' Dice and Tversky).
+        check: called with the constructor's arguments; raises on bad values.
+
+    Returns:
+        The class.
     """
+    params = params or {}
+    defaults = {**params, "reduction": Reduction.SUM_OVER_BATCH_SIZE,
+                "name": name or fn.__name__, "dtype": None}
+    order = order or (*params, "reduction", "name", "dtype")
 
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "mean_absolute_error", dtype=None) -> None:
-        super().__init__(mean_absolute_error, reduction=reduction, name=name, dtype=dtype)
-
-
-class Huber(LossFunctionWrapper):
-    """Huber loss with threshold ``delta``.
-
-    Args:
-        delta: where the loss turns from quadratic to linear.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, delta: float = 1.0, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "huber_loss", dtype=None) -> None:
-        super().__init__(huber, reduction=reduction, name=name, dtype=dtype, delta=delta)
+    def init(self, reduction, name, dtype, **kwargs) -> None:
+        if check is not None:
+            check(**kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype,
+                                     **kwargs)
+    docs = {**_ARGS_OF[fn], **_LOSS_ARGS}   # fn's own from ``per_sample``
+    return make_class(cls_name, (LossFunctionWrapper,), fn.__module__,
+                      docstring(doc, {k: docs[k] for k in order}),
+                      {"__init__": bound_init([(k, defaults[k]) for k in order], init)})
 
 
-class BinaryCrossentropy(LossFunctionWrapper):
-    """Binary cross-entropy (``from_logits`` for raw scores).
 
-    Args:
-        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        label_smoothing: how much to move the labels toward uniform, in [0, 1].
-        axis: the class axis.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "binary_crossentropy", dtype=None) -> None:
-        super().__init__(binary_crossentropy, reduction=reduction, name=name, dtype=dtype,
-                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+MeanSquaredError = wrapper_class("MeanSquaredError", mean_squared_error,
+                                 "Mean of squared errors.")
+MeanAbsoluteError = wrapper_class("MeanAbsoluteError", mean_absolute_error,
+                                  "Mean of absolute errors.")
+Huber = wrapper_class("Huber", huber, "Huber loss with threshold ``delta``.", {"delta": 1.0},
+                      name="huber_loss")
+_CROSSENTROPY = {"from_logits": False, "label_smoothing": 0.0, "axis": -1}
+BinaryCrossentropy = wrapper_class("BinaryCrossentropy", binary_crossentropy,
+                                   "Binary cross-entropy (``from_logits`` for raw scores).",
+                                   _CROSSENTROPY)
+CategoricalCrossentropy = wrapper_class(
+    "CategoricalCrossentropy", categorical_crossentropy,
+    "Cross-entropy of one-hot labels (``from_logits`` for raw scores).", _CROSSENTROPY)
 
 
-class CategoricalCrossentropy(LossFunctionWrapper):
-    """Cross-entropy of one-hot labels (``from_logits`` for raw scores).
-
-    Args:
-        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        label_smoothing: how much to move the labels toward uniform, in [0, 1].
-        axis: the class axis.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "categorical_crossentropy", dtype=None) -> None:
-        super().__init__(categorical_crossentropy, reduction=reduction, name=name, dtype=dtype,
-                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
-
-
-class SparseCategoricalCrossentropy(LossFunctionWrapper):
-    """Cross-entropy of integer labels (``from_logits`` for raw scores).
-
-    Args:
-        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        ignore_class: a label whose samples contribute no loss (``None``: none).
-        reduction: one of ``Reduction``'s values.
-        axis: the class axis of ``y_pred``.
-        name: the loss name.
-        dtype: the dtype the loss is computed in.
-    """
-
-    def __init__(self, from_logits: bool = False, ignore_class=None,
-                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, axis: int = -1,
-                 name: str = "sparse_categorical_crossentropy", dtype=None) -> None:
-        kwargs = {"from_logits": from_logits}
-        if ignore_class is not None:
-            kwargs["ignore_class"] = ignore_class
-        if axis != -1:
-            kwargs["axis"] = axis
-        super().__init__(sparse_categorical_crossentropy, reduction=reduction, name=name,
-                         dtype=dtype, **kwargs)
-
-
-class KLDivergence(LossFunctionWrapper):
-    """Kullback-Leibler divergence.
-
-    Args:
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "kl_divergence", dtype=None) -> None:
-        super().__init__(kl_divergence, reduction=reduction, name=name, dtype=dtype)
-
-
-def _loss_class(name: str, fn: Callable, default_name: str, doc: str) -> type:
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = default_name,
-                 dtype=None) -> None:
-        """Creates the loss.
-
-        Args:
-            reduction: one of ``Reduction``'s values.
-            name: the loss name.
-            dtype: the dtype the loss is computed in.
-        """
-        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype)
-    cls = type(name, (LossFunctionWrapper,), {
-        "__init__": __init__, "__module__": __name__,
-        "__doc__": doc + "\n\n    Args:\n        reduction: one of ``Reduction``'s values.\n"
-                         "        name: the loss name.\n        dtype: the dtype the loss is "
-                         "computed in.\n"})
-    return cls
-
-
-Hinge = _loss_class("Hinge", hinge, "hinge", "The hinge loss (labels -1/1 or 0/1).")
-SquaredHinge = _loss_class("SquaredHinge", squared_hinge, "squared_hinge",
-                           "The squared hinge loss.")
-CategoricalHinge = _loss_class("CategoricalHinge", categorical_hinge, "categorical_hinge",
-                               "The categorical hinge loss (one-hot labels).")
-LogCosh = _loss_class("LogCosh", log_cosh, "log_cosh", "``log(cosh(error))``.")
-Poisson = _loss_class("Poisson", poisson, "poisson", "The Poisson loss.")
-
-
-class CosineSimilarity(LossFunctionWrapper):
-    """Minus the cosine similarity of the vectors along ``axis``.
-
-    Args:
-        axis: the axis of the vectors.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-        dtype: the dtype the loss is computed in.
-    """
-
-    def __init__(self, axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "cosine_similarity", dtype=None) -> None:
-        super().__init__(cosine_similarity, reduction=reduction, name=name, dtype=dtype,
-                         axis=axis)
-
-
-MeanAbsolutePercentageError = _loss_class("MeanAbsolutePercentageError",
-                                          mean_absolute_percentage_error,
-                                          "mean_absolute_percentage_error",
-                                          "Mean absolute percentage error.")
-MeanSquaredLogarithmicError = _loss_class("MeanSquaredLogarithmicError",
-                                          mean_squared_logarithmic_error,
-                                          "mean_squared_logarithmic_error",
-                                          "Mean squared logarithmic error.")
+SparseCategoricalCrossentropy = wrapper_class(
+    "SparseCategoricalCrossentropy", sparse_categorical_crossentropy,
+    "Cross-entropy of integer labels (``from_logits`` for raw scores).",
+    {"from_logits": False, "ignore_class": None, "axis": -1},
+    order=("from_logits", "ignore_class", "reduction", "axis", "name", "dtype"))
+KLDivergence = wrapper_class("KLDivergence", kl_divergence, "Kullback-Leibler divergence.")
+Hinge = wrapper_class("Hinge", hinge, "The hinge loss (labels -1/1 or 0/1).")
+SquaredHinge = wrapper_class("SquaredHinge", squared_hinge, "The squared hinge loss.")
+CategoricalHinge = wrapper_class("CategoricalHinge", categorical_hinge,
+                                 "The categorical hinge loss (one-hot labels).")
+LogCosh = wrapper_class("LogCosh", log_cosh, "``log(cosh(error))``.")
+Poisson = wrapper_class("Poisson", poisson, "The Poisson loss.")
+CosineSimilarity = wrapper_class("CosineSimilarity", cosine_similarity,
+                                 "Minus the cosine similarity of the vectors along ``axis``.",
+                                 {"axis": -1})
+MeanAbsolutePercentageError = wrapper_class("MeanAbsolutePercentageError",
+                                            mean_absolute_percentage_error,
+                                            "Mean absolute percentage error.")
+MeanSquaredLogarithmicError = wrapper_class("MeanSquaredLogarithmicError",
+                                            mean_squared_logarithmic_error,
+                                            "Mean squared logarithmic error.")
 
 
 _BY_NAME = {
@@ -755,28 +611,9 @@ def get(identifier) -> Callable | None:
     if identifier is None or isinstance(identifier, Loss):
         return identifier
     if isinstance(identifier, str):
-        try:
-            return _BY_NAME[identifier.lower()]
-        except KeyError:
-            raise ValueError(f"Unknown loss function: {identifier!r}. Known: "
-                             f"{sorted(_BY_NAME)}") from None
+        return by_name(_BY_NAME, identifier, "loss function")
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
     if callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret loss identifier: {identifier!r}")
-
-
-def serialize(loss) -> dict | str:
-    """``{"class_name", "config"}`` of a Loss object, or a loss function's name.
-
-    Args:
-        loss: a Loss or a named function.
-
-    Returns:
-        The dict or name.
-    """
-    if isinstance(loss, Loss):
-        return {"class_name": type(loss).__name__, "config": loss.get_config()}
-    return getattr(loss, "__name__", str(loss))
-

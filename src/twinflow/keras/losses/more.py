@@ -9,35 +9,28 @@ from ...ops.nn import ctc as _nn_ctc
 from ..masks import set_keras_mask
 from ..settings import epsilon
 from .base import (
-    LossFunctionWrapper,
-    Reduction,
+    _PROBS,
     _aligned_pair,
     _pair,
     _tensor,
     bce_of_probabilities,
+    per_sample,
+    wrapper_class,
 )
 
 
+@per_sample(
+    y_true="labels in [0, 1].", y_pred=_PROBS,
+    apply_class_balancing="weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.",
+    alpha="the class-1 weight when balancing.",
+    gamma="the focusing exponent (0 gives the binary cross-entropy).",
+    label_smoothing="squeezes labels towards 0.5.", axis="the averaged axis.")
 def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
                               apply_class_balancing: bool = False, alpha: float = 0.25,
                               gamma: float = 2.0, from_logits: bool = False,
                               label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Binary cross-entropy scaled by the focal factor ``(1 - p_t) ** gamma``
-    (Lin et al., 2018): easy examples weigh less.
-
-    Args:
-        y_true: labels in [0, 1].
-        y_pred: probabilities, or logits with ``from_logits=True``.
-        apply_class_balancing: weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.
-        alpha: the class-1 weight when balancing.
-        gamma: the focusing exponent (0 gives the binary cross-entropy).
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: squeezes labels towards 0.5.
-        axis: the averaged axis.
-
-    Returns:
-        One loss per sample.
-    """
+    (Lin et al., 2018): easy examples weigh less."""
     y_true, y_pred = _aligned_pair(y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
@@ -51,23 +44,14 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
     return reduction_ops.reduce_mean(focal, axis=axis)
 
 
+@per_sample(
+    y_true="one-hot (or soft) labels.", y_pred=_PROBS,
+    alpha="the class weight, a float or one per class.", gamma="the focusing exponent.",
+    label_smoothing="mixes the labels with the uniform distribution.", axis="the class axis.")
 def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha=0.25,
                                    gamma: float = 2.0, from_logits: bool = False,
                                    label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
-    """Categorical cross-entropy with the focal factor ``alpha * (1 - p) ** gamma`` per class.
-
-    Args:
-        y_true: one-hot (or soft) labels.
-        y_pred: probabilities, or logits with ``from_logits=True``.
-        alpha: the class weight, a float or one per class.
-        gamma: the focusing exponent.
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: mixes the labels with the uniform distribution.
-        axis: the class axis.
-
-    Returns:
-        One loss per sample.
-    """
+    """Categorical cross-entropy with the focal factor ``alpha * (1 - p) ** gamma`` per class."""
     if isinstance(axis, bool):
         raise ValueError(f"`axis` must be of type `int`. Received: axis={axis} of type "
                          f"{type(axis)}")
@@ -84,19 +68,14 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
     return reduction_ops.reduce_sum(weight * (-y_true * math_ops.log(out)), axis=axis)
 
 
+@per_sample(
+    y_true="integer class ids, shape ``(N,)`` or ``(N, 1)``.",
+    y_pred="class probabilities ``(N, C)``.",
+    q="in (0, 1): near 0 it behaves like cross-entropy, near 1 like MAE.")
 def categorical_generalized_cross_entropy(y_true: TensorLike, y_pred: TensorLike,
                                           q: float) -> Tensor:
     """Generalized cross-entropy ``(1 - p ** q) / q`` of the true class's probability ``p``
-    (Zhang & Sabuncu, 2018): robust to noisy labels.
-
-    Args:
-        y_true: integer class ids, shape ``(N,)`` or ``(N, 1)``.
-        y_pred: class probabilities ``(N, C)``.
-        q: in (0, 1): near 0 it behaves like cross-entropy, near 1 like MAE.
-
-    Returns:
-        One loss per sample.
-    """
+    (Zhang & Sabuncu, 2018): robust to noisy labels."""
     y_pred = _tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = math_ops.cast(y_pred, dtypes.float32)
@@ -106,17 +85,11 @@ def categorical_generalized_cross_entropy(y_true: TensorLike, y_pred: TensorLike
     return (1.0 - math_ops.pow(p, q)) / q
 
 
+@per_sample(
+    axis="the summed axes (None: all, giving one value).",
+    returns="The Dice loss (one per entry of the axes not summed).")
 def dice(y_true: TensorLike, y_pred: TensorLike, axis=None) -> Tensor:
-    """``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the summed axes (None: all, giving one value).
-
-    Returns:
-        The Dice loss (one per entry of the axes not summed).
-    """
+    """``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)``."""
     y_true, y_pred = _pair(y_true, y_pred)
     axis = list(axis) if isinstance(axis, (list, tuple)) else axis
     inter = reduction_ops.reduce_sum(y_true * y_pred, axis=axis)
@@ -125,21 +98,13 @@ def dice(y_true: TensorLike, y_pred: TensorLike, axis=None) -> Tensor:
     return 1.0 - 2.0 * inter / total
 
 
+@per_sample(
+    alpha="the weight of false positives.", beta="the weight of false negatives.",
+    axis="the summed axes (None: all).", returns="The Tversky loss.")
 def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: float = 0.5,
             axis=None) -> Tensor:
     """Tversky loss ``1 - TP / (TP + alpha * FP + beta * FN + epsilon)`` (Salehi et al.,
-    2017); ``alpha = beta = 0.5`` is the Dice loss.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        alpha: the weight of false positives.
-        beta: the weight of false negatives.
-        axis: the summed axes (None: all).
-
-    Returns:
-        The Tversky loss.
-    """
+    2017); ``alpha = beta = 0.5`` is the Dice loss."""
     y_true, y_pred = _pair(y_true, y_pred)
     axis = list(axis) if isinstance(axis, (list, tuple)) else axis
     inter = reduction_ops.reduce_sum(y_true * y_pred, axis=axis)
@@ -148,25 +113,19 @@ def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: fl
     return 1.0 - inter / (inter + fp * alpha + fn * beta + epsilon())
 
 
+@per_sample(
+    y_true="integer labels ``(N,)``.", y_pred="L2-normalized embeddings ``(N, D)``.",
+    ref_labels="labels of the reference embeddings (default ``y_true``).",
+    ref_embeddings="reference embeddings (default ``y_pred``).",
+    remove_diagonal="leave each sample's similarity to itself out of its positives.",
+    gamma="the scale.", margin="the relaxation.",
+    returns="One loss per sample; its Keras mask (values > 0) makes a Loss average over those.")
 def circle(y_true: TensorLike, y_pred: TensorLike, ref_labels: TensorLike | None = None,
            ref_embeddings: TensorLike | None = None, remove_diagonal: bool = True,
            gamma: float = 80.0, margin: float = 0.4) -> Tensor:
     """Circle loss (Sun et al., 2020) of L2-normalized embeddings: pulls same-label pairs
     together and pushes different-label pairs apart, each pair weighted by how far it is from
-    its optimum.
-
-    Args:
-        y_true: integer labels ``(N,)``.
-        y_pred: L2-normalized embeddings ``(N, D)``.
-        ref_labels: labels of the reference embeddings (default ``y_true``).
-        ref_embeddings: reference embeddings (default ``y_pred``).
-        remove_diagonal: leave each sample's similarity to itself out of its positives.
-        gamma: the scale.
-        margin: the relaxation.
-
-    Returns:
-        One loss per sample; its Keras mask (values > 0) makes a Loss average over those.
-    """
+    its optimum."""
     y_pred = _tensor(y_pred)
     labels = math_ops.cast(array_ops.reshape(_tensor(y_true), [-1]), dtypes.int32)
     ref = y_pred if ref_embeddings is None else _tensor(ref_embeddings, y_pred.dtype)
@@ -193,135 +152,43 @@ def circle(y_true: TensorLike, y_pred: TensorLike, ref_labels: TensorLike | None
     return loss
 
 
-class BinaryFocalCrossentropy(LossFunctionWrapper):
-    """Binary focal cross-entropy (see ``binary_focal_crossentropy``).
-
-    Args:
-        apply_class_balancing: weigh class 1 by ``alpha`` and class 0 by ``1 - alpha``.
-        alpha: the class-1 weight when balancing.
-        gamma: the focusing exponent.
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: squeezes labels towards 0.5.
-        axis: the averaged axis.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
-                 gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "binary_focal_crossentropy", dtype=None) -> None:
-        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name, dtype=dtype,
-                         apply_class_balancing=apply_class_balancing, alpha=alpha,
-                         gamma=gamma, from_logits=from_logits,
-                         label_smoothing=label_smoothing, axis=axis)
+BinaryFocalCrossentropy = wrapper_class(
+    "BinaryFocalCrossentropy", binary_focal_crossentropy,
+    "Binary focal cross-entropy (see ``binary_focal_crossentropy``).",
+    {"apply_class_balancing": False, "alpha": 0.25, "gamma": 2.0, "from_logits": False,
+     "label_smoothing": 0.0, "axis": -1})
+CategoricalFocalCrossentropy = wrapper_class(
+    "CategoricalFocalCrossentropy", categorical_focal_crossentropy,
+    "Categorical focal cross-entropy (see ``categorical_focal_crossentropy``).",
+    {"alpha": 0.25, "gamma": 2.0, "from_logits": False, "label_smoothing": 0.0, "axis": -1})
 
 
-class CategoricalFocalCrossentropy(LossFunctionWrapper):
-    """Categorical focal cross-entropy (see ``categorical_focal_crossentropy``).
-
-    Args:
-        alpha: the class weight, a float or one per class.
-        gamma: the focusing exponent.
-        from_logits: whether ``y_pred`` are logits.
-        label_smoothing: mixes the labels with the uniform distribution.
-        axis: the class axis.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, alpha=0.25, gamma: float = 2.0, from_logits: bool = False,
-                 label_smoothing: float = 0.0, axis: int = -1,
-                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "categorical_focal_crossentropy", dtype=None) -> None:
-        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
-                         dtype=dtype,
-                         alpha=alpha, gamma=gamma, from_logits=from_logits,
-                         label_smoothing=label_smoothing, axis=axis)
+def _check_q(q, **_) -> None:
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in the interval (0, 1); received q={q}")
 
 
-class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
-    """Generalized cross-entropy of integer labels (see
-    ``categorical_generalized_cross_entropy``).
-
-    Args:
-        q: in (0, 1).
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, q: float = 0.5, reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
-                 name: str = "categorical_generalized_cross_entropy", dtype=None) -> None:
-        if not 0 < q < 1:
-            raise ValueError(f"q must be in the interval (0, 1); received q={q}")
-        super().__init__(categorical_generalized_cross_entropy, reduction=reduction,
-                         name=name, q=q)
+CategoricalGeneralizedCrossEntropy = wrapper_class(
+    "CategoricalGeneralizedCrossEntropy", categorical_generalized_cross_entropy,
+    "Generalized cross-entropy of integer labels (see "
+    "``categorical_generalized_cross_entropy``).", {"q": 0.5}, check=_check_q)
+Dice = wrapper_class("Dice", dice, "The Dice loss (see ``dice``).", {"axis": None},
+                     order=("reduction", "name", "axis", "dtype"))
+Tversky = wrapper_class("Tversky", tversky, "The Tversky loss (see ``tversky``).",
+                        {"alpha": 0.5, "beta": 0.5, "axis": None},
+                        order=("alpha", "beta", "reduction", "name", "axis", "dtype"))
+Circle = wrapper_class(
+    "Circle", circle, "The Circle loss of L2-normalized embeddings (see ``circle``); the mean "
+    "is over the samples whose loss is positive, as in Keras.",
+    {"gamma": 80.0, "margin": 0.4, "remove_diagonal": True})
 
 
-class Dice(LossFunctionWrapper):
-    """The Dice loss (see ``dice``).
-
-    Args:
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-        axis: the summed axes (None: all).
-    """
-
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "dice",
-                 axis=None, dtype=None) -> None:
-        super().__init__(dice, reduction=reduction, name=name, dtype=dtype, axis=axis)
-
-
-class Tversky(LossFunctionWrapper):
-    """The Tversky loss (see ``tversky``).
-
-    Args:
-        alpha: the weight of false positives.
-        beta: the weight of false negatives.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-        axis: the summed axes (None: all).
-    """
-
-    def __init__(self, alpha: float = 0.5, beta: float = 0.5,
-                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "tversky", axis=None,
-                         dtype=None) -> None:
-        super().__init__(tversky, reduction=reduction, name=name, dtype=dtype, alpha=alpha,
-                         beta=beta,
-                         axis=axis)
-
-
-class Circle(LossFunctionWrapper):
-    """The Circle loss of L2-normalized embeddings (see ``circle``); the mean is over the
-    samples whose loss is positive, as in Keras.
-
-    Args:
-        gamma: the scale.
-        margin: the relaxation.
-        remove_diagonal: leave self-similarities out of the positives.
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, gamma: float = 80.0, margin: float = 0.4, remove_diagonal: bool = True,
-                 reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "circle",
-                         dtype=None) -> None:
-        super().__init__(circle, reduction=reduction, name=name, dtype=dtype, gamma=gamma,
-                         margin=margin,
-                         remove_diagonal=remove_diagonal)
-
-
+@per_sample(
+    y_true="``(batch, max_label_length)`` integer labels, 0 for padding.",
+    y_pred="``(batch, max_time, num_classes)`` logits (not softmaxed).")
 def ctc(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """CTC loss of integer labels (0 is the blank and pads them) against batch-major logits,
-    every logit sequence taken whole.
-
-    Args:
-        y_true: ``(batch, max_label_length)`` integer labels, 0 for padding.
-        y_pred: ``(batch, max_time, num_classes)`` logits (not softmaxed).
-
-    Returns:
-        One loss per sample.
-    """
+    every logit sequence taken whole."""
     y_true, y_pred = _tensor(y_true), _tensor(y_pred)
     if y_true.shape.rank != 2:
         raise ValueError("Targets `y_true` are expected to be a tensor of shape "
@@ -343,14 +210,4 @@ def ctc(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     return loss if y_pred.dtype is loss.dtype else math_ops.cast(loss, y_pred.dtype)
 
 
-class CTC(LossFunctionWrapper):
-    """The CTC loss (see ``ctc``).
-
-    Args:
-        reduction: one of ``Reduction``'s values.
-        name: the loss name.
-    """
-
-    def __init__(self, reduction: str = Reduction.SUM_OVER_BATCH_SIZE, name: str = "ctc",
-                 dtype=None) -> None:
-        super().__init__(ctc, reduction=reduction, name=name, dtype=dtype)
+CTC = wrapper_class("CTC", ctc, "The CTC loss (see ``ctc``).")

@@ -23,6 +23,7 @@ from ..losses import (
     sparse_categorical_crossentropy,
     squared_hinge,
 )
+from ..named import serializers as _serializers
 from ..registry import deserialize_object as _deserialize_object
 from .base import *  # noqa: F403
 from .base import _BY_NAME, Metric, get
@@ -93,32 +94,9 @@ kld = KLD = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
 
 
-
-def serialize(metric) -> dict | str:
-    """``{"class_name", "config"}`` of a Metric, or a metric function's name.
-
-    Args:
-        metric: a Metric or a named function.
-
-    Returns:
-        The dict or name.
-    """
-    if isinstance(metric, Metric):
-        return {"class_name": type(metric).__name__, "config": metric.get_config()}
-    return getattr(metric, "__name__", str(metric))
-
-
-def deserialize(config, custom_objects: dict | None = None) -> Metric:
-    """The metric of a ``serialize`` result.
-
-    Args:
-        config: the dict or name.
-        custom_objects: name -> class for custom metrics.
-
-    Returns:
-        The Metric (or function).
-    """
-    return _deserialize_object(config, custom_objects, globals(), Metric, get, "metric")
+serialize, deserialize = _serializers(
+    "metric", __name__, lambda config, custom: _deserialize_object(
+        config, custom, globals(), Metric, get, "metric"), Metric, names=("metric", "config"))
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -12,11 +12,14 @@ from typing import Any
 import numpy as np
 
 from ...core import dtypes
+from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable, VariableAggregation, VariableSynchronization
 from .. import losses as _losses
+from ..declare import bound_init, docstring, make_class, with_args
 from ..layers.base import Layer
+from ..losses.base import per_sample_args
 
 
 def _to_float(x, dtype=dtypes.float32):
@@ -95,6 +98,14 @@ class Metric(Layer):
         kwargs.setdefault("aggregation", VariableAggregation.SUM)
         return super().add_weight(name=name, shape=shape, dtype=dtype, initializer=initializer,
                                   **kwargs)
+
+    def _add_state(self, shape: tuple, *names: str, **renamed: str) -> None:
+        """Zero state variables of ``shape`` whose size the first update gives: each set as
+        the attribute of its name (``renamed``: attribute=variable name). They are created
+        eagerly, also when that update is being traced."""
+        with eager_mode():
+            for attr, name in {**{n: n for n in names}, **renamed}.items():
+                setattr(self, attr, self.add_weight(name, shape))
 
     def get_config(self) -> dict:
         return {"name": self.name, "dtype": self.dtype}
@@ -178,6 +189,45 @@ class MeanMetricWrapper(Mean):
         return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
                                     sample_weight=sample_weight)
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+
+_METRIC_ARGS = {"name": "the metric's name.",
+                "dtype": "the dtype of its state variables (float32 when None)."}
+
+
+def wrapper_class(cls_name: str, fn: Callable, doc: str, keywords: dict | None = None, *,
+                  name: str | None = None, leading: dict | None = None,
+                  arg_docs: dict | None = None, module: str = __name__) -> type:
+    """A ``MeanMetricWrapper`` subclass whose constructor takes ``fn``'s keyword arguments,
+    in Keras' order ``(*leading, name, dtype, *keywords)``; they are also attributes.
+
+    Args:
+        cls_name: the class name, e.g. ``"BinaryAccuracy"``.
+        fn: the per-sample metric function.
+        doc: the class docstring's summary (an Args section is added).
+        keywords: the arguments after ``name`` and ``dtype``, name -> default.
+        name: the default metric name (default ``fn.__name__``).
+        leading: the arguments before ``name``, name -> default.
+        arg_docs: the arguments' descriptions (a loss function's are known already).
+        module: the module the class is bound in.
+
+    Returns:
+        The class.
+    """
+    leading, keywords = leading or {}, keywords or {}
+    params = [*leading.items(), ("name", name or fn.__name__), ("dtype", None),
+              *keywords.items()]
+
+    def init(self, name, dtype, **kwargs) -> None:
+        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **kwargs)
+        self.__dict__.update(kwargs)
+    docs = {**per_sample_args(fn), **_METRIC_ARGS, **(arg_docs or {})}
+    return make_class(cls_name, (MeanMetricWrapper,), module,
+                      docstring(doc, {k: docs[k] for k, _ in params}),
+                      {"__init__": bound_init(params, init)})
+
 
 # ----- per-sample metric functions -----------------------------------------------------------
 
@@ -256,102 +306,23 @@ def sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tenso
     return math_ops.cast(math_ops.equal(labels, pred), dtypes.float32)
 
 
-class Accuracy(MeanMetricWrapper):
-    """How often predictions equal labels.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-    """
-
-    def __init__(self, name: str = "accuracy", dtype: DTypeLike | None = None) -> None:
-        super().__init__(accuracy, name=name, dtype=dtype)
-
-
-class BinaryAccuracy(MeanMetricWrapper):
-    """How often thresholded probabilities equal 0/1 labels.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-        threshold: predictions above it count as 1.
-    """
-
-    def __init__(self, name: str = "binary_accuracy", dtype: DTypeLike | None = None,
-                 threshold: float = 0.5) -> None:
-        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
-
-
-class CategoricalAccuracy(MeanMetricWrapper):
-    """How often the top prediction matches a one-hot label.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-    """
-
-    def __init__(self, name: str = "categorical_accuracy", dtype: DTypeLike | None = None) -> None:
-        super().__init__(categorical_accuracy, name=name, dtype=dtype)
-
-
-class SparseCategoricalAccuracy(MeanMetricWrapper):
-    """How often the top prediction matches an integer label.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-    """
-
-    def __init__(self, name: str = "sparse_categorical_accuracy",
-                 dtype: DTypeLike | None = None) -> None:
-        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
-
-
-class MeanSquaredError(MeanMetricWrapper):
-    """The mean squared error over every sample seen.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-    """
-
-    def __init__(self, name: str = "mean_squared_error", dtype: DTypeLike | None = None) -> None:
-        super().__init__(_losses.mean_squared_error, name=name, dtype=dtype)
-
-
-class MeanAbsoluteError(MeanMetricWrapper):
-    """The mean absolute error over every sample seen.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-    """
-
-    def __init__(self, name: str = "mean_absolute_error", dtype: DTypeLike | None = None) -> None:
-        super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
-
-
-class SparseCategoricalCrossentropy(MeanMetricWrapper):
-    """The mean sparse categorical cross-entropy.
-
-    Args:
-        name: the metric's name.
-        dtype: the dtype of its state variables (float32 when None).
-        from_logits: whether ``y_pred`` holds raw scores rather than probabilities.
-        ignore_class: a label whose samples give 0 (``None``: none).
-        axis: the class axis of ``y_pred``.
-    """
-
-    def __init__(self, name: str = "sparse_categorical_crossentropy",
-                 dtype: DTypeLike | None = None, from_logits: bool = False,
-                 ignore_class: int | None = None, axis: int = -1) -> None:
-        kwargs = {"from_logits": from_logits}
-        if ignore_class is not None:
-            kwargs["ignore_class"] = ignore_class
-        if axis != -1:
-            kwargs["axis"] = axis
-        super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
-                         **kwargs)
+Accuracy = wrapper_class("Accuracy", accuracy, "How often predictions equal labels.")
+BinaryAccuracy = wrapper_class(
+    "BinaryAccuracy", binary_accuracy, "How often thresholded probabilities equal 0/1 labels.",
+    {"threshold": 0.5}, arg_docs={"threshold": "predictions above it count as 1."})
+CategoricalAccuracy = wrapper_class("CategoricalAccuracy", categorical_accuracy,
+                                    "How often the top prediction matches a one-hot label.")
+SparseCategoricalAccuracy = wrapper_class("SparseCategoricalAccuracy",
+                                          sparse_categorical_accuracy,
+                                          "How often the top prediction matches an integer label.")
+MeanSquaredError = wrapper_class("MeanSquaredError", _losses.mean_squared_error,
+                                 "The mean squared error over every sample seen.")
+MeanAbsoluteError = wrapper_class("MeanAbsoluteError", _losses.mean_absolute_error,
+                                  "The mean absolute error over every sample seen.")
+SparseCategoricalCrossentropy = wrapper_class(
+    "SparseCategoricalCrossentropy", _losses.sparse_categorical_crossentropy,
+    "The mean sparse categorical cross-entropy.",
+    {"from_logits": False, "ignore_class": None, "axis": -1})
 
 
 class _Confusion(Metric):
@@ -372,11 +343,6 @@ class _Confusion(Metric):
         self.true_negatives = self.add_weight("true_negatives", (n,))
         self.false_negatives = self.add_weight("false_negatives", (n,))
 
-    def _tp_rate(self, other) -> Tensor:
-        """``tp / (tp + other)`` at the first threshold (0 where both are 0)."""
-        tp = self.true_positives.read_value()
-        return math_ops.div_no_nan(tp, tp + other.read_value())[0]
-
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         pred = array_ops.reshape(_to_float(y_pred), [-1, 1])
         truth = array_ops.reshape(_to_float(y_true), [-1, 1])
@@ -394,35 +360,51 @@ class _Confusion(Metric):
             count.assign_add(reduction_ops.reduce_sum(hits, axis=0))
 
 
-class Precision(_Confusion):
-    """``tp / (tp + fp)`` of predictions above ``thresholds`` (0.5).
+_THRESHOLDED_ARGS = {"thresholds": "a threshold or a list of them.",
+                     "name": "the metric name.", "dtype": "the result dtype."}
 
-    Args:
-        thresholds: the decision threshold.
-        name: the metric name.
-        dtype: the result dtype.
-    """
 
-    def __init__(self, thresholds: float = 0.5, name: str = "precision",
+@with_args(_THRESHOLDED_ARGS)
+class _Thresholded(_Confusion):
+    """Counts at ``thresholds``: a float (the result is a scalar) or a list of them (one
+    result per threshold)."""
+
+    _default_name: str | None = None
+
+    def __init__(self, thresholds=0.5, name: str | None = None,
                  dtype: DTypeLike | None = None) -> None:
-        super().__init__([thresholds], name=name, dtype=dtype)
+        self._tw_scalar = not isinstance(thresholds, (list, tuple))
+        self.thresholds = thresholds if self._tw_scalar else list(thresholds)
+        super().__init__([thresholds] if self._tw_scalar else list(thresholds),
+                         name=name or self._default_name, dtype=dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "thresholds": self.thresholds}
+
+    def _per_threshold(self, value: Tensor) -> Tensor:
+        return value[0] if self._tw_scalar else value
+
+    def _tp_rate(self, other) -> Tensor:
+        """``tp / (tp + other)`` per threshold (0 where both are 0)."""
+        tp = self.true_positives.read_value()
+        return self._per_threshold(math_ops.div_no_nan(tp, tp + other.read_value()))
+
+
+@with_args(_THRESHOLDED_ARGS)
+class Precision(_Thresholded):
+    """``tp / (tp + fp)`` of predictions above ``thresholds`` (0.5)."""
+
+    _default_name = "precision"
 
     def result(self) -> Tensor:
         return self._tp_rate(self.false_positives)
 
 
-class Recall(_Confusion):
-    """``tp / (tp + fn)`` of predictions above ``thresholds`` (0.5).
+@with_args(_THRESHOLDED_ARGS)
+class Recall(_Thresholded):
+    """``tp / (tp + fn)`` of predictions above ``thresholds`` (0.5)."""
 
-    Args:
-        thresholds: the decision threshold.
-        name: the metric name.
-        dtype: the result dtype.
-    """
-
-    def __init__(self, thresholds: float = 0.5, name: str = "recall",
-                 dtype: DTypeLike | None = None) -> None:
-        super().__init__([thresholds], name=name, dtype=dtype)
+    _default_name = "recall"
 
     def result(self) -> Tensor:
         return self._tp_rate(self.false_negatives)

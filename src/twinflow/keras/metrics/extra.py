@@ -3,16 +3,17 @@ correlations, R2Score, and the threshold-sweeping PrecisionAtRecall, RecallAtPre
 SensitivityAtSpecificity, SpecificityAtSensitivity (Keras 3.15's definitions)."""
 from __future__ import annotations
 
-import inspect
+import functools
 
 from ...core import dtypes
-from ...core.context import eager_mode
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, math_ops, reduction_ops
 from .. import losses as _losses
+from ..declare import REQUIRED, bound_init, docstring, make_class, with_args
+from ..losses.base import per_sample
 from ..settings import epsilon
-from .base import MeanMetricWrapper, Metric, _Confusion, _to_float
-from .more import IoU, MeanIoU
+from .base import Metric, _Confusion, _to_float, wrapper_class
+from .more import _IOU_ARGS, IoU, MeanIoU
 
 
 def _same_rank(y_true, y_pred):
@@ -20,17 +21,9 @@ def _same_rank(y_true, y_pred):
     return _losses._match_rank(y_true, y_pred), y_pred
 
 
+@per_sample(axis="the axis the correlation runs over.", returns="One coefficient per sample.")
 def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
-    """The Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``.
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the axis the correlation runs over.
-
-    Returns:
-        One coefficient per sample.
-    """
+    """The Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``."""
     y_true, y_pred = _same_rank(y_true, y_pred)
     t = y_true - reduction_ops.reduce_mean(y_true, axis=axis, keepdims=True)
     p = y_pred - reduction_ops.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -39,18 +32,10 @@ def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) 
     return reduction_ops.reduce_mean(t * p, axis=axis)
 
 
+@per_sample(axis="the axis the coefficient runs over.", returns="One coefficient per sample.")
 def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
     """Lin's concordance correlation along ``axis``, written as Keras 3.15 computes it (its
-    covariance term centres ``y_true`` on the mean of ``y_pred``).
-
-    Args:
-        y_true: targets.
-        y_pred: predictions.
-        axis: the axis the coefficient runs over.
-
-    Returns:
-        One coefficient per sample.
-    """
+    covariance term centres ``y_true`` on the mean of ``y_pred``)."""
     y_true, y_pred = _same_rank(y_true, y_pred)
     t_mean = reduction_ops.reduce_mean(y_true, axis=axis, keepdims=True)
     p_mean = reduction_ops.reduce_mean(y_pred, axis=axis, keepdims=True)
@@ -61,45 +46,13 @@ def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = 
     return reduction_ops.reduce_mean(2.0 * covar / (norm + epsilon()), axis=axis)
 
 
-class _AxisMean(MeanMetricWrapper):
-    _fn = staticmethod(pearson_correlation)
-
-    def __init__(self, name: str, dtype: DTypeLike | None, axis: int) -> None:
-        super().__init__(type(self)._fn, name=name, dtype=dtype, axis=axis)
-        self.axis = axis
-
-    def get_config(self) -> dict:
-        return {"name": self.name, "dtype": self.dtype, "axis": self.axis}
-
-
-class PearsonCorrelation(_AxisMean):
-    """The mean Pearson correlation of the batches' samples.
-
-    Args:
-        name: the metric name.
-        dtype: the result dtype.
-        axis: the axis the correlation runs over.
-    """
-    _fn = staticmethod(pearson_correlation)
-
-    def __init__(self, name: str = "pearson_correlation", dtype: DTypeLike | None = None,
-                 axis: int = -1) -> None:
-        super().__init__(name, dtype, axis)
-
-
-class ConcordanceCorrelation(_AxisMean):
-    """The mean concordance correlation of the batches' samples.
-
-    Args:
-        name: the metric name.
-        dtype: the result dtype.
-        axis: the axis the coefficient runs over.
-    """
-    _fn = staticmethod(concordance_correlation)
-
-    def __init__(self, name: str = "concordance_correlation",
-                 dtype: DTypeLike | None = None, axis: int = -1) -> None:
-        super().__init__(name, dtype, axis)
+_wrapper = functools.partial(wrapper_class, module=__name__)
+PearsonCorrelation = _wrapper("PearsonCorrelation", pearson_correlation,
+                              "The mean Pearson correlation of the batches' samples.",
+                              {"axis": -1})
+ConcordanceCorrelation = _wrapper("ConcordanceCorrelation", concordance_correlation,
+                                  "The mean concordance correlation of the batches' samples.",
+                                  {"axis": -1})
 
 
 class R2Score(Metric):
@@ -134,18 +87,15 @@ class R2Score(Metric):
             raise ValueError("R2Score expects 2D inputs with shape (batch_size, output_dim), "
                              f"output_dim known. Received: y_pred.shape={shape}")
         n = int(shape[-1])
-        self.squared_sum = self.add_weight("squared_sum", (n,))
-        self.sum = self.add_weight("sum", (n,))
-        self.total_mse = self.add_weight("residual", (n,))
-        self.count = self.add_weight("count", (n,))
+        self._add_state((n,), "squared_sum", "sum", total_mse="residual")
+        self._add_state((n,), "count")
         self._columns = n
 
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,
                      sample_weight: TensorLike | None = None) -> None:
         y_true, y_pred = _same_rank(_to_float(y_true), _to_float(y_pred))
         if self._columns is None:
-            with eager_mode():   # (created once, also when first called in a traced step)
-                self._build(y_pred.shape)
+            self._build(y_pred.shape)
         w = array_ops.ones_like(y_true) if sample_weight is None else _to_float(sample_weight)
         if w.shape.rank == 1:
             w = array_ops.expand_dims(w, 1)
@@ -188,15 +138,10 @@ class R2Score(Metric):
                 "num_regressors": self.num_regressors}
 
 
+@with_args(_IOU_ARGS, target_class_ids="which of the classes 0 and 1 are averaged.",
+           threshold="predictions at or above it count as class 1.")
 class BinaryIoU(IoU):
-    """IoU of binary labels against predictions thresholded at ``threshold`` (``>=``).
-
-    Args:
-        target_class_ids: which of the classes 0 and 1 are averaged.
-        threshold: predictions at or above it count as class 1.
-        name: the metric name.
-        dtype: the result dtype.
-    """
+    """IoU of binary labels against predictions thresholded at ``threshold`` (``>=``)."""
 
     def __init__(self, target_class_ids=(0, 1), threshold: float = 0.5,
                  name: str | None = None, dtype: DTypeLike | None = None) -> None:
@@ -209,23 +154,11 @@ class BinaryIoU(IoU):
                              dtypes.int32)
         super().update_state(y_true, pred, sample_weight)
 
-    def get_config(self) -> dict:
-        return {"target_class_ids": self.target_class_ids, "threshold": self.threshold,
-                "name": self.name, "dtype": self.dtype}
 
-
+@with_args(_IOU_ARGS, sparse_y_pred="predictions are already class ids.",
+           axis="the class axis.")
 class OneHotIoU(IoU):
-    """IoU of one-hot labels and class scores (both reduced by argmax over ``axis``).
-
-    Args:
-        num_classes: the number of classes.
-        target_class_ids: the classes averaged.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_pred: predictions are already class ids.
-        axis: the class axis.
-    """
+    """IoU of one-hot labels and class scores (both reduced by argmax over ``axis``)."""
 
     def __init__(self, num_classes: int, target_class_ids, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -234,34 +167,17 @@ class OneHotIoU(IoU):
                          ignore_class=ignore_class, sparse_y_true=False,
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("sparse_y_true")
-        return cfg
 
-
+@with_args(_IOU_ARGS, sparse_y_pred="predictions are already class ids.",
+           axis="the class axis.")
 class OneHotMeanIoU(MeanIoU):
-    """The mean IoU of every class, from one-hot labels and class scores.
-
-    Args:
-        num_classes: the number of classes.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_pred: predictions are already class ids.
-        axis: the class axis.
-    """
+    """The mean IoU of every class, from one-hot labels and class scores."""
 
     def __init__(self, num_classes: int, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
                  sparse_y_pred: bool = False, axis: int = -1) -> None:
         super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
                          sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("sparse_y_true")
-        return cfg
 
 
 class _AtConstraint(_Confusion):
@@ -314,10 +230,6 @@ class _AtConstraint(_Confusion):
 
 def _at_metric(class_name: str, value_name: str, constrained: str, dependent: str,
                default: str, doc: str) -> type:
-    def __init__(self, value: float, num_thresholds: int = 200, class_id: int | None = None,
-                 name: str | None = None, dtype: DTypeLike | None = None) -> None:
-        _AtConstraint.__init__(self, value, num_thresholds, class_id, name or default, dtype)
-
     def result(self) -> Tensor:
         """The best dependent rate under the constraint.
 
@@ -325,42 +237,19 @@ def _at_metric(class_name: str, value_name: str, constrained: str, dependent: st
             A float32 scalar.
         """
         return self._best(constrained, dependent)
+
+    def init(self, num_thresholds, class_id, name, dtype, **value) -> None:
+        _AtConstraint.__init__(self, value[value_name], num_thresholds, class_id,
+                               name or default, dtype)
     # Keras names the first argument after the constrained rate (recall=..., precision=...).
-    init = _keyword_init(__init__, value_name)
-    return type(class_name, (_AtConstraint,), {
-        "__init__": init, "result": result, "_value_name": value_name,
-        "__module__": __name__,
-        "__doc__": f"{doc}\n\n    Args:\n        {value_name}: the required rate, in [0, 1].\n"
-                   "        num_thresholds: how many thresholds to sweep.\n"
-                   "        class_id: the class column scored (None: all values).\n"
-                   "        name: the metric name.\n        dtype: the result dtype.\n"})
-
-
-def _keyword_init(init, value_name: str):
-    # Keras's constructor: (value_name, num_thresholds=200, class_id=None, name=None, dtype=None)
-    P = inspect.Parameter
-    sig = inspect.Signature([P("self", P.POSITIONAL_OR_KEYWORD),
-                             P(value_name, P.POSITIONAL_OR_KEYWORD)]
-                            + [P(k, P.POSITIONAL_OR_KEYWORD, default=d) for k, d in (
-                                ("num_thresholds", 200), ("class_id", None), ("name", None),
-                                ("dtype", None))])
-
-    def __init__(self, *args, **kwargs) -> None:
-        """Creates the metric.
-
-        Args:
-            *args: the arguments in Keras's order (the required rate first).
-            **kwargs: the arguments by name.
-        """
-        try:
-            bound = sig.bind(self, *args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{type(self).__name__}: {e}") from None
-        bound.apply_defaults()
-        a = bound.arguments
-        init(self, a[value_name], a["num_thresholds"], a["class_id"], a["name"], a["dtype"])
-    __init__.__signature__ = sig
-    return __init__
+    params = [(value_name, REQUIRED), ("num_thresholds", 200), ("class_id", None),
+              ("name", None), ("dtype", None)]
+    return make_class(class_name, (_AtConstraint,), __name__, docstring(doc, {
+        value_name: "the required rate, in [0, 1].",
+        "num_thresholds": "how many thresholds to sweep.",
+        "class_id": "the class column scored (None: all values).",
+        "name": "the metric name.", "dtype": "the result dtype."}),
+        {"__init__": bound_init(params, init), "result": result, "_value_name": value_name})
 
 
 SensitivityAtSpecificity = _at_metric(

@@ -3,56 +3,18 @@ RootMeanSquaredError, top-k accuracies, confusion counts (TruePositives...), F1S
 FBetaScore, IoU and MeanIoU (Keras 3's definitions)."""
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Callable
 
 from ...core import dtypes
-from ...core.context import eager_mode
 from ...eager.execute import convert_to_tensor
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ...ops import array_ops, linalg_ops, math_ops, nn_ops, reduction_ops
 from .. import losses as _losses
-from .base import Mean, MeanMetricWrapper, Metric, _Confusion, _to_float
+from ..declare import docstring, make_class, with_args
+from .base import _THRESHOLDED_ARGS, Mean, Metric, _Thresholded, _to_float, wrapper_class
 
-
-def _wrapper(class_name: str, fn: Callable, default: str, doc: str,
-             keywords: tuple = (), leading: tuple = ()) -> type:
-    # Keras's constructor: (*leading, name, dtype, *keywords), each a (name, default) pair.
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    params += [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
-               for k, d in (*leading, ("name", default), ("dtype", None), *keywords)]
-    sig = inspect.Signature(params)
-
-    def __init__(self, *args, **kwargs) -> None:
-        """Creates the metric.
-
-        Args:
-            *args: the arguments in Keras's order.
-            **kwargs: the arguments by name.
-        """
-        try:
-            bound = sig.bind(self, *args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{class_name}: {e}") from None
-        bound.apply_defaults()
-        a = dict(bound.arguments)
-        del a["self"]
-        MeanMetricWrapper.__init__(self, fn, name=a.pop("name"), dtype=a.pop("dtype"), **a)
-    __init__.__signature__ = sig
-
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {**MeanMetricWrapper.get_config(self), **self._fn_kwargs}
-    extra = "".join(f"        {k}: passed to the metric function.\n"
-                    for k, _ in (*leading, *keywords))
-    return type(class_name, (MeanMetricWrapper,), {
-        "__init__": __init__, "get_config": get_config, "__module__": __name__,
-        "__doc__": f"{doc}\n\n    Args:\n{extra}        name: the metric name.\n"
-                   "        dtype: the result dtype.\n"})
+_wrapper = functools.partial(wrapper_class, module=__name__)
 
 
 def _cosine(y_true, y_pred, axis=-1):
@@ -101,42 +63,38 @@ def sparse_top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike,
     return math_ops.cast(hit, dtypes.float32)
 
 
-Hinge = _wrapper("Hinge", _losses.hinge, "hinge", "The mean hinge loss.")
-SquaredHinge = _wrapper("SquaredHinge", _losses.squared_hinge, "squared_hinge",
-                        "The mean squared hinge loss.")
-CategoricalHinge = _wrapper("CategoricalHinge", _losses.categorical_hinge, "categorical_hinge",
+Hinge = _wrapper("Hinge", _losses.hinge, "The mean hinge loss.")
+SquaredHinge = _wrapper("SquaredHinge", _losses.squared_hinge, "The mean squared hinge loss.")
+CategoricalHinge = _wrapper("CategoricalHinge", _losses.categorical_hinge,
                             "The mean categorical hinge loss.")
-LogCoshError = _wrapper("LogCoshError", _losses.log_cosh, "logcosh", "The mean log-cosh.")
-Poisson = _wrapper("Poisson", _losses.poisson, "poisson", "The mean Poisson loss.")
-KLDivergence = _wrapper("KLDivergence", _losses.kl_divergence, "kl_divergence",
-                        "The mean KL divergence.")
-CosineSimilarity = _wrapper("CosineSimilarity", _cosine, "cosine_similarity",
-                            "The mean cosine similarity (1: aligned).", (("axis", -1),))
+LogCoshError = _wrapper("LogCoshError", _losses.log_cosh, "The mean log-cosh.", name="logcosh")
+Poisson = _wrapper("Poisson", _losses.poisson, "The mean Poisson loss.")
+KLDivergence = _wrapper("KLDivergence", _losses.kl_divergence, "The mean KL divergence.")
+CosineSimilarity = _wrapper("CosineSimilarity", _cosine,
+                            "The mean cosine similarity (1: aligned).", {"axis": -1},
+                            name="cosine_similarity", arg_docs={"axis": "the vector axis."})
 MeanAbsolutePercentageError = _wrapper("MeanAbsolutePercentageError",
                                        _losses.mean_absolute_percentage_error,
-                                       "mean_absolute_percentage_error",
                                        "The mean absolute percentage error.")
 MeanSquaredLogarithmicError = _wrapper("MeanSquaredLogarithmicError",
                                        _losses.mean_squared_logarithmic_error,
-                                       "mean_squared_logarithmic_error",
                                        "The mean squared logarithmic error.")
 BinaryCrossentropy = _wrapper("BinaryCrossentropy", _losses.binary_crossentropy,
-                              "binary_crossentropy", "The mean binary cross-entropy.",
-                              (("from_logits", False), ("label_smoothing", 0.0)))
+                              "The mean binary cross-entropy.",
+                              {"from_logits": False, "label_smoothing": 0.0})
 CategoricalCrossentropy = _wrapper("CategoricalCrossentropy", _losses.categorical_crossentropy,
-                                   "categorical_crossentropy",
                                    "The mean categorical cross-entropy.",
-                                   (("from_logits", False), ("label_smoothing", 0.0),
-                                    ("axis", -1)))
+                                   {"from_logits": False, "label_smoothing": 0.0, "axis": -1})
+_TOP_K = {"k": "how many top predictions count."}
 TopKCategoricalAccuracy = _wrapper("TopKCategoricalAccuracy", top_k_categorical_accuracy,
-                                   "top_k_categorical_accuracy",
                                    "How often the true class is in the top ``k``.",
-                                   leading=(("k", 5),))
-SparseTopKCategoricalAccuracy = _wrapper("SparseTopKCategoricalAccuracy",
-                                         sparse_top_k_categorical_accuracy,
-                                         "sparse_top_k_categorical_accuracy",
-                                         "How often the true class id is in the top ``k``.",
-                                         (("from_sorted_ids", False),), leading=(("k", 5),))
+                                   leading={"k": 5}, arg_docs=_TOP_K)
+SparseTopKCategoricalAccuracy = _wrapper(
+    "SparseTopKCategoricalAccuracy", sparse_top_k_categorical_accuracy,
+    "How often the true class id is in the top ``k``.", {"from_sorted_ids": False},
+    leading={"k": 5},
+    arg_docs={**_TOP_K, "from_sorted_ids": "whether ``y_pred`` holds sorted class ids "
+                                           "rather than scores."})
 
 
 class RootMeanSquaredError(Mean):
@@ -162,44 +120,18 @@ class RootMeanSquaredError(Mean):
         return math_ops.sqrt(super().result())
 
 
-class _Count(_Confusion):
-    _field = "true_positives"
-
-    def __init__(self, thresholds=0.5, name: str | None = None,
-                 dtype: DTypeLike | None = None) -> None:
-        self._tw_scalar = not isinstance(thresholds, (list, tuple))
-        super().__init__([thresholds] if self._tw_scalar else list(thresholds), name=name,
-                         dtype=dtype)
-
+def _count(class_name: str, field: str) -> type:
     def result(self) -> Tensor:
-        value = getattr(self, self._field).read_value()
-        return value[0] if self._tw_scalar else value
+        return self._per_threshold(getattr(self, field).read_value())
+    return make_class(class_name, (_Thresholded,), __name__, docstring(
+        f"The (weighted) number of {field.replace('_', ' ')} of predictions above "
+        "``thresholds``.", _THRESHOLDED_ARGS), {"result": result, "_default_name": field})
 
 
-def _count(class_name: str, field: str, default: str) -> type:
-    def __init__(self, thresholds=0.5, name: str = default,
-                 dtype: DTypeLike | None = None) -> None:
-        """Creates the metric.
-
-        Args:
-            thresholds: a threshold or a list of them.
-            name: the metric name.
-            dtype: the result dtype.
-        """
-        _Count.__init__(self, thresholds, name=name, dtype=dtype)
-    return type(class_name, (_Count,), {
-        "_field": field, "__module__": __name__,
-        "__doc__": f"The (weighted) number of {field.replace('_', ' ')} of predictions above "
-                   f"``thresholds``.\n\n    Args:\n        thresholds: a threshold or a list "
-                   f"of them.\n        name: the metric name.\n        dtype: the result "
-                   f"dtype.\n",
-        "__init__": __init__})
-
-
-TruePositives = _count("TruePositives", "true_positives", "true_positives")
-FalsePositives = _count("FalsePositives", "false_positives", "false_positives")
-TrueNegatives = _count("TrueNegatives", "true_negatives", "true_negatives")
-FalseNegatives = _count("FalseNegatives", "false_negatives", "false_negatives")
+TruePositives = _count("TruePositives", "true_positives")
+FalsePositives = _count("FalsePositives", "false_positives")
+TrueNegatives = _count("TrueNegatives", "true_negatives")
+FalseNegatives = _count("FalseNegatives", "false_negatives")
 
 
 class FBetaScore(Metric):
@@ -230,10 +162,8 @@ class FBetaScore(Metric):
         self._tw_built = False
 
     def _build(self, classes: int) -> None:
-        self.true_positives = self.add_weight("true_positives", (classes,))
-        self.false_positives = self.add_weight("false_positives", (classes,))
-        self.false_negatives = self.add_weight("false_negatives", (classes,))
-        self.intermediate_weights = self.add_weight("intermediate_weights", (classes,))
+        self._add_state((classes,), "true_positives", "false_positives", "false_negatives",
+                        "intermediate_weights")
         self._tw_built = True
 
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,
@@ -241,8 +171,7 @@ class FBetaScore(Metric):
         y_pred = _to_float(y_pred)
         y_true = _to_float(y_true)
         if not self._tw_built:
-            with eager_mode():
-                self._build(y_pred.shape.as_list()[-1])
+            self._build(y_pred.shape.as_list()[-1])
         if self.threshold is None:
             top = reduction_ops.reduce_max(y_pred, axis=-1, keepdims=True)
             pred = math_ops.cast(math_ops.greater_equal(y_pred, top), dtypes.float32)
@@ -306,20 +235,20 @@ class F1Score(FBetaScore):
         return cfg
 
 
+_IOU_ARGS = {   # the IoU family's arguments (``with_args`` picks each member's)
+    "num_classes": "the number of classes.", "target_class_ids": "the classes averaged.",
+    "name": "the metric name.", "dtype": "the result dtype.",
+    "ignore_class": "a class id whose samples are skipped.",
+    "sparse_y_true": "labels are class ids (else one-hot/scores: argmax).",
+    "sparse_y_pred": "predictions are class ids (else scores: argmax).",
+    "axis": "the class axis for argmax.",
+}
+
+
+@with_args(_IOU_ARGS)
 class IoU(Metric):
     """Intersection over union of class ids, averaged over ``target_class_ids``, from a
-    confusion matrix accumulated over every batch.
-
-    Args:
-        num_classes: the number of classes.
-        target_class_ids: the classes averaged.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_true: labels are class ids (else one-hot/scores: argmax).
-        sparse_y_pred: predictions are class ids (else scores: argmax).
-        axis: the class axis for argmax.
-    """
+    confusion matrix accumulated over every batch."""
 
     def __init__(self, num_classes: int, target_class_ids, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -368,24 +297,14 @@ class IoU(Metric):
             present))
 
     def get_config(self) -> dict:
-        return {"name": self.name, "num_classes": self.num_classes,
-                "target_class_ids": self.target_class_ids, "ignore_class": self.ignore_class,
-                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred,
-                "axis": self.axis}
+        # The constructor's arguments, each kept under its name (subclasses fix some of them).
+        return {k: getattr(self, k) for k in inspect.signature(type(self).__init__).parameters
+                if k != "self"}
 
 
+@with_args(_IOU_ARGS)
 class MeanIoU(IoU):
-    """The mean intersection over union of every class.
-
-    Args:
-        num_classes: the number of classes.
-        name: the metric name.
-        dtype: the result dtype.
-        ignore_class: a class id whose samples are skipped.
-        sparse_y_true: labels are class ids.
-        sparse_y_pred: predictions are class ids.
-        axis: the class axis for argmax.
-    """
+    """The mean intersection over union of every class."""
 
     def __init__(self, num_classes: int, name: str | None = None,
                  dtype: DTypeLike | None = None, ignore_class: int | None = None,
@@ -395,7 +314,3 @@ class MeanIoU(IoU):
                          ignore_class=ignore_class, sparse_y_true=sparse_y_true,
                          sparse_y_pred=sparse_y_pred, axis=axis)
 
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.pop("target_class_ids")
-        return cfg

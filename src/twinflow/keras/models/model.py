@@ -20,6 +20,22 @@ from .summary import SummaryMixin
 from .trainer import TrainerMixin
 
 
+def _given_or_layers(end: str) -> property:
+    """``Model.input``/``Model.output``: a functional model's own ends, as given to
+    ``Model(inputs, outputs)``, until assigned; otherwise ``Layer``'s."""
+    assigned = f"_user_{end}"
+
+    def get(self) -> Any:
+        if self._tw_functional and assigned not in self.__dict__:
+            return getattr(self, f"_tw_{end}s")
+        return getattr(Layer, end).fget(self)
+
+    def assign(self, value) -> None:
+        self.__dict__[assigned] = value
+    return property(get, assign, doc=f"A functional model's {end}(s), as given to "
+                                     "``Model(inputs, outputs)``.")
+
+
 class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
     """A layer with training: ``compile``, ``fit``, ``evaluate``, ``predict``, weights I/O.
 
@@ -42,18 +58,12 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
                          **{k: v for k, v in kwargs.items() if k in ("dtype",)})
         self._tw_functional = inputs is not None and outputs is not None
         self._tw_layer_list: list = []
-        self._tw_compiled = False
-        self._tw_optimizer = None
-        self._tw_loss = None
-        self._tw_loss_fn = None
         self._tw_compiled_metrics: list = []
-        self._tw_loss_tracker = None
-        self._tw_run_eagerly = False
-        self._tw_train_fn = None
-        self._tw_test_fn = None
-        self._tw_predict_fn = None
-        self._tw_history = None
-        self._tw_stop = False
+        self._tw_compiled = self._tw_run_eagerly = self._tw_stop = False
+        # What compile() and fit() set (the optimizer, the loss, the step functions...).
+        for attr in ("optimizer", "loss", "loss_fn", "loss_tracker", "train_fn", "test_fn",
+                     "predict_fn", "history"):
+            setattr(self, f"_tw_{attr}", None)
         if self._tw_functional:
             self._init_functional(inputs, outputs)
 
@@ -176,27 +186,8 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         out.update(super()._trackable_children())
         return out
 
-    @property
-    def input(self) -> Any:
-        """A functional model's input(s), as given to ``Model(inputs, outputs)``."""
-        if self._tw_functional and "_user_input" not in self.__dict__:
-            return self._tw_inputs
-        return Layer.input.fget(self)
-
-    @input.setter
-    def input(self, value) -> None:
-        self.__dict__["_user_input"] = value
-
-    @property
-    def output(self) -> Any:
-        """A functional model's output(s), as given to ``Model(inputs, outputs)``."""
-        if self._tw_functional and "_user_output" not in self.__dict__:
-            return self._tw_outputs
-        return Layer.output.fget(self)
-
-    @output.setter
-    def output(self, value) -> None:
-        self.__dict__["_user_output"] = value
+    input = _given_or_layers("input")
+    output = _given_or_layers("output")
 
     @property
     def inputs(self):
@@ -326,9 +317,14 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
             The model.
         """
         with _saving.custom_object_scope(custom_objects):
-            if "input_layers" in config and "layers" in config:
-                return _saving.functional_from_config(cls, config)
-            return cls(**config)
+            return cls._from_config(config)
+
+    @classmethod
+    def _from_config(cls, config: dict) -> Model:
+        """``from_config`` with the custom objects in scope (Sequential has its own)."""
+        if "input_layers" in config and "layers" in config:
+            return _saving.functional_from_config(cls, config)
+        return cls(**config)
 
     def __deepcopy__(self, memo):
         raise TypeError("Keras models cannot be deep-copied; use "

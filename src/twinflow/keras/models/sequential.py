@@ -133,24 +133,15 @@ class Sequential(Model):
         return cfg
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects: dict | None = None) -> Sequential:
-        """Rebuilds a Sequential model (built if it was) from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-            custom_objects: name -> class or function for custom layers.
-
-        Returns:
-            The model.
-        """
-        with _saving.custom_object_scope(custom_objects):
-            model = cls(name=config.get("name"))
-            if config.get("input_dtype"):
-                model._tw_input_dtype = config["input_dtype"]
-            for entry in config.get("layers", []):
-                model.add(_saving.deserialize_layer(entry))
-            if config.get("build_input_shape") is not None:
-                model.build(tuple(config["build_input_shape"]))
+    def _from_config(cls, config: dict) -> Sequential:
+        """The layers added in turn; a model saved built comes back built."""
+        model = cls(name=config.get("name"))
+        if config.get("input_dtype"):
+            model._tw_input_dtype = config["input_dtype"]
+        for entry in config.get("layers", []):
+            model.add(_saving.deserialize_layer(entry))
+        if config.get("build_input_shape") is not None:
+            model.build(tuple(config["build_input_shape"]))
         return model
 
 

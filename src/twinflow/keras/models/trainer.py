@@ -11,6 +11,7 @@ from typing import Any
 from ...autodiff.tape import GradientTape
 from ...core import nest
 from ...core.context import ctx
+from ...core.props import readonly
 from ...distribute import strategy as _distribute
 from ...distribute import training as _distributed_training
 from ...function.function import function as _tw_function
@@ -21,7 +22,30 @@ from .. import losses as _losses
 from .. import metrics as _metrics
 from .. import mixed_precision as _mixed
 from .. import optimizers as _optimizers
+from ..declare import settable, with_args
 from .data import _batch_size, unpack_x_y_sample_weight
+
+_STEP_ARGS = {"data": "``(x, y)`` or ``(x, y, sample_weight)``.", "x": "the inputs.",
+              "y": "the targets.", "y_pred": "the predictions.",
+              "sample_weight": "per-sample weights."}
+
+
+def _step_maker(kind: str, summary: str) -> Callable:
+    """``Model.make_{kind}_function``: the callable kept for ``{kind}_step``, built on first
+    use (``_step_function``)."""
+    def make(self, force: bool = False) -> Callable[..., Any]:
+        return self._step_function(f"_tw_{kind}_fn", getattr(self, f"{kind}_step"), force)
+    make.__name__ = f"make_{kind}_function"
+    make.__qualname__ = f"TrainerMixin.{make.__name__}"
+    make.__doc__ = f"""{summary}
+
+        Args:
+            force: rebuild it even if one exists.
+
+        Returns:
+            The callable.
+        """
+    return make
 
 
 class TrainerMixin:
@@ -100,14 +124,8 @@ class TrainerMixin:
         self._tw_optimizer = value
         self._tw_train_fn = None
 
-    @property
-    def loss(self):
-        """The loss given to ``compile``."""
-        return self._tw_loss
-
-    @property
-    def compiled_loss(self):
-        return self._tw_loss_fn
+    loss = readonly("_tw_loss", "The loss given to ``compile``.")
+    compiled_loss = readonly("_tw_loss_fn", "The loss ``compile`` made of it.")
 
     @property
     def run_eagerly(self) -> bool:
@@ -134,21 +152,9 @@ class TrainerMixin:
     def metrics_names(self) -> list:
         return [m.name for m in self.metrics]
 
-    @property
-    def history(self):
-        return self._tw_history
-
-    @history.setter
-    def history(self, value) -> None:
-        self._tw_history = value
-
-    @property
-    def stop_training(self) -> bool:
-        return self._tw_stop
-
-    @stop_training.setter
-    def stop_training(self, value: bool) -> None:
-        self._tw_stop = bool(value)
+    history = settable("_tw_history", "The History of the last ``fit``.")
+    stop_training = settable("_tw_stop", "Set (by a callback) to end ``fit``: checked after "
+                             "each batch and epoch.", bool)
 
     def reset_metrics(self) -> None:
         """Resets every metric's state."""
@@ -156,14 +162,9 @@ class TrainerMixin:
             m.reset_state()
 
     # ----- steps -----
+    @with_args(_STEP_ARGS)
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None) -> Tensor:
         """The compiled loss plus any losses added by layers.
-
-        Args:
-            x: the inputs.
-            y: the targets.
-            y_pred: the predictions.
-            sample_weight: per-sample weights.
 
         Returns:
             A scalar tensor.
@@ -171,32 +172,20 @@ class TrainerMixin:
         cfg = self._outputs_config(y_pred)
         if cfg is not None:
             loss, self._tw_last_output_losses = cfg.compute_loss(y, y_pred, sample_weight)
-            if loss is None:
-                if not self.losses:
-                    raise ValueError("No loss to compute. Provide a `loss` argument in "
-                                     "`compile()` for at least one output.")
-                return math_ops.add_n(self.losses)
-            extra = self.losses
-            return math_ops.add_n([loss] + list(extra)) if extra else loss
-        if self._tw_loss_fn is None:
+        else:
+            loss = None if self._tw_loss_fn is None else \
+                self._tw_loss_fn(y, y_pred, sample_weight)
+        if loss is None:
             if not self.losses:
-                raise ValueError("No loss to compute. Provide a `loss` argument in "
-                                 "`compile()`.")
+                raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`"
+                                 f"{'' if cfg is None else ' for at least one output'}.")
             return math_ops.add_n(self.losses)
-        loss = self._tw_loss_fn(y, y_pred, sample_weight)
         extra = self.losses
-        if extra:
-            loss = math_ops.add_n([loss] + list(extra))
-        return loss
+        return math_ops.add_n([loss] + list(extra)) if extra else loss
 
+    @with_args(_STEP_ARGS)
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Updates the compiled metrics and returns every metric's result.
-
-        Args:
-            x: the inputs.
-            y: the targets.
-            y_pred: the predictions.
-            sample_weight: per-sample weights.
 
         Returns:
             A dict of metric name -> result tensor.
@@ -243,11 +232,9 @@ class TrainerMixin:
                     if tracker is not None and value is not None:
                         tracker.update_state(value, sample_weight=batch)
 
+    @with_args(_STEP_ARGS)
     def train_step(self, data) -> dict:
         """One optimization step on a batch: forward, loss, gradients, update, metrics.
-
-        Args:
-            data: ``(x, y)`` or ``(x, y, sample_weight)``.
 
         Returns:
             A dict of metric name -> value.
@@ -265,11 +252,9 @@ class TrainerMixin:
         self._track_loss(loss, y_pred)
         return self.compute_metrics(x, y, y_pred, sw)
 
+    @with_args(_STEP_ARGS)
     def test_step(self, data) -> dict:
         """Evaluates a batch: forward pass, loss, metric updates.
-
-        Args:
-            data: ``(x, y)`` or ``(x, y, sample_weight)``.
 
         Returns:
             A dict of metric name -> value.
@@ -312,38 +297,10 @@ class TrainerMixin:
             setattr(self, attr, self._wrap(step))
         return getattr(self, attr)
 
-    def make_train_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch training callable (a ``tw.function`` unless run eagerly).
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_train_fn", self.train_step, force)
-
-    def make_test_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch evaluation callable.
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_test_fn", self.test_step, force)
-
-    def make_predict_function(self, force: bool = False) -> Callable[..., Any]:
-        """The per-batch prediction callable.
-
-        Args:
-            force: rebuild it even if one exists.
-
-        Returns:
-            The callable.
-        """
-        return self._step_function("_tw_predict_fn", self.predict_step, force)
+    make_train_function = _step_maker("train", "The per-batch training callable (a "
+                                      "``tw.function`` unless run eagerly).")
+    make_test_function = _step_maker("test", "The per-batch evaluation callable.")
+    make_predict_function = _step_maker("predict", "The per-batch prediction callable.")
 
     def _check_compiled(self) -> None:
         if not self._tw_compiled:

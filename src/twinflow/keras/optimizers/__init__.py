@@ -1,4 +1,5 @@
 """``tw.keras.optimizers``."""
+from ..configurable import serialize as _serialize
 from . import legacy, schedules
 from .extra import Lamb, MultiOptimizer, Muon, OptimizerMap, ScheduleFreeAdamW
 from .extra import _registry as _extra_registry
@@ -47,7 +48,7 @@ def serialize(optimizer: Optimizer) -> dict:
     Returns:
         The dict.
     """
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    return _serialize(optimizer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:

@@ -11,8 +11,9 @@ from ...core.context import eager_mode
 from ...graph.tensor import Tensor
 from ...ops import array_ops, linalg_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
+from ..configurable import serialize
 from .loss_scale import LossScaleOptimizer
-from .optimizer import Optimizer
+from .optimizer import AdamFamily, Optimizer
 
 
 def variable_path(var) -> str:
@@ -20,23 +21,17 @@ def variable_path(var) -> str:
     return getattr(var, "path", None) or var.name.split(":")[0]
 
 
-class Lamb(Optimizer):
+class Lamb(AdamFamily):
     """LAMB (You et al., 2019): Adam's step rescaled per variable by the trust ratio
     ``||w|| / ||step||``.
 
     Args:
-        learning_rate: the step size.
-        beta_1: decay of the first moment.
-        beta_2: decay of the second moment.
-        epsilon: added to the denominator.
-        name: the optimizer name.
-        **kwargs: Optimizer arguments.
+        learning_rate, beta_1, beta_2, epsilon, name, **kwargs: as in ``Adam``.
     """
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "lamb", **kwargs) -> None:
-        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
 
     def _slot_names(self) -> tuple:
         return ("momentum", "velocity")
@@ -44,10 +39,9 @@ class Lamb(Optimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
         t = self._step_number(variable.dtype)
-        m.assign_add((gradient - m) * (1.0 - self.beta_1))
-        v.assign_add((math_ops.square(gradient) - v) * (1.0 - self.beta_2))
-        m_hat = m / (1.0 - math_ops.pow(math_ops.cast(self.beta_1, variable.dtype), t))
-        v_hat = v / (1.0 - math_ops.pow(math_ops.cast(self.beta_2, variable.dtype), t))
+        self._update_moments(gradient, m, v)
+        m_hat = m / self._correction(self.beta_1, t, variable.dtype)
+        v_hat = v / self._correction(self.beta_2, t, variable.dtype)
         update = m_hat / (math_ops.sqrt(v_hat) + self.epsilon)
         w_norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(variable)))
         g_norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(update)))
@@ -55,8 +49,6 @@ class Lamb(Optimizer):
         ratio = math_ops.where(math_ops.greater(w_norm, 0.0), math_ops.where(
             math_ops.greater(g_norm, 0.0), math_ops.div_no_nan(w_norm, g_norm), one), one)
         variable.assign_sub(ratio * learning_rate * update)
-
-    _config_keys = ("beta_1", "beta_2", "epsilon")
 
 
 class Muon(Optimizer):
@@ -307,8 +299,8 @@ class OptimizerMap(MutableMapping):
         Returns:
             A dict.
         """
-        return {"default_optimizer": _serialize(self._default_optimizer),
-                "optimizer_map": {k: _serialize(v) for k, v in self._optimizer_map.items()}}
+        return {"default_optimizer": serialize(self._default_optimizer),
+                "optimizer_map": {k: serialize(v) for k, v in self._optimizer_map.items()}}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> OptimizerMap:
@@ -458,11 +450,10 @@ class MultiOptimizer(Optimizer):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None) -> MultiOptimizer:
-        """Rebuilds the optimizer from ``get_config``.
+        """Rebuilds the optimizer from ``get_config`` (its map by ``OptimizerMap.from_config``).
 
         Args:
-            config: the dict.
-            custom_objects: name -> class for custom optimizers.
+            config, custom_objects: as in ``OptimizerMap.from_config``.
 
         Returns:
             The optimizer.
@@ -471,10 +462,6 @@ class MultiOptimizer(Optimizer):
         omap = config.pop("optimizer_map")
         return cls(OptimizerMap.from_config(omap.get("config", omap), custom_objects),
                    **config)
-
-
-def _serialize(optimizer) -> dict:
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
 
 
 class _Registry:

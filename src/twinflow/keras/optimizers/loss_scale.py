@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from ...autodiff.tape import GradientTape
 from ...control import cond as _cond
 from ...core.context import eager_mode
 from ...distribute import training as _distributed_training
@@ -24,6 +23,16 @@ from ...train.module import Module
 from . import more as _more
 from . import optimizer as _base
 from .optimizer import Optimizer
+
+
+def _inner(name: str, doc: str, settable: bool = True) -> property:
+    """A property reading (and setting) the attribute ``name`` of the inner optimizer."""
+    def read(self) -> Any:
+        return getattr(self.inner_optimizer, name)
+
+    def write(self, value) -> None:
+        setattr(self.inner_optimizer, name, value)
+    return property(read, write if settable else None, doc=doc)
 
 
 class LossScaleOptimizer(Optimizer):
@@ -64,27 +73,11 @@ class LossScaleOptimizer(Optimizer):
             self.step_counter = Variable(np.int64(0), trainable=False, name="step_counter")
 
     # ----- delegated state -----
-    @property
-    def iterations(self) -> Variable:
-        """The inner optimizer's step count (skipped steps do not count)."""
-        return self.inner_optimizer.iterations
-
-    @iterations.setter
-    def iterations(self, value) -> None:
-        self.inner_optimizer.iterations = value
-
-    @property
-    def learning_rate(self) -> Any:
-        """The inner optimizer's learning rate."""
-        return self.inner_optimizer.learning_rate
-
-    @learning_rate.setter
-    def learning_rate(self, value) -> None:
-        self.inner_optimizer.learning_rate = value
-
-    @property
-    def _learning_rate(self) -> Any:
-        return self.inner_optimizer._learning_rate
+    iterations = _inner("iterations", "The inner optimizer's step count (skipped steps do not "
+                        "count).")
+    learning_rate = _inner("learning_rate", "The inner optimizer's learning rate.")
+    _learning_rate = _inner("_learning_rate", "The inner optimizer's rate or schedule.",
+                            settable=False)
 
     @property
     def loss_scale(self) -> Variable:
@@ -219,28 +212,6 @@ class LossScaleOptimizer(Optimizer):
         if trainable_variables is None:
             trainable_variables = self.inner_optimizer._tw_tracked
         return self.apply_gradients(zip(list(grads), list(trainable_variables)))
-
-    def minimize(self, loss, var_list, tape: GradientTape | None = None) -> Variable:
-        """Scales ``loss``, differentiates it and applies the unscaled gradients.
-
-        Args:
-            loss: a zero-argument callable (or a tensor with ``tape``).
-            var_list: the variables.
-            tape: the tape that recorded ``loss``.
-
-        Returns:
-            The ``iterations`` variable.
-        """
-        if tape is None:
-            if not callable(loss):
-                raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with GradientTape() as tape:
-                scaled = self.scale_loss(loss())
-        else:
-            with tape:
-                scaled = self.scale_loss(loss() if callable(loss) else loss)
-        var_list = list(var_list() if callable(var_list) else var_list)
-        return self.apply_gradients(zip(tape.gradient(scaled, var_list), var_list))
 
     def finalize_variable_values(self, var_list) -> None:
         """Delegates to the inner optimizer (EMA copies).

@@ -6,7 +6,7 @@ import numpy as np
 from ...core.context import eager_mode
 from ...ops import array_ops, math_ops, reduction_ops
 from ...ops.variables import Variable
-from .optimizer import Optimizer
+from .optimizer import AdamFamily, Optimizer
 
 
 class Adadelta(Optimizer):
@@ -41,22 +41,17 @@ class Adadelta(Optimizer):
     _config_keys = ("rho", "epsilon")
 
 
-class Adamax(Optimizer):
+class Adamax(AdamFamily):
     """Adamax: Adam with the infinity norm of past gradients instead of their second moment.
 
     Args:
-        learning_rate: the step size.
-        beta_1: decay of the first moment.
         beta_2: decay of the infinity norm.
-        epsilon: added to the denominator.
-        name: the optimizer name.
-        **kwargs: Optimizer arguments.
+        learning_rate, beta_1, epsilon, name, **kwargs: as in ``Adam``.
     """
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "adamax", **kwargs) -> None:
-        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
 
     def _slot_names(self) -> tuple:
         return ("m", "u")
@@ -64,30 +59,22 @@ class Adamax(Optimizer):
     def update_step(self, gradient, variable, learning_rate) -> None:
         m, u = self.get_slot(variable, "m"), self.get_slot(variable, "u")
         t = self._step_number(variable.dtype)
-        m.assign_add((gradient - m) * (1.0 - self.beta_1))
+        self._update_moments(gradient, m, None)
         u.assign(math_ops.maximum(self.beta_2 * u, math_ops.abs(gradient)))
-        b1p = math_ops.pow(math_ops.cast(self.beta_1, variable.dtype), t)
-        variable.assign_sub(learning_rate * m / ((1.0 - b1p) * (u + self.epsilon)))
-
-    _config_keys = ("beta_1", "beta_2", "epsilon")
+        correction = self._correction(self.beta_1, t, variable.dtype)
+        variable.assign_sub(learning_rate * m / (correction * (u + self.epsilon)))
 
 
-class Nadam(Optimizer):
+class Nadam(AdamFamily):
     """Nadam: Adam with Nesterov momentum (and Keras' momentum schedule ``0.96 ** t``).
 
     Args:
-        learning_rate: the step size.
-        beta_1: decay of the first moment.
-        beta_2: decay of the second moment.
-        epsilon: added to the denominator.
-        name: the optimizer name.
-        **kwargs: Optimizer arguments.
+        learning_rate, beta_1, beta_2, epsilon, name, **kwargs: as in ``Adam``.
     """
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, name: str = "nadam", **kwargs) -> None:
-        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
         with eager_mode():
             self._tw_u_product = Variable(np.float32(1.0), trainable=False, name="u_product")
 
@@ -120,13 +107,10 @@ class Nadam(Optimizer):
         u_prod = math_ops.cast(self._tw_u_product.read_value(), dt)
         u_prod_1 = u_prod * u_t_1
         m, v = self.get_slot(variable, "m"), self.get_slot(variable, "v")
-        m.assign_add((gradient - m) * (1.0 - self.beta_1))
-        v.assign_add((math_ops.square(gradient) - v) * (1.0 - self.beta_2))
+        self._update_moments(gradient, m, v)
         m_hat = u_t_1 * m / (1.0 - u_prod_1) + (1.0 - u_t) * gradient / (1.0 - u_prod)
-        v_hat = v / (1.0 - math_ops.pow(math_ops.cast(self.beta_2, dt), t))
+        v_hat = v / self._correction(self.beta_2, t, dt)
         variable.assign_sub(m_hat * learning_rate / (math_ops.sqrt(v_hat) + self.epsilon))
-
-    _config_keys = ("beta_1", "beta_2", "epsilon")
 
 
 class Ftrl(Optimizer):
@@ -150,22 +134,20 @@ class Ftrl(Optimizer):
                  l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
                  name: str = "ftrl", **kwargs) -> None:
         super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        checks = {"initial_accumulator_value": initial_accumulator_value,
+        values = {"learning_rate_power": learning_rate_power,
+                  "initial_accumulator_value": initial_accumulator_value,
                   "l1_regularization_strength": l1_regularization_strength,
                   "l2_regularization_strength": l2_regularization_strength,
-                  "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength}
-        for k, v in checks.items():
-            if v < 0.0:
+                  "l2_shrinkage_regularization_strength": l2_shrinkage_regularization_strength,
+                  "beta": beta}
+        for k, v in values.items():
+            if v < 0.0 and k not in ("learning_rate_power", "beta"):
                 raise ValueError(f"`{k}` needs to be positive or zero. Received: {k}={v}.")
         if learning_rate_power > 0.0:
             raise ValueError(f"`learning_rate_power` needs to be negative or zero. Received: "
                              f"learning_rate_power={learning_rate_power}.")
-        self.learning_rate_power = float(learning_rate_power)
-        self.initial_accumulator_value = float(initial_accumulator_value)
-        self.l1_regularization_strength = float(l1_regularization_strength)
-        self.l2_regularization_strength = float(l2_regularization_strength)
-        self.l2_shrinkage_regularization_strength = float(l2_shrinkage_regularization_strength)
-        self.beta = float(beta)
+        for k, v in values.items():  # the _config_keys, as floats
+            setattr(self, k, float(v))
 
     def _slot_names(self) -> tuple:
         return ("accumulator", "linear")

@@ -402,7 +402,8 @@ class Optimizer(Module, Configurable):
         return loss
 
     def minimize(self, loss, var_list, tape: GradientTape | None = None) -> Variable:
-        """Computes gradients of ``loss`` and applies them.
+        """Computes gradients of ``loss`` (through ``scale_loss``: ``LossScaleOptimizer``
+        scales it) and applies them.
 
         Args:
             loss: a tensor (with ``tape``) or a zero-argument callable.
@@ -415,16 +416,11 @@ class Optimizer(Module, Configurable):
         if tape is None:
             if not callable(loss):
                 raise ValueError("`tape` is required when a `Tensor` loss is passed.")
-            with GradientTape() as tape:
-                loss = loss()
-        elif callable(loss):
-            with tape:
-                loss = loss()
-        if callable(var_list):
-            var_list = var_list()
-        var_list = list(var_list)
-        grads = tape.gradient(loss, var_list)
-        return self.apply_gradients(zip(grads, var_list))
+            tape = GradientTape()
+        with tape:
+            loss = self.scale_loss(loss() if callable(loss) else loss)
+        var_list = list(var_list() if callable(var_list) else var_list)
+        return self.apply_gradients(zip(tape.gradient(loss, var_list), var_list))
 
     def get_config(self) -> dict:
         """The constructor arguments.
@@ -484,7 +480,40 @@ class SGD(Optimizer):
     _config_keys = ("momentum", "nesterov")
 
 
-class Adam(Optimizer):
+class AdamFamily(Optimizer):
+    """The base of Adam and its relatives (Adamax, Nadam, Lamb): ``beta_1``, ``beta_2`` and
+    ``epsilon``, the moving averages of the gradient and of its square, their bias
+    corrections.
+
+    Args:
+        learning_rate: the step size.
+        beta_1: decay of the first moment.
+        beta_2: decay of the second moment.
+        epsilon: added to the denominator.
+        name: the optimizer name.
+        **kwargs: Optimizer arguments (clipping, weight decay).
+    """
+
+    def __init__(self, learning_rate, beta_1: float, beta_2: float, epsilon: float, name: str,
+                 **kwargs) -> None:
+        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+
+    def _update_moments(self, gradient, m: Variable, v: Variable | None) -> None:
+        """``m += (g - m)(1 - beta_1)``; unless ``v`` is None, ``v += (g² - v)(1 - beta_2)``."""
+        m.assign_add((gradient - m) * (1.0 - self.beta_1))
+        if v is not None:
+            v.assign_add((math_ops.square(gradient) - v) * (1.0 - self.beta_2))
+
+    @staticmethod
+    def _correction(beta: float, t, dtype) -> Tensor:
+        """The bias correction ``1 - beta^t`` of a moving average after ``t`` steps."""
+        return 1.0 - math_ops.pow(math_ops.cast(beta, dtype), t)
+
+    _config_keys = ("beta_1", "beta_2", "epsilon")
+
+
+class Adam(AdamFamily):
     """Adam: per-weight step sizes from running moments of the gradient.
 
     ``m += (g - m)(1 - b1)``; ``v += (g² - v)(1 - b2)``;
@@ -503,10 +532,7 @@ class Adam(Optimizer):
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam",
                  **kwargs) -> None:
-        super().__init__(name=name, learning_rate=learning_rate, **kwargs)
-        self.beta_1 = float(beta_1)
-        self.beta_2 = float(beta_2)
-        self.epsilon = float(epsilon)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, name, **kwargs)
         self.amsgrad = amsgrad
         self._tw_alpha = None
 
@@ -515,9 +541,8 @@ class Adam(Optimizer):
 
     def _prepare(self, lr) -> None:
         t = self._step_number(lr.dtype)
-        b1p = math_ops.pow(math_ops.cast(self.beta_1, lr.dtype), t)
-        b2p = math_ops.pow(math_ops.cast(self.beta_2, lr.dtype), t)
-        self._tw_alpha = lr * math_ops.sqrt(1.0 - b2p) / (1.0 - b1p)
+        self._tw_alpha = (lr * math_ops.sqrt(self._correction(self.beta_2, t, lr.dtype))
+                          / self._correction(self.beta_1, t, lr.dtype))
 
     def update_step(self, gradient, variable, learning_rate) -> None:
         m = self.get_slot(variable, "m")
@@ -525,8 +550,7 @@ class Adam(Optimizer):
         alpha = self._tw_alpha
         if alpha.dtype is not variable.dtype:
             alpha = math_ops.cast(alpha, variable.dtype)
-        m.assign_add((gradient - m) * (1.0 - self.beta_1))
-        v.assign_add((math_ops.square(gradient) - v) * (1.0 - self.beta_2))
+        self._update_moments(gradient, m, v)
         v_used = v
         if self.amsgrad:
             vhat = self.get_slot(variable, "vhat")
@@ -534,21 +558,15 @@ class Adam(Optimizer):
             v_used = vhat
         variable.assign_sub((m * alpha) / (math_ops.sqrt(v_used) + self.epsilon))
 
-    _config_keys = ("beta_1", "beta_2", "epsilon", "amsgrad")
+    _config_keys = AdamFamily._config_keys + ("amsgrad",)
 
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (``var -= lr * weight_decay * var`` each step).
 
     Args:
-        learning_rate: the step size.
         weight_decay: the decay factor.
-        beta_1: decay of the first moment.
-        beta_2: decay of the second moment.
-        epsilon: added to the denominator.
-        amsgrad: use the maximum of past second moments.
-        name: the optimizer name.
-        **kwargs: Optimizer arguments.
+        learning_rate, beta_1, beta_2, epsilon, amsgrad, name, **kwargs: as in ``Adam``.
     """
 
     def __init__(self, learning_rate=0.001, weight_decay: float = 0.004, beta_1: float = 0.9,

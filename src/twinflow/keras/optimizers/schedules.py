@@ -11,6 +11,7 @@ from ...core import dtypes
 from ...core.context import ctx
 from ...ops import math_ops
 from ..configurable import Configurable
+from ..configurable import serialize as _serialize
 from ..losses import _tensor
 
 
@@ -38,7 +39,18 @@ class LearningRateSchedule(Configurable):
         raise NotImplementedError(f"{type(self).__name__} must define __call__(step)")
 
 
-class _RateDecay(LearningRateSchedule):
+class _Decay(LearningRateSchedule):
+    """The arguments of the schedules that decay ``initial_learning_rate`` over
+    ``decay_steps``."""
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int,
+                 name: str | None) -> None:
+        self.name = name
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+
+
+class _RateDecay(_Decay):
     """The arguments ExponentialDecay and InverseTimeDecay share, and their progress
     ``step / decay_steps`` (floored with ``staircase``)."""
 
@@ -48,11 +60,9 @@ class _RateDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str | None = None) -> None:
-        self.name = name
         if self._positive_steps and decay_steps <= 0:
             raise ValueError("decay_steps must be positive")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
+        super().__init__(initial_learning_rate, decay_steps, name)
         self.decay_rate = decay_rate
         self.staircase = staircase
 
@@ -123,7 +133,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     _config_keys = ("boundaries", "values", "name")
 
 
-class PolynomialDecay(LearningRateSchedule):
+class PolynomialDecay(_Decay):
     """Decays from ``initial`` to ``end`` over ``decay_steps`` along a power curve.
 
     Args:
@@ -138,9 +148,7 @@ class PolynomialDecay(LearningRateSchedule):
     def __init__(self, initial_learning_rate: float, decay_steps: int,
                  end_learning_rate: float = 0.0001, power: float = 1.0, cycle: bool = False,
                  name: str | None = None) -> None:
-        self.name = name
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
+        super().__init__(initial_learning_rate, decay_steps, name)
         self.end_learning_rate = end_learning_rate
         self.power = power
 
@@ -153,7 +161,7 @@ class PolynomialDecay(LearningRateSchedule):
     _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power", "name")
 
 
-class CosineDecay(LearningRateSchedule):
+class CosineDecay(_Decay):
     """Cosine decay from ``initial`` to ``alpha * initial`` over ``decay_steps``.
 
     Args:
@@ -165,9 +173,7 @@ class CosineDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
                  name: str | None = None, **kwargs) -> None:
-        self.name = name
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
+        super().__init__(initial_learning_rate, decay_steps, name)
         self.alpha = alpha
 
     def _rate(self, step):
@@ -231,7 +237,7 @@ def serialize(schedule: LearningRateSchedule) -> dict:
     Returns:
         ``{"class_name": ..., "config": ...}``.
     """
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+    return _serialize(schedule)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:

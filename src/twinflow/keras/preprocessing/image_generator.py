@@ -197,19 +197,11 @@ class ImageDataGenerator:
             x_col: the file name column.
             y_col: the label column(s).
             weight_col: a sample weight column.
-            target_size: ``(height, width)``.
-            color_mode: "rgb", "rgba" or "grayscale".
             classes: the classes to keep.
             class_mode: as in ``DataFrameIterator`` ("other" means "raw").
-            batch_size: samples per batch.
-            shuffle: reshuffle every epoch.
-            seed: the seed.
-            save_to_dir: a folder to save augmented images to.
-            save_prefix: their prefix.
-            save_format: their format.
-            subset: "training" or "validation".
-            interpolation: the Pillow resampling method.
             validate_filenames: drop rows whose file is missing.
+            target_size, color_mode, batch_size, shuffle, seed, save_to_dir, save_prefix,
+                save_format, subset, interpolation: as in ``flow_from_directory``.
             **kwargs: Keras' deprecated ``has_ext``/``sort``/``drop_duplicates`` (refused).
 
         Returns:
@@ -248,28 +240,26 @@ class ImageDataGenerator:
             x -= np.mean(x, keepdims=True)
         if self.samplewise_std_normalization:
             x /= np.std(x, keepdims=True) + 1e-6
-        if self.featurewise_center:
-            if self.mean is None:
-                warnings.warn("This ImageDataGenerator specifies `featurewise_center`, but it "
-                              "hasn't been fit on any training data. Fit it first by calling "
-                              "`.fit(numpy_data)`.", stacklevel=2)
-            else:
-                x -= self.mean
-        if self.featurewise_std_normalization:
-            if self.std is None:
-                warnings.warn("This ImageDataGenerator specifies "
-                              "`featurewise_std_normalization`, but it hasn't been fit on "
-                              "any training data.", stacklevel=2)
-            else:
-                x /= self.std + 1e-6
-        if self.zca_whitening:
-            if self.zca_whitening_matrix is None:
-                warnings.warn("This ImageDataGenerator specifies `zca_whitening`, but it "
-                              "hasn't been fit on any training data.", stacklevel=2)
-            else:
-                flat = x.reshape(-1, math.prod(x.shape[-3:]))
-                x = np.reshape(flat @ self.zca_whitening_matrix, x.shape)
+        if self._fitted("featurewise_center", self.mean):
+            x -= self.mean
+        if self._fitted("featurewise_std_normalization", self.std):
+            x /= self.std + 1e-6
+        if self._fitted("zca_whitening", self.zca_whitening_matrix):
+            flat = x.reshape(-1, math.prod(x.shape[-3:]))
+            x = np.reshape(flat @ self.zca_whitening_matrix, x.shape)
         return x
+
+    def _fitted(self, option: str, statistic) -> bool:
+        """Whether ``option`` is on and ``fit`` computed its ``statistic`` (on but not fitted:
+        a warning, and the option is skipped)."""
+        if not getattr(self, option):
+            return False
+        if statistic is None:
+            warnings.warn(f"This ImageDataGenerator specifies `{option}`, but it hasn't been "
+                          "fit on any training data. Fit it first by calling "
+                          "`.fit(numpy_data)`.", stacklevel=3)
+            return False
+        return True
 
     def get_random_transform(self, img_shape, seed=None) -> dict:
         """Draws the parameters of one random transform (NumPy's global generator).

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ...core.props import readonly
 from ..py_dataset import PyDataset
 from ..settings import image_data_format
 from ..utils.image_utils import array_to_img, img_to_array, load_img
@@ -205,7 +206,7 @@ class _FromFiles(Iterator):
 
     def _set_processing_attrs(self, image_data_generator, target_size, color_mode,
                               data_format, save_to_dir, save_prefix, save_format, subset,
-                              interpolation, keep_aspect_ratio) -> None:
+                              interpolation, keep_aspect_ratio, class_mode) -> None:
         self.image_data_generator = image_data_generator
         self.target_size = tuple(target_size)
         self.keep_aspect_ratio = keep_aspect_ratio
@@ -228,6 +229,9 @@ class _FromFiles(Iterator):
                                  "\"validation\"")
             split = (0, v) if subset == "validation" else (v, 1)
         self.split, self.subset = split, subset
+        if class_mode not in self.allowed_class_modes:
+            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
+                             f"{self.allowed_class_modes}")
 
     def _get_batches_of_transformed_samples(self, index_array):
         gen = self.image_data_generator
@@ -261,10 +265,7 @@ class _FromFiles(Iterator):
         w = self.sample_weight
         return (batch_x, batch_y) if w is None else (batch_x, batch_y, w[index_array])
 
-    @property
-    def filepaths(self) -> list:
-        """The full path of every sample."""
-        return self._filepaths
+    filepaths = readonly("_filepaths", "The full path of every sample.")
 
 
 def _valid_files(directory: str, follow_links: bool):
@@ -309,10 +310,7 @@ class DirectoryIterator(_FromFiles):
                  keep_aspect_ratio: bool = False, dtype=None) -> None:
         self._set_processing_attrs(image_data_generator, target_size, color_mode,
                                    data_format, save_to_dir, save_prefix, save_format, subset,
-                                   interpolation, keep_aspect_ratio)
-        if class_mode not in self.allowed_class_modes:
-            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
-                             f"{self.allowed_class_modes}")
+                                   interpolation, keep_aspect_ratio, class_mode)
         self.directory, self.class_mode, self.dtype = directory, class_mode, dtype or "float32"
         if not classes:
             classes = [d for d in sorted(os.listdir(directory))
@@ -335,15 +333,8 @@ class DirectoryIterator(_FromFiles):
         self._filepaths = [os.path.join(directory, f) for f in self.filenames]
         super().__init__(self.samples, batch_size, shuffle, seed)
 
-    @property
-    def labels(self) -> np.ndarray:
-        """The class index of every sample."""
-        return self.classes
-
-    @property
-    def sample_weight(self) -> None:
-        """None: directories carry no weights."""
-        return None
+    labels = readonly("classes", "The class index of every sample.")
+    sample_weight = None  # directories carry no weights
 
 
 class DataFrameIterator(_FromFiles):
@@ -356,22 +347,12 @@ class DataFrameIterator(_FromFiles):
         x_col: the column of file names.
         y_col: the label column (a list of columns for "multi_output").
         weight_col: a column of sample weights.
-        target_size: ``(height, width)``.
-        color_mode: "rgb", "rgba" or "grayscale".
         classes: the class names to keep (default: every label, sorted).
         class_mode: "binary", "categorical", "input", "multi_output", "raw", "sparse" or None.
-        batch_size: samples per batch.
-        shuffle: reshuffle every epoch.
-        seed: the seed.
-        data_format: "channels_last" or "channels_first".
-        save_to_dir: a folder to save augmented images to.
-        save_prefix: their file name prefix.
-        save_format: their format.
-        subset: "training" or "validation".
-        interpolation: the Pillow resampling method.
-        keep_aspect_ratio: crop to the target aspect ratio before resizing.
-        dtype: the image dtype.
         validate_filenames: drop rows whose file is missing or not an image.
+        target_size, color_mode, batch_size, shuffle, seed, data_format, save_to_dir,
+            save_prefix, save_format, subset, interpolation, keep_aspect_ratio, dtype: as in
+            ``DirectoryIterator``.
     """
 
     allowed_class_modes = {"binary", "categorical", "input", "multi_output", "raw", "sparse",
@@ -387,10 +368,7 @@ class DataFrameIterator(_FromFiles):
                  dtype="float32", validate_filenames: bool = True) -> None:
         self._set_processing_attrs(image_data_generator, target_size, color_mode,
                                    data_format, save_to_dir, save_prefix, save_format, subset,
-                                   interpolation, keep_aspect_ratio)
-        if class_mode not in self.allowed_class_modes:
-            raise ValueError(f"Invalid class_mode: {class_mode}; expected one of: "
-                             f"{self.allowed_class_modes}")
+                                   interpolation, keep_aspect_ratio, class_mode)
         if class_mode == "multi_output" and not isinstance(y_col, list):
             raise TypeError(f"If class_mode=\"multi_output\", y_col must be a list. Received "
                             f"{type(y_col).__name__}.")
@@ -454,7 +432,4 @@ class DataFrameIterator(_FromFiles):
         """The targets: class indices, or the raw / multi-output columns."""
         return self._targets if self.class_mode in ("multi_output", "raw") else self.classes
 
-    @property
-    def sample_weight(self):
-        """The weight column's values, or None."""
-        return self._sample_weight
+    sample_weight = readonly("_sample_weight", "The weight column's values, or None.")

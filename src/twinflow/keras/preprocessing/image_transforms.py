@@ -117,12 +117,8 @@ def random_rotation(x, rg: float, row_axis: int = 1, col_axis: int = 2, channel_
     Args:
         x: a 3D array.
         rg: the rotation range, in degrees.
-        row_axis: the row axis.
-        col_axis: the column axis.
-        channel_axis: the channel axis.
-        fill_mode: as in ``apply_affine_transform``.
-        cval: the fill value.
-        interpolation_order: the spline order.
+        row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
+            ``apply_affine_transform`` (``interpolation_order`` is its ``order``).
 
     Returns:
         The rotated array.
@@ -140,12 +136,8 @@ def random_shift(x, wrg: float, hrg: float, row_axis: int = 1, col_axis: int = 2
         x: a 3D array.
         wrg: the width shift range (a fraction).
         hrg: the height shift range.
-        row_axis: the row axis.
-        col_axis: the column axis.
-        channel_axis: the channel axis.
-        fill_mode: as in ``apply_affine_transform``.
-        cval: the fill value.
-        interpolation_order: the spline order.
+        row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
+            ``apply_affine_transform`` (``interpolation_order`` is its ``order``).
 
     Returns:
         The shifted array.
@@ -162,14 +154,9 @@ def random_shear(x, intensity: float, row_axis: int = 1, col_axis: int = 2,
     """Shears by an angle drawn in ``[-intensity, intensity]`` degrees.
 
     Args:
-        x: a 3D array.
         intensity: the shear range, in degrees.
-        row_axis: the row axis.
-        col_axis: the column axis.
-        channel_axis: the channel axis.
-        fill_mode: as in ``apply_affine_transform``.
-        cval: the fill value.
-        interpolation_order: the spline order.
+        x, row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
+            ``random_rotation``.
 
     Returns:
         The sheared array.
@@ -185,12 +172,8 @@ def random_zoom(x, zoom_range, row_axis: int = 1, col_axis: int = 2, channel_axi
     Args:
         x: a 3D array.
         zoom_range: ``(low, high)``.
-        row_axis: the row axis.
-        col_axis: the column axis.
-        channel_axis: the channel axis.
-        fill_mode: as in ``apply_affine_transform``.
-        cval: the fill value.
-        interpolation_order: the spline order.
+        row_axis, col_axis, channel_axis, fill_mode, cval, interpolation_order: as in
+            ``apply_affine_transform`` (``interpolation_order`` is its ``order``).
 
     Returns:
         The zoomed array.

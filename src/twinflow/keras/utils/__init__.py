@@ -67,11 +67,8 @@ class Progbar:
     def __init__(self, target: int | None, width: int = 30, verbose: int = 1,
                  interval: float = 0.05, stateful_metrics=None, unit_name: str = "step",
                  stream=None) -> None:
-        self.target = target
-        self.width = width
-        self.verbose = verbose
-        self.interval = interval
-        self.unit_name = unit_name
+        self.target, self.width, self.verbose = target, width, verbose
+        self.interval, self.unit_name = interval, unit_name
         self.stream = stream or sys.stdout
         self._start = time.perf_counter()
         self._last_update = 0.0

@@ -280,19 +280,10 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
     """A ``tw.data.Dataset`` of the texts in ``directory/<class>/*.txt``.
 
     Args:
-        directory: the folder.
-        labels: "inferred", None, or a list of labels.
-        label_mode: "int", "categorical", "binary" or None.
-        class_names: the class folders to use.
         batch_size: texts per batch (None: unbatched).
         max_length: keep at most this many bytes of each text.
-        shuffle: shuffle the files.
-        seed: the shuffle / split seed.
-        validation_split: the fraction for validation.
-        subset: "training", "validation" or "both".
-        follow_links: follow symbolic links.
-        format: "tf" only.
-        verbose: print what was found.
+        directory, labels, label_mode, class_names, shuffle, seed, validation_split, subset,
+            follow_links, format, verbose: as in ``image_dataset_from_directory``.
 
     Returns:
         The dataset (with ``class_names`` and ``file_paths``), or a pair.
@@ -345,20 +336,12 @@ def audio_dataset_from_directory(directory, labels="inferred", label_mode="int",
     ``(samples, channels)`` in [-1, 1]; a batch is zero-padded to its longest clip.
 
     Args:
-        directory: the folder.
-        labels: "inferred", None, or a list of labels.
-        label_mode: "int", "categorical", "binary" or None.
-        class_names: the class folders to use.
         batch_size: clips per batch (None: unbatched).
         sampling_rate: resampling is not supported (Keras needs tensorflow-io): must be None.
         output_sequence_length: pad or cut every clip to this many samples.
         ragged: batches as RaggedTensors instead of padded.
-        shuffle: shuffle the files.
-        seed: the shuffle / split seed.
-        validation_split: the fraction for validation.
-        subset: "training", "validation" or "both".
-        follow_links: follow symbolic links.
-        verbose: print what was found.
+        directory, labels, label_mode, class_names, shuffle, seed, validation_split, subset,
+            follow_links, verbose: as in ``image_dataset_from_directory``.
 
     Returns:
         The dataset (with ``class_names`` and ``file_paths``), or a pair.

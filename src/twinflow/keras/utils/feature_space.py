@@ -13,6 +13,7 @@ from ...eager.execute import convert_to_tensor
 from ...graph.tensor import Tensor
 from ...ops import array_ops, math_ops
 from .. import serialization as _serialization
+from ..configurable import Configurable
 from ..layers import base as _base
 from ..layers.core import Identity
 from ..layers.input_layer import Input
@@ -36,7 +37,7 @@ def _auto(prefix: str) -> str:
     return f"{prefix}_{next(_COUNTER)}"
 
 
-class Cross:
+class Cross(Configurable):
     """A crossing of features (hashed into ``crossing_dim`` bins).
 
     Args:
@@ -57,29 +58,10 @@ class Cross:
         """The cross' name: the feature names joined by ``_X_``."""
         return "_X_".join(self.feature_names)
 
-    def get_config(self) -> dict:
-        """The constructor arguments.
-
-        Returns:
-            A dict.
-        """
-        return {"feature_names": self.feature_names, "crossing_dim": self.crossing_dim,
-                "output_mode": self.output_mode}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Cross:
-        """A Cross from ``get_config()``.
-
-        Args:
-            config: the dict.
-
-        Returns:
-            The cross.
-        """
-        return cls(**config)
+    _config_keys = ("feature_names", "crossing_dim", "output_mode")
 
 
-class Feature:
+class Feature(Configurable):
     """A feature: its input dtype, the layer that preprocesses it and how it is encoded.
 
     Args:
@@ -107,17 +89,13 @@ class Feature:
                 "preprocessor": _serialization.serialize_keras_object(self.preprocessor),
                 "output_mode": self.output_mode}
 
-    @classmethod
-    def from_config(cls, config: dict) -> Feature:
-        """A Feature from ``get_config()``.
 
-        Args:
-            config: the dict.
-
-        Returns:
-            The feature.
-        """
-        return cls(**config)
+def _feature(dtype: str, layer_class: type, kind: str, name: str | None, output_mode: str,
+             **layer_kwargs) -> Feature:
+    """A Feature preprocessed by ``layer_class(**layer_kwargs)``, named
+    ``<name or kind_N>_preprocessor``."""
+    layer = layer_class(**layer_kwargs, name=f"{name or _auto(kind)}_preprocessor")
+    return Feature(dtype, layer, output_mode)
 
 
 def _cardinality(layer) -> int | None:
@@ -187,8 +165,7 @@ class FeatureSpace(_base.Layer):
         Returns:
             A Feature.
         """
-        return Feature("float32", Identity(name=f"{name or _auto('float')}_preprocessor"),
-                       "float")
+        return _feature("float32", Identity, "float", name, "float")
 
     @classmethod
     def float_rescaled(cls, scale: float = 1.0, offset: float = 0.0,
@@ -203,22 +180,20 @@ class FeatureSpace(_base.Layer):
         Returns:
             A Feature.
         """
-        layer = Rescaling(scale=scale, offset=offset,
-                          name=f"{name or _auto('float_rescaled')}_preprocessor")
-        return Feature("float32", layer, "float")
+        return _feature("float32", Rescaling, "float_rescaled", name, "float", scale=scale,
+                        offset=offset)
 
     @classmethod
     def float_normalized(cls, name: str | None = None) -> Feature:
         """A float feature standardized (mean and variance learned by ``adapt``).
 
         Args:
-            name: the preprocessor's name prefix.
+            name: as in ``float``.
 
         Returns:
             A Feature.
         """
-        layer = Normalization(axis=-1, name=f"{name or _auto('float_normalized')}_preprocessor")
-        return Feature("float32", layer, "float")
+        return _feature("float32", Normalization, "float_normalized", name, "float", axis=-1)
 
     @classmethod
     def float_discretized(cls, num_bins: int, bin_boundaries=None,
@@ -234,10 +209,9 @@ class FeatureSpace(_base.Layer):
         Returns:
             A Feature.
         """
-        layer = Discretization(num_bins=None if bin_boundaries is not None else num_bins,
-                               bin_boundaries=bin_boundaries,
-                               name=f"{name or _auto('float_discretized')}_preprocessor")
-        return Feature("float32", layer, output_mode)
+        return _feature("float32", Discretization, "float_discretized", name, output_mode,
+                        num_bins=None if bin_boundaries is not None else num_bins,
+                        bin_boundaries=bin_boundaries)
 
     @classmethod
     def integer_categorical(cls, max_tokens=None, num_oov_indices: int = 1,
@@ -247,33 +221,27 @@ class FeatureSpace(_base.Layer):
         Args:
             max_tokens: the vocabulary size limit.
             num_oov_indices: out-of-vocabulary indices.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            output_mode, name: as in ``float_discretized``.
 
         Returns:
             A Feature.
         """
-        layer = IntegerLookup(max_tokens=max_tokens, num_oov_indices=num_oov_indices,
-                              name=f"{name or _auto('integer_categorical')}_preprocessor")
-        return Feature("int32", layer, output_mode)
+        return _feature("int32", IntegerLookup, "integer_categorical", name, output_mode,
+                        max_tokens=max_tokens, num_oov_indices=num_oov_indices)
 
     @classmethod
     def string_categorical(cls, max_tokens=None, num_oov_indices: int = 1,
                            output_mode: str = "one_hot", name: str | None = None) -> Feature:
-        """A string category (vocabulary learned by ``adapt``).
+        """A string category: as ``integer_categorical``, for strings.
 
         Args:
-            max_tokens: the vocabulary size limit.
-            num_oov_indices: out-of-vocabulary indices.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            max_tokens, num_oov_indices, output_mode, name: as in ``integer_categorical``.
 
         Returns:
             A Feature.
         """
-        layer = StringLookup(max_tokens=max_tokens, num_oov_indices=num_oov_indices,
-                             name=f"{name or _auto('string_categorical')}_preprocessor")
-        return Feature("string", layer, output_mode)
+        return _feature("string", StringLookup, "string_categorical", name, output_mode,
+                        max_tokens=max_tokens, num_oov_indices=num_oov_indices)
 
     @classmethod
     def string_hashed(cls, num_bins: int, output_mode: str = "one_hot",
@@ -282,32 +250,27 @@ class FeatureSpace(_base.Layer):
 
         Args:
             num_bins: hash bins.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            output_mode, name: as in ``float_discretized``.
 
         Returns:
             A Feature.
         """
-        layer = Hashing(num_bins=num_bins,
-                        name=f"{name or _auto('string_hashed')}_preprocessor")
-        return Feature("string", layer, output_mode)
+        return _feature("string", Hashing, "string_hashed", name, output_mode,
+                        num_bins=num_bins)
 
     @classmethod
     def integer_hashed(cls, num_bins: int, output_mode: str = "one_hot",
                        name: str | None = None) -> Feature:
-        """An integer hashed into ``num_bins`` bins.
+        """An integer hashed into ``num_bins`` bins: as ``string_hashed``, for integers.
 
         Args:
-            num_bins: hash bins.
-            output_mode: "one_hot" or "int".
-            name: the preprocessor's name prefix.
+            num_bins, output_mode, name: as in ``string_hashed``.
 
         Returns:
             A Feature.
         """
-        layer = Hashing(num_bins=num_bins,
-                        name=f"{name or _auto('integer_hashed')}_preprocessor")
-        return Feature("int32", layer, output_mode)
+        return _feature("int32", Hashing, "integer_hashed", name, output_mode,
+                        num_bins=num_bins)
 
     def __init__(self, features: dict, output_mode: str = "concat", crosses=None,
                  crossing_dim: int = 32, hashing_dim: int = 32,

@@ -57,10 +57,8 @@ class _SKLBase:
 
     def __init__(self, model, warm_start: bool = False, model_kwargs: dict | None = None,
                  fit_kwargs: dict | None = None) -> None:
-        self.model = model
-        self.warm_start = warm_start
-        self.model_kwargs = model_kwargs
-        self.fit_kwargs = fit_kwargs
+        self.model, self.warm_start = model, warm_start
+        self.model_kwargs, self.fit_kwargs = model_kwargs, fit_kwargs
 
     @classmethod
     def _param_names(cls) -> list:
@@ -236,10 +234,7 @@ class SKLearnClassifier(_SKLBase):
     the class of the largest output; ``score`` is the accuracy.
 
     Args:
-        model: a compiled Keras model or a callable ``model(X=..., y=..., **model_kwargs)``.
-        warm_start: keep training the fitted model on the next ``fit``.
-        model_kwargs: keyword arguments for the ``model`` callable.
-        fit_kwargs: keyword arguments for ``Model.fit``.
+        model, warm_start, model_kwargs, fit_kwargs: as in the base class ``_SKLBase``.
     """
 
     _estimator_type = "classifier"
@@ -302,10 +297,7 @@ class SKLearnRegressor(_SKLBase):
     """A Keras regressor as a scikit-learn estimator; ``score`` is R².
 
     Args:
-        model: a compiled Keras model or a callable ``model(X=..., y=..., **model_kwargs)``.
-        warm_start: keep training the fitted model on the next ``fit``.
-        model_kwargs: keyword arguments for the ``model`` callable.
-        fit_kwargs: keyword arguments for ``Model.fit``.
+        model, warm_start, model_kwargs, fit_kwargs: as in the base class ``_SKLBase``.
     """
 
     _estimator_type = "regressor"
@@ -341,10 +333,7 @@ class SKLearnTransformer(_SKLBase):
     (e.g. an encoder's features).
 
     Args:
-        model: a compiled Keras model or a callable ``model(X=..., y=..., **model_kwargs)``.
-        warm_start: keep training the fitted model on the next ``fit``.
-        model_kwargs: keyword arguments for the ``model`` callable.
-        fit_kwargs: keyword arguments for ``Model.fit``.
+        model, warm_start, model_kwargs, fit_kwargs: as in the base class ``_SKLBase``.
     """
 
     _estimator_type = "transformer"

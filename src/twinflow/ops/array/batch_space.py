@@ -59,29 +59,55 @@ def _check_blocks(x_shape: TensorShape, block: tuple, pads: tuple, op: str, what
     return m
 
 
+def _blocks_infer(op: str, what: str, batch, spatial):
+    """The ``infer`` of SpaceToBatchND/BatchToSpaceND (``what``: their paddings/crops input):
+    ``batch(size, n)`` maps the batch size, ``spatial(i, size, block, pair)`` the size of
+    spatial dimension ``i`` (when known); n is the product of the block sizes."""
+    def infer(input, block_shape, **pairs_attr):
+        pairs = pairs_attr[what]
+        m = _check_blocks(input.shape, block_shape, pairs, op, what)
+        if input.shape.rank is None:
+            return input.dtype, TensorShape(None)
+        dims = input.shape.as_list()
+        n = int(np.prod(block_shape))
+        out = [None if dims[0] is None else batch(dims[0], n)]
+        out += [None if d is None else spatial(i, d, block_shape[i], pairs[i])
+                for i, d in enumerate(dims[1:m + 1])]
+        return input.dtype, TensorShape(out + dims[m + 1:])
+    return infer
+
+
+def _padded_blocks(i: int, d: int, block: int, pair) -> int:
+    d += pair[0] + pair[1]
+    if d % block:
+        raise InvalidArgumentError(
+            None, None, f"SpaceToBatchND: padded spatial dimension {i} ({d}) must "
+            f"be divisible by block_shape[{i}] ({block})")
+    return d // block
+
+
+def _batch_blocks(b: int, n: int) -> int:
+    if b % n:
+        raise InvalidArgumentError(None, None, f"BatchToSpaceND: input batch dimension ({b}) is "
+                                               f"not divisible by the product of block sizes "
+                                               f"({n})")
+    return b // n
+
+
+def _cropped_blocks(i: int, d: int, block: int, pair) -> int:
+    d = d * block - pair[0] - pair[1]
+    if d < 0:
+        raise InvalidArgumentError(None, None, f"BatchToSpaceND: crops {pair} are larger "
+                                               f"than dimension {i + 1}")
+    return d
+
+
 @register_op("SpaceToBatchND", check_shapes=True,
              schema="input:T -> output:T | T:type; block_shape:list(int); paddings:any")
 class SpaceToBatchND:
     """Zero-pads the spatial dims, then moves each block offset into the batch."""
 
-    def infer(input, block_shape, paddings):
-        m = _check_blocks(input.shape, block_shape, paddings, "SpaceToBatchND", "paddings")
-        if input.shape.rank is None:
-            return input.dtype, TensorShape(None)
-        dims = input.shape.as_list()
-        n = int(np.prod(block_shape))
-        out = [None if dims[0] is None else dims[0] * n]
-        for i in range(m):
-            d = dims[i + 1]
-            if d is not None:
-                d += paddings[i][0] + paddings[i][1]
-                if d % block_shape[i]:
-                    raise InvalidArgumentError(
-                        None, None, f"SpaceToBatchND: padded spatial dimension {i} ({d}) must "
-                        f"be divisible by block_shape[{i}] ({block_shape[i]})")
-                d //= block_shape[i]
-            out.append(d)
-        return input.dtype, TensorShape(out + dims[m + 1:])
+    infer = _blocks_infer("SpaceToBatchND", "paddings", lambda b, n: b * n, _padded_blocks)
 
     def kernel(input, block_shape, paddings):
         m = len(block_shape)
@@ -107,26 +133,7 @@ class SpaceToBatchND:
 class BatchToSpaceND:
     """Moves batch blocks back into the spatial dims, then crops them."""
 
-    def infer(input, block_shape, crops):
-        m = _check_blocks(input.shape, block_shape, crops, "BatchToSpaceND", "crops")
-        if input.shape.rank is None:
-            return input.dtype, TensorShape(None)
-        dims = input.shape.as_list()
-        n = int(np.prod(block_shape))
-        if dims[0] is not None and dims[0] % n:
-            raise InvalidArgumentError(None, None, f"BatchToSpaceND: input batch dimension "
-                                                   f"({dims[0]}) is not divisible by the "
-                                                   f"product of block sizes ({n})")
-        out = [None if dims[0] is None else dims[0] // n]
-        for i in range(m):
-            d = dims[i + 1]
-            if d is not None:
-                d = d * block_shape[i] - crops[i][0] - crops[i][1]
-                if d < 0:
-                    raise InvalidArgumentError(None, None, f"BatchToSpaceND: crops {crops[i]} "
-                                                           f"are larger than dimension {i + 1}")
-            out.append(d)
-        return input.dtype, TensorShape(out + dims[m + 1:])
+    infer = _blocks_infer("BatchToSpaceND", "crops", _batch_blocks, _cropped_blocks)
 
     def kernel(input, block_shape, crops):
         m = len(block_shape)
@@ -155,6 +162,13 @@ def _pairs(value, what: str, op: str) -> tuple:
     return tuple(tuple(int(v) for v in row) for row in arr)
 
 
+def _bind_blocks(opdef, what: str, input, block_shape, pairs, name) -> Tensor:
+    """Binds SpaceToBatchND or BatchToSpaceND (``what``: "paddings" or "crops", ``pairs``)."""
+    block = tuple(int(b) for b in _static_ints(block_shape, "block_shape", opdef.name).reshape(-1))
+    return bind(opdef, [convert(input)],
+                {"block_shape": block, what: _pairs(pairs, what, opdef.name)}, name=name)
+
+
 def space_to_batch_nd(input: TensorLike, block_shape, paddings, name=None) -> Tensor:
     """Pads the spatial dims and moves each of their ``block_shape`` offsets into the batch.
 
@@ -167,25 +181,10 @@ def space_to_batch_nd(input: TensorLike, block_shape, paddings, name=None) -> Te
     Returns:
         ``[batch * prod(block_shape), padded_spatial / block_shape..., remaining...]``.
     """
-    op = "SpaceToBatchND"
-    block = tuple(int(b) for b in _static_ints(block_shape, "block_shape", op).reshape(-1))
-    return bind(SpaceToBatchND, [convert(input)],
-                {"block_shape": block, "paddings": _pairs(paddings, "paddings", op)}, name=name)
+    return _bind_blocks(SpaceToBatchND, "paddings", input, block_shape, paddings, name)
 
 
-def space_to_batch(input: TensorLike, block_shape, paddings, name=None) -> Tensor:
-    """``tw.space_to_batch``: the same as ``space_to_batch_nd``.
-
-    Args:
-        input: a tensor ``[batch] + spatial + remaining``.
-        block_shape: M positive ints.
-        paddings: ``[M, 2]`` non-negative ints.
-        name: the op name.
-
-    Returns:
-        The rearranged tensor.
-    """
-    return space_to_batch_nd(input, block_shape, paddings, name=name)
+space_to_batch = space_to_batch_nd  # TensorFlow 2's name for the same function
 
 
 def batch_to_space_nd(input: TensorLike, block_shape, crops, name=None) -> Tensor:
@@ -200,25 +199,10 @@ def batch_to_space_nd(input: TensorLike, block_shape, crops, name=None) -> Tenso
     Returns:
         ``[batch, spatial * block_shape - crops..., remaining...]``.
     """
-    op = "BatchToSpaceND"
-    block = tuple(int(b) for b in _static_ints(block_shape, "block_shape", op).reshape(-1))
-    return bind(BatchToSpaceND, [convert(input)],
-                {"block_shape": block, "crops": _pairs(crops, "crops", op)}, name=name)
+    return _bind_blocks(BatchToSpaceND, "crops", input, block_shape, crops, name)
 
 
-def batch_to_space(input: TensorLike, block_shape, crops, name=None) -> Tensor:
-    """``tw.batch_to_space``: the same as ``batch_to_space_nd``.
-
-    Args:
-        input: a tensor.
-        block_shape: M positive ints.
-        crops: ``[M, 2]`` non-negative ints.
-        name: the op name.
-
-    Returns:
-        The rearranged tensor.
-    """
-    return batch_to_space_nd(input, block_shape, crops, name=name)
+batch_to_space = batch_to_space_nd  # TensorFlow 2's name for the same function
 
 
 @name_scoped

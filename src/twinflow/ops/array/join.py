@@ -401,9 +401,7 @@ def pad(tensor: TensorLike, paddings: TensorLike, mode="CONSTANT", constant_valu
     Returns:
         The padded tensor.
     """
-    x = convert(tensor)
-    p = _int_input(paddings, "paddings")
-    mode = str(mode).upper()
+    x, p, mode = convert(tensor), _int_input(paddings, "paddings"), str(mode).upper()
     if mode == "CONSTANT":
         c = constant_values
         if not isinstance(c, Tensor):

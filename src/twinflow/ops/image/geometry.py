@@ -43,7 +43,7 @@ def flip_up_down(image: TensorLike) -> Tensor:
     """Mirrors images vertically (``tw.image.flip_up_down``).
 
     Args:
-        image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
+        image: as for ``flip_left_right``.
 
     Returns:
         The flipped images.
@@ -104,13 +104,39 @@ def _stateless(seed):
     return lambda s, lo=0.0, hi=1.0: stateless_random_uniform(s, seed, lo, hi)
 
 
+def _stateless_doc(base: str, args: str, returns: str):
+    """Gives ``stateless_<base>`` its docstring: ``base`` with a stateless seed."""
+    def set_doc(fn):
+        fn.__doc__ = f"""``{base}`` decided by ``seed`` (a shape-[2] int tensor).
+
+    Args:
+        {args}: as for ``{base}``.
+        seed: the stateless seed.
+
+    Returns:
+        {returns}
+    """
+        return fn
+    return set_doc
+
+
 def _flip(image, uniform, axis: int, what: str):
     x = _image(image, what)
     return where(_coin(x, uniform), reverse(x, [axis]), x)
 
 
-def random_flip_left_right(image: TensorLike, seed=None) -> Tensor:
-    """Mirrors each image horizontally with probability 1/2 (``tw.image.random_flip_left_right``).
+def _flip_fn(fn_name: str, axis: int, stateless: bool) -> Callable[..., Tensor]:
+    """``tw.image.(stateless_)random_flip_left_right/up_down``: flips along ``axis``."""
+    if stateless:
+        def fn(image: TensorLike, seed) -> Tensor:
+            return _flip(image, _stateless(seed), axis, fn_name)
+        _stateless_doc(fn_name[len("stateless_"):], "image",
+                       "The images, each flipped or not (the same for the same seed).")(fn)
+    else:
+        def fn(image: TensorLike, seed=None) -> Tensor:
+            return _flip(image, _stateful(seed), axis, fn_name)
+        how = "horizontally" if axis == -2 else "vertically"
+        fn.__doc__ = f"""Mirrors each image {how} with probability 1/2 (``tw.image.{fn_name}``).
 
     Args:
         image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
@@ -119,46 +145,14 @@ def random_flip_left_right(image: TensorLike, seed=None) -> Tensor:
     Returns:
         The images, each flipped or not.
     """
-    return _flip(image, _stateful(seed), -2, "random_flip_left_right")
+    fn.__name__ = fn.__qualname__ = fn_name
+    return fn
 
 
-def random_flip_up_down(image: TensorLike, seed=None) -> Tensor:
-    """Mirrors each image vertically with probability 1/2 (``tw.image.random_flip_up_down``).
-
-    Args:
-        image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        seed: the op seed.
-
-    Returns:
-        The images, each flipped or not.
-    """
-    return _flip(image, _stateful(seed), -3, "random_flip_up_down")
-
-
-def stateless_random_flip_left_right(image: TensorLike, seed) -> Tensor:
-    """``random_flip_left_right`` decided by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        image: as for ``random_flip_left_right``.
-        seed: the stateless seed.
-
-    Returns:
-        The images, each flipped or not (the same for the same seed).
-    """
-    return _flip(image, _stateless(seed), -2, "stateless_random_flip_left_right")
-
-
-def stateless_random_flip_up_down(image: TensorLike, seed) -> Tensor:
-    """``random_flip_up_down`` decided by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        image: as for ``random_flip_up_down``.
-        seed: the stateless seed.
-
-    Returns:
-        The images, each flipped or not (the same for the same seed).
-    """
-    return _flip(image, _stateless(seed), -3, "stateless_random_flip_up_down")
+random_flip_left_right = _flip_fn("random_flip_left_right", -2, False)
+random_flip_up_down = _flip_fn("random_flip_up_down", -3, False)
+stateless_random_flip_left_right = _flip_fn("stateless_random_flip_left_right", -2, True)
+stateless_random_flip_up_down = _flip_fn("stateless_random_flip_up_down", -3, True)
 
 
 def _crop(value, size, uniform, what: str):
@@ -192,17 +186,9 @@ def random_crop(value: TensorLike, size, seed=None, name: str | None = None) -> 
     return _crop(value, size, _stateful(seed), "random_crop")
 
 
+@_stateless_doc("random_crop", "value, size", "The window (the same for the same seed).")
 @name_scoped
 def stateless_random_crop(value: TensorLike, size, seed, name: str | None = None) -> Tensor:
-    """``random_crop`` placed by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        value, size: as for ``random_crop``.
-        seed: the stateless seed.
-
-    Returns:
-        The window (the same for the same seed).
-    """
     return _crop(value, size, _stateless(seed), "stateless_random_crop")
 
 
@@ -211,6 +197,16 @@ def _check_range(lower, upper, what: str) -> None:
         raise ValueError(f"{what}: upper must be > lower, got [{lower}, {upper}]")
     if lower < 0:
         raise ValueError(f"{what}: lower must be non-negative, got {lower}")
+
+
+def _random_delta(adjust, image, max_delta, limit, uniform, what: str) -> Tensor:
+    """``adjust`` by a delta uniform in [-max_delta, max_delta); ``max_delta`` must lie in
+    [0, ``limit``] (``limit`` None: no upper bound)."""
+    if limit is None and max_delta < 0:
+        raise ValueError(f"{what}: max_delta must be non-negative, got {max_delta}")
+    if limit is not None and not 0 <= max_delta <= limit:
+        raise ValueError(f"{what}: max_delta must be in [0, {limit}], got {max_delta}")
+    return adjust(image, uniform([], -max_delta, max_delta))
 
 
 def random_brightness(image: TensorLike, max_delta, seed=None) -> Tensor:
@@ -224,25 +220,14 @@ def random_brightness(image: TensorLike, max_delta, seed=None) -> Tensor:
     Returns:
         The adjusted image.
     """
-    if max_delta < 0:
-        raise ValueError(f"random_brightness: max_delta must be non-negative, got {max_delta}")
-    return color.adjust_brightness(image, _stateful(seed)([], -max_delta, max_delta))
+    return _random_delta(color.adjust_brightness, image, max_delta, None, _stateful(seed),
+                         "random_brightness")
 
 
+@_stateless_doc("random_brightness", "image, max_delta", "The adjusted image.")
 def stateless_random_brightness(image: TensorLike, max_delta, seed) -> Tensor:
-    """``random_brightness`` decided by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        image, max_delta: as for ``random_brightness``.
-        seed: the stateless seed.
-
-    Returns:
-        The adjusted image.
-    """
-    if max_delta < 0:
-        raise ValueError(f"stateless_random_brightness: max_delta must be non-negative, got "
-                         f"{max_delta}")
-    return color.adjust_brightness(image, _stateless(seed)([], -max_delta, max_delta))
+    return _random_delta(color.adjust_brightness, image, max_delta, None, _stateless(seed),
+                         "stateless_random_brightness")
 
 
 def random_contrast(image: TensorLike, lower, upper, seed=None) -> Tensor:
@@ -261,16 +246,8 @@ def random_contrast(image: TensorLike, lower, upper, seed=None) -> Tensor:
     return color.adjust_contrast(image, _stateful(seed)([], lower, upper))
 
 
+@_stateless_doc("random_contrast", "image, lower, upper", "The adjusted images.")
 def stateless_random_contrast(image: TensorLike, lower, upper, seed) -> Tensor:
-    """``random_contrast`` decided by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        image, lower, upper: as for ``random_contrast``.
-        seed: the stateless seed.
-
-    Returns:
-        The adjusted images.
-    """
     _check_range(lower, upper, "stateless_random_contrast")
     return color.adjust_contrast(image, _stateless(seed)([], lower, upper))
 
@@ -280,9 +257,7 @@ def random_saturation(image: TensorLike, lower, upper, seed=None) -> Tensor:
 
     Args:
         image: RGB images.
-        lower: the smallest factor (>= 0).
-        upper: the largest factor.
-        seed: the op seed.
+        lower, upper, seed: as for ``random_contrast``.
 
     Returns:
         The adjusted images.
@@ -318,25 +293,13 @@ def random_hue(image: TensorLike, max_delta, seed=None) -> Tensor:
     Returns:
         The adjusted images.
     """
-    if not 0 <= max_delta <= 0.5:
-        raise ValueError(f"random_hue: max_delta must be in [0, 0.5], got {max_delta}")
-    return color.adjust_hue(image, _stateful(seed)([], -max_delta, max_delta))
+    return _random_delta(color.adjust_hue, image, max_delta, 0.5, _stateful(seed), "random_hue")
 
 
+@_stateless_doc("random_hue", "image, max_delta", "The adjusted images.")
 def stateless_random_hue(image: TensorLike, max_delta, seed) -> Tensor:
-    """``random_hue`` decided by ``seed`` (a shape-[2] int tensor).
-
-    Args:
-        image, max_delta: as for ``random_hue``.
-        seed: the stateless seed.
-
-    Returns:
-        The adjusted images.
-    """
-    if not 0 <= max_delta <= 0.5:
-        raise ValueError(f"stateless_random_hue: max_delta must be in [0, 0.5], got "
-                         f"{max_delta}")
-    return color.adjust_hue(image, _stateless(seed)([], -max_delta, max_delta))
+    return _random_delta(color.adjust_hue, image, max_delta, 0.5, _stateless(seed),
+                         "stateless_random_hue")
 
 
 __all__ = ["flip_left_right", "flip_up_down", "transpose", "rot90", "random_flip_left_right",

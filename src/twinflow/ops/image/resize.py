@@ -43,12 +43,17 @@ class ResizeMethod:
 
 # ----- interpolation matrices (out_size x in_size) ------------------------------------------------
 
-def _bilinear(n_in: int, n_out: int) -> np.ndarray:
-    w = np.zeros((n_out, n_in))
+def _centers(n_in: int, n_out: int):
+    """Yields, per output pixel ``o``: ``o``, its center ``x`` in input pixels, ``floor(x)``."""
     scale = n_in / n_out
     for o in range(n_out):
         x = (o + 0.5) * scale - 0.5
-        f = math.floor(x)
+        yield o, x, math.floor(x)
+
+
+def _bilinear(n_in: int, n_out: int) -> np.ndarray:
+    w = np.zeros((n_out, n_in))
+    for o, x, f in _centers(n_in, n_out):
         lo, hi, t = max(f, 0), min(math.ceil(x), n_in - 1), x - f
         w[o, lo] += 1 - t
         w[o, hi] += t
@@ -63,10 +68,7 @@ def _keys(x: np.ndarray, a: float = -0.5) -> np.ndarray:
 
 def _bicubic(n_in: int, n_out: int) -> np.ndarray:
     w = np.zeros((n_out, n_in))
-    scale = n_in / n_out
-    for o in range(n_out):
-        x = (o + 0.5) * scale - 0.5
-        f = math.floor(x)
+    for o, x, f in _centers(n_in, n_out):
         # TensorFlow reads the weights from a table of 1024 steps per pixel.
         t = np.rint((x - f) * 1024) / 1024
         idx = np.arange(f - 1, f + 3)
@@ -246,6 +248,10 @@ def resize_with_pad(image: TensorLike, target_height: int, target_width: int,
     return _unbatch(y, squeeze)
 
 
+def _ints(*values) -> tuple:
+    return tuple(int(v) for v in values)
+
+
 def crop_to_bounding_box(image: TensorLike, offset_height: int, offset_width: int,
                          target_height: int, target_width: int) -> Tensor:
     """Crops the box at ``(offset_height, offset_width)`` of the target size
@@ -262,8 +268,7 @@ def crop_to_bounding_box(image: TensorLike, offset_height: int, offset_width: in
         The cropped images.
     """
     x, squeeze, h, w = _as_batch(image, "crop_to_bounding_box")
-    oh, ow, th, tw_ = (int(v) for v in (offset_height, offset_width, target_height,
-                                        target_width))
+    oh, ow, th, tw_ = _ints(offset_height, offset_width, target_height, target_width)
     if oh < 0 or ow < 0 or th <= 0 or tw_ <= 0:
         raise ValueError("crop_to_bounding_box: offsets must be >= 0 and sizes > 0")
     if oh + th > h or ow + tw_ > w:
@@ -278,18 +283,15 @@ def pad_to_bounding_box(image: TensorLike, offset_height: int, offset_width: int
     (``tw.image.pad_to_bounding_box``).
 
     Args:
-        image: ``[batch, height, width, channels]`` or ``[height, width, channels]``.
-        offset_height: zero rows added on top.
-        offset_width: zero columns added on the left.
-        target_height: the output height.
-        target_width: the output width.
+        image: as for ``crop_to_bounding_box``.
+        offset_height, offset_width: the zero rows added on top, the zero columns on the left.
+        target_height, target_width: the output size.
 
     Returns:
         The padded images.
     """
     x, squeeze, h, w = _as_batch(image, "pad_to_bounding_box")
-    oh, ow, th, tw_ = (int(v) for v in (offset_height, offset_width, target_height,
-                                        target_width))
+    oh, ow, th, tw_ = _ints(offset_height, offset_width, target_height, target_width)
     if oh < 0 or ow < 0:
         raise ValueError("pad_to_bounding_box: offsets must be >= 0")
     if th < oh + h or tw_ < ow + w:

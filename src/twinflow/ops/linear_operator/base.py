@@ -13,9 +13,12 @@ and a method the hints rule out (``solve`` of a singular operator) raises
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import concat, expand_dims, eye, shape, squeeze
@@ -50,6 +53,31 @@ def static_dim(t: Tensor, axis: int):
     """The static size of axis ``axis`` of ``t`` (None when unknown)."""
     s = t.shape
     return None if s.rank is None else s[axis]
+
+
+def _shape_part(method: str, summary: str, part, returns: str) -> Callable[..., Tensor]:
+    """A ``LinearOperator.<method>(name=...)`` that returns ``shape_tensor()[part]``."""
+    def shape_part(self, name: str = method) -> Tensor:
+        return self.shape_tensor()[part]
+    shape_part.__name__, shape_part.__qualname__ = method, f"LinearOperator.{method}"
+    shape_part.__doc__ = (f"{summary}\n\nArgs:\n    name: unused label.\n\n"
+                          f"Returns:\n    {returns}\n")
+    return shape_part
+
+
+def _public(method: str, label: str, summary: str, returns: str,
+            square: str | None = None) -> Callable[..., Tensor]:
+    """``LinearOperator.<method>(name=label)``: ``self._<method>()``, which subclasses override;
+    when ``square`` names the computation, a non-square operator is refused first."""
+    private = "_" + method
+
+    def public(self, name: str = label) -> Tensor:
+        if square is not None:
+            self._need_square(square)
+        return getattr(self, private)()
+    public.__name__, public.__qualname__ = method, f"LinearOperator.{method}"
+    public.__doc__ = f"{summary}\n\nArgs:\n    name: unused label.\n\nReturns:\n    {returns}\n"
+    return public
 
 
 class LinearOperator:
@@ -101,41 +129,27 @@ class LinearOperator:
             raise NotImplementedError(f"{type(self).__name__} must define _to_dense or _matmul")
         return matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
 
+    # The operators ``adjoint``, ``inverse`` and ``cholesky`` return; a structure overrides them
+    # to keep itself (a diagonal's inverse is a diagonal).
+    def _adjoint_op(self) -> LinearOperator:
+        return _KINDS["adjoint"](self)
+
+    def _inverse_op(self) -> LinearOperator:
+        return _KINDS["inversion"](self)
+
+    def _cholesky_op(self) -> LinearOperator:
+        return _KINDS["lower_triangular"](cholesky(self.to_dense()), is_non_singular=True)
+
     # ----- properties -----
-    @property
-    def dtype(self):
-        """The dtype of the matrix."""
-        return self._dtype
-
-    @property
-    def name(self) -> str:
-        """The operator's name."""
-        return self._name
-
-    @property
-    def parameters(self) -> dict:
-        """The constructor arguments."""
-        return dict(self._parameters)
-
-    @property
-    def graph_parents(self) -> list:
-        """Tensors given as graph parents."""
-        return list(self._graph_parents)
-
-    @property
-    def is_non_singular(self):
-        """Hint: invertible (True/False/None)."""
-        return self._is_non_singular
-
-    @property
-    def is_self_adjoint(self):
-        """Hint: equal to its adjoint (True/False/None)."""
-        return self._is_self_adjoint
-
-    @property
-    def is_positive_definite(self):
-        """Hint: positive definite (True/False/None)."""
-        return self._is_positive_definite
+    dtype = readonly("_dtype", "The dtype of the matrix.")
+    name = readonly("_name", "The operator's name.")
+    parameters = readonly("_parameters", "The constructor arguments.", copy=dict)
+    graph_parents = readonly("_graph_parents", "Tensors given as graph parents.", copy=list)
+    is_non_singular = readonly("_is_non_singular", "Hint: invertible (True/False/None).")
+    is_self_adjoint = readonly("_is_self_adjoint",
+                               "Hint: equal to its adjoint (True/False/None).")
+    is_positive_definite = readonly("_is_positive_definite",
+                                    "Hint: positive definite (True/False/None).")
 
     @property
     def is_square(self):
@@ -172,16 +186,8 @@ class LinearOperator:
         s = self.shape
         return TensorShape(None) if s.rank is None else TensorShape(s.as_list()[:-2])
 
-    def batch_shape_tensor(self, name: str = "batch_shape_tensor") -> Tensor:
-        """The dynamic batch shape.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 vector.
-        """
-        return self.shape_tensor()[:-2]
+    batch_shape_tensor = _shape_part("batch_shape_tensor", "The dynamic batch shape.",
+                                     slice(None, -2), "int32 vector.")
 
     @property
     def tensor_rank(self):
@@ -204,32 +210,16 @@ class LinearOperator:
         """``N``, the number of columns (None when unknown)."""
         return None if self.shape.rank is None else self.shape[-1]
 
-    def domain_dimension_tensor(self, name: str = "domain_dimension_tensor") -> Tensor:
-        """``N`` as a tensor.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 scalar.
-        """
-        return self.shape_tensor()[-1]
+    domain_dimension_tensor = _shape_part("domain_dimension_tensor", "``N`` as a tensor.", -1,
+                                          "int32 scalar.")
 
     @property
     def range_dimension(self):
         """``M``, the number of rows (None when unknown)."""
         return None if self.shape.rank is None else self.shape[-2]
 
-    def range_dimension_tensor(self, name: str = "range_dimension_tensor") -> Tensor:
-        """``M`` as a tensor.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            int32 scalar.
-        """
-        return self.shape_tensor()[-2]
+    range_dimension_tensor = _shape_part("range_dimension_tensor", "``M`` as a tensor.", -2,
+                                         "int32 scalar.")
 
     @property
     def H(self) -> LinearOperator:  # noqa: N802  (TensorFlow's name)
@@ -256,16 +246,7 @@ class LinearOperator:
         return eye(n, batch_shape=self.batch_shape.as_list(), dtype=self.dtype)
 
     # ----- the API -----
-    def to_dense(self, name: str = "to_dense") -> Tensor:
-        """The dense matrix.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape + [M, N]``.
-        """
-        return self._to_dense()
+    to_dense = _public("to_dense", "to_dense", "The dense matrix.", "``batch_shape + [M, N]``.")
 
     def matmul(self, x, adjoint: bool = False, adjoint_arg: bool = False,
                name: str = "matmul") -> Tensor | LinearOperator:
@@ -350,60 +331,25 @@ class LinearOperator:
     def _determinant(self) -> Tensor:
         return det(self.to_dense())
 
-    def determinant(self, name: str = "det") -> Tensor:
-        """The determinant of each matrix.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape``.
-        """
-        self._need_square("Determinant")
-        return self._determinant()
+    determinant = _public("determinant", "det", "The determinant of each matrix.",
+                          "``batch_shape``.", square="Determinant")
 
     def _log_abs_determinant(self) -> Tensor:
         return slogdet(self.to_dense())[1]
 
-    def log_abs_determinant(self, name: str = "log_abs_det") -> Tensor:
-        """``log(|det(A)|)``.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape`` (real).
-        """
-        self._need_square("Determinant")
-        return self._log_abs_determinant()
+    log_abs_determinant = _public("log_abs_determinant", "log_abs_det", "``log(|det(A)|)``.",
+                                  "``batch_shape`` (real).", square="Determinant")
 
     def _diag_part(self) -> Tensor:
         return diag_part(self.to_dense())
 
-    def diag_part(self, name: str = "diag_part") -> Tensor:
-        """The main diagonal.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape + [min(M, N)]``.
-        """
-        return self._diag_part()
+    diag_part = _public("diag_part", "diag_part", "The main diagonal.",
+                        "``batch_shape + [min(M, N)]``.")
 
     def _trace(self) -> Tensor:
         return reduce_sum(self.diag_part(), axis=-1)
 
-    def trace(self, name: str = "trace") -> Tensor:
-        """The sum of the diagonal.
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape``.
-        """
-        return self._trace()
+    trace = _public("trace", "trace", "The sum of the diagonal.", "``batch_shape``.")
 
     def add_to_tensor(self, x: TensorLike, name: str = "add_to_tensor") -> Tensor:
         """``A + x`` as a dense tensor.
@@ -421,17 +367,9 @@ class LinearOperator:
         dense = self.to_dense()
         return eigvalsh(dense) if self.is_self_adjoint else eigvals(dense)
 
-    def eigvals(self, name: str = "eigvals") -> Tensor:
-        """The eigenvalues (real and ascending when self-adjoint).
-
-        Args:
-            name: unused label.
-
-        Returns:
-            ``batch_shape + [N]``.
-        """
-        self._need_square("Eigenvalues")
-        return self._eigvals()
+    eigvals = _public("eigvals", "eigvals",
+                      "The eigenvalues (real and ascending when self-adjoint).",
+                      "``batch_shape + [N]``.", square="Eigenvalues")
 
     def cond(self, name: str = "cond") -> Tensor:
         """The 2-norm condition number (largest over smallest singular value).
@@ -445,9 +383,6 @@ class LinearOperator:
         s = svd(self.to_dense(), compute_uv=False)
         return divide(reduce_max(s, axis=-1), reduce_min(s, axis=-1))
 
-    def _adjoint_op(self) -> LinearOperator:
-        return _KINDS["adjoint"](self)
-
     def adjoint(self, name: str = "adjoint") -> LinearOperator:
         """The conjugate transpose as an operator (this one when self-adjoint).
 
@@ -455,12 +390,10 @@ class LinearOperator:
             name: unused label.
 
         Returns:
-            A LinearOperator.
+            ``self`` when self-adjoint, else the structure's own adjoint (a diagonal's is a
+            diagonal) or a LinearOperatorAdjoint.
         """
         return self if self.is_self_adjoint else self._adjoint_op()
-
-    def _inverse_op(self) -> LinearOperator:
-        return _KINDS["inversion"](self)
 
     def inverse(self, name: str = "inverse") -> LinearOperator:
         """The inverse as an operator.
@@ -469,7 +402,11 @@ class LinearOperator:
             name: unused label.
 
         Returns:
-            A LinearOperator.
+            The structure's own inverse (a diagonal's is a diagonal), else a
+            LinearOperatorInversion.
+
+        Raises:
+            ValueError: the operator is hinted non-square or singular.
         """
         if self.is_square is False:
             raise ValueError("Cannot take the Inverse: This operator represents a non square "
@@ -478,23 +415,6 @@ class LinearOperator:
             raise ValueError("Cannot take the Inverse: This operator represents a singular "
                              "matrix.")
         return self._inverse_op()
-
-    def _cholesky_op(self) -> LinearOperator:
-        return _KINDS["lower_triangular"](cholesky(self.to_dense()), is_non_singular=True)
-
-    def cholesky(self, name: str = "cholesky") -> LinearOperator:
-        """The lower Cholesky factor as an operator (self-adjoint positive definite only).
-
-        Args:
-            name: unused label.
-
-        Returns:
-            A lower-triangular LinearOperator.
-        """
-        if not (self.is_self_adjoint and self.is_positive_definite):
-            raise ValueError("Cholesky decomposition is only defined for operators marked "
-                             "is_self_adjoint=True and is_positive_definite=True.")
-        return self._cholesky_op()
 
     def assert_non_singular(self, name: str = "assert_non_singular") -> object:
         """Checks the condition number is below ``100 * max(M, N) / eps``.
@@ -517,7 +437,7 @@ class LinearOperator:
             name: unused label.
 
         Returns:
-            The assertion.
+            The assertion, as ``assert_non_singular``'s.
         """
         dense = self.to_dense()
         herm = multiply(cast(0.5, dense.dtype), add(dense, _adjoint(dense)))
@@ -535,6 +455,23 @@ class LinearOperator:
         dense = self.to_dense()
         return assert_equal(dense, _adjoint(dense), message="Matrix was not equal to its "
                                                             "adjoint.")
+
+    def cholesky(self, name: str = "cholesky") -> LinearOperator:
+        """The lower Cholesky factor as an operator (self-adjoint positive definite only).
+
+        Args:
+            name: unused label.
+
+        Returns:
+            A lower-triangular LinearOperator.
+
+        Raises:
+            ValueError: the operator is not hinted self-adjoint and positive definite.
+        """
+        if not (self.is_self_adjoint and self.is_positive_definite):
+            raise ValueError("Cholesky decomposition is only defined for operators marked "
+                             "is_self_adjoint=True and is_positive_definite=True.")
+        return self._cholesky_op()
 
     def __repr__(self) -> str:
         return (f"<tw.linalg.{type(self).__name__} '{self.name}' shape={self.shape} "

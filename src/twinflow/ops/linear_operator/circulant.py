@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import concat, reshape, shape
@@ -55,15 +56,8 @@ class _BaseCirculant(LinearOperator):
                          is_positive_definite, True, name,
                          {"spectrum": spectrum, "input_output_dtype": input_output_dtype})
 
-    @property
-    def spectrum(self) -> Tensor:
-        """The (complex) spectrum."""
-        return self._spec
-
-    @property
-    def block_depth(self) -> int:
-        """1, 2 or 3: the number of circulant levels."""
-        return self._depth
+    spectrum = readonly("_spec", "The (complex) spectrum.")
+    block_depth = readonly("_depth", "1, 2 or 3: the number of circulant levels.")
 
     @property
     def block_shape(self) -> TensorShape:
@@ -151,58 +145,35 @@ class _BaseCirculant(LinearOperator):
                            message="Spectrum was not Hermitian")
 
 
-class LinearOperatorCirculant(_BaseCirculant):
-    """A circulant ``[N, N]`` operator given by its spectrum ``[..., N]``.
+def _circulant(depth: int, summary: str, spectrum: str) -> type:
+    """The public class of ``depth`` circulant levels (its ``name`` default is its own name)."""
+    cls_name = "LinearOperatorCirculant" + ("", "2D", "3D")[depth - 1]
+
+    def __init__(self, spectrum: TensorLike, input_output_dtype=dtypes.complex64,
+                 is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
+                 is_square=True, name: str = cls_name) -> None:
+        _BaseCirculant.__init__(self, spectrum, input_output_dtype, is_non_singular,
+                                is_self_adjoint, is_positive_definite, is_square, name)
+    __init__.__qualname__ = f"{cls_name}.__init__"
+    doc = f"""{summary}
 
     Args:
-        spectrum: ``[..., N]`` float or complex eigenvalues (``fft`` of the first column).
+        spectrum: {spectrum}
         input_output_dtype: the dtype of the operator (real: the imaginary part is dropped).
         is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
         name: a name.
     """
-
-    _depth = 1
-
-    def __init__(self, spectrum: TensorLike, input_output_dtype=dtypes.complex64,
-                 is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
-                 is_square=True, name: str = "LinearOperatorCirculant") -> None:
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
+    return type(cls_name, (_BaseCirculant,), {"__doc__": doc, "__module__": __name__,
+                                              "__qualname__": cls_name, "_depth": depth,
+                                              "__init__": __init__})
 
 
-class LinearOperatorCirculant2D(_BaseCirculant):
-    """A block-circulant operator with circulant blocks; spectrum ``[..., N0, N1]``.
-
-    Args:
-        spectrum: ``[..., N0, N1]`` (``fft2d`` of the kernel).
-        input_output_dtype: the dtype of the operator.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
-    """
-
-    _depth = 2
-
-    def __init__(self, spectrum: TensorLike, input_output_dtype=dtypes.complex64,
-                 is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
-                 is_square=True, name: str = "LinearOperatorCirculant2D") -> None:
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
-
-
-class LinearOperatorCirculant3D(_BaseCirculant):
-    """A three-level block-circulant operator; spectrum ``[..., N0, N1, N2]``.
-
-    Args:
-        spectrum: ``[..., N0, N1, N2]`` (``fft3d`` of the kernel).
-        input_output_dtype: the dtype of the operator.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
-    """
-
-    _depth = 3
-
-    def __init__(self, spectrum: TensorLike, input_output_dtype=dtypes.complex64,
-                 is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
-                 is_square=True, name: str = "LinearOperatorCirculant3D") -> None:
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
+LinearOperatorCirculant = _circulant(
+    1, "A circulant ``[N, N]`` operator given by its spectrum ``[..., N]``.",
+    "``[..., N]`` float or complex eigenvalues (``fft`` of the first column).")
+LinearOperatorCirculant2D = _circulant(
+    2, "A block-circulant operator with circulant blocks; spectrum ``[..., N0, N1]``.",
+    "``[..., N0, N1]`` (``fft2d`` of the kernel).")
+LinearOperatorCirculant3D = _circulant(
+    3, "A three-level block-circulant operator; spectrum ``[..., N0, N1, N2]``.",
+    "``[..., N0, N1, N2]`` (``fft3d`` of the kernel).")

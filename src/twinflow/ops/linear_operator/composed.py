@@ -2,6 +2,9 @@
 block lower triangular, Kronecker product and low-rank update."""
 from __future__ import annotations
 
+import functools
+
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import expand_dims, reshape, split, zeros
@@ -16,6 +19,29 @@ from .base import LinearOperator, batch_concat, register_operator_kinds
 def _and(*hints):
     """True when every hint is True, else None (unknown)."""
     return True if all(h is True for h in hints) else None
+
+
+def _or_inner(given, inner):
+    """A hint given to a derived operator, else the inner operator's."""
+    return inner if given is None else given
+
+
+def _product(values: list) -> Tensor:
+    """``values[0] * values[1] * ...``: the determinant of a product or block-triangular matrix."""
+    return functools.reduce(multiply, values)
+
+
+def _total(values: list) -> Tensor:
+    """``values[0] + values[1] + ...``: its log-absolute-determinant."""
+    return functools.reduce(add, values)
+
+
+def _operator_list(operators) -> tuple:
+    """``(operators as a list, their dtype)``: at least one operator, all of one dtype."""
+    ops = list(operators)
+    if not ops:
+        raise ValueError("Expected a non-empty list of operators")
+    return ops, _dtype_of(ops)
 
 
 def _dtype_of(operators: list):
@@ -42,13 +68,15 @@ class LinearOperatorAdjoint(LinearOperator):
 
     Args:
         operator: the operator.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints; each must
+            agree with the operator's, which is the default.
+        name: a name (default: the operator's, with ``_adjoint``).
     """
 
     def __init__(self, operator: LinearOperator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None) -> None:
         self._op = operator
+        hints = []
         for hint, given in [("is_non_singular", is_non_singular),
                             ("is_self_adjoint", is_self_adjoint),
                             ("is_positive_definite", is_positive_definite),
@@ -57,20 +85,11 @@ class LinearOperatorAdjoint(LinearOperator):
             if given is not None and inner is not None and given != inner:
                 raise ValueError(f"An operator's adjoint has the same {hint[3:]} hint: got "
                                  f"{given}, the operator has {inner}")
-        super().__init__(operator.dtype, None,
-                         operator.is_non_singular if is_non_singular is None
-                         else is_non_singular,
-                         operator.is_self_adjoint if is_self_adjoint is None
-                         else is_self_adjoint,
-                         operator.is_positive_definite if is_positive_definite is None
-                         else is_positive_definite,
-                         operator.is_square if is_square is None else is_square,
-                         name or operator.name + "_adjoint", {"operator": operator})
+            hints.append(_or_inner(given, inner))
+        super().__init__(operator.dtype, None, *hints, name or operator.name + "_adjoint",
+                         {"operator": operator})
 
-    @property
-    def operator(self) -> LinearOperator:
-        """The wrapped operator."""
-        return self._op
+    operator = readonly("_op", "The wrapped operator.")
 
     def _shape(self):
         s = self._op.shape
@@ -108,9 +127,10 @@ class LinearOperatorInversion(LinearOperator):
     """The inverse of a (non-singular, square) operator.
 
     Args:
-        operator: the operator.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        operator: the operator (not hinted singular or non-square).
+        is_non_singular, is_square: hints; the inverse is always both (False is an error).
+        is_self_adjoint, is_positive_definite: hints (default: the operator's).
+        name: a name (default: the operator's, with ``_inv``).
     """
 
     def __init__(self, operator: LinearOperator, is_non_singular=None, is_self_adjoint=None,
@@ -121,16 +141,11 @@ class LinearOperatorInversion(LinearOperator):
             raise ValueError("operator and the inversion must be square")
         self._op = operator
         super().__init__(operator.dtype, None, True,
-                         operator.is_self_adjoint if is_self_adjoint is None
-                         else is_self_adjoint,
-                         operator.is_positive_definite if is_positive_definite is None
-                         else is_positive_definite, True,
+                         _or_inner(is_self_adjoint, operator.is_self_adjoint),
+                         _or_inner(is_positive_definite, operator.is_positive_definite), True,
                          name or operator.name + "_inv", {"operator": operator})
 
-    @property
-    def operator(self) -> LinearOperator:
-        """The wrapped operator."""
-        return self._op
+    operator = readonly("_op", "The wrapped operator.")
 
     def _shape(self):
         return self._op.shape
@@ -159,16 +174,14 @@ class LinearOperatorComposition(LinearOperator):
 
     Args:
         operators: the factors (at least one), sharing a dtype.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        is_non_singular: hint (True, and False an error, when every factor is non-singular).
+        is_self_adjoint, is_positive_definite, is_square: hints.
+        name: a name (default: the factors' names joined by ``_o_``).
     """
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None) -> None:
-        self._ops = list(operators)
-        if not self._ops:
-            raise ValueError("Expected a non-empty list of operators")
-        dtype = _dtype_of(self._ops)
+        self._ops, dtype = _operator_list(operators)
         for a, b in zip(self._ops, self._ops[1:]):
             if a.domain_dimension is not None and b.range_dimension is not None and \
                     a.domain_dimension != b.range_dimension:
@@ -184,10 +197,7 @@ class LinearOperatorComposition(LinearOperator):
                          is_square, name or "_o_".join(op.name for op in self._ops),
                          {"operators": self._ops})
 
-    @property
-    def operators(self) -> list:
-        """The factors."""
-        return list(self._ops)
+    operators = readonly("_ops", "The factors.", copy=list)
 
     def _shape(self):
         batch = _broadcast_batch([op.shape for op in self._ops])
@@ -210,18 +220,12 @@ class LinearOperatorComposition(LinearOperator):
 
     def _determinant(self):
         if all(op.is_square for op in self._ops):
-            d = self._ops[0].determinant()
-            for op in self._ops[1:]:
-                d = multiply(d, op.determinant())
-            return d
+            return _product([op.determinant() for op in self._ops])
         return super()._determinant()
 
     def _log_abs_determinant(self):
         if all(op.is_square for op in self._ops):
-            d = self._ops[0].log_abs_determinant()
-            for op in self._ops[1:]:
-                d = add(d, op.log_abs_determinant())
-            return d
+            return _total([op.log_abs_determinant() for op in self._ops])
         return super()._log_abs_determinant()
 
 
@@ -274,10 +278,7 @@ class LinearOperatorBlockDiag(LinearOperator):
                          True, name or "_ds_".join(op.name for op in self._ops),
                          {"operators": self._ops})
 
-    @property
-    def operators(self) -> list:
-        """The blocks."""
-        return list(self._ops)
+    operators = readonly("_ops", "The blocks.", copy=list)
 
     def _sizes(self) -> list:
         return [op.domain_dimension for op in self._ops]
@@ -304,16 +305,10 @@ class LinearOperatorBlockDiag(LinearOperator):
         return self._apply(rhs, adjoint, adjoint_arg, "solve")
 
     def _determinant(self):
-        d = self._ops[0].determinant()
-        for op in self._ops[1:]:
-            d = multiply(d, op.determinant())
-        return d
+        return _product([op.determinant() for op in self._ops])
 
     def _log_abs_determinant(self):
-        d = self._ops[0].log_abs_determinant()
-        for op in self._ops[1:]:
-            d = add(d, op.log_abs_determinant())
-        return d
+        return _total([op.log_abs_determinant() for op in self._ops])
 
     def _diag_part(self):
         return batch_concat([op.diag_part() for op in self._ops], -1)
@@ -392,16 +387,10 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return batch_concat(xs, -2)
 
     def _determinant(self):
-        d = self._rows[0][-1].determinant()
-        for row in self._rows[1:]:
-            d = multiply(d, row[-1].determinant())
-        return d
+        return _product([row[-1].determinant() for row in self._rows])
 
     def _log_abs_determinant(self):
-        d = self._rows[0][-1].log_abs_determinant()
-        for row in self._rows[1:]:
-            d = add(d, row[-1].log_abs_determinant())
-        return d
+        return _total([row[-1].log_abs_determinant() for row in self._rows])
 
     def _diag_part(self):
         return batch_concat([row[-1].diag_part() for row in self._rows], -1)
@@ -412,16 +401,14 @@ class LinearOperatorKronecker(LinearOperator):
 
     Args:
         operators: the factors, sharing a dtype.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
-        name: a name.
+        is_non_singular, is_self_adjoint: hints (default: True when every factor's is True).
+        is_positive_definite, is_square: hints.
+        name: a name (default: the factors' names joined by ``_x_``).
     """
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None) -> None:
-        self._ops = list(operators)
-        if not self._ops:
-            raise ValueError("Expected a non-empty list of operators")
-        dtype = _dtype_of(self._ops)
+        self._ops, dtype = _operator_list(operators)
         if all(op.is_non_singular for op in self._ops):
             is_non_singular = True if is_non_singular is None else is_non_singular
         if all(op.is_self_adjoint for op in self._ops):
@@ -430,10 +417,7 @@ class LinearOperatorKronecker(LinearOperator):
                          is_square, name or "_x_".join(op.name for op in self._ops),
                          {"operators": self._ops})
 
-    @property
-    def operators(self) -> list:
-        """The factors."""
-        return list(self._ops)
+    operators = readonly("_ops", "The factors.", copy=list)
 
     def _shape(self):
         m = n = 1
@@ -455,22 +439,16 @@ class LinearOperatorKronecker(LinearOperator):
         if not all(op.is_square for op in self._ops):
             return super()._determinant()
         n = self.shape[-1]
-        d = None
-        for op in self._ops:
-            term = pow(op.determinant(), cast(n // op.domain_dimension, self.dtype))
-            d = term if d is None else multiply(d, term)
-        return d
+        return _product([pow(op.determinant(), cast(n // op.domain_dimension, self.dtype))
+                         for op in self._ops])
 
     def _log_abs_determinant(self):
         if not all(op.is_square for op in self._ops):
             return super()._log_abs_determinant()
         n = self.shape[-1]
-        d = None
-        for op in self._ops:
-            term = multiply(op.log_abs_determinant(),
-                            cast(n // op.domain_dimension, self.dtype.real_dtype))
-            d = term if d is None else add(d, term)
-        return d
+        return _total([multiply(op.log_abs_determinant(),
+                                cast(n // op.domain_dimension, self.dtype.real_dtype))
+                       for op in self._ops])
 
 
 class LinearOperatorLowRankUpdate(LinearOperator):
@@ -506,30 +484,11 @@ class LinearOperatorLowRankUpdate(LinearOperator):
                          {"base_operator": base_operator, "u": u, "diag_update": diag_update,
                           "v": v, "is_diag_update_positive": is_diag_update_positive})
 
-    @property
-    def base_operator(self) -> LinearOperator:
-        """``L``."""
-        return self._base
-
-    @property
-    def u(self) -> Tensor:
-        """``U``."""
-        return self._u
-
-    @property
-    def v(self) -> Tensor:
-        """``V``."""
-        return self._v
-
-    @property
-    def diag_update(self):
-        """``D``'s diagonal (None: ones)."""
-        return self._d
-
-    @property
-    def is_diag_update_positive(self):
-        """Hint: ``D > 0``."""
-        return self._is_diag_update_positive
+    base_operator = readonly("_base", "``L``.")
+    u = readonly("_u", "``U``.")
+    v = readonly("_v", "``V``.")
+    diag_update = readonly("_d", "``D``'s diagonal (None: ones).")
+    is_diag_update_positive = readonly("_is_diag_update_positive", "Hint: ``D > 0``.")
 
     def _shape(self):
         return TensorShape(_broadcast_batch([self._base.shape, self._u.shape]) +

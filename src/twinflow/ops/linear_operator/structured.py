@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...graph.tensor import Tensor, TensorLike
 from ..array_ops import (
@@ -80,7 +81,9 @@ class LinearOperatorDiag(LinearOperator):
 
     Args:
         diag: ``[..., N]`` the diagonal.
-        is_non_singular, is_self_adjoint, is_positive_definite, is_square: hints.
+        is_non_singular, is_positive_definite: hints.
+        is_self_adjoint: hint (a real diagonal is always self-adjoint: False is an error).
+        is_square: hint (always square: False is an error).
         name: a name.
     """
 
@@ -99,10 +102,7 @@ class LinearOperatorDiag(LinearOperator):
         super().__init__(self._diag.dtype, [self._diag], is_non_singular, is_self_adjoint,
                          is_positive_definite, True, name, {"diag": diag})
 
-    @property
-    def diag(self) -> Tensor:
-        """The diagonal."""
-        return self._diag
+    diag = readonly("_diag", "The diagonal.")
 
     def _shape(self) -> TensorShape:
         s = self._diag.shape
@@ -243,10 +243,7 @@ class LinearOperatorScaledIdentity(LinearOperator):
                          is_positive_definite, True, name,
                          {"num_rows": num_rows, "multiplier": multiplier})
 
-    @property
-    def multiplier(self) -> Tensor:
-        """The scale."""
-        return self._m
+    multiplier = readonly("_m", "The scale.")
 
     def _shape(self):
         s = self._m.shape
@@ -410,10 +407,7 @@ class LinearOperatorPermutation(LinearOperator):
         super().__init__(dtype, [self._perm], True, is_self_adjoint, is_positive_definite,
                          True, name, {"perm": perm, "dtype": dtype})
 
-    @property
-    def perm(self) -> Tensor:
-        """The permutation."""
-        return self._perm
+    perm = readonly("_perm", "The permutation.")
 
     def _shape(self):
         s = self._perm.shape
@@ -453,10 +447,7 @@ class LinearOperatorHouseholder(LinearOperator):
         super().__init__(self._v.dtype, [self._v], True, True, False, True, name,
                          {"reflection_axis": reflection_axis})
 
-    @property
-    def reflection_axis(self) -> Tensor:
-        """The vector ``v``."""
-        return self._v
+    reflection_axis = readonly("_v", "The vector ``v``.")
 
     def _shape(self):
         s = self._v.shape
@@ -508,15 +499,8 @@ class LinearOperatorToeplitz(LinearOperator):
                          is_self_adjoint, is_positive_definite, True, name,
                          {"col": col, "row": row})
 
-    @property
-    def col(self) -> Tensor:
-        """The first column."""
-        return self._col
-
-    @property
-    def row(self) -> Tensor:
-        """The first row."""
-        return self._row
+    col = readonly("_col", "The first column.")
+    row = readonly("_row", "The first row.")
 
     def _shape(self):
         s = self._col.shape.merge_with(self._row.shape) \
@@ -574,15 +558,8 @@ class LinearOperatorTridiag(LinearOperator):
                          is_positive_definite, True, name,
                          {"diagonals": diagonals, "diagonals_format": diagonals_format})
 
-    @property
-    def diagonals(self) -> Tensor:
-        """The diagonals in compact form ``[..., 3, N]``."""
-        return self._diags
-
-    @property
-    def diagonals_format(self) -> str:
-        """The format the diagonals were given in."""
-        return self._format
+    diagonals = readonly("_diags", "The diagonals in compact form ``[..., 3, N]``.")
+    diagonals_format = readonly("_format", "The format the diagonals were given in.")
 
     def _shape(self):
         s = self._diags.shape

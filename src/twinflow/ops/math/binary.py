@@ -60,9 +60,15 @@ class AddN:
 
 # ----- kernels and gradient rules the table uses -------------------------------------------
 
-def _div_no_nan_kernel(x, y):
-    out = quietly(np.true_divide, x, y)
-    return np.where(y == 0, out.dtype.type(0), out)
+def _zero_where_zero(fn, of_x: bool):
+    """A kernel: ``fn(x, y)`` without NumPy's warnings, but 0 where x (``of_x``) or y is 0."""
+    def kernel(x, y):
+        out = quietly(fn, x, y)
+        return np.where((x if of_x else y) == 0, out.dtype.type(0), out)
+    return kernel
+
+
+_div_no_nan_kernel = _zero_where_zero(np.true_divide, of_x=False)
 
 
 def _floordiv_kernel(x, y):
@@ -95,19 +101,9 @@ def _squared_difference_kernel(x, y):
     return d * np.conj(d) if d.dtype.kind == "c" else d * d
 
 
-def _xlogy_kernel(x, y):
-    out = quietly(lambda a, b: np.multiply(a, np.log(b)), x, y)
-    return np.where(x == 0, out.dtype.type(0), out)
-
-
-def _xdivy_kernel(x, y):
-    out = quietly(np.true_divide, x, y)
-    return np.where(x == 0, out.dtype.type(0), out)
-
-
-def _mul_no_nan_kernel(x, y):
-    out = quietly(np.multiply, x, y)
-    return np.where(y == 0, out.dtype.type(0), out)
+_xlogy_kernel = _zero_where_zero(lambda a, b: np.multiply(a, np.log(b)), of_x=True)
+_xdivy_kernel = _zero_where_zero(np.true_divide, of_x=True)
+_mul_no_nan_kernel = _zero_where_zero(np.multiply, of_x=False)
 
 
 def _add_v2_grad(op, dy):
@@ -173,22 +169,20 @@ def _pow_grad(op, dy):
     return gx, gy
 
 
-def _maximum_grad(op, dy):
-    x, y = op.inputs
-    need_x, need_y = op.needs_grad
-    mask = greater_equal(x, y)  # ties send the gradient to x, as TensorFlow does
-    zeros = zeros_like(dy)
-    return (sum_to(where(mask, dy, zeros), x) if need_x else None,
-            sum_to(where(mask, zeros, dy), y) if need_y else None)
+def _extremum_grad(takes_x):
+    """The gradient of Maximum (``takes_x`` greater_equal) or Minimum (less_equal): dy goes to
+    x where ``takes_x(x, y)`` (ties to x, as TensorFlow does), else to y."""
+    def grad(op, dy):
+        x, y = op.inputs
+        need_x, need_y = op.needs_grad
+        mask = takes_x(x, y)
+        zeros = zeros_like(dy)
+        return (sum_to(where(mask, dy, zeros), x) if need_x else None,
+                sum_to(where(mask, zeros, dy), y) if need_y else None)
+    return grad
 
 
-def _minimum_grad(op, dy):
-    x, y = op.inputs
-    need_x, need_y = op.needs_grad
-    mask = less_equal(x, y)
-    zeros = zeros_like(dy)
-    return (sum_to(where(mask, dy, zeros), x) if need_x else None,
-            sum_to(where(mask, zeros, dy), y) if need_y else None)
+_maximum_grad, _minimum_grad = _extremum_grad(greater_equal), _extremum_grad(less_equal)
 
 
 def _squared_difference_grad(op, dy):

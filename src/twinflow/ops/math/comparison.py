@@ -46,6 +46,24 @@ def _not_equal_kernel(x, y):
     return out if out.dtype == np.bool_ else out.astype(np.bool_)
 
 
+def _ordering(op: str, fn: str, kernel, symbol: str, infix) -> Binary:
+    """The row of ``x <symbol> y`` for real tensors (``Less``, ``LessEqual``...)."""
+    return Binary(op, fn, kernel, REAL, out=dtypes.bool_, infix=infix,
+                  doc=f"x {symbol} y elementwise, with broadcasting.",
+                  api=(f"x {symbol} y elementwise, broadcasting (``tw.{fn}``).",
+                       "a real tensor or value.", "a tensor or value of the same dtype.",
+                       "A bool tensor."))
+
+
+def _bitwise(op: str, fn: str, kernel, symbol: str) -> Binary:
+    """The row of ``x <symbol> y`` for integer tensors (``BitwiseAnd``...)."""
+    return Binary(op, fn, kernel, INT,
+                  doc=f"x {symbol} y for integer tensors.",
+                  api=(f"x {symbol} y for integer tensors (``tw.bitwise.{fn}``).",
+                       "an integer tensor or value.", "a tensor or value of the same dtype.",
+                       "An integer tensor."))
+
+
 # ----- the table ------------------------------------------------------------------------------
 
 COMPARISON = [
@@ -59,24 +77,10 @@ COMPARISON = [
           api=("x != y elementwise, broadcasting (``tw.not_equal``).",
                "a tensor or value of any dtype.", "a tensor or value of the same dtype.",
                "A bool tensor.")),
-    Binary("Less", "less", np.less, REAL, out=dtypes.bool_, infix=operator.lt,
-          doc="x < y elementwise, with broadcasting.",
-          api=("x < y elementwise, broadcasting (``tw.less``).", "a real tensor or value.",
-               "a tensor or value of the same dtype.", "A bool tensor.")),
-    Binary("LessEqual", "less_equal", np.less_equal, REAL, out=dtypes.bool_, infix=operator.le,
-          doc="x <= y elementwise, with broadcasting.",
-          api=("x <= y elementwise, broadcasting (``tw.less_equal``).", "a real tensor or value.",
-               "a tensor or value of the same dtype.", "A bool tensor.")),
-    Binary("Greater", "greater", np.greater, REAL, out=dtypes.bool_, infix=operator.gt,
-          doc="x > y elementwise, with broadcasting.",
-          api=("x > y elementwise, broadcasting (``tw.greater``).", "a real tensor or value.",
-               "a tensor or value of the same dtype.", "A bool tensor.")),
-    Binary("GreaterEqual", "greater_equal", np.greater_equal, REAL, out=dtypes.bool_,
-           infix=operator.ge,
-          doc="x >= y elementwise, with broadcasting.",
-          api=("x >= y elementwise, broadcasting (``tw.greater_equal``).",
-               "a real tensor or value.", "a tensor or value of the same dtype.",
-               "A bool tensor.")),
+    _ordering("Less", "less", np.less, "<", operator.lt),
+    _ordering("LessEqual", "less_equal", np.less_equal, "<=", operator.le),
+    _ordering("Greater", "greater", np.greater, ">", operator.gt),
+    _ordering("GreaterEqual", "greater_equal", np.greater_equal, ">=", operator.ge),
     Unary("IsNan", "is_nan", np.isnan, FLOAT, out=dtypes.bool_,
           doc="True where x is NaN.",
           api=("True where x is NaN (``tw.math.is_nan``).", "a floating-point tensor.",
@@ -103,21 +107,9 @@ COMPARISON = [
           doc="NOT x for a bool tensor.",
           api=("Elementwise NOT (``tw.logical_not``, ``~`` on bool tensors).", "a bool tensor.",
                "A bool tensor.")),
-    Binary("BitwiseAnd", "bitwise_and", np.bitwise_and, INT,
-          doc="x & y for integer tensors.",
-          api=("x & y for integer tensors (``tw.bitwise.bitwise_and``).",
-               "an integer tensor or value.", "a tensor or value of the same dtype.",
-               "An integer tensor.")),
-    Binary("BitwiseOr", "bitwise_or", np.bitwise_or, INT,
-          doc="x | y for integer tensors.",
-          api=("x | y for integer tensors (``tw.bitwise.bitwise_or``).",
-               "an integer tensor or value.", "a tensor or value of the same dtype.",
-               "An integer tensor.")),
-    Binary("BitwiseXor", "bitwise_xor", np.bitwise_xor, INT,
-          doc="x ^ y for integer tensors.",
-          api=("x ^ y for integer tensors (``tw.bitwise.bitwise_xor``).",
-               "an integer tensor or value.", "a tensor or value of the same dtype.",
-               "An integer tensor.")),
+    _bitwise("BitwiseAnd", "bitwise_and", np.bitwise_and, "&"),
+    _bitwise("BitwiseOr", "bitwise_or", np.bitwise_or, "|"),
+    _bitwise("BitwiseXor", "bitwise_xor", np.bitwise_xor, "^"),
     Unary("Invert", "invert", np.invert, INT,
           doc="~x (flips every bit) for integer tensors.",
           api=("Flips every bit (``tw.bitwise.invert``, ``~`` on integer tensors).",

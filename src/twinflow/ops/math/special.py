@@ -243,9 +243,7 @@ def igammac(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
     (``tw.math.igammac``).
 
     Args:
-        a: a positive floating-point tensor.
-        x: a non-negative tensor of the same dtype (broadcasts with ``a``).
-        name: op name.
+        a, x, name: as for ``igamma``.
 
     Returns:
         Q(a, x); differentiable with respect to ``x``.

@@ -85,116 +85,6 @@ def _relu_grad_lowered(uint):
     return relu_grad
 
 
-@register_op("Relu6")
-class Relu6:
-    """min(max(x, 0), 6)."""
-
-    infer = unary_infer
-
-    def kernel(x):
-        return np.minimum(np.maximum(x, x.dtype.type(0)), x.dtype.type(6))
-
-    def grad(op, dy):
-        return bind(Relu6Grad, [dy, op.inputs[0]])
-
-
-@register_op("Relu6Grad", same_dtype=True)
-class Relu6Grad:
-    """dy where 0 < x < 6, else 0."""
-
-    infer = _grad_infer
-
-    def kernel(dy, x):
-        return np.where((x > 0) & (x < 6), dy, dy.dtype.type(0))
-
-    def grad(op, ddx):
-        return bind(Relu6Grad, [ddx, op.inputs[1]]), None
-
-
-@register_op("LeakyRelu")
-class LeakyRelu:
-    """x if x > 0 else alpha * x."""
-
-    def infer(x, *, alpha=0.2):  # (the schema checks the dtype)
-        return x.dtype, x.shape
-
-    def kernel(x, *, alpha=0.2):
-        return np.where(x > 0, x, x * x.dtype.type(alpha))
-
-    def grad(op, dy):
-        return bind(LeakyReluGrad, [dy, op.inputs[0]], {"alpha": op.attrs["alpha"]})
-
-
-@register_op("LeakyReluGrad", same_dtype=True)
-class LeakyReluGrad:
-    """dy if x > 0 else alpha * dy."""
-
-    infer = _grad_infer
-
-    def kernel(dy, x, *, alpha=0.2):
-        return np.where(x > 0, dy, dy * dy.dtype.type(alpha))
-
-    def grad(op, ddx):
-        return bind(LeakyReluGrad, [ddx, op.inputs[1]], {"alpha": op.attrs["alpha"]}), None
-
-
-@register_op("Elu")
-class Elu:
-    """x if x > 0 else exp(x) - 1."""
-
-    infer = unary_infer  # (the schema checks the dtype)
-
-    def kernel(x):
-        return np.where(x > 0, x, np.expm1(np.minimum(x, x.dtype.type(0))))
-
-    def grad(op, dy):
-        return bind(EluGrad, [dy, op.outputs[0]])
-
-
-@register_op("EluGrad", same_dtype=True)
-class EluGrad:
-    """Elu's gradient from its output y: dy if y > 0 else dy * (y + 1)."""
-
-    infer = _grad_infer
-
-    def kernel(dy, y):
-        return np.where(y > 0, dy, dy * (y + y.dtype.type(1)))
-
-    def grad(op, ddx):
-        dy, y = op.inputs
-        return bind(EluGrad, [ddx, y]), _mask_nonpositive(multiply(ddx, dy), y)
-
-
-@register_op("Selu")
-class Selu:
-    """scale * (x if x > 0 else alpha * (exp(x) - 1)), with the self-normalizing constants."""
-
-    infer = unary_infer  # (the schema checks the dtype)
-
-    def kernel(x):
-        t = x.dtype.type
-        neg = t(_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, t(0)))
-        return np.where(x > 0, t(_SELU_SCALE) * x, neg)
-
-    def grad(op, dy):
-        return bind(SeluGrad, [dy, op.outputs[0]])
-
-
-@register_op("SeluGrad", same_dtype=True)
-class SeluGrad:
-    """Selu's gradient from its output y: scale * dy if y > 0 else dy * (y + scale * alpha)."""
-
-    infer = _grad_infer
-
-    def kernel(dy, y):
-        t = y.dtype.type
-        return np.where(y > 0, dy * t(_SELU_SCALE), dy * (y + t(_SELU_SCALE * _SELU_ALPHA)))
-
-    def grad(op, ddx):
-        dy, y = op.inputs
-        return bind(SeluGrad, [ddx, y]), _mask_nonpositive(multiply(ddx, dy), y)
-
-
 @register_op("Softplus")
 class Softplus:
     """log(1 + exp(x)), computed without overflow."""
@@ -209,36 +99,97 @@ class Softplus:
         return multiply(dy, exp(negative(softplus(negative(op.inputs[0])))))
 
 
-@register_op("Softsign")
-class Softsign:
-    """x / (1 + |x|)."""
+def _activation_ops(name: str, doc: str, kernel, grad_doc: str, grad_kernel, *,
+                    of_output: bool, grad_grad, attrs: tuple = ()) -> tuple:
+    """Declares the activation op ``name`` (``kernel(x, **attrs)``) and its gradient op
+    ``<name>Grad`` (``grad_kernel(dy, y, **attrs)`` on the activation's output y when
+    ``of_output``, else ``grad_kernel(dy, x, **attrs)`` on its input); returns both OpDefs.
 
-    infer = unary_infer  # (the schema checks the dtype)
+    ``grad_grad(op, ddx, grad_op)`` is the gradient op's own gradient; ``attrs`` names the
+    attributes (``alpha``) both ops carry. Dtypes are checked by the schemas (``schemas.py``).
+    """
+    ops = {}
 
-    def kernel(x):
-        return x / (x.dtype.type(1) + np.abs(x))
+    def infer(x, **attrs_):
+        return x.dtype, x.shape
 
     def grad(op, dy):
-        return bind(SoftsignGrad, [dy, op.inputs[0]])
+        arg = op.outputs[0] if of_output else op.inputs[0]
+        return bind(ops["grad"], [dy, arg], {a: op.attrs[a] for a in attrs})
+
+    def grad_of_grad(op, ddx):
+        return grad_grad(op, ddx, ops["grad"])
+
+    ops["grad"] = register_op(name + "Grad", same_dtype=True)(type(name + "Grad", (), {
+        "__doc__": grad_doc, "infer": _grad_infer, "kernel": grad_kernel,
+        "grad": grad_of_grad}))
+    forward = register_op(name)(type(name, (), {
+        "__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad}))
+    return forward, ops["grad"]
 
 
-@register_op("SoftsignGrad", same_dtype=True)
-class SoftsignGrad:
-    """dy / (1 + |x|)**2."""
+def _grad_again(op, ddx, grad_op):
+    """The gradient of a gradient op linear in dy whose mask input has no gradient."""
+    return bind(grad_op, [ddx, op.inputs[1]], op.attrs), None
 
-    infer = _grad_infer
 
-    def kernel(dy, x):
-        d = x.dtype.type(1) + np.abs(x)
-        return dy / (d * d)
+def _grad_and_mask(op, ddx, grad_op):
+    """The gradient of EluGrad/SeluGrad: linear in dy; in y, dy where y <= 0."""
+    dy, y = op.inputs
+    return bind(grad_op, [ddx, y]), _mask_nonpositive(multiply(ddx, dy), y)
 
-    def grad(op, ddx):
-        dy, x = op.inputs
-        # d/dx (1 + |x|)**-2 = -2 sign(x) (1 + |x|)**-3, and sign(x) / (1 + |x|) equals
-        # sign(x) - softsign(x)
-        s = subtract(sign(x), softsign(x))
-        gx = multiply(bind(SoftsignGrad, [multiply(ddx, dy), x]), multiply(s, -2.0))
-        return bind(SoftsignGrad, [ddx, x]), gx
+
+def _selu(x):
+    t = x.dtype.type
+    neg = t(_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, t(0)))
+    return np.where(x > 0, t(_SELU_SCALE) * x, neg)
+
+
+def _selu_grad(dy, y):
+    t = y.dtype.type
+    return np.where(y > 0, dy * t(_SELU_SCALE), dy * (y + t(_SELU_SCALE * _SELU_ALPHA)))
+
+
+def _softsign_grad(dy, x):
+    d = x.dtype.type(1) + np.abs(x)
+    return dy / (d * d)
+
+
+def _softsign_grad_grad(op, ddx, grad_op):
+    dy, x = op.inputs
+    # d/dx (1 + |x|)**-2 = -2 sign(x) (1 + |x|)**-3, and sign(x) / (1 + |x|) equals
+    # sign(x) - softsign(x)
+    s = subtract(sign(x), softsign(x))
+    gx = multiply(bind(grad_op, [multiply(ddx, dy), x]), multiply(s, -2.0))
+    return bind(grad_op, [ddx, x]), gx
+
+
+Relu6, Relu6Grad = _activation_ops(
+    "Relu6", "min(max(x, 0), 6).",
+    lambda x: np.minimum(np.maximum(x, x.dtype.type(0)), x.dtype.type(6)),
+    "dy where 0 < x < 6, else 0.",
+    lambda dy, x: np.where((x > 0) & (x < 6), dy, dy.dtype.type(0)),
+    of_output=False, grad_grad=_grad_again)
+LeakyRelu, LeakyReluGrad = _activation_ops(
+    "LeakyRelu", "x if x > 0 else alpha * x.",
+    lambda x, *, alpha=0.2: np.where(x > 0, x, x * x.dtype.type(alpha)),
+    "dy if x > 0 else alpha * dy.",
+    lambda dy, x, *, alpha=0.2: np.where(x > 0, dy, dy * dy.dtype.type(alpha)),
+    of_output=False, grad_grad=_grad_again, attrs=("alpha",))
+Elu, EluGrad = _activation_ops(
+    "Elu", "x if x > 0 else exp(x) - 1.",
+    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, x.dtype.type(0)))),
+    "Elu's gradient from its output y: dy if y > 0 else dy * (y + 1).",
+    lambda dy, y: np.where(y > 0, dy, dy * (y + y.dtype.type(1))),
+    of_output=True, grad_grad=_grad_and_mask)
+Selu, SeluGrad = _activation_ops(
+    "Selu", "scale * (x if x > 0 else alpha * (exp(x) - 1)), with the self-normalizing "
+    "constants.", _selu,
+    "Selu's gradient from its output y: scale * dy if y > 0 else dy * (y + scale * alpha).",
+    _selu_grad, of_output=True, grad_grad=_grad_and_mask)
+Softsign, SoftsignGrad = _activation_ops(
+    "Softsign", "x / (1 + |x|).", lambda x: x / (x.dtype.type(1) + np.abs(x)),
+    "dy / (1 + |x|)**2.", _softsign_grad, of_output=False, grad_grad=_softsign_grad_grad)
 
 
 def _activation(fn_name: str, opdef, summary: str, floats_only: bool = True):

@@ -19,7 +19,7 @@ from ..array.create import zeros_like
 from ..array.join import concat
 from ..array.layout import expand_dims
 from ..array.shape import reshape, shape
-from ..core import check_float, constant_value, convert
+from ..core import check_float, convert
 from ..math.binary import multiply
 from ..math.cast import cast
 from ..math.comparison import greater, greater_equal, logical_and, where
@@ -30,6 +30,7 @@ from ..sparse.math import embedding_lookup_sparse
 from ..sparse.ops import fill_empty_rows, reshape_sparse, retain
 from ..sparse.tensor import SparseTensor
 from .conv import conv2d_transpose
+from .normalization import static_rate
 
 
 def _as_list(v, n: int, what: str) -> list:
@@ -180,14 +181,8 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids: SparseTensor,
 def _dropout(x, rate, noise_shape, sample: Callable, what: str) -> Tensor:
     x = convert(x)
     check_float(what, x, allow_complex=False)
-    r = rate if isinstance(rate, (int, float)) else constant_value(rate)
-    if r is not None:
-        r = float(r)
-        if not 0 <= r < 1:
-            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
-                             f"Received: rate={r}")
-        if r == 0:
-            return x
+    if static_rate(rate) == 0:
+        return x
     shp = shape(x) if noise_shape is None else noise_shape
     rate_t = cast(convert(rate), x.dtype)
     u = sample(shp, x.dtype)

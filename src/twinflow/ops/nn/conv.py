@@ -15,17 +15,17 @@ from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
     _check_dy,
+    _check_rank,
     _filter_grad_grad,
     _forward_grad,
     _input_grad_grad,
+    _sizes_infer,
     depthwise_conv2d_native,
 )
 from .geometry import (
     _conv_attrs,
     _conv_shape,
-    _fmt_shape,
     _geometry,
-    _static_dims,
     _width_arg,
     channels_first,
 )
@@ -141,14 +141,8 @@ class Conv2DBackpropInput:
     """Gradient of Conv2D with respect to its input (also the transposed convolution)."""
 
     def infer(input_sizes, w, dy, **attrs):
-        dims = _static_dims(input_sizes)
-        if w.shape.rank is not None and w.shape.rank != 4:
-            raise InvalidArgumentError(None, None, f"Conv2DBackpropInput: filter must be "
-                                                   f"4-dimensional, got {_fmt_shape(w.shape)}")
-        if len(dims) != 4:
-            raise InvalidArgumentError(None, None, f"Conv2DBackpropInput: input_sizes must "
-                                                   f"have 4 elements, got {dims}")
-        return w.dtype, TensorShape(dims)
+        _check_rank("Conv2DBackpropInput", w.shape, 4, "filter")
+        return _sizes_infer("Conv2DBackpropInput", input_sizes, 4, "input_sizes", w.dtype)
 
     def kernel(input_sizes, w, dy, **attrs):
         in_shape = tuple(int(v) for v in input_sizes)
@@ -168,11 +162,7 @@ class Conv2DBackpropFilter:
     """Gradient of Conv2D with respect to its filter."""
 
     def infer(x, filter_sizes, dy, **attrs):
-        dims = _static_dims(filter_sizes)
-        if len(dims) != 4:
-            raise InvalidArgumentError(None, None, f"Conv2DBackpropFilter: filter_sizes must "
-                                                   f"have 4 elements, got {dims}")
-        return x.dtype, TensorShape(dims)
+        return _sizes_infer("Conv2DBackpropFilter", filter_sizes, 4, "filter_sizes", x.dtype)
 
     def kernel(x, filter_sizes, dy, **attrs):
         kh, kw, c, o = (int(v) for v in filter_sizes)

@@ -346,11 +346,8 @@ def depthwise_backprop_input(in_shape, w, dy, strides, dilations, pads):
 
     Args:
         in_shape: ``[N, *spatial, C]``.
-        w: ``[*k, C, M]``.
+        w, strides, dilations, pads: as for ``depthwise_conv``.
         dy: ``[N, *out, C * M]``.
-        strides: per spatial dim.
-        dilations: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
 
     Returns:
         ``[N, *spatial, C]``.
@@ -372,10 +369,7 @@ def depthwise_backprop_filter(x, w_shape, dy, strides, dilations, pads):
     Args:
         x: ``[N, *spatial, C]``.
         w_shape: ``[*k, C, M]``.
-        dy: ``[N, *out, C * M]``.
-        strides: per spatial dim.
-        dilations: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        dy, strides, dilations, pads: as for ``depthwise_backprop_input``.
 
     Returns:
         ``[*k, C, M]``.
@@ -424,9 +418,7 @@ def max_pool_argmax(x, ksize, strides, pads):
 
     Args:
         x: ``[N, *spatial, C]``.
-        ksize: window sizes.
-        strides: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        ksize, strides, pads: as for ``max_pool``.
 
     Returns:
         (int64 indices ``[N, *out, C]`` into the padded input, the padded input's shape).
@@ -467,9 +459,7 @@ def max_pool_grad(x, dy, ksize, strides, pads):
     Args:
         x: the pool's input ``[N, *spatial, C]``.
         dy: ``[N, *out, C]``.
-        ksize: window sizes.
-        strides: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        ksize, strides, pads: as for ``max_pool``.
 
     Returns:
         ``[N, *spatial, C]`` of ``dy``'s dtype.
@@ -493,9 +483,7 @@ def max_pool_grad_grad(x, g, ksize, strides, pads):
     Args:
         x: the pool's input.
         g: input-shaped gradient.
-        ksize: window sizes.
-        strides: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        ksize, strides, pads: as for ``max_pool``.
 
     Returns:
         ``[N, *out, C]``.
@@ -519,9 +507,7 @@ def avg_pool(x, ksize, strides, pads):
 
     Args:
         x: ``[N, *spatial, C]``.
-        ksize: window sizes.
-        strides: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        ksize, strides, pads: as for ``max_pool``.
 
     Returns:
         ``[N, *out, C]``.
@@ -542,9 +528,7 @@ def avg_pool_grad(in_shape, dy, ksize, strides, pads):
     Args:
         in_shape: the pool's input shape.
         dy: ``[N, *out, C]``.
-        ksize: window sizes.
-        strides: per spatial dim.
-        pads: ``(before, after)`` per spatial dim.
+        ksize, strides, pads: as for ``max_pool``.
 
     Returns:
         ``[N, *spatial, C]``.

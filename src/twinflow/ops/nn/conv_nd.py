@@ -75,16 +75,20 @@ def _check_rank(op: str, s: TensorShape, rank: int, what: str) -> None:
 
 # ----- Conv3D -------------------------------------------------------------------------------
 
-def _conv3d_infer(x, w, **attrs):
-    check_float("Conv3D", x, allow_complex=False)
-    _check_rank("Conv3D", x.shape, 5, "input")
-    _check_rank("Conv3D", w.shape, 5, "filter")
-    xs, fs = _dims(x.shape, 5), _dims(w.shape, 5)
-    if xs[4] is not None and fs[3] is not None and xs[4] != fs[3]:
-        raise _err(f"Conv3D: input depth {xs[4]} does not match the filter's input depth "
-                   f"{fs[3]} (input shape {xs}, filter shape {fs})")
-    out, _ = _spatial_out("Conv3D", xs[1:4], fs[:3], attrs)
-    return x.dtype, TensorShape([xs[0], *out, fs[4]])
+def _conv_infer(op: str, rank: int, out_depth):
+    """The ``infer`` of convolution ``op`` (input ``[N, *spatial, C]``, filter ``[*k, C, M]``,
+    both of rank ``rank``); ``out_depth`` maps the filter's dims to the output's channels."""
+    def infer(x, w, **attrs):
+        check_float(op, x, allow_complex=False)
+        _check_rank(op, x.shape, rank, "input")
+        _check_rank(op, w.shape, rank, "filter")
+        xs, fs = _dims(x.shape, rank), _dims(w.shape, rank)
+        if xs[-1] is not None and fs[-2] is not None and xs[-1] != fs[-2]:
+            raise _err(f"{op}: input depth {xs[-1]} does not match the filter's input depth "
+                       f"{fs[-2]} (input shape {xs}, filter shape {fs})")
+        out, _ = _spatial_out(op, xs[1:-1], fs[:-2], attrs)
+        return x.dtype, TensorShape([xs[0], *out, out_depth(fs)])
+    return infer
 
 
 def _geo(x_shape, ksize, attrs):
@@ -143,120 +147,78 @@ def _filter_grad_grad(op, ddw, forward, backprop_input):
             bind(forward, [x, ddw], op.attrs))
 
 
-@register_op("Conv3D", same_dtype=True)
-class Conv3D:
-    """3-D convolution (cross-correlation) of NDHWC ``input`` with DHWIO ``filter``."""
+def _conv_family(names: tuple, rank: int, docs: tuple, kernels: tuple, out_depth) -> tuple:
+    """Declares a convolution (input ``[N, *spatial, C]``, filter ``[*k, C, M]``) and its
+    gradients with respect to the input and to the filter (the ops ``names``, described by
+    ``docs``); returns the three OpDefs.
 
-    infer = _conv3d_infer
+    ``kernels`` are the ``ck`` forward, input-gradient and filter-gradient kernels;
+    ``out_depth`` maps a filter shape to the output's channel count (None if unknown).
+    """
+    forward_name, input_name, filter_name = names
+    forward_kernel, input_kernel, filter_kernel = kernels
+    ops = {}
 
     def kernel(x, w, **attrs):
         if x.shape[-1] != w.shape[-2]:
             raise ValueError("channel mismatch")  # bind re-runs infer for the message
-        _, pads = _geo(x.shape, w.shape[:3], attrs)
-        return ck.conv(x, w, attrs["strides"], attrs["dilations"], pads)
+        _, pads = _geo(x.shape, w.shape[:-2], attrs)
+        return forward_kernel(x, w, attrs["strides"], attrs["dilations"], pads)
 
-    def grad(op, dy):
-        return _forward_grad(op, dy, Conv3DBackpropInputV2, Conv3DBackpropFilterV2)
+    def input_infer(input_sizes, w, dy, **attrs):
+        _check_rank(input_name, w.shape, rank, "filter")
+        return _sizes_infer(input_name, input_sizes, rank, "input_sizes", w.dtype)
+
+    def input_grad_kernel(input_sizes, w, dy, **attrs):
+        return _backprop_input_kernel(input_name, input_kernel, input_sizes, w, dy, attrs,
+                                      out_depth(w.shape))
+
+    def filter_infer(x, filter_sizes, dy, **attrs):
+        return _sizes_infer(filter_name, filter_sizes, rank, "filter_sizes", x.dtype)
+
+    def filter_grad_kernel(x, filter_sizes, dy, **attrs):
+        return _backprop_filter_kernel(filter_name, filter_kernel, x, filter_sizes, dy, attrs,
+                                       out_depth)
+
+    def forward_grad(op, dy):
+        return _forward_grad(op, dy, ops[input_name], ops[filter_name])
+
+    def input_grad_grad(op, ddx):
+        return _input_grad_grad(op, ddx, ops[forward_name], ops[filter_name])
+
+    def filter_grad_grad(op, ddw):
+        return _filter_grad_grad(op, ddw, ops[forward_name], ops[input_name])
+
+    rules = {forward_name: (_conv_infer(forward_name, rank, out_depth), kernel, forward_grad),
+             input_name: (input_infer, input_grad_kernel, input_grad_grad),
+             filter_name: (filter_infer, filter_grad_kernel, filter_grad_grad)}
+    for name, doc in zip(names, docs):
+        infer_, kernel_, grad = rules[name]
+        decl = type(name, (), {"__doc__": doc, "infer": infer_, "kernel": kernel_, "grad": grad})
+        ops[name] = register_op(name, same_dtype=name == forward_name)(decl)
+    return tuple(ops[name] for name in names)
 
 
-@register_op("Conv3DBackpropInputV2")
-class Conv3DBackpropInputV2:
-    """Gradient of Conv3D with respect to its input (also the transposed convolution)."""
-
-    def infer(input_sizes, w, dy, **attrs):
-        _check_rank("Conv3DBackpropInputV2", w.shape, 5, "filter")
-        return _sizes_infer("Conv3DBackpropInputV2", input_sizes, 5, "input_sizes", w.dtype)
-
-    def kernel(input_sizes, w, dy, **attrs):
-        return _backprop_input_kernel("Conv3DBackpropInputV2", ck.conv_backprop_input,
-                                      input_sizes, w, dy, attrs, w.shape[-1])
-
-    def grad(op, ddx):
-        return _input_grad_grad(op, ddx, Conv3D, Conv3DBackpropFilterV2)
-
-
-@register_op("Conv3DBackpropFilterV2")
-class Conv3DBackpropFilterV2:
-    """Gradient of Conv3D with respect to its filter."""
-
-    def infer(x, filter_sizes, dy, **attrs):
-        return _sizes_infer("Conv3DBackpropFilterV2", filter_sizes, 5, "filter_sizes", x.dtype)
-
-    def kernel(x, filter_sizes, dy, **attrs):
-        return _backprop_filter_kernel("Conv3DBackpropFilterV2", ck.conv_backprop_filter,
-                                       x, filter_sizes, dy, attrs, lambda fs: fs[-1])
-
-    def grad(op, ddw):
-        return _filter_grad_grad(op, ddw, Conv3D, Conv3DBackpropInputV2)
+Conv3D, Conv3DBackpropInputV2, Conv3DBackpropFilterV2 = _conv_family(
+    ("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"), 5,
+    ("3-D convolution (cross-correlation) of NDHWC ``input`` with DHWIO ``filter``.",
+     "Gradient of Conv3D with respect to its input (also the transposed convolution).",
+     "Gradient of Conv3D with respect to its filter."),
+    (ck.conv, ck.conv_backprop_input, ck.conv_backprop_filter),
+    lambda fs: fs[-1])
 
 
 # ----- DepthwiseConv2dNative ----------------------------------------------------------------
 
-def _dw_infer(x, w, **attrs):
-    check_float("DepthwiseConv2dNative", x, allow_complex=False)
-    _check_rank("DepthwiseConv2dNative", x.shape, 4, "input")
-    _check_rank("DepthwiseConv2dNative", w.shape, 4, "filter")
-    xs, fs = _dims(x.shape, 4), _dims(w.shape, 4)
-    if xs[3] is not None and fs[2] is not None and xs[3] != fs[2]:
-        raise _err(f"DepthwiseConv2dNative: input depth {xs[3]} does not match the filter's "
-                   f"input depth {fs[2]} (input shape {xs}, filter shape {fs})")
-    out, _ = _spatial_out("DepthwiseConv2dNative", xs[1:3], fs[:2], attrs)
-    depth = fs[2] * fs[3] if fs[2] is not None and fs[3] is not None else None
-    return x.dtype, TensorShape([xs[0], *out, depth])
-
-
-@register_op("DepthwiseConv2dNative", same_dtype=True)
-class DepthwiseConv2dNative:
-    """Each input channel convolved with its own ``channel_multiplier`` filters."""
-
-    infer = _dw_infer
-
-    def kernel(x, w, **attrs):
-        if x.shape[-1] != w.shape[-2]:
-            raise ValueError("channel mismatch")
-        _, pads = _geo(x.shape, w.shape[:2], attrs)
-        return ck.depthwise_conv(x, w, attrs["strides"], attrs["dilations"], pads)
-
-    def grad(op, dy):
-        return _forward_grad(op, dy, DepthwiseConv2dNativeBackpropInput,
-                             DepthwiseConv2dNativeBackpropFilter)
-
-
-@register_op("DepthwiseConv2dNativeBackpropInput")
-class DepthwiseConv2dNativeBackpropInput:
-    """Gradient of DepthwiseConv2dNative with respect to its input."""
-
-    def infer(input_sizes, w, dy, **attrs):
-        _check_rank("DepthwiseConv2dNativeBackpropInput", w.shape, 4, "filter")
-        return _sizes_infer("DepthwiseConv2dNativeBackpropInput", input_sizes, 4, "input_sizes",
-                            w.dtype)
-
-    def kernel(input_sizes, w, dy, **attrs):
-        return _backprop_input_kernel("DepthwiseConv2dNativeBackpropInput",
-                                      ck.depthwise_backprop_input, input_sizes, w, dy, attrs,
-                                      w.shape[2] * w.shape[3])
-
-    def grad(op, ddx):
-        return _input_grad_grad(op, ddx, DepthwiseConv2dNative,
-                                DepthwiseConv2dNativeBackpropFilter)
-
-
-@register_op("DepthwiseConv2dNativeBackpropFilter")
-class DepthwiseConv2dNativeBackpropFilter:
-    """Gradient of DepthwiseConv2dNative with respect to its filter."""
-
-    def infer(x, filter_sizes, dy, **attrs):
-        return _sizes_infer("DepthwiseConv2dNativeBackpropFilter", filter_sizes, 4,
-                            "filter_sizes", x.dtype)
-
-    def kernel(x, filter_sizes, dy, **attrs):
-        return _backprop_filter_kernel("DepthwiseConv2dNativeBackpropFilter",
-                                       ck.depthwise_backprop_filter, x, filter_sizes, dy, attrs,
-                                       lambda fs: fs[2] * fs[3])
-
-    def grad(op, ddw):
-        return _filter_grad_grad(op, ddw, DepthwiseConv2dNative,
-                                 DepthwiseConv2dNativeBackpropInput)
+(DepthwiseConv2dNative, DepthwiseConv2dNativeBackpropInput,
+ DepthwiseConv2dNativeBackpropFilter) = _conv_family(
+    ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+     "DepthwiseConv2dNativeBackpropFilter"), 4,
+    ("Each input channel convolved with its own ``channel_multiplier`` filters.",
+     "Gradient of DepthwiseConv2dNative with respect to its input.",
+     "Gradient of DepthwiseConv2dNative with respect to its filter."),
+    (ck.depthwise_conv, ck.depthwise_backprop_input, ck.depthwise_backprop_filter),
+    lambda fs: None if None in fs[2:] else fs[2] * fs[3])
 
 
 # ----- 3-D pooling --------------------------------------------------------------------------
@@ -270,95 +232,91 @@ def _pool3d_infer(name):
     return infer
 
 
-def _max_pool_grad(op, dy, grad_op):
-    """A max pool's gradient: ``grad_op`` routes ``dy`` to each window's maximum."""
-    return bind(grad_op, [op.inputs[0], op.outputs[0], dy], op.attrs)
+def _pool_family(names: tuple, layout: str, infer_of, geometry) -> tuple:
+    """Declares a max pool, an average pool and their gradients (MaxPool, MaxPoolGrad,
+    MaxPoolGradGrad, AvgPool, AvgPoolGrad, or the 3-D ones: the ops ``names``) on ``layout``
+    (``"NHWC"``...) tensors; returns the five OpDefs.
+
+    ``infer_of(op_name)`` is the ``infer`` of a pool; ``geometry(op_name, in_shape, attrs)``
+    gives a pool's output spatial sizes and pads.
+    """
+    max_name, grad_name, grad_grad_name, avg_name, avg_grad_name = names
+    ops = {}
+
+    def pads(name, x, attrs):
+        return geometry(name, x.shape, attrs)[1]
+
+    def max_kernel(x, **attrs):
+        return ck.max_pool(x, attrs["ksize"], attrs["strides"], pads(max_name, x, attrs))
+
+    def grad_infer(x, y, dy, **attrs):
+        return dy.dtype, x.shape
+
+    def grad_kernel(x, y, dy, **attrs):
+        return ck.max_pool_grad(x, dy, attrs["ksize"], attrs["strides"],
+                                pads(grad_name, x, attrs))
+
+    def grad_grad_infer(x, y, g, **attrs):
+        return g.dtype, infer_of(grad_grad_name)(x, **attrs)[1]
+
+    def grad_grad_kernel(x, y, g, **attrs):
+        return ck.max_pool_grad_grad(x, g, attrs["ksize"], attrs["strides"],
+                                     pads(grad_grad_name, x, attrs))
+
+    def avg_kernel(x, **attrs):
+        return ck.avg_pool(x, attrs["ksize"], attrs["strides"], pads(avg_name, x, attrs))
+
+    def avg_grad_infer(orig_input_shape, dy, **attrs):
+        return dy.dtype, TensorShape(_static(orig_input_shape, len(layout)))
+
+    def avg_grad_kernel(orig_input_shape, dy, **attrs):
+        in_shape = tuple(int(v) for v in orig_input_shape)
+        out_sp, pads_ = geometry(avg_grad_name, in_shape, attrs)
+        _check_dy(avg_grad_name, dy, (in_shape[0], *out_sp, in_shape[-1]))
+        return ck.avg_pool_grad(in_shape, dy, attrs["ksize"], attrs["strides"], pads_)
+
+    # The max pool's gradient routes dy to each window's maximum (MaxPoolGrad); MaxPoolGrad and
+    # MaxPoolGradGrad differentiate to each other (only the routed gradient input has one).
+    def max_pool_grad(op, dy):
+        return bind(ops[grad_name], [op.inputs[0], op.outputs[0], dy], op.attrs)
+
+    def routed_grad(other):
+        def grad(op, dd):
+            x, y, _ = op.inputs
+            return None, None, bind(ops[other], [x, y, dd], op.attrs)
+        return grad
+
+    rules = {
+        max_name: (f"Maximum over ``ksize`` windows of an {layout} tensor.",
+                   infer_of(max_name), max_kernel, max_pool_grad),
+        grad_name: ("Routes each window's gradient to its first maximum.",
+                    grad_infer, grad_kernel, routed_grad(grad_grad_name)),
+        grad_grad_name: ("Picks, for each window, the input-shaped ``grad`` at the window's "
+                         "first maximum.", grad_grad_infer, grad_grad_kernel,
+                         routed_grad(grad_name)),
+        avg_name: (f"Mean over ``ksize`` windows of an {layout} tensor (padding not counted).",
+                   infer_of(avg_name), avg_kernel,
+                   lambda op, dy: bind(ops[avg_grad_name], [shape(op.inputs[0]), dy], op.attrs)),
+        avg_grad_name: ("Spreads each window's gradient evenly over the inputs it averaged.",
+                        avg_grad_infer, avg_grad_kernel,
+                        lambda op, ddx: (None, bind(ops[avg_name], [ddx], op.attrs))),
+    }
+    for name in names:
+        doc, infer, kernel, grad = rules[name]
+        decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad})
+        ops[name] = register_op(name)(decl)
+    return tuple(ops[name] for name in names)
 
 
-def _max_pool_grad_grad(op, dd, other):
-    """The gradient of MaxPool(3D)Grad / MaxPool(3D)GradGrad: ``other``, the one of the pair
-    that differentiates it, applied to ``dd`` (only the routed gradient input has one)."""
-    x, y, _ = op.inputs
-    return None, None, bind(other, [x, y, dd], op.attrs)
-
-
-def _pool_pads(in_shape, attrs):
+def _pool_geometry(name, in_shape, attrs):
     r = len(attrs["ksize"])
     return ck.geometry(in_shape[1:-1], attrs["ksize"], attrs["strides"], (1,) * r,
                        attrs["padding"])
 
 
-@register_op("MaxPool3D")
-class MaxPool3D:
-    """Maximum over ``ksize`` windows of an NDHWC tensor."""
-
-    infer = _pool3d_infer("MaxPool3D")
-
-    def kernel(x, **attrs):
-        return ck.max_pool(x, attrs["ksize"], attrs["strides"], _pool_pads(x.shape, attrs)[1])
-
-    def grad(op, dy):
-        return _max_pool_grad(op, dy, MaxPool3DGrad)
-
-
-@register_op("MaxPool3DGrad")
-class MaxPool3DGrad:
-    """Routes each window's gradient to its first maximum."""
-
-    def infer(x, y, dy, **attrs):
-        return dy.dtype, x.shape
-
-    def kernel(x, y, dy, **attrs):
-        return ck.max_pool_grad(x, dy, attrs["ksize"], attrs["strides"],
-                                _pool_pads(x.shape, attrs)[1])
-
-    def grad(op, ddx):
-        return _max_pool_grad_grad(op, ddx, MaxPool3DGradGrad)
-
-
-@register_op("MaxPool3DGradGrad")
-class MaxPool3DGradGrad:
-    """Picks, for each window, the input-shaped ``grad`` at the window's first maximum."""
-
-    def infer(x, y, g, **attrs):
-        return g.dtype, _pool3d_infer("MaxPool3DGradGrad")(x, **attrs)[1]
-
-    def kernel(x, y, g, **attrs):
-        return ck.max_pool_grad_grad(x, g, attrs["ksize"], attrs["strides"],
-                                     _pool_pads(x.shape, attrs)[1])
-
-    def grad(op, dd):
-        return _max_pool_grad_grad(op, dd, MaxPool3DGrad)
-
-
-@register_op("AvgPool3D")
-class AvgPool3D:
-    """Mean over ``ksize`` windows of an NDHWC tensor (padding not counted)."""
-
-    infer = _pool3d_infer("AvgPool3D")
-
-    def kernel(x, **attrs):
-        return ck.avg_pool(x, attrs["ksize"], attrs["strides"], _pool_pads(x.shape, attrs)[1])
-
-    def grad(op, dy):
-        return bind(AvgPool3DGrad, [shape(op.inputs[0]), dy], op.attrs)
-
-
-@register_op("AvgPool3DGrad")
-class AvgPool3DGrad:
-    """Spreads each window's gradient evenly over the inputs it averaged."""
-
-    def infer(orig_input_shape, dy, **attrs):
-        return dy.dtype, TensorShape(_static(orig_input_shape, 5))
-
-    def kernel(orig_input_shape, dy, **attrs):
-        in_shape = tuple(int(v) for v in orig_input_shape)
-        out_sp, pads = _pool_pads(in_shape, attrs)
-        _check_dy("AvgPool3DGrad", dy, (in_shape[0], *out_sp, in_shape[-1]))
-        return ck.avg_pool_grad(in_shape, dy, attrs["ksize"], attrs["strides"], pads)
-
-    def grad(op, ddx):
-        return None, bind(AvgPool3D, [ddx], op.attrs)
+MaxPool3D, MaxPool3DGrad, MaxPool3DGradGrad, AvgPool3D, AvgPool3DGrad = _pool_family(
+    ("MaxPool3D", "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3D", "AvgPool3DGrad"), "NDHWC",
+    _pool3d_infer, _pool_geometry)
 
 
 # ----- public functions ----------------------------------------------------------------------
@@ -417,6 +375,17 @@ def _conv_attrs(strides, padding, dilations, rank: int) -> dict:
             "explicit_paddings": explicit, "dilations": nd_list(dilations, rank, "dilations")}
 
 
+def _conv(opdef, what: str, rank: int, input, filters, strides, padding, data_format, dilations,
+          name) -> Tensor:
+    """Binds the convolution ``opdef`` (channels-last; transposed around for channels-first)."""
+    first = _layout(data_format, rank, what)
+    x, w = convert_pair(input, filters)
+    attrs = _conv_attrs(strides, padding, dilations, rank)
+    if first:
+        return _to_first(bind(opdef, [_to_last(x, rank), w], attrs), rank)
+    return bind(opdef, [x, w], attrs, name=name)
+
+
 def conv3d(input: TensorLike, filters: TensorLike, strides, padding: str,
            data_format: str = "NDHWC", dilations=None, name: str | None = None) -> Tensor:
     """3-D convolution (``tw.nn.conv3d``).
@@ -433,12 +402,8 @@ def conv3d(input: TensorLike, filters: TensorLike, strides, padding: str,
     Returns:
         The convolution, in ``data_format``.
     """
-    first = _layout(data_format, 3, "conv3d")
-    x, w = convert_pair(input, filters)
-    attrs = _conv_attrs(strides, padding, dilations, 3)
-    if first:
-        return _to_first(bind(Conv3D, [_to_last(x, 3), w], attrs), 3)
-    return bind(Conv3D, [x, w], attrs, name=name)
+    return _conv(Conv3D, "conv3d", 3, input, filters, strides, padding, data_format, dilations,
+                 name)
 
 
 def conv3d_transpose(input: TensorLike, filters: TensorLike, output_shape: ShapeLike, strides,
@@ -450,10 +415,8 @@ def conv3d_transpose(input: TensorLike, filters: TensorLike, output_shape: Shape
         input: a tensor [batch, depth, height, width, in_channels] (or NCDHW).
         filters: [filter_depth, filter_height, filter_width, output_channels, in_channels].
         output_shape: the 5-element output shape (in ``data_format``).
-        strides: as for conv3d.
-        padding: as for conv3d.
+        strides, padding, dilations: as for conv3d.
         data_format: "NDHWC" (default) or "NCDHW".
-        dilations: as for conv3d.
         name: op name.
 
     Returns:
@@ -494,12 +457,8 @@ def depthwise_conv2d_native(input: TensorLike, filter: TensorLike, strides, padd
     Returns:
         [batch, out_height, out_width, in_channels * channel_multiplier] (in ``data_format``).
     """
-    first = _layout(data_format, 2, "depthwise_conv2d")
-    x, w = convert_pair(input, filter)
-    attrs = _conv_attrs(strides, padding, dilations, 2)
-    if first:
-        return _to_first(bind(DepthwiseConv2dNative, [_to_last(x, 2), w], attrs), 2)
-    return bind(DepthwiseConv2dNative, [x, w], attrs, name=name)
+    return _conv(DepthwiseConv2dNative, "depthwise_conv2d", 2, input, filter, strides, padding,
+                 data_format, dilations, name)
 
 
 def depthwise_conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike,
@@ -521,11 +480,8 @@ def depthwise_conv2d_backprop_input(input_sizes: TensorLike, filter: TensorLike,
     Returns:
         The input gradient.
     """
-    _nhwc_only(data_format, "depthwise_conv2d_backprop_input")
-    w, dy = convert_pair(filter, out_backprop)
-    sizes = convert(input_sizes, dtype_hint=dtypes.int32)
-    return bind(DepthwiseConv2dNativeBackpropInput, [sizes, w, dy],
-                _conv_attrs(strides, padding, dilations, 2), name=name)
+    return _depthwise_backprop(DepthwiseConv2dNativeBackpropInput, input_sizes, filter,
+                               out_backprop, strides, padding, data_format, dilations, name)
 
 
 def depthwise_conv2d_backprop_filter(input: TensorLike, filter_sizes: TensorLike,
@@ -537,20 +493,25 @@ def depthwise_conv2d_backprop_filter(input: TensorLike, filter_sizes: TensorLike
     Args:
         input: the convolution's input [batch, height, width, in_channels].
         filter_sizes: the filter's 4-element shape.
-        out_backprop: the gradient of the output.
-        strides: as for depthwise_conv2d.
-        padding: as for depthwise_conv2d.
-        data_format: "NHWC" (the only layout of this low-level op).
-        dilations: as for depthwise_conv2d.
-        name: op name.
+        out_backprop, strides, padding, data_format, dilations, name: as for
+            ``depthwise_conv2d_backprop_input``.
 
     Returns:
         The filter gradient.
     """
-    _nhwc_only(data_format, "depthwise_conv2d_backprop_filter")
-    x, dy = convert_pair(input, out_backprop)
-    sizes = convert(filter_sizes, dtype_hint=dtypes.int32)
-    return bind(DepthwiseConv2dNativeBackpropFilter, [x, sizes, dy],
+    return _depthwise_backprop(DepthwiseConv2dNativeBackpropFilter, filter_sizes, input,
+                               out_backprop, strides, padding, data_format, dilations, name)
+
+
+def _depthwise_backprop(opdef, sizes, tensor, out_backprop, strides, padding, data_format,
+                        dilations, name) -> Tensor:
+    """Binds a depthwise gradient op on the shape ``sizes`` and the tensors ``tensor`` (the
+    filter for the input gradient, the input for the filter gradient) and ``out_backprop``."""
+    input_grad = opdef is DepthwiseConv2dNativeBackpropInput
+    _nhwc_only(data_format, "depthwise_conv2d_backprop_" + ("input" if input_grad else "filter"))
+    t, dy = convert_pair(tensor, out_backprop)
+    sizes = convert(sizes, dtype_hint=dtypes.int32)
+    return bind(opdef, [sizes, t, dy] if input_grad else [t, sizes, dy],
                 _conv_attrs(strides, padding, dilations, 2), name=name)
 
 
@@ -596,11 +557,7 @@ def avg_pool3d(input: TensorLike, ksize, strides, padding: str, data_format: str
 
     Args:
         input: a float tensor [batch, depth, height, width, channels] (or NCDHW).
-        ksize: window size, an int or a list of 1, 3 or 5 ints.
-        strides: window stride, likewise.
-        padding: "SAME" or "VALID".
-        data_format: "NDHWC" (default) or "NCDHW".
-        name: op name.
+        ksize, strides, padding, data_format, name: as for ``max_pool3d``.
 
     Returns:
         The pooled tensor.

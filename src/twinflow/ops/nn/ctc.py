@@ -74,10 +74,13 @@ def _ctc_grad(op, dloss, dgradient):
         (None,) * (len(op.inputs) - 1)
 
 
-@register_op("CTCLoss", multi_output=True, schema=(
-    "inputs:T, labels_indices:int64, labels_values:int32, sequence_length:int32 -> loss:T, "
-    "gradient:T | preprocess_collapse_repeated:bool=False; ctc_merge_repeated:bool=True; "
-    f"ignore_longer_outputs_than_inputs:bool=False; {_FLOAT}"))
+_CTC_SCHEMA = ("inputs:T, labels_indices:int64, labels_values:int32, sequence_length:int32 -> "
+               "loss:T, gradient:T | preprocess_collapse_repeated:bool=False; "
+               "ctc_merge_repeated:bool=True; ignore_longer_outputs_than_inputs:bool=False; "
+               + _FLOAT)
+
+
+@register_op("CTCLoss", multi_output=True, schema=_CTC_SCHEMA)
 class CTCLoss:
     """CTC loss of sparse labels against time-major logits (blank = the last class)."""
 

@@ -23,6 +23,7 @@ from ...graph.tensor import TensorLike
 from ..array.shape import shape
 from ..core import convert
 from ..random.seeds import _seed_attrs, _stream
+from .geometry import _hw4
 
 _TYPES = "T:type in [float,double,int32,int64]"
 
@@ -112,32 +113,32 @@ _POOL_SCHEMA = ("value:T -> output:T, row_pooling_sequence:int64, col_pooling_se
                 + _TYPES)
 
 
-@register_op("FractionalMaxPool", multi_output=True, stateful=True, schema=_POOL_SCHEMA)
-class FractionalMaxPool:
-    """Max over random fractional pooling regions (and the region boundaries)."""
-
-    infer = _pool_infer
-    kernel = _pool_kernel("max")
-
-    def grad(op, dy, drows, dcols):
-        x = op.inputs[0]
-        return bind(FractionalMaxPoolGrad, [x, op.outputs[0], dy, op.outputs[1],
-                                            op.outputs[2]],
-                    {"overlapping": op.attrs.get("overlapping", False)})
+def _fractional_pool(name: str, reduce: str, grad, doc: str):
+    """Declares FractionalMaxPool or FractionalAvgPool (``reduce`` "max" or "avg")."""
+    decl = type(name, (), {"__doc__": doc, "infer": _pool_infer, "kernel": _pool_kernel(reduce),
+                           "grad": grad})
+    return register_op(name, multi_output=True, stateful=True, schema=_POOL_SCHEMA)(decl)
 
 
-@register_op("FractionalAvgPool", multi_output=True, stateful=True, schema=_POOL_SCHEMA)
-class FractionalAvgPool:
-    """Mean over random fractional pooling regions (and the region boundaries)."""
+def _region_grad(grad_op, op, *head):
+    """Binds ``grad_op`` on ``head`` and the forward op's region boundaries."""
+    return bind(grad_op, [*head, op.outputs[1], op.outputs[2]],
+                {"overlapping": op.attrs.get("overlapping", False)})
 
-    infer = _pool_infer
-    kernel = _pool_kernel("avg")
 
-    def grad(op, dy, drows, dcols):
-        x = op.inputs[0]
-        return bind(FractionalAvgPoolGrad, [shape(x, out_type=dtypes.int64), dy,
-                                            op.outputs[1], op.outputs[2]],
-                    {"overlapping": op.attrs.get("overlapping", False)})
+def _max_grad(op, dy, drows, dcols):
+    return _region_grad(FractionalMaxPoolGrad, op, op.inputs[0], op.outputs[0], dy)
+
+
+def _avg_grad(op, dy, drows, dcols):
+    return _region_grad(FractionalAvgPoolGrad, op, shape(op.inputs[0], out_type=dtypes.int64),
+                        dy)
+
+
+FractionalMaxPool = _fractional_pool("FractionalMaxPool", "max", _max_grad, (
+    "Max over random fractional pooling regions (and the region boundaries)."))
+FractionalAvgPool = _fractional_pool("FractionalAvgPool", "avg", _avg_grad, (
+    "Mean over random fractional pooling regions (and the region boundaries)."))
 
 
 def _check_seq(seq, n: int, what: str) -> None:
@@ -195,13 +196,7 @@ class FractionalAvgPoolGrad:
 
 def _ratio(pooling_ratio) -> list:
     r = [float(v) for v in np.asarray(pooling_ratio, np.float64).reshape(-1)]
-    if len(r) == 1:
-        return [1.0, r[0], r[0], 1.0]
-    if len(r) == 2:
-        return [1.0, r[0], r[1], 1.0]
-    if len(r) == 4:
-        return r
-    raise ValueError(f"pooling_ratio must be a float or a list of 1, 2 or 4 floats, got {r}")
+    return _hw4(r, 1.0, "pooling_ratio", "float")
 
 
 def _call(op, value, pooling_ratio, pseudo_random, overlapping, seed, name) -> tuple:

@@ -152,10 +152,6 @@ def _static_dims(t) -> list:
     return s.as_list() if s.rank is not None else [None] * 4
 
 
-def _static_dims_shape(t) -> TensorShape:
-    return TensorShape(_static_dims(t))
-
-
 def _pool_attrs(ksize, strides, padding, data_format) -> dict:
     first = channels_first(data_format, "pooling")
     ksize, strides = _nhwc_order(ksize, first), _nhwc_order(strides, first)
@@ -184,3 +180,17 @@ def _width_arg(v, name: str, channels_first: bool = False) -> int:
     raise ValueError(f"{name} must be an int, [w] or {form}, got {v}")
 
 
+def _hw4(values: list, one, what: str, noun: str) -> list:
+    """``[one, h, w, one]`` from ``[v]`` (h = w = v), ``[h, w]`` or a full 4-list (kept).
+
+    ``noun`` ("int", "float") names the entries in the error.
+    """
+    if len(values) == 1:
+        return [one, values[0], values[0], one]
+    if len(values) == 2:
+        return [one, values[0], values[1], one]
+    if len(values) == 4:
+        return values
+    article = "an" if noun[0] in "aeiou" else "a"
+    raise ValueError(f"{what} must be {article} {noun} or a list of 1, 2 or 4 {noun}s, got "
+                     f"{values}")

@@ -216,13 +216,8 @@ def approx_min_k(operand: TensorLike, k: int, reduction_dimension: int = -1,
     """The k smallest entries along a dimension (exact here; see ``approx_top_k``).
 
     Args:
-        operand: a float16/float32 tensor.
-        k: how many entries.
-        reduction_dimension: the dimension searched.
-        recall_target: the recall an approximation must reach.
-        reduction_input_size_override: accepted for TPU compatibility.
-        aggregate_to_topk: the exact answer is already aggregated.
-        name: op name.
+        operand, k, reduction_dimension, recall_target, reduction_input_size_override,
+            aggregate_to_topk, name: as for ``approx_max_k``.
 
     Returns:
         ``(values, indices)`` in ascending order.

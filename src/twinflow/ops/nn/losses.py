@@ -8,6 +8,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
+from ...core.parallel import intra_threads, run_blocks
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.graph import name_scoped
@@ -92,9 +93,7 @@ def log_softmax(logits: TensorLike, axis: TensorLike | None = None,
     """Log of the softmax along ``axis`` (default: the last) (``tw.nn.log_softmax``).
 
     Args:
-        logits: a float tensor.
-        axis: the dimension softmax is taken over.
-        name: op name.
+        logits, axis, name: as for ``softmax``.
 
     Returns:
         A tensor of the same shape and dtype.
@@ -244,25 +243,45 @@ def _sparse_xent_nd(logits, labels):
 
 
 def _sparse_xent_2d(logits, labels):
-    """``_sparse_xent_nd`` for [batch, classes] logits and 32/64-bit labels, bit for bit."""
+    """``_sparse_xent_nd`` for [batch, classes] logits and 32/64-bit labels, bit for bit.
+
+    Every step works on whole rows, so large batches are cut into runs of rows shared over
+    the intra-op threads (``core.parallel``); each row's values are computed as they would be
+    in one piece.
+    """
     n = logits.shape[-1]
     # Negative labels wrap to huge unsigned values: one comparison checks both bounds.
     if labels.shape != logits.shape[:-1] or (labels.view(_UNSIGNED[labels.dtype.itemsize])
                                              >= n).any():
         return _sparse_xent_nd(logits, labels)  # raises
-    z = quietly(np.subtract, logits, np.maximum.reduce(logits, axis=-1, keepdims=True))
-    rows = np.arange(logits.shape[0])
-    picked = z[rows, labels]
-    # one [batch, classes] array becomes exp(z), then the softmax, then the gradient: fresh
+    loss = np.empty(labels.shape, logits.dtype)
+    # one [batch, classes] array becomes z, exp(z), then the softmax, then the gradient: fresh
     # arrays of this size cost page faults on every call
-    e = np.exp(z, out=z)
-    s = np.add.reduce(e, axis=-1, keepdims=True)
-    loss = -(picked - np.log(s)[:, 0])
-    np.divide(e, s, out=e)
-    e[rows, labels] -= 1
-    return loss, e
+    grad = np.empty_like(logits)
+
+    def rows(s: int, e: int, _scratch) -> None:
+        x, y, g = logits[s:e], labels[s:e], grad[s:e]
+        z = quietly(np.subtract, x, np.maximum.reduce(x, axis=-1, keepdims=True), g)
+        r = np.arange(e - s)
+        picked = z[r, y]
+        np.exp(z, out=z)
+        total = np.add.reduce(z, axis=-1, keepdims=True)
+        np.negative(picked - np.log(total)[:, 0], out=loss[s:e])
+        np.divide(z, total, out=z)
+        z[r, y] -= 1
+
+    batch = logits.shape[0]
+    shared = logits.size >= XENT_PARALLEL_MIN and intra_threads() > 1
+    per = max(1, XENT_BLOCK_ELEMENTS // max(n, 1)) if shared else max(batch, 1)
+    run_blocks(rows, batch, per, (), shared and batch > per)
+    return loss, grad
 
 
+# Rows of the [batch, classes] kernel per block, and the size from which the blocks are shared
+# over the intra-op threads. Blocks small enough to stay in cache gain nothing measurable here
+# and cost ~10 µs of calls each: a 512 x 1000 batch is two blocks, one per thread.
+XENT_BLOCK_ELEMENTS = 1 << 18
+XENT_PARALLEL_MIN = 1 << 18
 _UNSIGNED = {4: np.uint32, 8: np.uint64}
 # Both results are new arrays no one else holds: generated code may overwrite them in place
 # (the gradient's scaling by 1/batch writes into the backprop array).

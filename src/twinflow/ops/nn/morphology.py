@@ -26,6 +26,7 @@ from ..core import convert
 from ..math.cast import cast
 from ..math.unary import negative
 from .conv_kernels import out_size
+from .geometry import _hw4
 
 _REAL = "float,double,int32,uint8,int16,int8,int64,bfloat16,uint16,half,uint32,uint64"
 
@@ -220,14 +221,7 @@ def _four(v, what: str) -> list:
     """``[1, h, w, 1]`` from an int, ``[h, w]`` or ``[1, h, w, 1]``."""
     if isinstance(v, (int, np.integer)):
         return [1, int(v), int(v), 1]
-    v = [int(i) for i in v]
-    if len(v) == 1:
-        return [1, v[0], v[0], 1]
-    if len(v) == 2:
-        return [1, v[0], v[1], 1]
-    if len(v) == 4:
-        return v
-    raise ValueError(f"{what} must be an int or a list of 1, 2 or 4 ints, got {v}")
+    return _hw4([int(i) for i in v], 1, what, "int")
 
 
 # ----- dilation2d / erosion2d ----------------------------------------------------------------
@@ -287,28 +281,27 @@ def _dil_backprop(input, filter, dy, strides, rates, padding, to_input: bool):
     return out
 
 
-@register_op("Dilation2DBackpropInput", schema=(
-    f"input:T, filter:T, out_backprop:T -> in_backprop:T | {_DIL_ATTRS}"))
-class Dilation2DBackpropInput:
-    """The gradient of Dilation2D wrt its input (routed to each window's maximum)."""
-
+def _dil_backprop_op(name: str, output: str, to_input: bool, doc: str):
+    """Declares Dilation2D's gradient with respect to its input (``to_input``) or its filter;
+    ``output`` names the op's output."""
     def infer(input, filter, out_backprop, **attrs):
-        return input.dtype, input.shape
+        wrt = input if to_input else filter
+        return wrt.dtype, wrt.shape
 
     def kernel(input, filter, out_backprop, *, strides, rates, padding):
-        return _dil_backprop(input, filter, out_backprop, strides, rates, padding, True)
+        return _dil_backprop(input, filter, out_backprop, strides, rates, padding, to_input)
+
+    decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel})
+    return register_op(name, schema=(
+        f"input:T, filter:T, out_backprop:T -> {output}:T | {_DIL_ATTRS}"))(decl)
 
 
-@register_op("Dilation2DBackpropFilter", schema=(
-    f"input:T, filter:T, out_backprop:T -> filter_backprop:T | {_DIL_ATTRS}"))
-class Dilation2DBackpropFilter:
-    """The gradient of Dilation2D wrt its filter (summed at each window's maximum)."""
-
-    def infer(input, filter, out_backprop, **attrs):
-        return filter.dtype, filter.shape
-
-    def kernel(input, filter, out_backprop, *, strides, rates, padding):
-        return _dil_backprop(input, filter, out_backprop, strides, rates, padding, False)
+Dilation2DBackpropInput = _dil_backprop_op(
+    "Dilation2DBackpropInput", "in_backprop", True,
+    "The gradient of Dilation2D wrt its input (routed to each window's maximum).")
+Dilation2DBackpropFilter = _dil_backprop_op(
+    "Dilation2DBackpropFilter", "filter_backprop", False,
+    "The gradient of Dilation2D wrt its filter (summed at each window's maximum).")
 
 
 def _dil_call(x, filters, strides, padding, data_format, dilations, name):
@@ -349,12 +342,7 @@ def erosion2d(value: TensorLike, filters: TensorLike, strides, padding: str, dat
 
     Args:
         value: ``[batch, height, width, depth]``.
-        filters: ``[filter_height, filter_width, depth]``.
-        strides: ``[1, sh, sw, 1]``.
-        padding: "SAME" or "VALID".
-        data_format: must be "NHWC".
-        dilations: the window rates ``[1, rh, rw, 1]``.
-        name: op name.
+        filters, strides, padding, data_format, dilations, name: as for ``dilation2d``.
 
     Returns:
         ``[batch, out_height, out_width, depth]``.

@@ -140,6 +140,24 @@ def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float =
     return multiply(x, rsqrt(maximum(sq, epsilon)))
 
 
+def static_rate(rate) -> float | None:
+    """A dropout ``rate`` as a float when it is known statically (checked: in [0, 1)).
+
+    Args:
+        rate: a Python number or a scalar tensor.
+
+    Returns:
+        The rate, or None when it is known only when the graph runs.
+    """
+    r = rate if isinstance(rate, (int, float)) else constant_value(rate)
+    if r is None:
+        return None
+    r = float(r)
+    if not 0 <= r < 1:
+        raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {r}")
+    return r
+
+
 @name_scoped
 def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int | None = None,
             name: str | None = None) -> Tensor:
@@ -159,14 +177,9 @@ def dropout(x: TensorLike, rate, noise_shape: ShapeLike | None = None, seed: int
     """
     x = convert(x)
     check_float("dropout", x, allow_complex=False)
-    r = constant_value(rate) if not isinstance(rate, (int, float)) else rate
-    if r is not None:
-        r = float(r)
-        if not 0 <= r < 1:
-            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), "
-                             f"got {r}")
-        if r == 0:
-            return x
+    r = static_rate(rate)
+    if r == 0:
+        return x
     shp = shape(x) if noise_shape is None else noise_shape
     u = random_ops.random_uniform(shp, dtype=x.dtype, seed=seed)
     rate_t = cast(rate, x.dtype) if hasattr(rate, "dtype") else rate

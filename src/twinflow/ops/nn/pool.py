@@ -7,19 +7,15 @@ from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
 from ...eager.execute import bind
 from ...graph.graph import name_scoped
-from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
 from ..array.layout import expand_dims, squeeze, transpose
-from ..array.shape import shape
 from ..core import convert
-from . import conv_kernels as ck
 from .activations import _float_arg
-from .conv_nd import _check_dy, _max_pool_grad, _max_pool_grad_grad
+from .conv_nd import _pool_family
 from .geometry import (
     _fmt_shape,
     _geometry,
     _pool_attrs,
-    _static_dims_shape,
     _width_arg,
     channels_first,
 )
@@ -42,83 +38,14 @@ def _pool_infer(name):
     return infer
 
 
-def _pads(op_name, in_shape, attrs) -> tuple:
+def _pool_geometry(op_name, in_shape, attrs) -> tuple:
     kh, kw = attrs["ksize"]
-    return _geometry(op_name, in_shape, kh, kw, attrs)[1]
+    return _geometry(op_name, in_shape, kh, kw, attrs)
 
 
-@register_op("MaxPool")
-class MaxPool:
-    """Maximum over ``ksize`` windows of an NHWC tensor."""
-
-    infer = _pool_infer("MaxPool")
-
-    def kernel(x, **attrs):
-        return ck.max_pool(x, attrs["ksize"], attrs["strides"], _pads("MaxPool", x.shape, attrs))
-
-    def grad(op, dy):
-        return _max_pool_grad(op, dy, MaxPoolGrad)
-
-
-@register_op("MaxPoolGrad")
-class MaxPoolGrad:
-    """Routes each window's gradient to the position of its maximum (first one on ties)."""
-
-    def infer(x, y, dy, **attrs):
-        return dy.dtype, x.shape
-
-    def kernel(x, y, dy, **attrs):
-        return ck.max_pool_grad(x, dy, attrs["ksize"], attrs["strides"],
-                                _pads("MaxPoolGrad", x.shape, attrs))
-
-    def grad(op, ddx):
-        return _max_pool_grad_grad(op, ddx, MaxPoolGradGrad)
-
-
-@register_op("MaxPoolGradGrad")
-class MaxPoolGradGrad:
-    """Picks, for each window, the input-shaped ``grad`` at the position of the maximum."""
-
-    def infer(x, y, g, **attrs):
-        return g.dtype, _pool_shape("MaxPoolGradGrad", x.shape, attrs)
-
-    def kernel(x, y, g, **attrs):
-        return ck.max_pool_grad_grad(x, g, attrs["ksize"], attrs["strides"],
-                                     _pads("MaxPoolGradGrad", x.shape, attrs))
-
-    def grad(op, dd):
-        return _max_pool_grad_grad(op, dd, MaxPoolGrad)
-
-
-@register_op("AvgPool")
-class AvgPool:
-    """Mean over ``ksize`` windows of an NHWC tensor (padding excluded from the count)."""
-
-    infer = _pool_infer("AvgPool")
-
-    def kernel(x, **attrs):
-        return ck.avg_pool(x, attrs["ksize"], attrs["strides"], _pads("AvgPool", x.shape, attrs))
-
-    def grad(op, dy):
-        return bind(AvgPoolGrad, [shape(op.inputs[0]), dy], op.attrs)
-
-
-@register_op("AvgPoolGrad")
-class AvgPoolGrad:
-    """Spreads each window's gradient evenly over the inputs it averaged."""
-
-    def infer(orig_input_shape, dy, **attrs):
-        return dy.dtype, _static_dims_shape(orig_input_shape)
-
-    def kernel(orig_input_shape, dy, **attrs):
-        in_shape = tuple(int(v) for v in orig_input_shape)
-        kh, kw = attrs["ksize"]
-        out_hw, pads = _geometry("AvgPoolGrad", in_shape, kh, kw, attrs)
-        _check_dy("AvgPoolGrad", dy, (in_shape[0], *out_hw, in_shape[3]))
-        return ck.avg_pool_grad(in_shape, dy, attrs["ksize"], attrs["strides"], pads)
-
-    def grad(op, ddx):
-        return None, bind(AvgPool, [ddx], op.attrs)
+MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool, AvgPoolGrad = _pool_family(
+    ("MaxPool", "MaxPoolGrad", "MaxPoolGradGrad", "AvgPool", "AvgPoolGrad"), "NHWC",
+    _pool_infer, _pool_geometry)
 
 
 def _pool2d(opdef, x, ksize, strides, padding, data_format, name) -> Tensor:

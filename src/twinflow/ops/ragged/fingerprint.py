@@ -52,24 +52,23 @@ def _len0to16(s: bytes) -> int:
     return K2
 
 
-def _len17to32(s: bytes) -> int:
+def _ends(s: bytes, k: int) -> tuple:
+    """The multiplier and four words mixed from both ends that 17-64 byte hashes start from."""
     n = len(s)
     mul = K2 + n * 2
-    a = (_fetch(s, 0) * K1) & _M
-    b = _fetch(s, 8)
-    c = (_fetch(s, n - 8) * mul) & _M
-    d = (_fetch(s, n - 16) * K2) & _M
+    return (mul, (_fetch(s, 0) * k) & _M, _fetch(s, 8), (_fetch(s, n - 8) * mul) & _M,
+            (_fetch(s, n - 16) * K2) & _M)
+
+
+def _len17to32(s: bytes) -> int:
+    mul, a, b, c, d = _ends(s, K1)
     return _len16((_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M,
                   (a + _rot((b + K2) & _M, 18) + c) & _M, mul)
 
 
 def _len33to64(s: bytes) -> int:
     n = len(s)
-    mul = K2 + n * 2
-    a = (_fetch(s, 0) * K2) & _M
-    b = _fetch(s, 8)
-    c = (_fetch(s, n - 8) * mul) & _M
-    d = (_fetch(s, n - 16) * K2) & _M
+    mul, a, b, c, d = _ends(s, K2)
     y = (_rot((a + b) & _M, 43) + _rot(c, 30) + d) & _M
     z = _len16(y, (a + _rot((b + K2) & _M, 18) + c) & _M, mul)
     e = (_fetch(s, 16) * mul) & _M

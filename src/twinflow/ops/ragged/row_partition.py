@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...eager.tensor import EagerTensor
 from ...graph.tensor import Tensor
 from .. import array_ops as A
@@ -56,8 +57,8 @@ class RowPartition:
         Args:
             row_splits: a sorted int vector starting at 0.
             validate: check it (eagerly).
-            dtype: the dtype (int32/int64).
-            dtype_hint: the dtype for Python values.
+            dtype: the dtype (int32/int64; default: the input's, int64 for Python values).
+            dtype_hint: the dtype for Python values when ``dtype`` is None.
 
         Returns:
             A RowPartition.
@@ -80,9 +81,7 @@ class RowPartition:
 
         Args:
             row_lengths: a non-negative int vector.
-            validate: check it (eagerly).
-            dtype: the dtype.
-            dtype_hint: the dtype for Python values.
+            validate, dtype, dtype_hint: as in ``from_row_splits``.
 
         Returns:
             A RowPartition.
@@ -101,9 +100,7 @@ class RowPartition:
         Args:
             value_rowids: a sorted int vector.
             nrows: the number of rows (default: last id + 1).
-            validate: check it.
-            dtype: the dtype.
-            dtype_hint: the dtype for Python values.
+            validate, dtype, dtype_hint: as in ``from_row_splits``.
 
         Returns:
             A RowPartition.
@@ -120,9 +117,7 @@ class RowPartition:
         Args:
             row_starts: a sorted int vector starting at 0.
             nvals: the number of values.
-            validate: check it.
-            dtype: the dtype.
-            dtype_hint: the dtype for Python values.
+            validate, dtype, dtype_hint: as in ``from_row_splits``.
 
         Returns:
             A RowPartition.
@@ -138,9 +133,7 @@ class RowPartition:
 
         Args:
             row_limits: a sorted int vector.
-            validate: check it.
-            dtype: the dtype.
-            dtype_hint: the dtype for Python values.
+            validate, dtype, dtype_hint: as in ``from_row_splits``.
 
         Returns:
             A RowPartition.
@@ -160,8 +153,7 @@ class RowPartition:
             nrows: the number of rows (default ``nvals // uniform_row_length``; 0 rows of
                 length 0 when both are 0).
             validate: check that ``nrows * uniform_row_length == nvals`` (eagerly).
-            dtype: the dtype.
-            dtype_hint: the dtype for Python values.
+            dtype, dtype_hint: as in ``from_row_splits``.
 
         Returns:
             A RowPartition.
@@ -179,10 +171,7 @@ class RowPartition:
         return cls(splits, uniform_row_length=length, internal=True)
 
     # -- encodings ---------------------------------------------------------------------------
-    @property
-    def dtype(self) -> dtypes.DType:
-        """The dtype of the partition's tensors."""
-        return self._splits.dtype
+    dtype = readonly("_splits.dtype", "The dtype of the partition's tensors.")
 
     def row_splits(self) -> Tensor:
         """The row splits (``nrows + 1`` ints).

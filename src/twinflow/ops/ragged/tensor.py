@@ -15,7 +15,7 @@ from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...eager.func_graph import TensorSpec
 from ...eager.tensor import EagerTensor
-from ...framework.type_spec import BatchableTypeSpec, CompositeTensor, shape_repr
+from ...framework.type_spec import CompositeTensor, shape_repr
 from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from .. import array_ops as A
@@ -23,7 +23,7 @@ from .. import math_ops as M
 from ..core import convert
 from ..reduction_ops import reduce_max
 from ..segment_ops import unsorted_segment_sum
-from ..sparse.tensor import ShapedComposite
+from ..sparse.tensor import ShapedComposite, ValueSpec
 
 # Conversions and indexing live in convert.py and getitem.py, which build on RaggedTensor and
 # register themselves here (importing them from this module would be an import cycle).
@@ -37,7 +37,7 @@ def _splits_dtype(dtype) -> dtypes.DType:
     return d
 
 
-class RaggedTensorSpec(BatchableTypeSpec):
+class RaggedTensorSpec(ValueSpec):
     """The type of a RaggedTensor.
 
     Args:
@@ -145,18 +145,6 @@ class RaggedTensorSpec(BatchableTypeSpec):
         flat, levels = stack_components(parts, self._ragged_rank, sd)
         return RaggedTensor._from_nested_splits(EagerTensor(flat),
                                                 [EagerTensor(s) for s in levels])
-
-    @classmethod
-    def from_value(cls, value) -> RaggedTensorSpec:
-        """The spec of a RaggedTensor.
-
-        Args:
-            value: a RaggedTensor.
-
-        Returns:
-            Its RaggedTensorSpec.
-        """
-        return value._type_spec
 
     def __repr__(self) -> str:
         return (f"RaggedTensorSpec({shape_repr(self._shape)}, {self._dtype!r}, "
@@ -306,60 +294,49 @@ class RaggedTensor(ShapedComposite):
             validate: check each level.
 
         Returns:
-            A RaggedTensor.
+            A RaggedTensor (``flat_values`` itself when the list is empty).
         """
-        rt = flat_values
-        for s in reversed(list(nested_row_splits)):
-            rt = cls.from_row_splits(rt, s, validate=validate)
-        return rt
+        return _nest(flat_values, list(nested_row_splits),
+                     lambda rt, splits: cls.from_row_splits(rt, splits, validate=validate))
 
     @classmethod
     @name_scoped
     def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None,
                                 validate: bool = True) -> RaggedTensor:
-        """Like ``from_nested_row_splits`` with row lengths, outermost first.
+        """As ``from_nested_row_splits``, with row lengths.
 
         Args:
-            flat_values: the innermost values.
-            nested_row_lengths: row lengths per ragged dimension.
-            validate: check each level.
+            nested_row_lengths: row lengths per ragged dimension, outermost first.
+            flat_values, validate: as in ``from_nested_row_splits``.
 
         Returns:
             A RaggedTensor.
         """
-        rt = flat_values
-        for s in reversed(list(nested_row_lengths)):
-            rt = cls.from_row_lengths(rt, s, validate=validate)
-        return rt
+        return _nest(flat_values, list(nested_row_lengths),
+                     lambda rt, lengths: cls.from_row_lengths(rt, lengths, validate=validate))
 
     @classmethod
     @name_scoped
     def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None,
                                  name=None, validate: bool = True) -> RaggedTensor:
-        """Like ``from_nested_row_splits`` with value row ids, outermost first.
+        """As ``from_nested_row_splits``, with value row ids.
 
         Args:
-            flat_values: the innermost values.
-            nested_value_rowids: row ids per ragged dimension.
+            nested_value_rowids: row ids per ragged dimension, outermost first.
             nested_nrows: row counts per ragged dimension (default inferred).
-            validate: check each level.
+            flat_values, validate: as in ``from_nested_row_splits``.
 
         Returns:
             A RaggedTensor.
         """
         ids = list(nested_value_rowids)
         nrows = list(nested_nrows) if nested_nrows is not None else [None] * len(ids)
-        rt = flat_values
-        for i, n in zip(reversed(ids), reversed(nrows)):
-            rt = cls.from_value_rowids(rt, i, n, validate=validate)
-        return rt
+        return _nest(flat_values, list(zip(ids, nrows)),
+                     lambda rt, level: cls.from_value_rowids(rt, *level, validate=validate))
 
     @classmethod
     def _from_nested_splits(cls, flat_values, splits: list) -> RaggedTensor:
-        rt = flat_values
-        for s in reversed(splits):
-            rt = cls(rt, s, _internal=True)
-        return rt
+        return _nest(flat_values, splits, lambda rt, s: cls(rt, s, _internal=True))
 
     @classmethod
     @name_scoped
@@ -647,6 +624,14 @@ class RaggedTensor(ShapedComposite):
                 f"row_splits={self._row_splits!r})")
 
     __str__ = __repr__
+
+
+def _nest(flat_values, levels: list, wrap) -> RaggedTensor:
+    """``flat_values`` wrapped by ``wrap(rt, level)`` once per level, outermost level first."""
+    rt = flat_values
+    for level in reversed(levels):
+        rt = wrap(rt, level)
+    return rt
 
 
 def _nvals(values):

@@ -125,23 +125,31 @@ def _draw(sample, seed, shape, param, what: str, dtype):
     return sample(stateless_generator(seed), p).astype(dtype.np)
 
 
-@register_op("StatelessRandomGammaV2",
-             schema="shape:T, seed:Tseed, alpha:dtype -> output:dtype | T:type in [int32,int64];"
-                    " Tseed:type in [int32,int64]; dtype:type in [half,float,double]")
-class StatelessRandomGammaV2:
-    """Gamma(alpha, 1) samples of ``shape`` (alpha broadcasts to it)."""
+def _one_param_op(name: str, param: str, sample, schema: str, doc: str, grad):
+    """Declares a stateless sampler whose one parameter input ``param`` broadcasts to the sample
+    shape: ``sample(generator, param)`` draws (from float64 parameters)."""
+    def infer(shape, seed, p, *, dtype):
+        return _param_infer(shape, p, dtype=dtype)
 
-    def infer(shape, seed, alpha, *, dtype):
-        return _param_infer(shape, alpha, dtype=dtype)
+    def kernel(shape, seed, p, *, dtype):
+        return _draw(sample, seed, shape, p, param, dtype)
 
-    def kernel(shape, seed, alpha, *, dtype):
-        return _draw(lambda g, a: g.standard_gamma(a), seed, shape, alpha, "alpha", dtype)
+    decl = type(name, (), {"__doc__": doc, "infer": infer, "kernel": kernel, "grad": grad})
+    return register_op(name, schema=schema)(decl)
 
-    def grad(op, dy):
-        if op.needs_grad[2]:
-            raise NotImplementedError("tw.random.stateless_gamma: the gradient with respect "
-                                      "to alpha is not supported yet")
-        return None, None, None
+
+def _gamma_grad(op, dy):
+    if op.needs_grad[2]:
+        raise NotImplementedError("tw.random.stateless_gamma: the gradient with respect "
+                                  "to alpha is not supported yet")
+    return None, None, None
+
+
+StatelessRandomGammaV2 = _one_param_op(
+    "StatelessRandomGammaV2", "alpha", lambda g, a: g.standard_gamma(a),
+    "shape:T, seed:Tseed, alpha:dtype -> output:dtype | T:type in [int32,int64]; "
+    "Tseed:type in [int32,int64]; dtype:type in [half,float,double]",
+    "Gamma(alpha, 1) samples of ``shape`` (alpha broadcasts to it).", _gamma_grad)
 
 
 def stateless_gamma(shape: ShapeLike, seed, alpha: TensorLike, beta: TensorLike | None = None,
@@ -166,20 +174,12 @@ def stateless_gamma(shape: ShapeLike, seed, alpha: TensorLike, beta: TensorLike 
     return out if beta is None else divide(out, convert(beta, dtype=dtype))
 
 
-@register_op("StatelessRandomPoisson",
-             schema="shape:T, seed:Tseed, lam:Rtype -> output:dtype | T:type in [int32,int64]; "
-                    "Tseed:type in [int32,int64]; Rtype:type in [half,float,double,int32,int64];"
-                    " dtype:type in [half,float,double,int32,int64]")
-class StatelessRandomPoisson:
-    """Poisson(lam) samples of ``shape`` (lam broadcasts to it)."""
-
-    def infer(shape, seed, lam, *, dtype):
-        return _param_infer(shape, lam, dtype=dtype)
-
-    def kernel(shape, seed, lam, *, dtype):
-        return _draw(lambda g, rate: g.poisson(rate), seed, shape, lam, "lam", dtype)
-
-    grad = _no_grad
+StatelessRandomPoisson = _one_param_op(
+    "StatelessRandomPoisson", "lam", lambda g, rate: g.poisson(rate),
+    "shape:T, seed:Tseed, lam:Rtype -> output:dtype | T:type in [int32,int64]; "
+    "Tseed:type in [int32,int64]; Rtype:type in [half,float,double,int32,int64]; "
+    "dtype:type in [half,float,double,int32,int64]",
+    "Poisson(lam) samples of ``shape`` (lam broadcasts to it).", _no_grad)
 
 
 def stateless_poisson(shape: ShapeLike, seed, lam: TensorLike, dtype: DTypeLike = dtypes.int32,

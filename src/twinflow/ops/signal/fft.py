@@ -240,18 +240,17 @@ def _doc_real(rank: int, inverse: bool, fn_name: str):
     return fn
 
 
-fft = _doc_complex(1, False, "fft")
-ifft = _doc_complex(1, True, "ifft")
-fft2d = _doc_complex(2, False, "fft2d")
-ifft2d = _doc_complex(2, True, "ifft2d")
-fft3d = _doc_complex(3, False, "fft3d")
-ifft3d = _doc_complex(3, True, "ifft3d")
-rfft = _doc_real(1, False, "rfft")
-irfft = _doc_real(1, True, "irfft")
-rfft2d = _doc_real(2, False, "rfft2d")
-irfft2d = _doc_real(2, True, "irfft2d")
-rfft3d = _doc_real(3, False, "rfft3d")
-irfft3d = _doc_real(3, True, "irfft3d")
+def _variants(base: str) -> list:
+    """``(name, rank, inverse)`` of ``base`` (``fft``, ``rfft``), its inverse, and the 2-D and
+    3-D versions of both, in the order ``base, i<base>, <base>2d, i<base>2d, ...``."""
+    return [(f"{'i' * inverse}{base}{f'{rank}d' if rank > 1 else ''}", rank, inverse)
+            for rank in (1, 2, 3) for inverse in (False, True)]
+
+
+fft, ifft, fft2d, ifft2d, fft3d, ifft3d = (
+    _doc_complex(rank, inverse, name) for name, rank, inverse in _variants("fft"))
+rfft, irfft, rfft2d, irfft2d, rfft3d, irfft3d = (
+    _doc_real(rank, inverse, name) for name, rank, inverse in _variants("rfft"))
 
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
            "irfft2d", "rfft3d", "irfft3d"]

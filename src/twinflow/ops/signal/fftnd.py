@@ -100,34 +100,26 @@ _SCHEMA_C = ("input:Tcomplex, fft_length:int32, axes:int32 -> output:Tcomplex | 
              "Tcomplex:type=complex64 in [complex64,complex128]")
 
 
-@register_op("FFTND", schema=_SCHEMA_C)
-class FFTND:
-    """The DFT over ``axes`` with lengths ``fft_length``."""
-
-    infer = _infer("c")
-
+def _complex_op(name: str, np_fn, inverse: bool, doc: str):
+    """Declares FFTND or IFFTND (``inverse``): each one's gradient is the other, scaled by the
+    number of points ``n`` (FFTND) or by ``1 / n`` (IFFTND)."""
     def kernel(input, fft_length, axes):
-        return _run(np.fft.fftn, input, fft_length, axes, input.dtype)
+        return _run(np_fn, input, fft_length, axes, input.dtype)
 
     def grad(op, dy):
         x, n_t, a_t, lengths, ax, n = _grad_parts(op)
-        g = multiply(bind(IFFTND, [dy, n_t, a_t]), cast(n, dy.dtype))
+        other, scale = (FFTND, 1.0 / n) if inverse else (IFFTND, n)
+        g = multiply(bind(other, [dy, n_t, a_t]), cast(scale, dy.dtype))
         return _fit(g, [x.shape[a] for a in ax], ax), None, None
 
+    decl = type(name, (), {"__doc__": doc, "infer": _infer("c"), "kernel": kernel, "grad": grad})
+    return register_op(name, schema=_SCHEMA_C)(decl)
 
-@register_op("IFFTND", schema=_SCHEMA_C)
-class IFFTND:
-    """The inverse DFT over ``axes`` with lengths ``fft_length``."""
 
-    infer = _infer("c")
-
-    def kernel(input, fft_length, axes):
-        return _run(np.fft.ifftn, input, fft_length, axes, input.dtype)
-
-    def grad(op, dy):
-        x, n_t, a_t, lengths, ax, n = _grad_parts(op)
-        g = multiply(bind(FFTND, [dy, n_t, a_t]), cast(1.0 / n, dy.dtype))
-        return _fit(g, [x.shape[a] for a in ax], ax), None, None
+FFTND = _complex_op("FFTND", np.fft.fftn, False,
+                    "The DFT over ``axes`` with lengths ``fft_length``.")
+IFFTND = _complex_op("IFFTND", np.fft.ifftn, True,
+                     "The inverse DFT over ``axes`` with lengths ``fft_length``.")
 
 
 @register_op("RFFTND", schema=(
@@ -204,9 +196,15 @@ def fftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
     Returns:
         The transform.
     """
-    x = convert(input, dtype_hint=dtypes.complex64)
-    return bind(FFTND, [x, convert(fft_length, dtype=dtypes.int32),
-                        convert(axes, dtype=dtypes.int32)], name=name)
+    return _bind_nd(FFTND, input, dtypes.complex64, fft_length, axes, {}, name)
+
+
+def _bind_nd(opdef, input, input_hint, fft_length, axes, attrs: dict, name) -> Tensor:
+    """Binds an N-D FFT op on ``input`` (converted with dtype hint ``input_hint``) and the
+    int32 ``fft_length`` and ``axes``."""
+    return bind(opdef, [convert(input, dtype_hint=input_hint),
+                        convert(fft_length, dtype=dtypes.int32),
+                        convert(axes, dtype=dtypes.int32)], attrs, name=name)
 
 
 def ifftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
@@ -214,17 +212,12 @@ def ifftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
     """The N-D inverse DFT over ``axes`` (``tw.ifftnd``).
 
     Args:
-        input: complex64/complex128.
-        fft_length: int32 lengths, one per axis.
-        axes: int32 axes.
-        name: op name.
+        input, fft_length, axes, name: as for ``fftnd``.
 
     Returns:
         The inverse transform.
     """
-    x = convert(input, dtype_hint=dtypes.complex64)
-    return bind(IFFTND, [x, convert(fft_length, dtype=dtypes.int32),
-                         convert(axes, dtype=dtypes.int32)], name=name)
+    return _bind_nd(IFFTND, input, dtypes.complex64, fft_length, axes, {}, name)
 
 
 def rfftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
@@ -241,10 +234,8 @@ def rfftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
     Returns:
         The half spectrum (last axis ``fft_length[-1] // 2 + 1``).
     """
-    return bind(RFFTND, [convert(input, dtype_hint=dtypes.float32),
-                         convert(fft_length, dtype=dtypes.int32),
-                         convert(axes, dtype=dtypes.int32)],
-                {"Tcomplex": dtypes.as_dtype(Tcomplex)}, name=name)
+    return _bind_nd(RFFTND, input, dtypes.float32, fft_length, axes,
+                    {"Tcomplex": dtypes.as_dtype(Tcomplex)}, name)
 
 
 def irfftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
@@ -261,10 +252,8 @@ def irfftnd(input: TensorLike, fft_length: TensorLike, axes: TensorLike,
     Returns:
         The real signal.
     """
-    return bind(IRFFTND, [convert(input, dtype_hint=dtypes.complex64),
-                          convert(fft_length, dtype=dtypes.int32),
-                          convert(axes, dtype=dtypes.int32)],
-                {"Treal": dtypes.as_dtype(Treal)}, name=name)
+    return _bind_nd(IRFFTND, input, dtypes.complex64, fft_length, axes,
+                    {"Treal": dtypes.as_dtype(Treal)}, name)
 
 
 def _scale(x: Tensor, lengths: Tensor, norm, forward: bool) -> Tensor:

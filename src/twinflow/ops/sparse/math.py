@@ -15,19 +15,7 @@ from ...graph.tensor import Tensor, TensorLike
 from .. import array_ops as A
 from .. import math_ops as M
 from .. import reduction_ops as R
-from ..array_ops import (
-    boolean_mask,
-    concat,
-    expand_dims,
-    fill,
-    gather,
-    gather_nd,
-    ones_like,
-    reshape,
-    shape,
-    stack,
-    zeros_like,
-)
+from ..array_ops import boolean_mask, concat, expand_dims, gather, ones_like, reshape, shape
 from ..array_ops import range as _range
 from ..array_ops import transpose as _dense_transpose
 from ..core import convert, static_value
@@ -104,10 +92,10 @@ def _union(a: SparseTensor, b: SparseTensor, fn, op: str) -> SparseTensor:
     """fn of the densified values at the union of both index sets (absent entries are 0)."""
     _sp(a, op), _sp(b, op)
     union = _canonical(concat([a.indices, b.indices], 0),
-                       concat([zeros_like(a.values), zeros_like(b.values)], 0),
+                       concat([A.zeros_like(a.values), A.zeros_like(b.values)], 0),
                        a.dense_shape, a.shape)
     da, db = to_dense(a, validate_indices=False), to_dense(b, validate_indices=False)
-    return union.with_values(fn(gather_nd(da, union.indices), gather_nd(db, union.indices)))
+    return union.with_values(fn(A.gather_nd(da, union.indices), A.gather_nd(db, union.indices)))
 
 
 def _union_fn(fn_name: str, fn, word: str) -> Callable[..., SparseTensor]:
@@ -149,7 +137,7 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: str | None = Non
     r = cast(convert(num_rows), _I64)
     c = r if num_columns is None else cast(convert(num_columns), _I64)
     d = _range(_minimum(r, c), dtype=_I64)
-    return SparseTensor(stack([d, d], axis=1), ones_like(d, dtype=dtype), stack([r, c]))
+    return SparseTensor(A.stack([d, d], axis=1), ones_like(d, dtype=dtype), A.stack([r, c]))
 
 
 # ----- arithmetic -------------------------------------------------------------------------------
@@ -207,12 +195,12 @@ def _reduce(sp: SparseTensor, axis, keepdims: bool, segment_fn, op: str, output_
     keep = [d for d in range(rank) if d not in axes]
     kept_shape = gather(sp.dense_shape, keep) if keep else convert([], dtype=_I64)
     kept_idx = gather(sp.indices, keep, axis=1) if keep else \
-        fill(concat([shape(sp.indices, out_type=_I64)[:1], [0]], 0), convert(0, dtype=_I64))
-    lin = _linear(kept_idx, kept_shape) if keep else zeros_like(sp.indices[:, 0])
+        A.fill(concat([shape(sp.indices, out_type=_I64)[:1], [0]], 0), convert(0, dtype=_I64))
+    lin = _linear(kept_idx, kept_shape) if keep else A.zeros_like(sp.indices[:, 0])
     total = reduce_prod(kept_shape)
     red = segment_fn(sp.values, lin, total)
     counts = unsorted_segment_sum(ones_like(lin), lin, total)
-    red = where(greater(counts, 0), red, zeros_like(red))
+    red = where(greater(counts, 0), red, A.zeros_like(red))
     if output_is_sparse:
         present = greater(counts, 0)
         ids = boolean_mask(_range(total, dtype=_I64), present)
@@ -377,7 +365,7 @@ def _cwise(fn):
             raise TypeError(f"SparseTensor {fn.__name__} SparseTensor is not supported; use "
                             f"tw.sparse.add / tw.sparse.map_values, or densify one side")
         dense = A.broadcast_to(convert(other, dtype=self.dtype), self.dense_shape)
-        return self.with_values(fn(self.values, gather_nd(dense, self.indices)))
+        return self.with_values(fn(self.values, A.gather_nd(dense, self.indices)))
     op.__name__ = fn.__name__
     op.__doc__ = f"``{fn.__name__}`` of the entries with the dense operand at their indices."
     return op
@@ -487,7 +475,7 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
     if maxlength is not None:
         size = _minimum(size, cast(convert(maxlength), _I64))
     if a == 0:
-        rows = zeros_like(rows)
+        rows = A.zeros_like(rows)
     key = rows * size + v
     uniq, idx = A.unique(key, out_idx=_I64)
     counts = unsorted_segment_sum(wv, idx, shape(uniq, out_type=_I64)[0])
@@ -497,8 +485,8 @@ def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
     uniq, counts = gather(uniq, order), gather(counts, order)
     if a == 0:
         return SparseTensor(expand_dims(uniq, 1), counts, reshape(size, [1]))
-    return SparseTensor(stack([uniq // size, uniq % size], axis=1), counts,
-                        stack([nrows, size]))
+    return SparseTensor(A.stack([uniq // size, uniq % size], axis=1), counts,
+                        A.stack([nrows, size]))
 
 
 def sampled_addmm(indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0,

@@ -13,37 +13,13 @@ from ...core import dtypes
 from ...core.shapes import TensorShape
 from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor, TensorLike
-from ..array_ops import (
-    argsort,
-    boolean_mask,
-    concat,
-    expand_dims,
-    fill,
-    gather,
-    gather_nd,
-    ones_like,
-    reshape,
-    scatter_nd,
-    shape,
-    stack,
-    unique,
-    zeros_like,
-)
+from .. import array_ops as A
+from .. import math_ops as M
+from ..array_ops import boolean_mask, concat, expand_dims, fill, gather, ones_like, shape
 from ..array_ops import range as _range
 from ..core import convert, static_value
 from ..debugging_ops import assert_less
-from ..math_ops import (
-    cast,
-    cumprod,
-    equal,
-    greater,
-    greater_equal,
-    less,
-    logical_and,
-    multiply,
-    not_equal,
-    where,
-)
+from ..math_ops import cast, greater, less, where
 from ..math_ops import maximum as _maximum
 from ..math_ops import minimum as _minimum
 from ..reduction_ops import reduce_all, reduce_prod
@@ -67,11 +43,11 @@ def _sp(x, op: str) -> SparseTensor:
 
 
 def _strides(dense_shape: Tensor) -> Tensor:
-    return cumprod(dense_shape, exclusive=True, reverse=True)
+    return M.cumprod(dense_shape, exclusive=True, reverse=True)
 
 
 def _linear(indices: Tensor, dense_shape: Tensor) -> Tensor:
-    return _dense_sum(multiply(indices, _strides(dense_shape)), axis=1)
+    return _dense_sum(M.multiply(indices, _strides(dense_shape)), axis=1)
 
 
 def _unravel(linear: Tensor, dense_shape: Tensor) -> Tensor:
@@ -94,9 +70,9 @@ def from_dense(tensor: TensorLike, name: str | None = None) -> SparseTensor:
     if isinstance(tensor, SparseTensor):
         return tensor
     t = convert(tensor)
-    zero = "" if t.dtype is dtypes.string else zeros_like(t)
-    idx = where(not_equal(t, zero))
-    return SparseTensor(idx, gather_nd(t, idx), shape(t, out_type=_I64), _shape=t.shape)
+    zero = "" if t.dtype is dtypes.string else A.zeros_like(t)
+    idx = where(M.not_equal(t, zero))
+    return SparseTensor(idx, A.gather_nd(t, idx), shape(t, out_type=_I64), _shape=t.shape)
 
 
 @name_scoped
@@ -121,10 +97,10 @@ def to_dense(sp_input: SparseTensor, default_value=None, validate_indices: bool 
         lin = _linear(sp.indices, sp.dense_shape)
         assert_less(lin[:-1], lin[1:], message="tw.sparse.to_dense: indices must be in "
                     "row-major order without repeats (use tw.sparse.reorder)")
-    dense = scatter_nd(sp.indices, sp.values, sp.dense_shape)
+    dense = A.scatter_nd(sp.indices, sp.values, sp.dense_shape)
     if default_value is not None:
         d = convert(default_value, dtype=sp.dtype)
-        hit = scatter_nd(sp.indices, ones_like(sp.values, dtype=dtypes.int32), sp.dense_shape)
+        hit = A.scatter_nd(sp.indices, ones_like(sp.values, dtype=dtypes.int32), sp.dense_shape)
         dense = where(greater(hit, 0), dense, fill(sp.dense_shape, d))
     return dense
 
@@ -145,8 +121,8 @@ def to_indicator(sp_input: SparseTensor, vocab_size, name: str | None = None) ->
         raise TypeError(f"tw.sparse.to_indicator needs integer ids, got {sp.dtype.name}")
     ids = cast(sp.values, _I64)
     idx = concat([sp.indices[:, :-1], expand_dims(ids, 1)], axis=1)
-    shp = concat([sp.dense_shape[:-1], reshape(cast(convert(vocab_size), _I64), [1])], 0)
-    return greater(scatter_nd(idx, ones_like(ids, dtype=dtypes.int32), shp), 0)
+    shp = concat([sp.dense_shape[:-1], A.reshape(cast(convert(vocab_size), _I64), [1])], 0)
+    return greater(A.scatter_nd(idx, ones_like(ids, dtype=dtypes.int32), shp), 0)
 
 
 # ----- ordering and restructuring -------------------------------------------------------------
@@ -162,7 +138,7 @@ def reorder(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
         The reordered SparseTensor.
     """
     sp = _sp(sp_input, "reorder")
-    order = argsort(_linear(sp.indices, sp.dense_shape), stable=True)
+    order = A.argsort(_linear(sp.indices, sp.dense_shape), stable=True)
     return SparseTensor(gather(sp.indices, order), gather(sp.values, order), sp.dense_shape,
                         _shape=sp.shape)
 
@@ -170,10 +146,10 @@ def reorder(sp_input: SparseTensor, name: str | None = None) -> SparseTensor:
 def _canonical(indices: Tensor, values: Tensor, dense_shape: Tensor, static) -> SparseTensor:
     """Sorted entries with duplicate indices summed."""
     lin = _linear(indices, dense_shape)
-    uniq, idx = unique(lin, out_idx=_I64)
+    uniq, idx = A.unique(lin, out_idx=_I64)
     n = shape(uniq, out_type=_I64)[0]
     summed = unsorted_segment_sum(values, idx, n)
-    order = argsort(uniq, stable=True)
+    order = A.argsort(uniq, stable=True)
     return SparseTensor(_unravel(gather(uniq, order), dense_shape), gather(summed, order),
                         dense_shape, _shape=static)
 
@@ -272,7 +248,7 @@ def slice_sparse(sp_input: SparseTensor, start, size, name: str | None = None) -
     start = cast(convert(start), _I64)
     size = cast(convert(size), _I64)
     end = _minimum(start + size, sp.dense_shape)
-    inside = reduce_all(logical_and(greater_equal(sp.indices, start), less(sp.indices, end)),
+    inside = reduce_all(M.logical_and(M.greater_equal(sp.indices, start), less(sp.indices, end)),
                         axis=1)
     return SparseTensor(boolean_mask(sp.indices, inside) - start,
                         boolean_mask(sp.values, inside), _maximum(end - start, 0))
@@ -343,7 +319,7 @@ def concat_sparse(axis, sp_inputs, expand_nonconcat_dims: bool = False,
         idx.append(s.indices + onehot * offset)
         vals.append(s.values)
         offset = offset + s.dense_shape[ax]
-    shapes = stack([s.dense_shape for s in sps])
+    shapes = A.stack([s.dense_shape for s in sps])
     if expand_nonconcat_dims:
         other = _dense_max(shapes, axis=0)
     else:
@@ -399,7 +375,7 @@ def fill_empty_rows(sp_input: SparseTensor, default_value, name: str | None = No
     sp = _sp(sp_input, "fill_empty_rows")
     nrows = sp.dense_shape[0]
     counts = unsorted_segment_sum(ones_like(sp.indices[:, 0]), sp.indices[:, 0], nrows)
-    empty = equal(counts, 0)
+    empty = M.equal(counts, 0)
     rows = boolean_mask(_range(nrows, dtype=_I64), empty)
     rank_rest = shape(sp.indices, out_type=_I64)[1:] - 1
     pad = fill(concat([shape(rows, out_type=_I64), rank_rest], 0), convert(0, dtype=_I64))

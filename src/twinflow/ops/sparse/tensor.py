@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
+from ...core.props import readonly
 from ...core.shapes import TensorShape
 from ...eager.func_graph import TensorSpec
 from ...eager.tensor import EagerTensor
@@ -37,9 +38,7 @@ class ShapedComposite(CompositeTensor):
 
     __slots__ = ()
 
-    @property
-    def shape(self) -> TensorShape:
-        return self._static_shape
+    shape = readonly("_static_shape", "The static shape (unknown dimensions are None).")
 
     def get_shape(self) -> TensorShape:
         """The static shape (unknown dimensions are None).
@@ -59,7 +58,25 @@ class ShapedComposite(CompositeTensor):
         raise dense_required(self, f"Using a {type(self).__name__} as a Python bool")
 
 
-class SparseTensorSpec(BatchableTypeSpec):
+class ValueSpec(BatchableTypeSpec):
+    """A spec whose values know it (``value._type_spec``): SparseTensorSpec, RaggedTensorSpec."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_value(cls, value) -> ValueSpec:
+        """The spec of a value.
+
+        Args:
+            value: a SparseTensor (for SparseTensorSpec) or RaggedTensor (RaggedTensorSpec).
+
+        Returns:
+            Its spec.
+        """
+        return value._type_spec
+
+
+class SparseTensorSpec(ValueSpec):
     """The type of a SparseTensor: its (static) dense shape and dtype.
 
     Args:
@@ -73,13 +90,8 @@ class SparseTensorSpec(BatchableTypeSpec):
         self._shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
         self._dtype = dtypes.as_dtype(dtype)
 
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
+    shape = readonly("_shape", "The dense shape (dims may be None).")
+    dtype = readonly("_dtype", "The values' dtype.")
 
     @property
     def value_type(self) -> type:
@@ -131,18 +143,6 @@ class SparseTensorSpec(BatchableTypeSpec):
         vals = np.concatenate([np.asarray(v.values) for v in values])
         dense = np.concatenate([[len(values)], shapes.max(axis=0)]).astype(np.int64)
         return SparseTensor(ind, vals, dense)
-
-    @classmethod
-    def from_value(cls, value) -> SparseTensorSpec:
-        """The spec of a SparseTensor.
-
-        Args:
-            value: a SparseTensor.
-
-        Returns:
-            Its SparseTensorSpec.
-        """
-        return value._type_spec
 
     def __repr__(self) -> str:
         return f"SparseTensorSpec({shape_repr(self._shape)}, {self._dtype!r})"

@@ -21,6 +21,19 @@ _FILL = ("reflect", "wrap", "constant", "nearest")
 _INTERP = ("nearest", "bilinear")
 
 
+def check_fill(layer, fill_mode: str, interpolation: str, fill_value: float,
+               error: type = ValueError) -> None:
+    """Sets ``layer``'s ``fill_mode``, ``interpolation`` and ``fill_value`` for
+    ``affine_transform``, refusing modes it lacks with ``error`` (Keras raises ValueError,
+    NotImplementedError in RandomShear)."""
+    if fill_mode not in _FILL:
+        raise error(f"Unknown `fill_mode` {fill_mode}. Expected of one {list(_FILL)}.")
+    if interpolation not in _INTERP:
+        raise error(f"Unknown `interpolation` {interpolation}. Expected of one "
+                    f"{list(_INTERP)}.")
+    layer.fill_mode, layer.interpolation, layer.fill_value = fill_mode, interpolation, fill_value
+
+
 def _map_coord(c: np.ndarray, n: int, mode: str) -> np.ndarray:
     """TensorFlow's MapCoordinate: out-of-range input coordinates folded back by ``mode``."""
     if mode == "constant":
@@ -157,14 +170,7 @@ class _Affine(Augmentation):
     def __init__(self, fill_mode: str, interpolation: str, fill_value: float, seed,
                  data_format, **kwargs) -> None:
         super().__init__(seed, data_format, **kwargs)
-        if fill_mode not in _FILL:
-            raise ValueError(f"Unknown `fill_mode` {fill_mode}. Expected of one "
-                             f"{list(_FILL)}.")
-        if interpolation not in _INTERP:
-            raise ValueError(f"Unknown `interpolation` {interpolation}. Expected of one "
-                             f"{list(_INTERP)}.")
-        self.fill_mode, self.interpolation = fill_mode, interpolation
-        self.fill_value = fill_value
+        check_fill(self, fill_mode, interpolation, fill_value)
 
     def augment(self, x: Tensor) -> Tensor:
         single = x.shape.rank == 3

@@ -10,6 +10,7 @@ from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops, nn_ops, reduction_ops
 from ....ops.image import color as _color
 from ....ops.segment_ops import bincount
+from ...declare import with_args
 from .augment import Augmentation, RandomBrightness, RandomContrast
 
 
@@ -172,23 +173,33 @@ class Equalization(Augmentation):
     _config_keys = ("data_format", "bins", "value_range")
 
 
-class RandomHue(Augmentation):
-    """Shifts the hue of each image by a random amount (half of a draw in ``factor``, with a
-    random sign), in HSV space.
+_COLOR_ARGS = {
+    "value_range": "the images' (low, high).",
+    "data_format": '"channels_last" or "channels_first".',
+    "seed": "the op seed.",
+    "**kwargs": "Layer arguments.",
+}
 
-    Args:
-        factor: the upper bound (or a pair) of the shift, in [0, 1].
-        value_range: the images' (low, high).
-        data_format: "channels_last" or "channels_first".
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
+
+class _ColorFactor(Augmentation):
+    """A color augmentation of a strength drawn in ``factor`` (bounded by ``_bounds``), for
+    images of ``value_range``."""
+
+    _bounds = (0.0, 1.0)
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None,
                  **kwargs) -> None:
         super().__init__(seed, data_format, **kwargs)
-        self.factor = unit_factor(factor, "factor")
-        self.value_range = value_range
+        self.factor = unit_factor(factor, "factor", self._bounds)
+        self.value_range = value_range_of(value_range)
+
+    _config_keys = ("data_format", "factor", "value_range", "seed")
+
+
+@with_args(_COLOR_ARGS, factor="the upper bound (or a pair) of the shift, in [0, 1].")
+class RandomHue(_ColorFactor):
+    """Shifts the hue of each image by a random amount (half of a draw in ``factor``, with a
+    random sign), in HSV space."""
 
     def augment(self, x: Tensor) -> Tensor:
         n = batch_of(x)
@@ -201,26 +212,13 @@ class RandomHue(Augmentation):
         rgb = _color.hsv_to_rgb(array_ops.stack([h, hsv[..., 1], hsv[..., 2]], -1))
         return rescale(math_ops.clip_by_value(rgb, 0.0, 1.0), (0, 1), self.value_range)
 
-    _config_keys = ("data_format", "factor", "value_range", "seed")
 
-
-class RandomSaturation(Augmentation):
+@with_args(_COLOR_ARGS, factor="a number f (range [-f, f]) or a pair, in [-1, 1].")
+class RandomSaturation(_ColorFactor):
     """Scales the HSV saturation of each image by ``f / (1 - f)``, f drawn in ``factor``
-    (f = 0.5 keeps the image; below, towards grey).
+    (f = 0.5 keeps the image; below, towards grey)."""
 
-    Args:
-        factor: a number f (range [-f, f]) or a pair, in [-1, 1].
-        value_range: the images' (low, high).
-        data_format: "channels_last" or "channels_first".
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
-
-    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None,
-                 **kwargs) -> None:
-        super().__init__(seed, data_format, **kwargs)
-        self.factor = unit_factor(factor, "factor", (-1.0, 1.0))
-        self.value_range = value_range_of(value_range)
+    _bounds = (-1.0, 1.0)
 
     def augment(self, x: Tensor) -> Tensor:
         f = self._uniform(batch_of(x), *self.factor)
@@ -229,8 +227,6 @@ class RandomSaturation(Augmentation):
         s = math_ops.clip_by_value(hsv[..., 1] * f, float(self.value_range[0]),
                                    float(self.value_range[1]))
         return _color.hsv_to_rgb(array_ops.stack([hsv[..., 0], s, hsv[..., 2]], -1))
-
-    _config_keys = ("data_format", "factor", "value_range", "seed")
 
 
 def _depthwise(x: Tensor, kernel: Tensor) -> Tensor:
@@ -244,23 +240,10 @@ def _depthwise(x: Tensor, kernel: Tensor) -> Tensor:
     return y if batched else y[0]
 
 
-class RandomSharpness(Augmentation):
+@with_args(_COLOR_ARGS, factor="the upper bound (or a pair) of f, in [0, 1].")
+class RandomSharpness(_ColorFactor):
     """Blends each image with a smoothed copy: weight ``1 - 2f`` on the difference, f drawn
-    in ``factor`` (f = 0.5 keeps the image, larger sharpens).
-
-    Args:
-        factor: the upper bound (or a pair) of f, in [0, 1].
-        value_range: the images' (low, high).
-        data_format: "channels_last" or "channels_first".
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
-
-    def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None,
-                 **kwargs) -> None:
-        super().__init__(seed, data_format, **kwargs)
-        self.factor = unit_factor(factor, "factor")
-        self.value_range = value_range_of(value_range)
+    in ``factor`` (f = 0.5 keeps the image, larger sharpens)."""
 
     def augment(self, x: Tensor) -> Tensor:
         f = per_image(self._uniform(batch_of(x), *self.factor) * 2.0, x)
@@ -270,8 +253,6 @@ class RandomSharpness(Augmentation):
         out = x + (1.0 - f) * (smooth - x)
         return math_ops.clip_by_value(out, float(self.value_range[0]),
                                       float(self.value_range[1]))
-
-    _config_keys = ("data_format", "factor", "value_range", "seed")
 
 
 def gaussian_kernel(size: int, sigma: Tensor) -> Tensor:

@@ -11,8 +11,9 @@ from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops, random_ops
 from ....ops.image.resize import resize as _resize
 from ....ops.script_ops import numpy_function
+from ...declare import with_args
 from ...ops import image as _kimage
-from .affine import _FILL, _INTERP, affine_transform
+from .affine import _INTERP, affine_transform, check_fill
 from .augment import Augmentation, factor_range
 from .augment_color import batch_of, gaussian_blur, per_image, unit_factor
 from .image import hw
@@ -51,14 +52,7 @@ class RandomShear(Augmentation):
         super().__init__(seed, data_format, **kwargs)
         self.x_factor = _shear_factor(x_factor, "x_factor")
         self.y_factor = _shear_factor(y_factor, "y_factor")
-        if fill_mode not in _FILL:
-            raise NotImplementedError(f"Unknown `fill_mode` {fill_mode}. Expected of one "
-                                      f"{_FILL}.")
-        if interpolation not in _INTERP:
-            raise NotImplementedError(f"Unknown `interpolation` {interpolation}. Expected of "
-                                      f"one {_INTERP}.")
-        self.fill_mode, self.fill_value = fill_mode, fill_value
-        self.interpolation = interpolation
+        check_fill(self, fill_mode, interpolation, fill_value, NotImplementedError)
 
     def augment(self, x: Tensor) -> Tensor:
         n = batch_of(x)
@@ -269,27 +263,20 @@ class _RandomSide(Augmentation):
     _config_keys = ("factor", "interpolation", "seed")
 
 
+_SIDE_ARGS = {"factor": "f (``[-f, f]``) or a (lower, upper) pair, each above -1.",
+              "interpolation": "the ``tw.image.resize`` method.", "seed": "the op seed.",
+              "**kwargs": "Layer arguments."}
+
+
+@with_args(_SIDE_ARGS)
 class RandomHeight(_RandomSide):
     """Resizes the images' height by a factor drawn in ``[1 + lower, 1 + upper]`` (Keras'
-    legacy layer; the output height is unknown until the call).
-
-    Args:
-        factor: f (``[-f, f]``) or a (lower, upper) pair, each above -1.
-        interpolation: the ``tw.image.resize`` method.
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
+    legacy layer; the output height is unknown until the call)."""
 
 
+@with_args(_SIDE_ARGS)
 class RandomWidth(_RandomSide):
     """Resizes the images' width by a factor drawn in ``[1 + lower, 1 + upper]`` (Keras'
-    legacy layer; the output width is unknown until the call).
-
-    Args:
-        factor: f (``[-f, f]``) or a (lower, upper) pair, each above -1.
-        interpolation: the ``tw.image.resize`` method.
-        seed: the op seed.
-        **kwargs: Layer arguments.
-    """
+    legacy layer; the output width is unknown until the call)."""
 
     _axis = -2

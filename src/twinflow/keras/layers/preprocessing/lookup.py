@@ -13,6 +13,7 @@ from ....core import dtypes
 from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops
 from ....ops.math.comparison import where
+from ...declare import with_args
 from . import kernels
 from .base import PreprocessingLayer, to_numpy
 from .numeric import check_mode, hash_values, no_sparse
@@ -69,11 +70,7 @@ class IndexLookup(PreprocessingLayer):
         if oov_method not in ("floormod", "farmhash"):
             raise ValueError(f"`oov_method` must be 'floormod' or 'farmhash'; got "
                              f"{oov_method!r}")
-        if output_mode == "binary":
-            output_mode = "multi_hot"
-        if output_mode == "tf-idf":
-            output_mode = "tf_idf"
-        self.output_mode = check_mode(output_mode, _LOOKUP_MODES)
+        self.output_mode = output_mode = check_mode(output_mode, _LOOKUP_MODES, legacy=True)
         if invert and output_mode != "int":
             raise ValueError(f"`output_mode` must be `'int'` when `invert` is true. "
                              f"Received: output_mode={output_mode}")
@@ -365,23 +362,23 @@ class IndexLookup(PreprocessingLayer):
         return cfg
 
 
-class StringLookup(IndexLookup):
-    """Maps strings to vocabulary indices (or back with ``invert``).
+_LOOKUP_ARGS = {   # StringLookup's and IntegerLookup's (``with_args`` picks each one's order)
+    "max_tokens": "the largest vocabulary size (special tokens included).",
+    "num_oov_indices": "the number of OOV indices.",
+    "idf_weights": 'IDF weights for "tf_idf".',
+    "output_mode": '"int", "one_hot", "multi_hot", "count" or "tf_idf".',
+    "pad_to_max_tokens": "encoded outputs have ``max_tokens`` columns.",
+    "sparse": "must be False.",
+    "**kwargs": "IndexLookup and Layer arguments.",
+}
 
-    Args:
-        max_tokens: the largest vocabulary size (special tokens included).
-        num_oov_indices: the number of OOV indices.
-        mask_token: the mask token (None: no mask).
-        oov_token: the OOV token returned by ``invert``.
-        vocabulary: a list of strings or a vocabulary file path.
-        idf_weights: IDF weights for "tf_idf".
-        invert: map indices to strings.
-        output_mode: "int", "one_hot", "multi_hot", "count" or "tf_idf".
-        pad_to_max_tokens: encoded outputs have ``max_tokens`` columns.
-        sparse: must be False.
-        encoding: must be "utf-8".
-        **kwargs: IndexLookup and Layer arguments.
-    """
+
+@with_args(_LOOKUP_ARGS, mask_token="the mask token (None: no mask).",
+           oov_token="the OOV token returned by ``invert``.",
+           vocabulary="a list of strings or a vocabulary file path.",
+           invert="map indices to strings.", encoding='must be "utf-8".')
+class StringLookup(IndexLookup):
+    """Maps strings to vocabulary indices (or back with ``invert``)."""
 
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token="[UNK]", vocabulary=None, idf_weights=None, invert: bool = False,
@@ -403,23 +400,12 @@ class StringLookup(IndexLookup):
         return cfg
 
 
+@with_args(_LOOKUP_ARGS, mask_token="the mask value (None: no mask).",
+           oov_token="the OOV value returned by ``invert``.",
+           vocabulary="a list of ints or a vocabulary file path.",
+           vocabulary_dtype='must be "int64".', invert="map indices to values.")
 class IntegerLookup(IndexLookup):
-    """Maps integers to vocabulary indices (or back with ``invert``).
-
-    Args:
-        max_tokens: the largest vocabulary size (special tokens included).
-        num_oov_indices: the number of OOV indices.
-        mask_token: the mask value (None: no mask).
-        oov_token: the OOV value returned by ``invert``.
-        vocabulary: a list of ints or a vocabulary file path.
-        vocabulary_dtype: must be "int64".
-        idf_weights: IDF weights for "tf_idf".
-        invert: map indices to values.
-        output_mode: "int", "one_hot", "multi_hot", "count" or "tf_idf".
-        sparse: must be False.
-        pad_to_max_tokens: encoded outputs have ``max_tokens`` columns.
-        **kwargs: IndexLookup and Layer arguments.
-    """
+    """Maps integers to vocabulary indices (or back with ``invert``)."""
 
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token=-1, vocabulary=None, vocabulary_dtype="int64", idf_weights=None,

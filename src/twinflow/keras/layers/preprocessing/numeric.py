@@ -17,8 +17,11 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 _MODES = ("int", "one_hot", "multi_hot", "count")
 
 
-def check_mode(mode: str, allowed=_MODES) -> str:
-    """``mode`` if it is one of ``allowed``, else a ValueError naming them."""
+def check_mode(mode: str, allowed=_MODES, legacy: bool = False) -> str:
+    """``mode`` if it is one of ``allowed``, else a ValueError naming them; ``legacy``: the
+    text layers' older names (``'binary'``, ``'tf-idf'``) are accepted too."""
+    if legacy:
+        mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(mode, mode)
     if mode not in allowed:
         raise ValueError(f"Invalid value for argument `output_mode`. Expected one of "
                          f"{list(allowed)}. Received: output_mode={mode!r}")

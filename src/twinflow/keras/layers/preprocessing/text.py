@@ -12,6 +12,7 @@ from ....ops.string_ops import lower, regex_replace
 from . import kernels
 from .base import PreprocessingLayer
 from .lookup import StringLookup
+from .numeric import check_mode
 
 # Keras' DEFAULT_STRIP_REGEX: ASCII punctuation.
 _PUNCTUATION = r"[!\"#$%&()\*\+,\-\./:;<=>?@\[\\\]^_`{|}~']"
@@ -57,14 +58,8 @@ class TextVectorization(PreprocessingLayer):
         if not (split in _SPLIT or callable(split)):
             raise ValueError(f"Invalid value for argument `split`. Expected one of "
                              f"{list(_SPLIT)} or a callable. Received: {split!r}")
-        if output_mode == "binary":
-            output_mode = "multi_hot"
-        if output_mode == "tf-idf":
-            output_mode = "tf_idf"
-        if output_mode not in ("int", "multi_hot", "count", "tf_idf"):
-            raise ValueError(f"Invalid value for argument `output_mode`. Expected one of "
-                             f"['int', 'multi_hot', 'count', 'tf_idf']. Received: "
-                             f"output_mode={output_mode!r}")
+        output_mode = check_mode(output_mode, ("int", "multi_hot", "count", "tf_idf"),
+                                 legacy=True)
         if ngrams is not None and not (isinstance(ngrams, int) or
                                        (isinstance(ngrams, (tuple, list)) and
                                         all(isinstance(n, int) for n in ngrams))):

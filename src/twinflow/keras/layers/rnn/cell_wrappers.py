@@ -15,7 +15,6 @@ from typing import Any
 from ....core import nest
 from ....core.devices import device as _device
 from ....ops import math_ops, nn_ops
-from ... import saving as _saving
 from .cells import _HoldsLayers
 
 
@@ -56,11 +55,6 @@ class _RNNCellWrapper(_HoldsLayers):
 
     def _wrapped(self, inputs, states, **kwargs) -> tuple:
         return self.cell(inputs, states, **kwargs)
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["cell"] = _saving.serialize_layer(self.cell)
-        return cfg
 
 
 def _keep(name: str, value: float) -> float:

@@ -9,17 +9,18 @@ interchange with Keras files.
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 import numpy as np
 
 from ....core import nest
+from ....core.props import readonly
 from ....graph.tensor import Tensor
 from ....ops import array_ops, linalg_ops, nn_ops
 from ... import activations as _activations
 from ... import initializers as _initializers
 from ... import regularizers as _regularizers
 from ... import saving as _saving
+from ...declare import with_args
 from ..base import Layer
 
 
@@ -39,21 +40,22 @@ def _rate(name: str, value) -> float:
 
 class _HoldsLayers(Layer):
     """A layer whose config holds other layers (an RNN's cell, a wrapper's layer, a stack's
-    cells): ``from_config`` rebuilds them from the keys named in ``_config_layer_keys`` (a list
-    under such a key is a list of layers; None stays None)."""
+    cells): ``get_config`` saves the attributes named in ``_config_layer_keys`` and
+    ``from_config`` rebuilds them (a list under such a key is a list of layers; None stays
+    None)."""
 
     _config_layer_keys: tuple[str, ...] = ()
 
+    def get_config(self) -> dict:
+        cfg = super().get_config()
+        for key in self._config_layer_keys:
+            value = getattr(self, key)
+            cfg[key] = [_saving.serialize_layer(v) for v in value] \
+                if isinstance(value, (list, tuple)) else _saving.serialize_layer(value)
+        return cfg
+
     @classmethod
     def from_config(cls, config: dict) -> Layer:
-        """Rebuilds the layer (and the layers it holds) from ``get_config()``'s output.
-
-        Args:
-            config: the config.
-
-        Returns:
-            The layer.
-        """
         config = dict(config)
         for key in cls._config_layer_keys:
             value = config.get(key)
@@ -64,28 +66,30 @@ class _HoldsLayers(Layer):
         return cls(**config)
 
 
+_CELL_ARGS = {
+    "units": "the state size.",
+    "activation": "the activation (tanh).",
+    "use_bias": "whether to add a bias.",
+    "kernel_initializer": "initializer of the input kernel.",
+    "recurrent_initializer": "initializer of the recurrent kernel (orthogonal).",
+    "bias_initializer": "initializer of the bias.",
+    "kernel_regularizer": "a penalty on the input kernel.",
+    "recurrent_regularizer": "a penalty on the recurrent kernel.",
+    "bias_regularizer": "a penalty on the bias.",
+    "kernel_constraint": "stored on the input kernel.",
+    "recurrent_constraint": "stored on the recurrent kernel.",
+    "bias_constraint": "stored on the bias.",
+    "dropout": "the input dropout rate (while training).",
+    "recurrent_dropout": "the state dropout rate (while training).",
+    "seed": "the dropout seed.",
+    "**kwargs": "Layer arguments.",
+}
+
+
+@with_args(_CELL_ARGS)
 class _Cell(Layer):
     """Shared arguments of the built-in cells: initializers, regularizers, constraints,
-    dropout on the inputs and on the recurrent state (one mask per sequence).
-
-    Args:
-        units: the state size.
-        activation: the activation.
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel.
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate.
-        recurrent_dropout: the state dropout rate.
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    dropout on the inputs and on the recurrent state (one mask per sequence)."""
 
     _gates = 1
 
@@ -108,13 +112,8 @@ class _Cell(Layer):
         self.seed = seed
         self._tw_masks: dict = {}
 
-    @property
-    def state_size(self) -> Any:
-        return self.units
-
-    @property
-    def output_size(self) -> int:
-        return self.units
+    state_size = readonly("units", "The state's size (``units``).")
+    output_size = readonly("units", "The output's size (``units``).")
 
     def _kernels(self, input_dim: int, bias_shape: tuple, bias_init=None) -> None:
         n = self._gates * self.units
@@ -175,27 +174,22 @@ def _state(states):
     return states[0] if isinstance(states, (list, tuple)) else states
 
 
-class SimpleRNNCell(_Cell):
-    """``h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)``.
+class _GatedCell(_Cell):
+    """A cell with gates (LSTM, GRU): ``recurrent_activation`` is theirs."""
 
-    Args:
-        units: the state size.
-        activation: the activation (tanh).
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
+                 use_bias: bool = True, **kwargs) -> None:
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = _activations.get(recurrent_activation)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(),
+                "recurrent_activation": _activations.serialize(self.recurrent_activation)}
+
+
+@with_args(_CELL_ARGS)
+class SimpleRNNCell(_Cell):
+    """``h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)``."""
 
     def build(self, input_shape) -> None:
         self._kernels(input_shape.as_list()[-1], (self.units,))
@@ -211,30 +205,12 @@ class SimpleRNNCell(_Cell):
         return h, [h]
 
 
-class LSTMCell(_Cell):
+@with_args(_CELL_ARGS, activation="the cell activation (tanh).",
+           recurrent_activation="the gate activation (sigmoid).",
+           unit_forget_bias="start the forget gate's bias at 1.")
+class LSTMCell(_GatedCell):
     """Long short-term memory: gates ``i, f, o = recurrent_activation(...)``,
-    ``c = f * c_prev + i * activation(...)``, ``h = o * activation(c)``.
-
-    Args:
-        units: the state size.
-        activation: the cell activation (tanh).
-        recurrent_activation: the gate activation (sigmoid).
-        use_bias: whether to add a bias.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        unit_forget_bias: start the forget gate's bias at 1.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    ``c = f * c_prev + i * activation(...)``, ``h = o * activation(c)``."""
 
     _gates = 4
 
@@ -242,11 +218,10 @@ class LSTMCell(_Cell):
                  use_bias: bool = True, kernel_initializer="glorot_uniform",
                  recurrent_initializer="orthogonal", bias_initializer="zeros",
                  unit_forget_bias: bool = True, **kwargs) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
+        super().__init__(units, activation=activation, recurrent_activation=recurrent_activation,
+                         use_bias=use_bias, kernel_initializer=kernel_initializer,
                          recurrent_initializer=recurrent_initializer,
                          bias_initializer=bias_initializer, **kwargs)
-        self.recurrent_activation = _activations.get(recurrent_activation)
         self.unit_forget_bias = bool(unit_forget_bias)
 
     @property
@@ -264,10 +239,7 @@ class LSTMCell(_Cell):
         return lstm_update(self, z, c_prev)
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(recurrent_activation=_activations.serialize(self.recurrent_activation),
-                   unit_forget_bias=self.unit_forget_bias)
-        return cfg
+        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
 
 
 def forget_bias_init(cell):
@@ -297,38 +269,21 @@ def lstm_update(cell, z, c_prev) -> tuple:
     return h, [h, c]
 
 
-class GRUCell(_Cell):
+@with_args(_CELL_ARGS, activation="the candidate's activation (tanh).",
+           recurrent_activation="the gates' activation (sigmoid).",
+           use_bias="whether to add biases.",
+           reset_after="apply the reset gate after the recurrent matmul.")
+class GRUCell(_GatedCell):
     """Gated recurrent unit: update gate ``z``, reset gate ``r``, candidate ``hh``;
     ``h = z * h_prev + (1 - z) * hh``. ``reset_after`` (Keras 3's and cuDNN's default) applies
-    the reset gate after the recurrent matmul and keeps separate input and recurrent biases.
-
-    Args:
-        units: the state size.
-        activation: the candidate's activation (tanh).
-        recurrent_activation: the gates' activation (sigmoid).
-        use_bias: whether to add biases.
-        kernel_initializer: initializer of the input kernel.
-        recurrent_initializer: initializer of the recurrent kernel (orthogonal).
-        bias_initializer: initializer of the bias.
-        kernel_regularizer: a penalty on the input kernel.
-        recurrent_regularizer: a penalty on the recurrent kernel.
-        bias_regularizer: a penalty on the bias.
-        kernel_constraint: stored on the input kernel.
-        recurrent_constraint: stored on the recurrent kernel.
-        bias_constraint: stored on the bias.
-        dropout: the input dropout rate (while training).
-        recurrent_dropout: the state dropout rate (while training).
-        reset_after: apply the reset gate after the recurrent matmul.
-        seed: the dropout seed.
-        **kwargs: Layer arguments.
-    """
+    the reset gate after the recurrent matmul and keeps separate input and recurrent biases."""
 
     _gates = 3
 
     def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
                  use_bias: bool = True, reset_after: bool = True, **kwargs) -> None:
-        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
-        self.recurrent_activation = _activations.get(recurrent_activation)
+        super().__init__(units, activation=activation, recurrent_activation=recurrent_activation,
+                         use_bias=use_bias, **kwargs)
         self.reset_after = bool(reset_after)
 
     def build(self, input_shape) -> None:
@@ -368,10 +323,7 @@ class GRUCell(_Cell):
         return h, [h]
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg.update(recurrent_activation=_activations.serialize(self.recurrent_activation),
-                   reset_after=self.reset_after)
-        return cfg
+        return {**super().get_config(), "reset_after": self.reset_after}
 
 
 class StackedRNNCells(_HoldsLayers):
@@ -442,11 +394,6 @@ class StackedRNNCells(_HoldsLayers):
         for c in self.cells:
             if hasattr(c, "reset_dropout_mask"):
                 c.reset_dropout_mask()
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["cells"] = [_saving.serialize_layer(c) for c in self.cells]
-        return cfg
 
 
 class _ShapeOnly:

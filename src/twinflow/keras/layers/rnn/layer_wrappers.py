@@ -6,7 +6,6 @@ from typing import Any
 
 from ....graph.tensor import Tensor
 from ....ops import array_ops, linalg_ops, math_ops, reduction_ops
-from ... import saving as _saving
 from ..base import Layer, _call_accepts
 from .cells import _HoldsLayers, _placeholder_like
 
@@ -38,11 +37,6 @@ class Wrapper(_HoldsLayers):
         kw = {"training": training} if training is not None and \
             _call_accepts(type(self.layer), "training") else {}
         return self.layer(inputs, **kw)
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["layer"] = _saving.serialize_layer(self.layer)
-        return cfg
 
 
 class SpectralNormalization(Wrapper):
@@ -137,8 +131,3 @@ class Pipeline(_HoldsLayers):
                 _call_accepts(type(layer), "training") else {}
             x = layer(x, **kw)
         return x
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["layers"] = [_saving.serialize_layer(la) for la in self._pipeline_layers]
-        return cfg

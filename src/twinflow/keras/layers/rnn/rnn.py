@@ -15,7 +15,7 @@ from ....core.context import eager_mode
 from ....graph.tensor import Tensor
 from ....ops import array_ops, math_ops
 from ....ops.variables import Variable
-from ... import saving as _saving
+from ...declare import with_args
 from ..base import Layer
 from .cells import (
     GRUCell,
@@ -225,7 +225,6 @@ class RNN(_HoldsLayers):
     def get_config(self) -> dict:
         cfg = super().get_config()
         cfg.update(self._rnn_config())
-        cfg["cell"] = _saving.serialize_layer(self.cell)
         return cfg
 
 
@@ -284,41 +283,35 @@ class _CellRNN(RNN):
         return cfg
 
 
+_CELL_RNN_ARGS = {
+    "units": "the state size.",
+    "**kwargs": "the cell's arguments (``activation``, ``dropout``...) and RNN's "
+                "(``return_sequences``, ``return_state``, ``go_backwards``, ``stateful``...).",
+}
+
+
+@with_args(_CELL_RNN_ARGS)
 class SimpleRNN(_CellRNN):
     """A fully-connected RNN: ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel +
-    bias)``. Takes SimpleRNNCell's arguments and RNN's.
-
-    Args:
-        units: the state size.
-        **kwargs: SimpleRNNCell and RNN arguments (``activation``, ``dropout``,
-            ``return_sequences``, ``return_state``, ``go_backwards``, ``stateful``...).
-    """
+    bias)``. Takes SimpleRNNCell's arguments and RNN's."""
 
     _cell_class = SimpleRNNCell
     _cell_name = "simple_rnn_cell"
 
 
+@with_args(_CELL_RNN_ARGS)
 class LSTM(_CellRNN):
-    """Long short-term memory over the time axis (LSTMCell's and RNN's arguments).
-
-    Args:
-        units: the state size.
-        **kwargs: LSTMCell and RNN arguments (``activation``, ``recurrent_activation``,
-            ``unit_forget_bias``, ``dropout``, ``return_sequences``, ``return_state``...).
-    """
+    """Long short-term memory over the time axis (LSTMCell's arguments, such as
+    ``recurrent_activation`` and ``unit_forget_bias``, and RNN's)."""
 
     _cell_class = LSTMCell
     _cell_name = "lstm_cell"
 
 
+@with_args(_CELL_RNN_ARGS)
 class GRU(_CellRNN):
-    """Gated recurrent unit over the time axis (GRUCell's and RNN's arguments).
-
-    Args:
-        units: the state size.
-        **kwargs: GRUCell and RNN arguments (``reset_after``, ``dropout``,
-            ``return_sequences``, ``return_state``...).
-    """
+    """Gated recurrent unit over the time axis (GRUCell's arguments, such as ``reset_after``,
+    and RNN's)."""
 
     _cell_class = GRUCell
     _cell_name = "gru_cell"

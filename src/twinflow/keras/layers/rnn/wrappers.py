@@ -10,6 +10,7 @@ from ....ops import array_ops
 from ... import saving as _saving
 from ..base import Layer, _call_accepts
 from .cells import _HoldsLayers
+from .layer_wrappers import Wrapper
 
 
 def _strip(name: str, prefix: str) -> str:
@@ -113,7 +114,7 @@ class Bidirectional(_HoldsLayers):
         self.backward_layer.reset_states()
 
     def get_config(self) -> dict:
-        cfg = super().get_config()
+        cfg = Layer.get_config(self)   # (its layers are saved as Keras does: see below)
         cfg["layer"] = _saving.serialize_layer(self.forward_layer)
         cfg["merge_mode"] = self.merge_mode
         if self._tw_own_backward:
@@ -121,7 +122,7 @@ class Bidirectional(_HoldsLayers):
         return cfg
 
 
-class TimeDistributed(_HoldsLayers):
+class TimeDistributed(Wrapper):
     """Applies ``layer`` to every time step of ``(batch, time, ...)`` inputs (one set of
     weights for all steps).
 
@@ -130,14 +131,10 @@ class TimeDistributed(_HoldsLayers):
         **kwargs: Layer arguments.
     """
 
-    _config_layer_keys = ("layer",)
+    build = Layer.build   # the wrapped layer builds on its first call, with one step's shape
 
     def __init__(self, layer, **kwargs) -> None:
-        if not isinstance(layer, Layer):
-            raise ValueError(f"Please initialize `TimeDistributed` layer with a `keras.layers."
-                             f"Layer` instance. Received: {layer}")
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         self.supports_masking = True
 
     def call(self, inputs, training=None, mask=None) -> Tensor:
@@ -158,8 +155,3 @@ class TimeDistributed(_HoldsLayers):
             return array_ops.reshape(out, [-1, dims[1]] + out_dims)
         return array_ops.reshape(out, array_ops.concat([shape[:2], array_ops.shape(out)[1:]],
                                                        axis=0))
-
-    def get_config(self) -> dict:
-        cfg = super().get_config()
-        cfg["layer"] = _saving.serialize_layer(self.layer)
-        return cfg

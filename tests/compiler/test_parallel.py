@@ -57,11 +57,6 @@ def test_intra_op_setting_reaches_blas(restore_threads):
     assert blas.get_threads() == 2
 
 
-def test_run_parallel_keeps_order(restore_threads):
-    tw.config.threading.set_intra_op_parallelism_threads(2)
-    assert parallel.run_parallel(lambda v: v * v, list(range(7))) == [v * v for v in range(7)]
-
-
 @pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
 def test_bad_thread_counts_are_refused(bad):
     with pytest.raises(ValueError, match="non-negative int"):
@@ -161,48 +156,6 @@ def test_run_blocks_back_off_after_sharing_lost(restore_threads):
     for _ in range(12):
         parallel._judge(2.0, 1.0)
     assert parallel._backoff[0] == parallel.MAX_BACKOFF
-
-
-def test_run_parallel_shares_items_in_order(restore_threads):
-    tw.config.threading.set_intra_op_parallelism_threads(2)
-    seen = set()
-
-    def fn(i):
-        seen.add(threading.get_ident())
-        return np.full(1000, i).sum()   # (releases the GIL briefly)
-
-    assert parallel.run_parallel(fn, list(range(20))) == [1000 * i for i in range(20)]
-    assert parallel.run_parallel(fn, [3]) == [3000]
-    assert parallel.run_parallel(fn, []) == []
-
-
-def test_run_parallel_caller_takes_what_a_late_worker_did_not_start(restore_threads):
-    # the one worker is blocked: the calling thread must run every item itself and not wait
-    tw.config.threading.set_intra_op_parallelism_threads(2)
-    ex = parallel._executor(1)
-    release = threading.Event()
-    blocker = ex.submit(release.wait)
-    try:
-        me = threading.get_ident()
-        ran = []
-        out = parallel.run_parallel(lambda i: ran.append(threading.get_ident()) or i * 2,
-                                    list(range(5)))
-        assert out == [0, 2, 4, 6, 8] and set(ran) == {me}
-    finally:
-        release.set()
-        blocker.result()
-
-
-def test_run_parallel_raises_the_items_error(restore_threads):
-    tw.config.threading.set_intra_op_parallelism_threads(2)
-
-    def fn(i):
-        if i == 3:
-            raise ValueError("item 3")
-        return i
-
-    with pytest.raises(ValueError, match="item 3"):
-        parallel.run_parallel(fn, list(range(6)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

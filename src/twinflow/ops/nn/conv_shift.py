@@ -14,8 +14,8 @@ elsewhere), both again products of contiguous row ranges.
 
 The sums of products accumulate in place (``core.blas.shifted_gemms``, ``beta=1``: no temporary
 and no separate addition per offset; NumPy's matmul and add where the library is not there).
-Large batches are cut into pieces (``pieces``) that the calling thread and the intra-op pool's
-workers take in turn; the products run with BLAS on one thread (``core.blas.single_threaded``).
+Large batches are cut into pieces (``pieces``) that the calling thread and ``core.workers``'
+threads take in turn; the products run with BLAS on one thread (``core.blas.single_threaded``).
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ import time
 import numpy as np
 
 from ...core import blas
-from ...core.parallel import intra_threads, run_parallel
+from ...core.parallel import intra_threads
+from ...core.workers import run_calls
 
 # Convolutions of at least this many multiply-adds (~0.05 ms of one core) are cut into batch
 # pieces: a piece costs ~20 us of Python and handing one to a waiting worker ~50 us.
@@ -98,8 +99,9 @@ def busy() -> bool:
 
 
 def run(fn, parts: list) -> list:
-    """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the pool's
-    workers (on the calling thread alone while the machine is ``busy``), BLAS on one thread.
+    """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the
+    workers of ``core.workers.run_calls`` (on the calling thread alone while the machine is
+    ``busy``), BLAS on one thread.
 
     Args:
         fn: a function of one piece.
@@ -113,7 +115,7 @@ def run(fn, parts: list) -> list:
     with blas.single_threaded():
         if len(parts) > 1 and busy():
             return [fn(p) for p in parts]
-        return run_parallel(fn, parts)
+        return run_calls([(fn, (p,)) for p in parts], intra_threads())
 
 
 def conv(xp, w, dilations):

@@ -29,9 +29,10 @@ from ...core import blas
 from ...core.parallel import intra_threads
 from ...core.workers import run_calls
 
-# Convolutions of at least this many multiply-adds (~0.05 ms of one core) are cut into batch
-# pieces: a piece costs ~20 us of Python and handing one to a waiting worker ~50 us.
-PARALLEL_MIN_FLOPS = 1 << 21
+# Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
+# pieces: a piece costs ~5-30 us of Python (the first layer of seed 004, 3.1M multiply-adds,
+# took 0.36 ms in four pieces on one thread against 0.25 ms whole) and waking a worker ~10 us.
+PARALLEL_MIN_FLOPS = 1 << 22
 # Pieces per cut convolution: a fixed number, at least one per thread, so that up to this many
 # threads the pieces, and with them the results, do not depend on the thread count (filter
 # gradients sum the pieces' products in piece order).

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.core import blas, parallel
+from twinflow.core import blas, parallel, workers
 
 
 @pytest.fixture
 def restore_threads():
     old = tw.config.threading.get_intra_op_parallelism_threads()
-    parallel._backoff[:] = [0, 0]    # (a busy machine may have made earlier calls back off)
+    workers._backoff = workers._Backoff()   # (a busy machine may have made earlier runs back off)
     yield
     tw.config.threading.set_intra_op_parallelism_threads(old)
 
@@ -55,6 +55,11 @@ def test_intra_op_setting_reaches_blas(restore_threads):
     assert blas.get_threads() == 1
     tw.config.threading.set_intra_op_parallelism_threads(2)
     assert blas.get_threads() == 2
+
+
+def test_run_parallel_keeps_order(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    assert parallel.run_parallel(lambda v: v * v, list(range(7))) == [v * v for v in range(7)]
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
@@ -112,15 +117,30 @@ def test_allocator_tuning_is_on_unless_the_environment_says_no():
                                  else "False")
 
 
-def test_run_blocks_share_pieces_and_never_wait_for_an_idle_thread(restore_threads):
+class _Blocker:
+    """Posted to every worker: keeps them all busy until released."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def __enter__(self) -> _Blocker:
+        workers._ensure_workers(1)
+        for _ in workers._workers:
+            workers._posts.put(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release.set()
+
+    def work(self) -> None:
+        self.release.wait(30)
+
+
+def test_run_blocks_share_pieces_and_never_wait_for_a_busy_thread(restore_threads):
     tw.config.threading.set_intra_op_parallelism_threads(2)
-    # the pool's one thread is busy: the caller takes every piece and returns
-    release = threading.Event()
-    parallel._executor(1).submit(release.wait)
-    try:
+    # every worker is busy: the caller takes every piece and returns
+    with _Blocker():
         assert _threads_used(True) == {threading.get_ident()}
-    finally:
-        release.set()
     # pieces taken by whichever thread asks first: all done once each, in place
     counts = np.zeros(1000, np.int64)
 
@@ -143,19 +163,40 @@ def test_run_blocks_raise_a_pieces_error(restore_threads, bad_start):
     assert len(_threads_used(True)) >= 1      # the pool still works afterwards
 
 
-def test_run_blocks_back_off_after_sharing_lost(restore_threads):
+def test_run_parallel_shares_items_in_order(restore_threads):
     tw.config.threading.set_intra_op_parallelism_threads(2)
-    parallel._judge(2.0, 1.0)        # took 2 s where the caller alone would take 1 s
-    parallel._judge(2.0, 1.0)
-    assert parallel._backoff == [2, 2]
-    assert _threads_used(True) == {threading.get_ident()}     # alone, twice
-    assert _threads_used(True) == {threading.get_ident()}
-    assert parallel._backoff == [2, 0]
-    parallel._judge(0.5, 1.0)        # a win halves the next back-off
-    assert parallel._backoff == [1, 0]
-    for _ in range(12):
-        parallel._judge(2.0, 1.0)
-    assert parallel._backoff[0] == parallel.MAX_BACKOFF
+    seen = set()
+
+    def fn(i):
+        seen.add(threading.get_ident())
+        return np.full(1000, i).sum()   # (releases the GIL briefly)
+
+    assert parallel.run_parallel(fn, list(range(20))) == [1000 * i for i in range(20)]
+    assert parallel.run_parallel(fn, [3]) == [3000]
+    assert parallel.run_parallel(fn, []) == []
+
+
+def test_run_parallel_caller_takes_what_a_late_worker_did_not_start(restore_threads):
+    # the one worker is blocked: the calling thread must run every item itself and not wait
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+    with _Blocker():
+        me = threading.get_ident()
+        ran = []
+        out = parallel.run_parallel(lambda i: ran.append(threading.get_ident()) or i * 2,
+                                    list(range(5)))
+        assert out == [0, 2, 4, 6, 8] and set(ran) == {me}
+
+
+def test_run_parallel_raises_the_items_error(restore_threads):
+    tw.config.threading.set_intra_op_parallelism_threads(2)
+
+    def fn(i):
+        if i == 3:
+            raise ValueError("item 3")
+        return i
+
+    with pytest.raises(ValueError, match="item 3"):
+        parallel.run_parallel(fn, list(range(6)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

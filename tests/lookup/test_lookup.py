@@ -158,3 +158,27 @@ def test_saved_model_refuses_tables(tmp_path):
         tw.saved_model.save(Tracked(), str(tmp_path / "a"))
     with pytest.raises(ValueError, match="tw.lookup table"):
         tw.saved_model.save(Captured(), str(tmp_path / "b"))
+
+
+def test_eager_lookups_do_not_grow_memory():
+    # Each lookup/size/insert runs a numpy_function whose Python function held the table: the
+    # function table kept every one of them (and so every table) alive.
+    import gc
+    import weakref
+
+    from twinflow.ops import script_ops
+    gc.collect()
+    before = len(script_ops._FUNCS)
+    init = tw.lookup.KeyValueTensorInitializer(["a", "b"], [1, 2])
+    refs = []
+    for _ in range(1_000):
+        t = tw.lookup.StaticHashTable(init, -1)
+        assert int(t.lookup(tw.constant(["b"]))[0]) == 2 and int(t.size()) == 2
+        m = tw.lookup.experimental.MutableHashTable(tw.string, tw.int64, -1)
+        m.insert(tw.constant(["x"]), tw.constant([3], tw.int64))
+        assert int(m.lookup(tw.constant(["x"]))[0]) == 3
+        refs.append(weakref.ref(t))
+    del t, m
+    gc.collect()
+    assert len(script_ops._FUNCS) <= before + 1
+    assert all(r() is None for r in refs)

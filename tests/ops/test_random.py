@@ -262,3 +262,25 @@ def test_stateless_truncated_normal():
     b = tw.random.stateless_truncated_normal([1000], seed=[7, 8], mean=1.0).numpy()
     np.testing.assert_array_equal(a, b)
     assert a.min() >= -1.0 and a.max() <= 3.0
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_scalar_shape_samplers_return_scalars(graph):
+    # NumPy's samplers return a Python scalar for a 0-d parameter; shapes as TensorFlow 2.21.
+    seed = [1, 2]
+    draws = {
+        "gamma": (lambda: tw.random.gamma([], 2.0), ()),
+        "gamma_alpha2": (lambda: tw.random.gamma([], [2.0, 3.0]), (2,)),
+        "gamma_beta3": (lambda: tw.random.gamma([], 2.0, beta=[1.0, 2.0, 3.0]), (3,)),
+        "poisson": (lambda: tw.random.poisson([], 2.0), ()),
+        "s_gamma": (lambda: tw.random.stateless_gamma([], seed, alpha=2.0), ()),
+        "s_poisson": (lambda: tw.random.stateless_poisson([], seed, lam=2.0), ()),
+        "s_binomial": (lambda: tw.random.stateless_binomial([], seed, 3.0, 0.5), ()),
+    }
+    for name, (draw, shape) in draws.items():
+        out = tw.function(draw)() if graph else draw()
+        assert tuple(out.shape) == shape, name
+        assert np.asarray(out).shape == shape, name
+    # A stateless draw with a scalar shape cannot take a [2] alpha (TF: InvalidArgumentError).
+    with pytest.raises(tw.errors.InvalidArgumentError):
+        tw.random.stateless_gamma([], seed, alpha=[2.0, 3.0])

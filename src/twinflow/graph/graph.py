@@ -157,6 +157,8 @@ class Graph:
         # of a tw.function body, run on the function's copied program): old tensor -> its
         # copy in this graph, or None.
         self.foreign_alias = None
+        # token -> the Python function of each py_function op built here (ops/script_ops).
+        self._py_funcs: dict = {}
 
     # ----- building -----
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:

@@ -269,7 +269,7 @@ class Library:
 
     def _add_op(self, nodes, op) -> None:
         if op.type == "PyFunc":  # a tw.lookup table's state lives in Python, not the graph
-            reason = getattr(script_ops._FUNCS.get(op.attrs["token"]), "unsaveable", None)
+            reason = getattr(script_ops.lookup_function(op.attrs["token"])[0], "unsaveable", None)
             if reason:
                 raise ValueError(f"{op.name}: {reason} cannot be saved in a SavedModel by "
                                  "twinflow")

@@ -41,10 +41,13 @@ class LearningRateSchedule(Configurable):
 
 class _Decay(LearningRateSchedule):
     """The arguments of the schedules that decay ``initial_learning_rate`` over
-    ``decay_steps``."""
+    ``decay_steps`` (which must be positive, as in Keras 3)."""
 
     def __init__(self, initial_learning_rate: float, decay_steps: int,
                  name: str | None) -> None:
+        if decay_steps <= 0:
+            raise ValueError(f"Argument `decay_steps` must be > 0. Received: "
+                             f"decay_steps={decay_steps}")
         self.name = name
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
@@ -54,15 +57,11 @@ class _RateDecay(_Decay):
     """The arguments ExponentialDecay and InverseTimeDecay share, and their progress
     ``step / decay_steps`` (floored with ``staircase``)."""
 
-    # ExponentialDecay rejects decay_steps <= 0 up front; InverseTimeDecay does not.
-    _positive_steps = False
     _config_keys = ("initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name")
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str | None = None) -> None:
-        if self._positive_steps and decay_steps <= 0:
-            raise ValueError("decay_steps must be positive")
-        super().__init__(initial_learning_rate, decay_steps, name)
+        super().__init__(initial_learning_rate, decay_steps, name or type(self).__name__)
         self.decay_rate = decay_rate
         self.staircase = staircase
 
@@ -81,8 +80,6 @@ class ExponentialDecay(_RateDecay):
         staircase: decay in discrete intervals.
         name: the name scope of its ops in a graph (default: the class name).
     """
-
-    _positive_steps = True
 
     def _rate(self, step):
         return float(self.initial_learning_rate) * math_ops.pow(
@@ -114,7 +111,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         name: the name scope of its ops in a graph (default: the class name).
     """
 
-    def __init__(self, boundaries: list, values: list, name: str | None = None) -> None:
+    def __init__(self, boundaries: list, values: list, name: str = "PiecewiseConstant") -> None:
         self.name = name
         if len(values) != len(boundaries) + 1:
             raise ValueError("The length of boundaries should be 1 less than the length of "
@@ -141,47 +138,73 @@ class PolynomialDecay(_Decay):
         decay_steps: steps to reach ``end_learning_rate``.
         end_learning_rate: the final rate.
         power: the curve's exponent.
-        cycle: accepted; must be False.
-        name: the name scope of its ops in a graph (default: the class name).
+        cycle: after ``decay_steps``, decay again over the next multiple of ``decay_steps``
+            (Keras: the decay length is ``decay_steps * ceil(step / decay_steps)``).
+        name: the name scope of its ops in a graph.
     """
 
     def __init__(self, initial_learning_rate: float, decay_steps: int,
                  end_learning_rate: float = 0.0001, power: float = 1.0, cycle: bool = False,
-                 name: str | None = None) -> None:
+                 name: str = "PolynomialDecay") -> None:
         super().__init__(initial_learning_rate, decay_steps, name)
         self.end_learning_rate = end_learning_rate
         self.power = power
+        self.cycle = cycle
 
     def _rate(self, step):
-        s = math_ops.minimum(_step(step), float(self.decay_steps))
-        frac = 1.0 - s / float(self.decay_steps)
+        s, steps = _step(step), float(self.decay_steps)
+        if self.cycle:  # the first multiple of decay_steps >= step (1 at step 0)
+            length = steps * math_ops.maximum(math_ops.ceil(s / steps), 1.0)
+        else:
+            s, length = math_ops.minimum(s, steps), steps
         return (float(self.initial_learning_rate) - self.end_learning_rate) * math_ops.pow(
-            frac, _tensor(float(self.power), dtypes.float32)) + self.end_learning_rate
+            1.0 - s / length, _tensor(float(self.power), dtypes.float32)) + \
+            self.end_learning_rate
 
-    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power", "name")
+    _config_keys = ("initial_learning_rate", "decay_steps", "end_learning_rate", "power",
+                    "cycle", "name")
 
 
 class CosineDecay(_Decay):
-    """Cosine decay from ``initial`` to ``alpha * initial`` over ``decay_steps``.
+    """Cosine decay from ``initial`` to ``alpha * initial`` over ``decay_steps``; with
+    ``warmup_target``, first a linear warmup from ``initial`` to ``warmup_target`` over
+    ``warmup_steps``, then the cosine decay from ``warmup_target`` (Keras 3's formula).
 
     Args:
         initial_learning_rate: the rate at step 0.
         decay_steps: steps of the decay.
         alpha: the final fraction of the rate.
-        name: the name scope of its ops in a graph (default: the class name).
+        name: the name scope of its ops in a graph.
+        warmup_target: the rate at the end of the warmup; None: no warmup.
+        warmup_steps: the steps of the warmup.
     """
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, alpha: float = 0.0,
-                 name: str | None = None, **kwargs) -> None:
+                 name: str = "CosineDecay", warmup_target: float | None = None,
+                 warmup_steps: int = 0) -> None:
         super().__init__(initial_learning_rate, decay_steps, name)
         self.alpha = alpha
+        self.warmup_target = warmup_target
+        self.warmup_steps = warmup_steps
 
     def _rate(self, step):
-        s = math_ops.minimum(_step(step), float(self.decay_steps))
-        cos = 0.5 * (1.0 + math_ops.cos(math.pi * s / float(self.decay_steps)))
-        return float(self.initial_learning_rate) * ((1.0 - self.alpha) * cos + self.alpha)
+        s, steps = _step(step), float(self.decay_steps)
+        initial = float(self.initial_learning_rate)
+        if self.warmup_target is None:
+            return self._decay(math_ops.minimum(s, steps), steps, initial)
+        target, warmup = float(self.warmup_target), float(self.warmup_steps)
+        s = math_ops.minimum(s, steps + warmup)
+        # Both sides are cheap and finite where chosen; warmup_steps 0 never takes the first.
+        return math_ops.where(math_ops.less(s, warmup),
+                              (target - initial) * (s / warmup) + initial,
+                              self._decay(s - warmup, steps, target))
 
-    _config_keys = ("initial_learning_rate", "decay_steps", "alpha", "name")
+    def _decay(self, s, steps: float, start: float):
+        cos = 0.5 * (1.0 + math_ops.cos(math.pi * (s / steps)))
+        return start * ((1.0 - self.alpha) * cos + self.alpha)
+
+    _config_keys = ("initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target",
+                    "warmup_steps")
 
 
 class CosineDecayRestarts(LearningRateSchedule):
@@ -228,16 +251,16 @@ class CosineDecayRestarts(LearningRateSchedule):
                     "name")
 
 
-def serialize(schedule: LearningRateSchedule) -> dict:
-    """The config of ``schedule``.
+def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
+    """The config of ``learning_rate_schedule``.
 
     Args:
-        schedule: a schedule.
+        learning_rate_schedule: a schedule.
 
     Returns:
         ``{"class_name": ..., "config": ...}``.
     """
-    return _serialize(schedule)
+    return _serialize(learning_rate_schedule)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:

@@ -181,7 +181,7 @@ class Where:
 # ----- public functions that do more than bind -------------------------------------------------
 
 
-def logical_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
+def logical_xor(x: TensorLike, y: TensorLike, name: str = "LogicalXor") -> Tensor:
     """Elementwise XOR of bool tensors (``tw.math.logical_xor``, ``^`` on bool tensors).
 
     Args:

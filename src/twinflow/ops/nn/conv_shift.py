@@ -26,8 +26,7 @@ import time
 import numpy as np
 
 from ...core import blas
-from ...core.parallel import intra_threads
-from ...core.workers import run_calls
+from ...core.parallel import intra_threads, run_parallel
 
 # Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
 # pieces: a piece costs ~5-30 us of Python (the first layer of seed 004, 3.1M multiply-adds,
@@ -101,8 +100,8 @@ def busy() -> bool:
 
 def run(fn, parts: list) -> list:
     """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the
-    workers of ``core.workers.run_calls`` (on the calling thread alone while the machine is
-    ``busy``), BLAS on one thread.
+    intra-op threads (``core.parallel.run_parallel``; on the calling thread alone while the
+    machine is ``busy``), BLAS on one thread.
 
     Args:
         fn: a function of one piece.
@@ -116,7 +115,7 @@ def run(fn, parts: list) -> list:
     with blas.single_threaded():
         if len(parts) > 1 and busy():
             return [fn(p) for p in parts]
-        return run_calls([(fn, (p,)) for p in parts], intra_threads())
+        return run_parallel(fn, parts)
 
 
 def conv(xp, w, dilations):

@@ -288,8 +288,7 @@ _UNSIGNED = {4: np.uint32, 8: np.uint64}
 _sparse_xent_2d.fresh_result = True
 
 
-def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,
-                                             logits: TensorLike | None = None,
+def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
                                              name: str | None = None) -> Tensor:
     """Cross entropy of softmax(``logits``) against integer class ``labels``.
 
@@ -304,8 +303,6 @@ def sparse_softmax_cross_entropy_with_logits(labels: TensorLike | None = None,
     Raises:
         InvalidArgumentError: a label is outside [0, classes).
     """
-    if labels is None or logits is None:
-        raise ValueError("sparse_softmax_cross_entropy_with_logits needs labels and logits")
     logits = _float_arg(logits, "SparseSoftmaxCrossEntropyWithLogits")
     labels = convert(labels, dtype_hint=dtypes.int32)
     if not labels.dtype.is_integer:

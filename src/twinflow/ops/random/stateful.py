@@ -143,8 +143,9 @@ class RandomGamma:
     def kernel(shape, alpha, *, seed=0, seed2=0, generator=None):
         gen = _stream("gamma", alpha.dtype, seed, seed2, generator)
         size = _shape_tuple(shape) + alpha.shape
-        return gen.standard_gamma(np.broadcast_to(alpha, size).astype(np.float64)).astype(
-            alpha.dtype)
+        # np.asarray: NumPy returns a Python float, not an array, for a scalar parameter.
+        return np.asarray(gen.standard_gamma(np.broadcast_to(alpha, size).astype(np.float64)),
+                          dtype=alpha.dtype)
 
     def grad(op, dy):
         return None, None
@@ -160,7 +161,8 @@ class RandomPoissonV2:
     def kernel(shape, rate, *, dtype, seed=0, seed2=0, generator=None):
         gen = _stream("poisson", rate.dtype, seed, seed2, generator)
         size = _shape_tuple(shape) + rate.shape
-        return gen.poisson(np.broadcast_to(rate, size).astype(np.float64)).astype(dtype.np)
+        return np.asarray(gen.poisson(np.broadcast_to(rate, size).astype(np.float64)),
+                          dtype=dtype.np)
 
     def grad(op, dy):
         return None, None

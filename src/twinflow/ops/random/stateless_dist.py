@@ -122,7 +122,8 @@ def _draw(sample, seed, shape, param, what: str, dtype):
     """``sample(generator, param)`` with ``param`` broadcast to ``shape`` (as float64), in
     ``dtype``."""
     p = _broadcast(param, _shape_tuple(shape), what).astype(np.float64)
-    return sample(stateless_generator(seed), p).astype(dtype.np)
+    # np.asarray: NumPy's samplers return a Python scalar, not an array, for a 0-d parameter.
+    return np.asarray(sample(stateless_generator(seed), p), dtype=dtype.np)
 
 
 def _one_param_op(name: str, param: str, sample, schema: str, doc: str, grad):
@@ -219,7 +220,7 @@ class StatelessRandomBinomial:
         if np.any(n < 0) or np.any((p < 0) | (p > 1)):
             raise InvalidArgumentError(None, None, "stateless_binomial: counts must be >= 0 and "
                                                    "probs in [0, 1]")
-        return stateless_generator(seed).binomial(n, p).astype(dtype.np)
+        return np.asarray(stateless_generator(seed).binomial(n, p), dtype=dtype.np)
 
     grad = _no_grad
 

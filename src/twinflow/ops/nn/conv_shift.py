@@ -14,8 +14,8 @@ elsewhere), both again products of contiguous row ranges.
 
 The sums of products accumulate in place (``core.blas.shifted_gemms``, ``beta=1``: no temporary
 and no separate addition per offset; NumPy's matmul and add where the library is not there).
-Large batches are cut into pieces (``pieces``) that the calling thread and the intra-op pool's
-workers take in turn; the products run with BLAS on one thread (``core.blas.single_threaded``).
+Large batches are cut into pieces (``pieces``) that the calling thread and ``core.workers``'
+threads take in turn; the products run with BLAS on one thread (``core.blas.single_threaded``).
 """
 from __future__ import annotations
 
@@ -28,15 +28,16 @@ import numpy as np
 from ...core import blas
 from ...core.parallel import intra_threads, run_parallel
 
-# Convolutions of at least this many multiply-adds (~0.05 ms of one core) are cut into batch
-# pieces: a piece costs ~20 us of Python and handing one to a waiting worker ~50 us.
-PARALLEL_MIN_FLOPS = 1 << 21
+# Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
+# pieces: a piece costs ~5-30 us of Python (the first layer of seed 004, 3.1M multiply-adds,
+# took 0.36 ms in four pieces on one thread against 0.25 ms whole) and waking a worker ~10 us.
+PARALLEL_MIN_FLOPS = 1 << 22
 # Pieces per cut convolution: a fixed number, at least one per thread, so that up to this many
 # threads the pieces, and with them the results, do not depend on the thread count (filter
 # gradients sum the pieces' products in piece order).
 PIECES = 4
 # Pieces stay on the calling thread while the load average exceeds the cores by this much.
-BUSY_MARGIN = 1.0
+BUSY_MARGIN = 0.5
 BUSY_CHECK_S = 1.0
 _load = [-1e9, False]   # [when read, busy]
 # The products go over groups of rows of about this many bytes of input and output rows, which
@@ -98,8 +99,9 @@ def busy() -> bool:
 
 
 def run(fn, parts: list) -> list:
-    """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the pool's
-    workers (on the calling thread alone while the machine is ``busy``), BLAS on one thread.
+    """``[fn(p) for p in parts]``, the parts taken in turn by the calling thread and the
+    intra-op threads (``core.parallel.run_parallel``; on the calling thread alone while the
+    machine is ``busy``), BLAS on one thread.
 
     Args:
         fn: a function of one piece.

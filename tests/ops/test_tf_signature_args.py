@@ -33,3 +33,13 @@ def test_logical_xor_default_name_and_required_xent_arguments():
     assert any(op.name == "LogicalXor" for op in g.get_operations())
     with pytest.raises(TypeError):
         tw.nn.sparse_softmax_cross_entropy_with_logits(labels=[0])
+
+
+@pytest.mark.parametrize("fn", [tw.random.stateless_normal, tw.random.stateless_uniform,
+                                tw.random.stateless_truncated_normal])
+def test_stateless_samplers_check_alg(fn):
+    base = fn([3], seed=[1, 2])
+    for alg in ("philox", "THREEFRY", "auto_select", tw.random.Algorithm.PHILOX, 1):
+        np.testing.assert_array_equal(fn([3], seed=[1, 2], alg=alg), base)  # PCG64 always
+    with pytest.raises(ValueError, match="algorithm"):
+        fn([3], seed=[1, 2], alg="mersenne")

@@ -43,3 +43,14 @@ def test_stateless_samplers_check_alg(fn):
         np.testing.assert_array_equal(fn([3], seed=[1, 2], alg=alg), base)  # PCG64 always
     with pytest.raises(ValueError, match="algorithm"):
         fn([3], seed=[1, 2], alg="mersenne")
+
+
+def test_embedding_lookup_sparse_v2_arguments():
+    params = tw.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    ids = tw.sparse.SparseTensor([[0, 0], [0, 1], [1, 0]], tw.constant([0, 2, 1], tw.int64),
+                                 [2, 2])
+    mean = tw.nn.embedding_lookup_sparse(params, ids, None)  # combiner None: mean
+    np.testing.assert_allclose(mean, [[3.0, 4.0], [3.0, 4.0]])
+    total = tw.function(lambda p: tw.nn.embedding_lookup_sparse(p, ids, None, "sum",
+                                                                name="emb"))(params)
+    np.testing.assert_allclose(total, [[6.0, 8.0], [3.0, 4.0]])

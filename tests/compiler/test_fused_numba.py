@@ -12,7 +12,7 @@ from twinflow.compiler import fused_numba, fusion
 from twinflow.compiler.codegen import compile_program
 from twinflow.compiler.pipeline import UNFUSED_PASSES, optimize
 from twinflow.compiler.program import bind_captures
-from twinflow.core import config, parallel
+from twinflow.core import config, workers
 from twinflow.eager.func_graph import TensorSpec, trace_func_graph
 
 # Blocks of 1000 elements, shared over two threads from any size, arithmetic compiled.
@@ -35,7 +35,7 @@ def _both(fn, args, specs):
     assert stats["fusion"] > 0
     old = config.threading.get_intra_op_parallelism_threads()
     config.threading.set_intra_op_parallelism_threads(2)
-    parallel._backoff[:] = [0, 0]
+    workers._backoff = workers._Backoff()
     try:
         fused = compile_program(opt)(*args)
     finally:

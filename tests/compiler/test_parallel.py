@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.core import blas, parallel
+from twinflow.core import blas, parallel, workers
 
 
 @pytest.fixture
 def restore_threads():
     old = tw.config.threading.get_intra_op_parallelism_threads()
-    parallel._backoff[:] = [0, 0]    # (a busy machine may have made earlier calls back off)
+    workers._backoff = workers._Backoff()   # (a busy machine may have made earlier runs back off)
     yield
     tw.config.threading.set_intra_op_parallelism_threads(old)
 
@@ -117,15 +117,30 @@ def test_allocator_tuning_is_on_unless_the_environment_says_no():
                                  else "False")
 
 
-def test_run_blocks_share_pieces_and_never_wait_for_an_idle_thread(restore_threads):
+class _Blocker:
+    """Posted to every worker: keeps them all busy until released."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def __enter__(self) -> _Blocker:
+        workers._ensure_workers(1)
+        for _ in workers._workers:
+            workers._posts.put(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release.set()
+
+    def work(self) -> None:
+        self.release.wait(30)
+
+
+def test_run_blocks_share_pieces_and_never_wait_for_a_busy_thread(restore_threads):
     tw.config.threading.set_intra_op_parallelism_threads(2)
-    # the pool's one thread is busy: the caller takes every piece and returns
-    release = threading.Event()
-    parallel._executor(1).submit(release.wait)
-    try:
+    # every worker is busy: the caller takes every piece and returns
+    with _Blocker():
         assert _threads_used(True) == {threading.get_ident()}
-    finally:
-        release.set()
     # pieces taken by whichever thread asks first: all done once each, in place
     counts = np.zeros(1000, np.int64)
 
@@ -148,21 +163,6 @@ def test_run_blocks_raise_a_pieces_error(restore_threads, bad_start):
     assert len(_threads_used(True)) >= 1      # the pool still works afterwards
 
 
-def test_run_blocks_back_off_after_sharing_lost(restore_threads):
-    tw.config.threading.set_intra_op_parallelism_threads(2)
-    parallel._judge(2.0, 1.0)        # took 2 s where the caller alone would take 1 s
-    parallel._judge(2.0, 1.0)
-    assert parallel._backoff == [2, 2]
-    assert _threads_used(True) == {threading.get_ident()}     # alone, twice
-    assert _threads_used(True) == {threading.get_ident()}
-    assert parallel._backoff == [2, 0]
-    parallel._judge(0.5, 1.0)        # a win halves the next back-off
-    assert parallel._backoff == [1, 0]
-    for _ in range(12):
-        parallel._judge(2.0, 1.0)
-    assert parallel._backoff[0] == parallel.MAX_BACKOFF
-
-
 def test_run_parallel_shares_items_in_order(restore_threads):
     tw.config.threading.set_intra_op_parallelism_threads(2)
     seen = set()
@@ -179,18 +179,12 @@ def test_run_parallel_shares_items_in_order(restore_threads):
 def test_run_parallel_caller_takes_what_a_late_worker_did_not_start(restore_threads):
     # the one worker is blocked: the calling thread must run every item itself and not wait
     tw.config.threading.set_intra_op_parallelism_threads(2)
-    ex = parallel._executor(1)
-    release = threading.Event()
-    blocker = ex.submit(release.wait)
-    try:
+    with _Blocker():
         me = threading.get_ident()
         ran = []
         out = parallel.run_parallel(lambda i: ran.append(threading.get_ident()) or i * 2,
                                     list(range(5)))
         assert out == [0, 2, 4, 6, 8] and set(ran) == {me}
-    finally:
-        release.set()
-        blocker.result()
 
 
 def test_run_parallel_raises_the_items_error(restore_threads):

@@ -1,24 +1,21 @@
 """The thread pool large kernels split their work over, and per-thread scratch buffers.
 
 NumPy releases the GIL inside ufunc loops and BLAS calls, so blocks of one fused loop (or
-batch blocks of one convolution) run truly in parallel on Python threads. The pool has
-``intra_threads() - 1`` workers: the calling thread takes the first share itself.
+batch blocks of one convolution) run truly in parallel on Python threads: the threads are
+``core.workers``' (the same that split matrix products and run independent ops at once).
 ``tw.config.threading.set_intra_op_parallelism_threads(n)`` sets the number (0: one per
 core), read on every call, so a change takes effect on the next kernel.
 """
 from __future__ import annotations
 
-import itertools
 import os
 import threading
-import time
 
 import numpy as np
 
 from . import config
+from .workers import run_calls
 
-_lock = threading.Lock()
-_pool: list = [None, 0]          # [executor, workers]
 _local = threading.local()
 # Per-thread scratch sets kept (a new set is made per distinct block shape).
 MAX_SCRATCH_SETS = 32
@@ -32,24 +29,6 @@ def intra_threads() -> int:
     """
     n = config.threading.get_intra_op_parallelism_threads()
     return max(1, n if n > 0 else (os.cpu_count() or 1))
-
-
-def _executor(workers: int):  # -> ThreadPoolExecutor
-    with _lock:
-        ex, size = _pool
-        if ex is None or size != workers:
-            if ex is not None:
-                ex.shutdown(wait=False)
-            # (imported here: concurrent.futures loads logging, kept out of import twinflow)
-            from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
-            ex = ThreadPoolExecutor(workers, thread_name_prefix="twinflow-intra",
-                                    initializer=_mark_worker)
-            _pool[0], _pool[1] = ex, workers
-        return ex
-
-
-def _mark_worker() -> None:
-    _local.worker = True
 
 
 def scratch(rows: int, specs: tuple) -> list:
@@ -77,13 +56,11 @@ def scratch(rows: int, specs: tuple) -> list:
 def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
     """Calls ``block(start, stop, scratch)`` over ``[0, n)`` in pieces of ``rows``.
 
-    With ``parallel`` and more than one thread allowed, the pieces are shared out
-    dynamically: the caller and the pool's threads each take the next piece not yet taken
-    until none is left (each with its own scratch). A pool thread that the OS has not
-    scheduled yet takes nothing, so on a busy machine the caller does the work alone instead
-    of waiting for it; it only waits for pieces another thread has started. When sharing
-    took longer than the caller alone would have, later calls run alone for a while
-    (``_judge``).
+    With ``parallel`` and more than one thread allowed, the pieces are calls of one
+    ``core.workers.run_calls`` run: the caller and the woken workers each take the next piece
+    not yet taken (each with its own scratch), the caller never waits for a worker to start,
+    and after a run where sharing did not pay the next runs stay on the caller for a while.
+    Each piece computes the same values wherever it runs.
 
     Args:
         block: the per-block function.
@@ -93,93 +70,22 @@ def run_blocks(block, n: int, rows: int, specs: tuple, parallel: bool) -> None:
         parallel: whether the work is large enough to share.
     """
     nblocks = -(-n // rows) if n else 0
-    threads = intra_threads() if parallel and not getattr(_local, "worker", False) else 1
+    threads = intra_threads() if parallel else 1
     if min(threads, nblocks) <= 1:
         buf = scratch(rows, specs)
         for s in range(0, n, rows):
             block(s, min(s + rows, n), buf)
         return
-    if _backoff[1] > 0:          # sharing lost lately: run alone for a while
-        _backoff[1] -= 1
-        threads = 1
-    share = _Share(block, n, rows, specs, nblocks)
-    if threads > 1:
-        ex = _executor(threads - 1)
-        for _ in range(min(threads, nblocks) - 1):
-            ex.submit(share.work)
-    start = time.perf_counter()
-    mine = share.work()
-    own = time.perf_counter() - start
-    share.wait()
-    if threads > 1:
-        _judge(time.perf_counter() - start, own / mine * nblocks if mine else 0.0)
 
-
-# [calls to back off for after the next loss, calls left to run alone]
-_backoff = [0, 0]
-MAX_BACKOFF = 256
-
-
-def _judge(elapsed: float, alone: float) -> None:
-    """Backs off from sharing when it lost: on a machine whose cores are busy, a pool thread
-    that the OS deschedules in the middle of a piece (or while it holds the GIL) makes the
-    caller wait for it, longer than doing everything alone (``alone``: the caller's time per
-    piece times the pieces). Each loss doubles the number of calls then run alone (up to
-    ``MAX_BACKOFF``); each win halves it. Races between threads only blur the counts."""
-    if alone and elapsed > alone:
-        _backoff[0] = min(max(1, 2 * _backoff[0]), MAX_BACKOFF)
-        _backoff[1] = _backoff[0]
-    else:
-        _backoff[0] //= 2
-
-
-class _Share:
-    """The pieces of one ``run_blocks`` call, taken one at a time by whichever thread asks."""
-
-    def __init__(self, block, n: int, rows: int, specs: tuple, nblocks: int) -> None:
-        self.block, self.n, self.rows, self.specs = block, n, rows, specs
-        self.take = itertools.count().__next__   # atomic under the GIL
-        self.nblocks = self.left = nblocks
-        self.lock = threading.Lock()
-        self.done = threading.Event()
-        self.error: BaseException | None = None
-
-    def work(self) -> int:
-        """Runs pieces until none is left; returns how many this thread ran."""
-        finished = 0
-        try:
-            i = self.take()
-            if i < self.nblocks:
-                buf = scratch(self.rows, self.specs)
-                with np.errstate(all="ignore"):
-                    while i < self.nblocks:
-                        s = i * self.rows
-                        self.block(s, min(s + self.rows, self.n), buf)
-                        finished += 1
-                        i = self.take()
-        except BaseException as e:  # noqa: BLE001 - handed to the caller, which re-raises
-            self.error = e
-            finished = self.nblocks   # (wakes the caller now)
-        with self.lock:
-            self.left -= finished
-            if self.left <= 0:
-                self.done.set()
-        return finished
-
-    def wait(self) -> None:
-        """Returns when every piece is done; re-raises a piece's exception."""
-        self.done.wait()
-        if self.error is not None:
-            raise self.error
+    def piece(s: int) -> None:
+        with np.errstate(all="ignore"):
+            block(s, min(s + rows, n), scratch(rows, specs))
+    run_calls([(piece, (s,)) for s in range(0, n, rows)], threads)
 
 
 def run_parallel(fn, items: list) -> list:
-    """``[fn(item) for item in items]``, the items shared over the pool's threads.
-
-    The calling thread and the workers each take the next item not yet taken until none are
-    left, so which thread runs an item never changes the results, and on a busy machine a
-    worker that is not scheduled in time costs nothing: the caller takes its items and drops
-    the worker's task if it has not started.
+    """``[fn(item) for item in items]``, the items shared over the intra-op threads (one
+    ``core.workers.run_calls`` run: results never depend on which thread ran an item).
 
     Args:
         fn: a function of one item (releasing the GIL for most of its time to gain).
@@ -188,24 +94,4 @@ def run_parallel(fn, items: list) -> list:
     Returns:
         The results in order.
     """
-    threads = 1 if getattr(_local, "worker", False) else intra_threads()
-    if threads <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    results: list = [None] * len(items)
-    taken = itertools.count()   # (next() on a count is atomic under the GIL)
-
-    def take() -> None:
-        for i in iter(taken.__next__, None):
-            if i >= len(items):
-                return
-            results[i] = fn(items[i])
-
-    ex = _executor(threads - 1)
-    futures = [ex.submit(take) for _ in range(min(threads, len(items)) - 1)]
-    try:
-        take()
-    finally:
-        for f in futures:
-            if not f.cancel():
-                f.result()
-    return results
+    return run_calls([(fn, (x,)) for x in items], intra_threads())

@@ -30,6 +30,7 @@ _local = threading.local()      # .serial: no nested runs (worker, inside a run,
 _lock = threading.Lock()        # guards _workers
 _workers: list = []
 _posts: queue.SimpleQueue = queue.SimpleQueue()
+_NOTHING = contextlib.nullcontext()
 
 
 def cpu_threads(setting: int) -> int:
@@ -89,17 +90,14 @@ class _Run:
                         self.waiter.release()
                         self.waiter = None
 
-    def wait(self) -> bool:
-        """Waits for the calls workers started (the caller has emptied ``pending``); returns
-        whether a worker took any call."""
+    def wait(self) -> None:
+        """Waits for the calls workers started (the caller has emptied ``pending``)."""
         with self.lock:
-            helped = self.taken > self.own
             if not self.started:
-                return helped
+                return
             w = self.waiter = threading.Lock()
             w.acquire()
         w.acquire()
-        return helped
 
 
 def _worker_loop() -> None:
@@ -152,18 +150,21 @@ def run_calls(calls: list, threads: int) -> list:
         return [fn(*args) for fn, args in calls]
     run = _Run(calls)
     _ensure_workers(n - 1)
-    with blas.single_threaded():
+    # (BLAS on one thread already, the common case: no need to take the setting's lock)
+    with blas.single_threaded() if blas.get_threads() not in (None, 1) else _NOTHING:
+        t0 = perf_counter()
         for _ in range(n - 1):
             _posts.put(run)
         _local.serial = True     # a run nested in one of these calls stays on this thread
-        t0 = perf_counter()
         try:
             run.work()
         finally:
             _local.serial = False
             t1 = perf_counter()
-            helped = run.wait()
-            _backoff.judge(helped, perf_counter() - t1, t1 - t0)
+            run.wait()
+            # In order, the calls would have taken about the caller's time per call each.
+            _backoff.judge(run.taken > run.own, perf_counter() - t0,
+                           (t1 - t0) / max(run.own, 1) * len(calls))
     if run.errors:
         raise min(run.errors, key=lambda pe: pe[0])[1]
     return run.results
@@ -175,10 +176,11 @@ class _Backoff:
     On a machine whose cores are all busy, a woken worker may get no core until the caller has
     done every call (then posting cost time for nothing), or may be preempted while it holds
     the GIL or a call (then the caller waits). A run is *good* when a worker took a call and
-    the caller waited less than it worked; after a bad one the next ``skip`` runs go in order
-    on the caller (1, 2, 4... up to ``MAX_SKIP`` after consecutive bad ones; a good run resets
-    it). On an idle machine every run is good and nothing is skipped. (Unlocked: a race
-    between threads only shifts the heuristic.)
+    the run took less time than the calls would have in order (estimated as the caller's time
+    per call, times the calls); after a bad one the next runs go in order on the caller (1, 2,
+    4... up to ``MAX_SKIP`` after consecutive bad ones; a good run resets it). On an idle
+    machine every run of calls large enough to share is good and nothing is skipped.
+    (Unlocked: a race between threads only shifts the heuristic.)
     """
 
     MAX_SKIP = 64
@@ -193,8 +195,8 @@ class _Backoff:
             return True
         return False
 
-    def judge(self, helped: bool, waited: float, worked: float) -> None:
-        if helped and waited <= worked:
+    def judge(self, helped: bool, elapsed: float, in_order: float) -> None:
+        if helped and elapsed <= in_order:
             self.next = 1
             return
         self.left = self.next

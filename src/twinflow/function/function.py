@@ -419,11 +419,11 @@ class Function:
         return f"<twinflow.Function {self._name} at 0x{id(self):X}>"
 
     python_function = readonly("_python_function", "The wrapped Python function.")
+    function_spec = readonly("_signature", "The Python signature of the wrapped function.")
     input_signature = readonly("_input_signature",
                                "The ``input_signature`` given (None: traced per argument shapes).")
     autograph = readonly("_autograph",
                          "Whether traces convert Python control flow on tensors (``autograph=``).")
-    function_spec = readonly("_signature", "The Python signature of the wrapped function.")
 
     def experimental_get_tracing_count(self) -> int:
         """How many graphs this Function has traced."""

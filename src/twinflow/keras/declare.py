@@ -1,7 +1,9 @@
-"""Helpers for sibling classes declared from one table (the Loss and metric wrapper classes,
-the RNN cells...): ``with_args``/``args_section`` write each sibling's ``Args:`` section from
-shared descriptions, naming only what differs; ``bound_init`` makes a constructor with the
-signature Keras gives the class."""
+"""Helpers for siblings declared from one table instead of written out each (the Loss and
+metric wrapper classes, the RNN cells, the normalization and lookup layers, the backend's
+convolutions...): ``with_args``/``args_section``/``docstring`` write each sibling's ``Args:``
+section from shared descriptions, naming only what differs; ``bound_init`` makes a constructor
+with the signature Keras gives the class and ``make_class`` binds a generated class to its
+module; ``settable`` is ``core.props.readonly`` with a setter."""
 from __future__ import annotations
 
 import inspect

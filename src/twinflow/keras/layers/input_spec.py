@@ -64,12 +64,11 @@ class InputSpec(Configurable):
 
 
 def _shape_of(x) -> tuple | None:
+    """``x``'s static shape as a tuple; None when it has none or its rank is unknown."""
     shape = getattr(x, "shape", None)
-    if shape is None:
+    if shape is None or getattr(shape, "rank", 0) is None:
         return None
-    if hasattr(shape, "as_list"):
-        return None if shape.rank is None else tuple(shape.as_list())
-    return tuple(shape)
+    return tuple(shape.as_list() if hasattr(shape, "as_list") else shape)
 
 
 def assert_input_compatibility(input_spec, inputs, layer_name: str) -> None:

@@ -6,14 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import serialization as _serialization
+from ..declare import with_args
 from .base import Layer
 
+_ARGS = {"layer": "the layer.", "config": "the dict.",
+         "custom_objects": "name -> class, looked up first."}
 
+
+@with_args(_ARGS)
 def serialize(layer: Layer) -> dict:
     """Keras 3's serialized form of ``layer``.
-
-    Args:
-        layer: the layer.
 
     Returns:
         A JSON-compatible dict.
@@ -23,12 +25,9 @@ def serialize(layer: Layer) -> dict:
     return _serialization.serialize_keras_object(layer)
 
 
+@with_args(_ARGS)
 def deserialize(config: dict, custom_objects: dict | None = None) -> Any:
     """The layer of a ``serialize`` result (also TF-Keras 2's ``{"class_name", "config"}``).
-
-    Args:
-        config: the dict.
-        custom_objects: name -> class, looked up first.
 
     Returns:
         The layer.

@@ -235,14 +235,13 @@ class F1Score(FBetaScore):
         return cfg
 
 
-_IOU_ARGS = {   # the IoU family's arguments (``with_args`` picks each member's)
-    "num_classes": "the number of classes.", "target_class_ids": "the classes averaged.",
-    "name": "the metric name.", "dtype": "the result dtype.",
-    "ignore_class": "a class id whose samples are skipped.",
-    "sparse_y_true": "labels are class ids (else one-hot/scores: argmax).",
-    "sparse_y_pred": "predictions are class ids (else scores: argmax).",
-    "axis": "the class axis for argmax.",
-}
+_IOU_ARGS = dict(   # the IoU family's arguments (``with_args`` picks each member's)
+    num_classes="the number of classes.", target_class_ids="the classes averaged.",
+    name="the metric name.", dtype="the result dtype.",
+    ignore_class="a class id whose samples are skipped.",
+    sparse_y_true="labels are class ids (else one-hot/scores: argmax).",
+    sparse_y_pred="predictions are class ids (else scores: argmax).",
+    axis="the class axis for argmax.")
 
 
 @with_args(_IOU_ARGS)

@@ -98,15 +98,19 @@ def _range_len(start, limit, delta) -> int:
     return int(np.ceil(abs((limit - start) / delta)))
 
 
+def _expect_rank(t: Tensor, rank: int, what: str) -> None:
+    """Raises ``what`` (with ``t``'s shape) unless ``t`` has rank ``rank`` or an unknown one."""
+    if t.shape.rank not in (None, rank):
+        raise _err(f"{what}, got shape {_fmt(t.shape)}")
+
+
 @register_op("Range")
 class Range:
     """``start, start + delta, ...`` up to (excluding) ``limit``."""
 
     def infer(start, limit, delta, *, Tidx):
         for t in (start, limit, delta):
-            if t.shape.rank not in (None, 0):
-                raise _err(f"range: start, limit and delta must be scalars, got shape "
-                           f"{_fmt(t.shape)}")
+            _expect_rank(t, 0, "range: start, limit and delta must be scalars")
         vals = [constant_value(t) for t in (start, limit, delta)]
         if any(v is None for v in vals):
             return Tidx, TensorShape([None])
@@ -172,10 +176,8 @@ class Fill:
     """A tensor of shape ``dims`` filled with the scalar ``value``."""
 
     def infer(dims, value):
-        if value.shape.rank not in (None, 0):
-            raise _err(f"value must be a scalar, got shape {_fmt(value.shape)}")
-        if dims.shape.rank not in (None, 1):
-            raise _err(f"dims must be a vector, got shape {_fmt(dims.shape)}")
+        _expect_rank(value, 0, "value must be a scalar")
+        _expect_rank(dims, 1, "dims must be a vector")
         d = constant_value(dims)
         if d is not None and (np.asarray(d) < 0).any():
             raise _err(f"dims must be non-negative, got {np.asarray(d).tolist()}")

@@ -334,7 +334,8 @@ def segment_mean(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
 def segment_sqrt_n(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
                    num_segments=None, name: str | None = None, sparse_gradient: bool = False
                    ) -> Tensor:
-    """Segment sums divided by the square root of each segment's size.
+    """Segment sums of the gathered rows divided by the square root of each segment's size
+    (``tw.sparse.segment_sqrt_n``; empty segments give 0).
 
     Args:
         data, indices, segment_ids, num_segments, sparse_gradient: as for ``segment_sum``.

@@ -362,15 +362,12 @@ class IndexLookup(PreprocessingLayer):
         return cfg
 
 
-_LOOKUP_ARGS = {   # StringLookup's and IntegerLookup's (``with_args`` picks each one's order)
-    "max_tokens": "the largest vocabulary size (special tokens included).",
-    "num_oov_indices": "the number of OOV indices.",
-    "idf_weights": 'IDF weights for "tf_idf".',
-    "output_mode": '"int", "one_hot", "multi_hot", "count" or "tf_idf".',
-    "pad_to_max_tokens": "encoded outputs have ``max_tokens`` columns.",
-    "sparse": "must be False.",
-    "**kwargs": "IndexLookup and Layer arguments.",
-}
+_LOOKUP_ARGS = dict(   # StringLookup's and IntegerLookup's (``with_args`` orders them)
+    max_tokens="the largest vocabulary size (special tokens included).",
+    num_oov_indices="the number of OOV indices.", idf_weights='IDF weights for "tf_idf".',
+    output_mode='"int", "one_hot", "multi_hot", "count" or "tf_idf".',
+    pad_to_max_tokens="encoded outputs have ``max_tokens`` columns.", sparse="must be False.",
+    **{"**kwargs": "IndexLookup and Layer arguments."})
 
 
 @with_args(_LOOKUP_ARGS, mask_token="the mask token (None: no mask).",

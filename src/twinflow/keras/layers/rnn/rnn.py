@@ -34,6 +34,11 @@ def _blend(keep, new, old):
     return new * keep + old * (1.0 - keep)
 
 
+# RNN's options (bools), in its constructor's order.
+_RNN_FLAGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
+              "zero_output_for_mask")
+
+
 class RNN(_HoldsLayers):
     """Runs a cell over the time axis of ``(batch, time, features)`` inputs.
 
@@ -62,12 +67,10 @@ class RNN(_HoldsLayers):
                              f"attribute. Received: cell={cell}")
         super().__init__(**kwargs)
         self.cell = cell
-        self.return_sequences = bool(return_sequences)
-        self.return_state = bool(return_state)
-        self.go_backwards = bool(go_backwards)
-        self.stateful = bool(stateful)
-        self.unroll = bool(unroll)
-        self.zero_output_for_mask = bool(zero_output_for_mask)
+        flags = (return_sequences, return_state, go_backwards, stateful, unroll,
+                 zero_output_for_mask)
+        for name, value in zip(_RNN_FLAGS, flags):
+            setattr(self, name, bool(value))
         self.supports_masking = True
         self._tw_states = None
 
@@ -218,9 +221,7 @@ class RNN(_HoldsLayers):
         return out_mask
 
     def _rnn_config(self) -> dict:
-        return {"return_sequences": self.return_sequences, "return_state": self.return_state,
-                "go_backwards": self.go_backwards, "stateful": self.stateful,
-                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
+        return {name: getattr(self, name) for name in _RNN_FLAGS}
 
     def get_config(self) -> dict:
         cfg = super().get_config()
@@ -238,8 +239,7 @@ def _state_sizes(cell):
     return s if isinstance(s, (list, tuple)) else [s]
 
 
-_RNN_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
-             "zero_output_for_mask", "time_major")
+_RNN_ARGS = (*_RNN_FLAGS, "time_major")
 _LAYER_ARGS = ("name", "trainable", "dtype", "input_shape", "batch_input_shape", "input_dim",
                "batch_size", "activity_regularizer", "autocast", "weights")
 

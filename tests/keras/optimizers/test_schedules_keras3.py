@@ -62,3 +62,10 @@ def test_unknown_and_invalid_arguments_raise():
                  lambda: S.ExponentialDecay(0.1, 0, 0.5), lambda: S.InverseTimeDecay(0.1, 0, 0.5)):
         with pytest.raises(ValueError, match="decay_steps"):
             make()
+
+
+def test_optimizers_refuse_jit_compile_as_keras_3_does():
+    with pytest.raises(TypeError, match="jit_compile"):
+        tw.keras.optimizers.Adam(jit_compile=True)
+    with pytest.raises(TypeError, match="jit_compile"):
+        tw.keras.optimizers.SGD(0.1, jit_compile=False)

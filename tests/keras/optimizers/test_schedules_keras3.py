@@ -51,6 +51,9 @@ def test_config_keys_are_keras_3s():
     assert S.CosineDecay(0.1, 10, warmup_target=0.2, warmup_steps=3).get_config() == {
         "initial_learning_rate": 0.1, "decay_steps": 10, "alpha": 0.0, "name": "CosineDecay",
         "warmup_target": 0.2, "warmup_steps": 3}
+    assert S.ExponentialDecay(0.1, 10, 0.5).get_config()["name"] == "ExponentialDecay"
+    assert S.InverseTimeDecay(0.1, 10, 0.5).get_config()["name"] == "InverseTimeDecay"
+    assert S.PiecewiseConstantDecay([1], [0.1, 0.2]).get_config()["name"] == "PiecewiseConstant"
 
 
 def test_unknown_and_invalid_arguments_raise():

@@ -14,6 +14,7 @@ from ..core import convert
 from ..math.binary import add, multiply, subtract
 from .seeds import (
     _GENERATORS,
+    _algorithm,
     _arg,
     _float_dtype,
     _float_sample,
@@ -230,7 +231,6 @@ def set_global_generator(generator: Generator) -> None:
 def _stateless_sample(opdef, shape, seed, dtype, fn: str, name, alg) -> tuple:
     """(the op's samples of ``shape``, their float dtype) for the stateless function ``fn``.
     ``alg`` must name one of TensorFlow's algorithms; twinflow draws from PCG64 whichever."""
-    from .stateless_dist import _algorithm  # noqa: PLC0415  (that module imports this one)
     _algorithm(alg)
     dtype = _float_dtype(dtype, fn)
     shape = _shape_arg(shape)

@@ -51,6 +51,9 @@ def test_config_keys_are_keras_3s():
     assert S.CosineDecay(0.1, 10, warmup_target=0.2, warmup_steps=3).get_config() == {
         "initial_learning_rate": 0.1, "decay_steps": 10, "alpha": 0.0, "name": "CosineDecay",
         "warmup_target": 0.2, "warmup_steps": 3}
+    assert S.ExponentialDecay(0.1, 10, 0.5).get_config()["name"] == "ExponentialDecay"
+    assert S.InverseTimeDecay(0.1, 10, 0.5).get_config()["name"] == "InverseTimeDecay"
+    assert S.PiecewiseConstantDecay([1], [0.1, 0.2]).get_config()["name"] == "PiecewiseConstant"
 
 
 def test_unknown_and_invalid_arguments_raise():
@@ -62,3 +65,10 @@ def test_unknown_and_invalid_arguments_raise():
                  lambda: S.ExponentialDecay(0.1, 0, 0.5), lambda: S.InverseTimeDecay(0.1, 0, 0.5)):
         with pytest.raises(ValueError, match="decay_steps"):
             make()
+
+
+def test_optimizers_refuse_jit_compile_as_keras_3_does():
+    with pytest.raises(TypeError, match="jit_compile"):
+        tw.keras.optimizers.Adam(jit_compile=True)
+    with pytest.raises(TypeError, match="jit_compile"):
+        tw.keras.optimizers.SGD(0.1, jit_compile=False)

@@ -43,16 +43,16 @@ class Optimizer(Module, Configurable):
             ``finalize_variable_values`` (called at the end of ``fit``) copies it in.
         ema_momentum: the average's momentum.
         ema_overwrite_frequency: every this many steps, copy the averages into the variables.
-        jit_compile: accepted for compatibility (twinflow compiles ``tw.function`` graphs).
         gradient_accumulation_steps: apply the mean gradient of this many steps once, every
             this many steps (``iterations`` still counts every step).
         **kwargs: ``lr`` (old alias of learning_rate), ``decay`` and
-            ``is_legacy_optimizer`` (tf.keras 2 arguments, which must be unset).
+            ``is_legacy_optimizer`` (tf.keras 2 arguments, which must be unset); any other
+            (``jit_compile`` too, which Keras 3 refuses) is a TypeError.
     """
 
     def __init__(self, name: str, learning_rate=0.001, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, use_ema: bool = False,
-                 ema_momentum: float = 0.99, ema_overwrite_frequency=None, jit_compile=None,
+                 ema_momentum: float = 0.99, ema_overwrite_frequency=None,
                  gradient_accumulation_steps=None, **kwargs) -> None:
         if "lr" in kwargs:
             learning_rate = kwargs.pop("lr")

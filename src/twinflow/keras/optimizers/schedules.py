@@ -61,7 +61,7 @@ class _RateDecay(_Decay):
 
     def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
                  staircase: bool = False, name: str | None = None) -> None:
-        super().__init__(initial_learning_rate, decay_steps, name or type(self).__name__)
+        super().__init__(initial_learning_rate, decay_steps, name)
         self.decay_rate = decay_rate
         self.staircase = staircase
 
@@ -78,8 +78,12 @@ class ExponentialDecay(_RateDecay):
         decay_steps: the steps per factor of ``decay_rate``.
         decay_rate: the decay factor.
         staircase: decay in discrete intervals.
-        name: the name scope of its ops in a graph (default: the class name).
+        name: the name scope of its ops in a graph.
     """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str = "ExponentialDecay") -> None:
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def _rate(self, step):
         return float(self.initial_learning_rate) * math_ops.pow(
@@ -94,8 +98,12 @@ class InverseTimeDecay(_RateDecay):
         decay_steps: the step scale.
         decay_rate: the decay factor.
         staircase: floor ``step / decay_steps``.
-        name: the name scope of its ops in a graph (default: the class name).
+        name: the name scope of its ops in a graph.
     """
+
+    def __init__(self, initial_learning_rate: float, decay_steps: int, decay_rate: float,
+                 staircase: bool = False, name: str = "InverseTimeDecay") -> None:
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def _rate(self, step):
         return float(self.initial_learning_rate) / (

@@ -12,6 +12,7 @@ from ...graph.registry import register_op
 from ...graph.tensor import DTypeLike, Tensor, TensorLike
 from ..core import _fmt, convert, shape_from_tensor
 from ..core import invalid_argument as _err
+from ..math.cast import cast
 from .gather import GatherGrad
 from .layout import stack, transpose
 from .shape import _int_input, _norm_axis, _static_int, broadcast_to, reshape, shape, size
@@ -141,21 +142,27 @@ def _direction(direction: str) -> bool:
     return direction == "DESCENDING"
 
 
-def top_k(input: TensorLike, k=1, sorted: bool = True, name: str | None = None) -> tuple:
+def top_k(input: TensorLike, k=1, sorted: bool = True, index_type: DTypeLike = dtypes.int32,
+          name: str | None = None) -> tuple:
     """The ``k`` largest entries along the last axis (``tw.math.top_k``).
 
     Args:
         input: a tensor of rank >= 1.
         k: how many entries.
         sorted: the entries are always returned in descending order.
+        index_type: the indices' dtype: int16, int32 or int64.
         name: op name.
 
     Returns:
-        (values, indices): values of ``input``'s dtype and int32 indices.
+        (values, indices): values of ``input``'s dtype and ``index_type`` indices.
     """
+    index_type = dtypes.as_dtype(index_type)
+    if index_type not in (dtypes.int16, dtypes.int32, dtypes.int64):
+        raise TypeError(f"top_k: index_type must be int16, int32 or int64, got "
+                        f"{index_type.name}")
     vals, idx = bind(TopKV2, [convert(input), _int_input(k, "k")], {"sorted": bool(sorted)},
                      name=name)
-    return _TopKOutput(vals, idx)
+    return _TopKOutput(vals, idx if index_type == dtypes.int32 else cast(idx, index_type))
 
 
 # As TensorFlow, top_k and unique return named tuples: tw.math.top_k(x, 2).values

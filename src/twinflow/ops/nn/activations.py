@@ -240,8 +240,7 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None
     return bind(LeakyRelu, [_float_arg(features, "LeakyRelu")], {"alpha": float(alpha)}, name=name)
 
 
-@name_scoped
-def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
+def silu(features: TensorLike, beta: float = 1.0) -> Tensor:
     """Sigmoid-weighted linear unit, features * sigmoid(beta * features) (``tw.nn.silu``).
 
     Args:

@@ -124,17 +124,23 @@ def batch_normalization(x: TensorLike, mean: TensorLike, variance: TensorLike,
 
 @name_scoped
 def l2_normalize(x: TensorLike, axis: TensorLike | None = None, epsilon: float = 1e-12,
-                 name: str | None = None) -> Tensor:
+                 name: str | None = None, dim: TensorLike | None = None) -> Tensor:
     """x / sqrt(max(sum(x ** 2, axis), epsilon)) (``tw.nn.l2_normalize``).
 
     Args:
         x: a float tensor.
         axis: the axis or axes to normalize along (None: all).
         epsilon: lower bound on the squared norm.
+        name: op name.
+        dim: the deprecated name of ``axis``.
 
     Returns:
         The normalized tensor.
     """
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
     x = convert(x)
     sq = reduce_sum(multiply(x, x), axis=axis, keepdims=True)
     return multiply(x, rsqrt(maximum(sq, epsilon)))

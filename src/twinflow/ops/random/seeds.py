@@ -2,6 +2,8 @@
 argument helpers."""
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from ...core import dtypes
@@ -190,3 +192,25 @@ def _normal(op, shape, mean, stddev, dtype, seeds: dict, name, fn: str):
     dtype = _float_dtype(dtype, fn)
     rnd = bind(op, [_shape_arg(shape)], {"dtype": dtype, **seeds}, name=name)
     return _scale_shift(rnd, stddev, mean, dtype)
+
+
+# ----- RNG algorithm names ------------------------------------------------------------------
+
+class Algorithm(enum.Enum):
+    """TensorFlow's RNG algorithm names (``tw.random.Algorithm``). twinflow accepts them for
+    compatibility; its generators are NumPy's PCG64 whichever is named."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
+def _algorithm(alg) -> Algorithm:
+    if isinstance(alg, Algorithm):
+        return alg
+    if isinstance(alg, int):
+        return Algorithm(alg)
+    if isinstance(alg, str) and alg.upper() in Algorithm.__members__:
+        return Algorithm[alg.upper()]
+    raise ValueError(f"unknown RNG algorithm {alg!r}; expected one of philox, threefry, "
+                     "auto_select")

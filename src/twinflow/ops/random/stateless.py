@@ -14,6 +14,7 @@ from ..core import convert
 from ..math.binary import add, multiply, subtract
 from .seeds import (
     _GENERATORS,
+    _algorithm,
     _arg,
     _float_dtype,
     _float_sample,
@@ -227,8 +228,10 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
-def _stateless_sample(opdef, shape, seed, dtype, fn: str, name) -> tuple:
-    """(the op's samples of ``shape``, their float dtype) for the stateless function ``fn``."""
+def _stateless_sample(opdef, shape, seed, dtype, fn: str, name, alg) -> tuple:
+    """(the op's samples of ``shape``, their float dtype) for the stateless function ``fn``.
+    ``alg`` must name one of TensorFlow's algorithms; twinflow draws from PCG64 whichever."""
+    _algorithm(alg)
     dtype = _float_dtype(dtype, fn)
     shape = _shape_arg(shape)
     seed = convert(seed, dtype_hint=dtypes.int64) if not hasattr(seed, "dtype") else convert(seed)
@@ -237,7 +240,7 @@ def _stateless_sample(opdef, shape, seed, dtype, fn: str, name) -> tuple:
 
 def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
                              maxval: TensorLike | None = None, dtype: DTypeLike = dtypes.float32,
-                             name: str | None = None) -> Tensor:
+                             name: str | None = None, alg="auto_select") -> Tensor:
     """Deterministic uniform samples in [minval, maxval) (``tw.random.stateless_uniform``).
 
     Args:
@@ -247,12 +250,14 @@ def stateless_random_uniform(shape: ShapeLike, seed, minval: TensorLike = 0,
         maxval: upper bound (default 1).
         dtype: a floating-point dtype.
         name: op name.
+        alg: TensorFlow's RNG algorithm name (``"philox"``, ``"threefry"``,
+            ``"auto_select"``), checked; twinflow's stateless ops always draw from PCG64.
 
     Returns:
         A tensor of ``shape`` and ``dtype``.
     """
     rnd, dtype = _stateless_sample(StatelessRandomUniform, shape, seed, dtype,
-                                   "tw.random.stateless_uniform", name)
+                                   "tw.random.stateless_uniform", name, alg)
     maxval = 1 if maxval is None else maxval
     if _is_py(minval, 0) and _is_py(maxval, 1):
         return rnd
@@ -264,8 +269,9 @@ def _stateless_normal_function(fn_name: str, opdef, tw_name: str, summary: str, 
     """``tw.random.stateless_normal`` / ``stateless_truncated_normal``: samples of ``opdef``,
     scaled by ``stddev`` and shifted by ``mean``."""
     def fn(shape: ShapeLike, seed, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
-           dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
-        rnd, dtype = _stateless_sample(opdef, shape, seed, dtype, tw_name, name)
+           dtype: DTypeLike = dtypes.float32, name: str | None = None,
+           alg="auto_select") -> Tensor:
+        rnd, dtype = _stateless_sample(opdef, shape, seed, dtype, tw_name, name, alg)
         return _scale_shift(rnd, stddev, mean, dtype)
     fn.__name__ = fn.__qualname__ = fn_name
     fn.__doc__ = f"""{summary}
@@ -277,6 +283,7 @@ def _stateless_normal_function(fn_name: str, opdef, tw_name: str, summary: str, 
         stddev: {stddev}
         dtype: a floating-point dtype.
         name: op name.
+        alg: TensorFlow's RNG algorithm name, checked; twinflow draws from PCG64.
 
     Returns:
         A tensor of ``shape`` and ``dtype``.

@@ -6,8 +6,6 @@ Like the other stateless ops, the samples come from a NumPy PCG64 generator seed
 """
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from ...core import dtypes
@@ -23,6 +21,8 @@ from ..array.shape import shape as _shape_of
 from ..core import convert
 from ..math.binary import divide
 from .seeds import (
+    Algorithm,
+    _algorithm,
     _categorical_sample,
     _multinomial_shape,
     _shape_arg,
@@ -373,27 +373,7 @@ def index_shuffle(index: TensorLike, seed, max_index) -> Tensor:
 
 # ----- algorithms and RNG states ----------------------------------------------------------------
 
-class Algorithm(enum.Enum):
-    """TensorFlow's RNG algorithm names (``tw.random.Algorithm``). twinflow accepts them for
-    compatibility; its generators are NumPy's PCG64 whichever is named."""
-
-    PHILOX = 1
-    THREEFRY = 2
-    AUTO_SELECT = 3
-
-
 _STATE_SIZES = {Algorithm.PHILOX: 3, Algorithm.THREEFRY: 2, Algorithm.AUTO_SELECT: 3}
-
-
-def _algorithm(alg) -> Algorithm:
-    if isinstance(alg, Algorithm):
-        return alg
-    if isinstance(alg, int):
-        return Algorithm(alg)
-    if isinstance(alg, str) and alg.upper() in Algorithm.__members__:
-        return Algorithm[alg.upper()]
-    raise ValueError(f"unknown RNG algorithm {alg!r}; expected one of philox, threefry, "
-                     "auto_select")
 
 
 def create_rng_state(seed, alg) -> np.ndarray:

@@ -381,9 +381,9 @@ SparseTensor.__abs__ = lambda self: self.with_values(_abs(self.values))
 # ----- embeddings, counts, sampled products ------------------------------------------------------
 
 @name_scoped
-def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights=None,
-                            partition_strategy: str = "mod", name: str | None = None,
-                            combiner: str = "mean", max_norm=None,
+@name_scoped
+def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights,
+                            combiner: str | None = None, max_norm=None, name: str | None = None,
                             allow_fast_lookup: bool = False) -> Tensor:
     """Per row of ``sp_ids``, the combination of the embeddings of its ids
     (``tw.nn.embedding_lookup_sparse``).
@@ -392,15 +392,18 @@ def embedding_lookup_sparse(params: TensorLike, sp_ids: SparseTensor, sp_weights
         params: the embedding table ``[vocabulary, dim]``.
         sp_ids: a rank-2 SparseTensor of ids (row = example).
         sp_weights: a SparseTensor of weights with the same indices, or None (all 1).
-        partition_strategy: accepted for TensorFlow compatibility (one table).
-        combiner: "sum", "mean" (weighted mean) or "sqrtn" (sum / sqrt(sum of weights²)).
+        combiner: "sum", "mean" (weighted mean; None too) or "sqrtn" (sum / sqrt(sum of
+            weights²)).
         max_norm: if set, embeddings are clipped to this L2 norm first.
-        allow_fast_lookup: accepted for TensorFlow compatibility.
+        name: op name.
+        allow_fast_lookup: TensorFlow's switch to a faster path with the same results; twinflow
+            has one path.
 
     Returns:
         ``[last row with an id + 1, dim]``: rows without ids are zeros. The gradient of
         ``params`` is an IndexedSlices.
     """
+    combiner = "mean" if combiner is None else combiner
     if combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"combiner must be 'sum', 'mean' or 'sqrtn', got {combiner!r}")
     if isinstance(params, (list, tuple)):

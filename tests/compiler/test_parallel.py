@@ -11,9 +11,11 @@ from twinflow.core import blas, parallel, workers
 
 
 @pytest.fixture
-def restore_threads():
+def restore_threads(monkeypatch):
     old = tw.config.threading.get_intra_op_parallelism_threads()
     workers._backoff = workers._Backoff()   # (a busy machine may have made earlier runs back off)
+    # (and a loaded machine, e.g. CI, would run every split in order: these tests check splits)
+    monkeypatch.setattr(workers, "machine_busy", lambda: False)
     yield
     tw.config.threading.set_intra_op_parallelism_threads(old)
 

@@ -228,19 +228,14 @@ def test_split_conv2d_nhwc_nchw_eager_and_graph_agree(c, padding, dil, monkeypat
 
 
 def test_pieces_stay_on_the_caller_while_the_machine_is_busy(monkeypatch):
-    import os
     import threading
 
     import twinflow as tw
+    from twinflow.core import workers
     from twinflow.ops.nn import conv_shift
 
-    cores = os.cpu_count() or 1
-    for load, want in ((cores + conv_shift.BUSY_MARGIN + 0.5, True), (0.3, False)):
-        monkeypatch.setattr(conv_shift, "_load", [-1e9, None])
-        monkeypatch.setattr(os, "getloadavg", lambda v=load: (v, v, v))
-        assert conv_shift.busy() is want
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert conv_shift.busy() is False       # (read again only after BUSY_CHECK_S)
+    monkeypatch.setattr(workers, "machine_busy", lambda: True)    # (one rule: the workers')
+    assert conv_shift.busy() is True
     old = tw.config.threading.get_intra_op_parallelism_threads()
     tw.config.threading.set_intra_op_parallelism_threads(2)
     try:

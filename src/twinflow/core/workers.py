@@ -172,7 +172,7 @@ def run_calls(calls: list, threads: int) -> list:
 
 
 # Other processes keep the cores busy when the 1-minute load average exceeds the cores plus
-# this (read at most every BUSY_CHECK_S seconds; ops/nn/conv_shift.py uses the same rule).
+# this (read at most every BUSY_CHECK_S seconds; ops/nn/conv_shift.py asks this function too).
 BUSY_MARGIN = 1.0
 BUSY_CHECK_S = 1.0
 _load = [-1e9, False]   # [when read, busy]

@@ -20,13 +20,12 @@ threads take in turn; the products run with BLAS on one thread (``core.blas.sing
 from __future__ import annotations
 
 import itertools
-import os
-import time
 
 import numpy as np
 
 from ...core import blas
 from ...core.parallel import intra_threads, run_parallel
+from ...core import workers
 
 # Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
 # pieces: a piece costs ~5-30 us of Python (the first layer of seed 004, 3.1M multiply-adds,
@@ -37,9 +36,6 @@ PARALLEL_MIN_FLOPS = 1 << 22
 # gradients sum the pieces' products in piece order).
 PIECES = 4
 # Pieces stay on the calling thread while the load average exceeds the cores by this much.
-BUSY_MARGIN = 0.5
-BUSY_CHECK_S = 1.0
-_load = [-1e9, False]   # [when read, busy]
 # The products go over groups of rows of about this many bytes of input and output rows, which
 # then stay in the core's cache (1 MB of L2 here) for all ``prod(k)`` products: 25-35% faster
 # than whole pieces, whose rows are streamed from L3 once per filter offset.
@@ -78,8 +74,8 @@ def pieces(n: int, flops: int) -> list:
 
 
 def busy() -> bool:
-    """Whether other processes keep the cores busy: the 1-minute load average is above the
-    number of cores plus ``BUSY_MARGIN`` (read at most every ``BUSY_CHECK_S`` seconds).
+    """Whether other processes keep the cores busy (``core.workers.machine_busy``, the one rule
+    every split uses).
 
     There a worker handed a piece is often descheduled while the caller waits for it, and a
     split convolution is slower than one thread (seed 004 step at load 8 on 2 cores: best
@@ -88,14 +84,7 @@ def busy() -> bool:
     Returns:
         True when the machine is oversubscribed.
     """
-    now = time.monotonic()
-    if now - _load[0] > BUSY_CHECK_S:
-        try:
-            avg = os.getloadavg()[0]
-        except OSError:   # (no load average on this system: never busy)
-            avg = 0.0
-        _load[:] = [now, avg > (os.cpu_count() or 1) + BUSY_MARGIN]
-    return _load[1]
+    return workers.machine_busy()
 
 
 def run(fn, parts: list) -> list:

@@ -18,7 +18,7 @@ from twinflow.core import workers
 def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
-    monkeypatch.setattr(workers, "machine_busy", lambda: False)
+    monkeypatch.setattr(schedule, "machine_busy", lambda: False)
 
 
 
@@ -139,3 +139,13 @@ def test_the_single_threaded_executor_runs_groups_on_the_calling_thread(threads)
     with tw.experimental.function_executor_type("SINGLE_THREADED_EXECUTOR"):
         assert set(schedule.run_group(ident, (0,), ident, (1,))) == {threading.get_ident()}
     assert len(set(schedule.run_group(ident, (0,), ident, (1,)))) == 2
+
+
+def test_groups_run_in_order_on_a_busy_machine(threads, monkeypatch):
+    def ident(_):
+        time.sleep(0.1)
+        return threading.get_ident()
+
+    threads(1, 2)
+    monkeypatch.setattr(schedule, "machine_busy", lambda: True)
+    assert set(schedule.run_group(ident, (0,), ident, (1,))) == {threading.get_ident()}

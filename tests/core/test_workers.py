@@ -10,14 +10,11 @@ import pytest
 
 from twinflow.core import workers
 
-_MACHINE_BUSY = workers.machine_busy
-
 
 @pytest.fixture(autouse=True)
 def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
-    monkeypatch.setattr(workers, "machine_busy", lambda: False)
 
 
 def _ident(_=None) -> int:
@@ -114,18 +111,11 @@ def test_runs_go_in_order_for_a_while_after_concurrency_did_not_pay(monkeypatch)
     assert (backoff.left, backoff.next) == (0, 1)
 
 
-def test_a_busy_machine_runs_everything_in_order(monkeypatch):
-    monkeypatch.setattr(workers, "machine_busy", _MACHINE_BUSY)
+def test_the_machine_is_busy_while_the_load_average_exceeds_the_cores(monkeypatch):
     monkeypatch.setattr(workers, "_load", [-1e9, False])
     cores = os.cpu_count() or 1
     monkeypatch.setattr(workers.os, "getloadavg", lambda: (cores + 2.0, 0.0, 0.0))
     assert workers.machine_busy()
-
-    def sleepy():
-        time.sleep(0.02)
-        return threading.get_ident()
-
-    assert set(workers.run_calls([(sleepy, ())] * 2, 2)) == {threading.get_ident()}
     monkeypatch.setattr(workers, "_load", [-1e9, False])
     monkeypatch.setattr(workers.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
     assert not workers.machine_busy()

@@ -63,7 +63,7 @@ def test_large_graph_products_split_by_default_and_small_ones_do_not():
 
 def test_a_split_product_inside_a_concurrent_group_runs_unsplit(intra, monkeypatch):
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())   # concurrency on
-    monkeypatch.setattr(workers, "machine_busy", lambda: False)
+    monkeypatch.setattr(matmul_split, "machine_busy", lambda: False)
     _, kernel = _kernel([256, 1024], [1024, 256])
     rng = np.random.default_rng(2)
     a = rng.normal(size=(256, 1024)).astype(np.float32)

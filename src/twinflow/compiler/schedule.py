@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.workers import inter_threads, run_calls
+from ..core.workers import inter_threads, machine_busy, run_calls
 from .program import Program, Rewriter
 
 GROUP_MIN_FLOPS = 2 << 20
@@ -151,4 +151,4 @@ def run_group(*kernels_and_args) -> list:
         The ops' results, in order.
     """
     calls = list(zip(kernels_and_args[::2], kernels_and_args[1::2]))
-    return run_calls(calls, inter_threads())
+    return run_calls(calls, 1 if machine_busy() else inter_threads())

@@ -10,8 +10,9 @@ helper wanted, ~5-10 µs until a sleeping worker runs) and takes calls from the 
 itself, as the woken workers do; once the list is empty it waits only for calls a worker has
 actually started. On a busy machine, where a worker may not get a core for milliseconds,
 the caller simply does all the work; and after a run where concurrency did not pay, the
-next runs go in order on the caller for a while (``_Backoff``), as all do while the load
-average says other processes keep the cores busy (``machine_busy``). A run nested in
+next runs go in order on the caller for a while (``_Backoff``); callers may also check
+``machine_busy`` (the load average) first, as split products and concurrent groups do. A run
+nested in
 another (a split product inside a concurrent group) runs in order on its thread. Results
 never depend on which thread ran a call: each call computes the same thing wherever it runs.
 """
@@ -147,7 +148,7 @@ def run_calls(calls: list, threads: int) -> list:
             that started has finished (calls not yet started when one fails still run).
     """
     n = min(threads, len(calls))
-    if n <= 1 or getattr(_local, "serial", False) or _backoff.skip() or machine_busy():
+    if n <= 1 or getattr(_local, "serial", False) or _backoff.skip():
         return [fn(*args) for fn, args in calls]
     run = _Run(calls)
     _ensure_workers(n - 1)
@@ -179,7 +180,8 @@ _load = [-1e9, False]   # [when read, busy]
 
 
 def machine_busy() -> bool:
-    """Whether other processes keep the cores busy: then every run goes in order.
+    """Whether other processes keep the cores busy: then split products and concurrent groups
+    run in order (``ops/matmul_split.py``, ``compiler/schedule.py``).
 
     Measured on the 2-core machine at load 3-9 (MLP step): a woken worker often ran its call
     at half speed or late, and the step took 1.16-1.32x its time in order, which the

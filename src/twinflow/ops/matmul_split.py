@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.parallel import intra_threads
-from ..core.workers import run_calls
+from ..core.workers import machine_busy, run_calls
 
 # Below this many flops (2*m*n*k) a thread hand-off (~10-20 µs) costs more than half the product
 # saves: 8 MFLOP is ~85 µs of float32 work on one core.
@@ -67,7 +67,8 @@ def split_kernel(base, op):
                 calls.append((_product, (x[s:e], y, out[s:e])))
             else:
                 calls.append((_product, (x, y[:, s:e], out[:, s:e])))
-        run_calls(calls, parts)
+        # (the same blocks in order on a busy machine: the bits never depend on the load)
+        run_calls(calls, 1 if machine_busy() else parts)
         return out
 
     split_matmul.fresh_result = True

@@ -43,7 +43,7 @@ def test_unknown_keyword_is_a_type_error():
         keras.callbacks.TensorBoard(log_dir="logs", not_an_argument=1)
 
 
-@pytest.mark.parametrize("kwargs", [{"write_images": True}, {"profile_batch": 2},
+@pytest.mark.parametrize("kwargs", [{"profile_batch": 2},
                                     {"profile_batch": (1, 3)}, {"embeddings_freq": 1},
                                     {"embeddings_metadata": "meta.tsv"}])
 def test_unsupported_arguments_raise(kwargs):
@@ -82,3 +82,14 @@ def test_write_graph_writes_the_model_config(tmp_path):
     tensor = proto.decode(value[8][0])
     config = json.loads(tensor[8][0])
     assert config["class_name"] == "Sequential"
+
+
+def test_histograms_images_and_learning_rate(tmp_path):
+    train, val = _fit(tmp_path, histogram_freq=1, write_images=True)
+    hist = sorted(t for t in train if t.endswith("/histogram"))
+    images = sorted(t.split("/image")[0] for t in train if "/image" in t)
+    assert len(hist) == 2 and images == [t.replace("/histogram", "") for t in hist]
+    assert [s for s, _ in train[hist[0]]] == [0, 1]
+    lr = [struct.unpack("<f", v[2][0])[0] for _, v in train["epoch_learning_rate"]]
+    np.testing.assert_allclose(lr, [0.01, 0.01])
+    assert "epoch_learning_rate" not in val

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...summary import extras as _extras
 from ...summary import writer as _summary
+from ..settings import image_data_format
 from .base import Callback
 
 
@@ -24,19 +25,37 @@ def _check_update_freq(update_freq):
                      f"integer. Received: update_freq={update_freq!r}")
 
 
+def _weight_image(w: np.ndarray):
+    """A weight as Keras draws it: ``[k, h, w, 1]`` images, or None when it has no picture."""
+    w = np.squeeze(w)
+    if w.ndim == 1:  # a bias
+        w = w.reshape(1, w.shape[0], 1, 1)
+    elif w.ndim == 2:  # a Dense kernel, wider than tall
+        if w.shape[0] > w.shape[1]:
+            w = w.T
+        w = w.reshape(1, w.shape[0], w.shape[1], 1)
+    elif w.ndim == 3:  # a convolution kernel: one image per output channel
+        if image_data_format() == "channels_last":
+            w = np.transpose(w, (2, 0, 1))
+        w = w.reshape(w.shape[0], w.shape[1], w.shape[2], 1)
+    return w if w.ndim == 4 and w.shape[-1] in (1, 3, 4) else None
+
+
 class TensorBoard(Callback):
     """Writes training logs as TensorBoard event files, as Keras 3's callback.
 
     Training logs go to ``log_dir/train``, validation logs to ``log_dir/validation``.
-    Profiling, weight images and embedding projection are not available in twinflow: their
-    arguments must keep their defaults (anything else raises ``NotImplementedError``).
+    Profiling and the embedding projector are not available in twinflow: their arguments must
+    keep their defaults (anything else raises ``NotImplementedError``).
 
     Args:
         log_dir: the log directory.
-        histogram_freq: write weight histograms every this many epochs (0: never).
+        histogram_freq: write weight histograms (``<weight>/histogram``) every this many
+            epochs (0: never).
         write_graph: write the model's JSON config (TensorBoard's Keras conceptual graph)
             once, for Functional and Sequential models.
-        write_images: must be False (weight images are not supported).
+        write_images: with ``histogram_freq``, also write each weight as an image
+            (``<weight>/image``), as Keras.
         write_steps_per_second: also log ``steps_per_second`` (per epoch, and per batch when
             ``update_freq`` is not ``'epoch'``).
         update_freq: ``'epoch'``, ``'batch'`` (every batch) or a number of batches between
@@ -52,8 +71,7 @@ class TensorBoard(Callback):
                  profile_batch=0, embeddings_freq: int = 0,
                  embeddings_metadata=None) -> None:
         super().__init__()
-        unsupported = {"write_images": (write_images, False),
-                       "profile_batch": (profile_batch, 0),
+        unsupported = {"profile_batch": (profile_batch, 0),
                        "embeddings_freq": (embeddings_freq, 0),
                        "embeddings_metadata": (embeddings_metadata, None)}
         for name, (value, default) in unsupported.items():
@@ -67,7 +85,7 @@ class TensorBoard(Callback):
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq = int(histogram_freq)
         self.write_graph = bool(write_graph)
-        self.write_images = write_images
+        self.write_images = bool(write_images)
         self.write_steps_per_second = bool(write_steps_per_second)
         self.update_freq = _check_update_freq(update_freq)
         self.embeddings_freq = embeddings_freq
@@ -123,6 +141,9 @@ class TensorBoard(Callback):
 
     def on_epoch_end(self, epoch, logs=None) -> None:
         logs = dict(logs or {})
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "learning_rate"):
+            logs["learning_rate"] = float(np.asarray(optimizer.learning_rate))
         if self.write_steps_per_second:
             elapsed = max(time.perf_counter() - self._epoch_start, 1e-9)
             logs["steps_per_second"] = (self._step - self._epoch_first_step) / elapsed
@@ -132,12 +153,22 @@ class TensorBoard(Callback):
             with w.as_default():
                 _summary.scalar(f"epoch_{name}", float(v), step=epoch)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
-            with self._train_writer().as_default():
-                for v in self.model.weights:
-                    _summary.histogram(v.name.split(":")[0], v.numpy(), step=epoch)
+            self._log_weights(epoch)
         for w in (self._train, self._val):
             if w is not None:
                 w.flush()
+
+    def _log_weights(self, epoch: int) -> None:
+        # Keras' tags: the weight's path, then "/histogram" (and "/image").
+        with self._train_writer().as_default():
+            for layer in self.model.layers:
+                for v in layer.weights:
+                    tag = v.name.split(":")[0].replace(":", "_")
+                    value = np.asarray(v.numpy())
+                    _summary.histogram(f"{tag}/histogram", value, step=epoch)
+                    image = _weight_image(value) if self.write_images else None
+                    if image is not None:
+                        _summary.image(f"{tag}/image", image, step=epoch)
 
     def on_train_end(self, logs=None) -> None:
         for w in (self._train, self._val):

@@ -64,6 +64,7 @@ def test_batch_update_freq_and_steps_per_second(tmp_path):
     assert [s for s, _ in train["epoch_steps_per_second"]] == [0, 1]
     assert all(struct.unpack("<f", v[2][0])[0] > 0 for _, v in train["epoch_steps_per_second"])
     assert [s for s, _ in val["epoch_loss"]] == [0, 1]
+    assert [s for s, _ in val["evaluation_loss_vs_iterations"]] == [2, 4]
 
 
 def test_epoch_only_and_no_graph(tmp_path):

@@ -120,6 +120,17 @@ class TensorBoard(Callback):
         if self.write_graph:
             self._write_model_config()
 
+    def on_test_end(self, logs=None) -> None:
+        # As Keras: each evaluation's results against the optimizer's step count.
+        iterations = getattr(getattr(self.model, "optimizer", None), "iterations", None)
+        if iterations is None or not logs:
+            return
+        step = int(np.asarray(iterations))
+        with self._val_writer().as_default():
+            for k, v in logs.items():
+                _summary.scalar(f"evaluation_{k}_vs_iterations", float(v), step=step)
+        self._val.flush()  # ``evaluate`` alone never reaches on_train_end
+
     def on_epoch_begin(self, epoch, logs=None) -> None:
         self._epoch_start = time.perf_counter()
         self._epoch_first_step = self._step

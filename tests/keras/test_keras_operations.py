@@ -122,3 +122,26 @@ def test_default_input_names_and_inputs_list():
     two = keras.Model({"p": a, "q": b}, {"o": a + b})
     assert two.inputs == [a, b] and isinstance(two.input, dict)
     assert isinstance(two.outputs, list)
+
+
+def _embedding_lstm(mask_zero: bool, through_op: bool):
+    keras.utils.set_random_seed(0)
+    inp = keras.Input((4,), dtype="int32")
+    e = keras.layers.Embedding(5, 3, mask_zero=mask_zero)(inp)
+    return keras.Model(inp, keras.layers.LSTM(2)(e * 2.0 if through_op else e))
+
+
+def test_mask_is_not_carried_through_an_operation_node(tmp_path):
+    # Keras 3.15 (checked on its TensorFlow backend): an operation node such as ``x * 2.0``
+    # drops the Embedding's mask, so the LSTM after it sees every step; a layer keeps it.
+    x = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    masked_op = _embedding_lstm(True, True)
+    assert getattr(masked_op.layers[-1].input, "_keras_mask", None) is None
+    out = masked_op.predict(x, verbose=0)
+    np.testing.assert_allclose(out, _embedding_lstm(False, True).predict(x, verbose=0))
+    direct = _embedding_lstm(True, False).predict(x, verbose=0)
+    assert not np.allclose(direct, _embedding_lstm(False, False).predict(x, verbose=0))
+    path = str(tmp_path / "m.keras")
+    masked_op.save(path)
+    np.testing.assert_allclose(keras.models.load_model(path).predict(x, verbose=0), out,
+                               rtol=1e-6)

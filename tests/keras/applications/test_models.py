@@ -153,19 +153,35 @@ def test_input_tensor_and_feature_extraction():
     assert feats(np.zeros((1, 40, 48, 3), np.float32)).shape == (1, 576)
 
 
-def test_mobilenet_v3_hard_sigmoid_layer_and_save(tmp_path):
+def test_mobilenet_v3_hard_sigmoid_as_keras_and_save(tmp_path):
+    # Keras 3: ReLU(6.0)(x + 3.0) * (1.0 / 6.0), a ReLU layer between two operation nodes
+    tw.keras.backend.clear_session()  # names as in a fresh Keras session
     model = A.MobileNetV3Small(weights=None, alpha=0.75, input_shape=(32, 32, 3), classes=3,
                                dropout_rate=0.0)
-    hs = [la for la in model.layers if isinstance(la, A.mobilenet_v3.HardSigmoidReLU)]
-    assert len(hs) == 9 and hs[0].name.startswith("re_lu")
-    z = np.array([[-4.0, -3.0, -1.0, 0.0, 1.5, 3.0, 5.0]], np.float32)
-    np.testing.assert_allclose(hs[0](z).numpy(), np.clip(z + 3, 0, 6) / 6, rtol=1e-6)
+    ops = [(type(o).__name__, o.name) for o in model.operations]
+    i = ops.index(("Conv2D", "expanded_conv_squeeze_excite_conv_1"))
+    assert ops[i + 1:i + 5] == [("KerasOperation", "add"), ("ReLU", "re_lu_1"),
+                                ("KerasOperation", "multiply"),
+                                ("Multiply", "expanded_conv_squeeze_excite_mul")]
+    hs = model.get_layer("re_lu_1")
+    assert hs.max_value == 6.0 and "KerasOperation" not in {type(la).__name__
+                                                             for la in model.layers}
     x = np.random.RandomState(0).uniform(0, 255, (2, 32, 32, 3)).astype(np.float32)
     path = str(tmp_path / "m.keras")
     model.save(path)
     loaded = tw.keras.models.load_model(path)
     np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
-    assert [la.name for la in loaded.layers] == [la.name for la in model.layers]
+    assert [o.name for o in loaded.operations] == [o.name for o in model.operations]
+
+
+def test_mobilenet_v3_saved_by_keras_loads_with_equal_predictions():
+    # made by tests/fixtures/applications/make_fixtures_v3.py with Keras 3.15
+    want = json.loads((FIXTURES / "mobilenet_v3_keras.json").read_text())
+    model = tw.keras.models.load_model(str(FIXTURES / "mobilenet_v3_keras.keras"))
+    x = np.arange(2 * 32 * 32 * 3, dtype=np.float32).reshape(2, 32, 32, 3) * 7 % 255
+    np.testing.assert_allclose(model.predict(x, verbose=0), want["output"], rtol=1e-4,
+                               atol=1e-5)
+    assert [la.name for la in model.layers] == want["layers"]
 
 
 def test_module_functions():

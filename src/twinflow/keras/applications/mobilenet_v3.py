@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 from .. import backend, layers
-from ..layers.base import unique_layer_name
 from ..models import Model
 from . import _common, imagenet_utils
 from .imagenet_utils import decode_predictions
@@ -20,35 +18,9 @@ preprocess_input = _common.preprocessor(None)
 _depth = _common.make_divisible
 
 
-@imagenet_utils.register_layer
-class HardSigmoidReLU(layers.ReLU):
-    """MobileNetV3's hard sigmoid, ``relu6(x + 3) / 6``, as one layer.
-
-    Keras writes it ``ReLU(6.0)(x + 3.0) * (1.0 / 6.0)``: a ReLU layer between two
-    operations that are not layers. twinflow's functional models are made of layers only, so
-    this ReLU (named ``re_lu``, ``re_lu_1``... like Keras' ReLU, with no weights) does all
-    three; layer lists, counts and weights files stay as Keras'.
-
-    Args:
-        **kwargs: Layer arguments (``name``...).
-    """
-
-    _config_keys = ()
-
-    def __init__(self, **kwargs) -> None:
-        kwargs.setdefault("name", unique_layer_name("re_lu"))
-        super().__init__(max_value=6.0, **kwargs)
-
-    def call(self, inputs) -> Any:
-        """``relu6(inputs + 3) / 6``.
-
-        Args:
-            inputs: the input tensor.
-
-        Returns:
-            The hard sigmoid of ``inputs``.
-        """
-        return super().call(inputs + 3.0) * (1.0 / 6.0)
+def _hard_sigmoid(x):
+    # As Keras 3: a ReLU(6) layer between two operation nodes (``add``, ``multiply``).
+    return layers.ReLU(6.0)(x + 3.0) * (1.0 / 6.0)
 
 
 def _relu(x):
@@ -72,7 +44,7 @@ def _se_block(inputs, filters: int, se_ratio: float, prefix: str):
     x = layers.ReLU(name=f"{prefix}squeeze_excite_relu")(x)
     x = layers.Conv2D(filters, kernel_size=1, padding="same",
                       name=f"{prefix}squeeze_excite_conv_1")(x)
-    x = HardSigmoidReLU()(x)
+    x = _hard_sigmoid(x)
     return layers.Multiply(name=f"{prefix}squeeze_excite_mul")([inputs, x])
 
 

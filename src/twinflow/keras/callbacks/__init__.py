@@ -1,7 +1,7 @@
 """``tw.keras.callbacks``: hooks called by ``fit``/``evaluate``/``predict``.
 
 ``base.py``: the Callback base, CallbackList, History and the standard callbacks;
-``more.py``: SwapEMAWeights and RemoteMonitor.
+``more.py``: SwapEMAWeights and RemoteMonitor; ``tensorboard.py``: TensorBoard.
 """
 # ruff: noqa: F401  (a re-export module)
 from .base import (
@@ -16,7 +16,7 @@ from .base import (
     ModelCheckpoint,
     ProgbarLogger,
     ReduceLROnPlateau,
-    TensorBoard,
     TerminateOnNaN,
 )
 from .more import RemoteMonitor, SwapEMAWeights
+from .tensorboard import TensorBoard

@@ -9,7 +9,6 @@ import numpy as np
 
 from ...core.context import eager_mode
 from ...ops.variables import Variable
-from ...summary import writer as _summary
 from ...train.checkpoint import Checkpoint, CheckpointManager
 
 _INDEX_DOCS = {"epoch": "the epoch index", "batch": "the batch index"}
@@ -531,64 +530,6 @@ class TerminateOnNaN(Callback):
         if loss is not None and not np.isfinite(loss):
             print(f"Batch {batch}: Invalid loss, terminating training")
             self.model.stop_training = True
-
-
-class TensorBoard(Callback):
-    """Writes the epoch logs (and optionally per-batch logs) as TensorBoard scalars.
-
-    Training logs go to ``log_dir/train``, validation logs to ``log_dir/validation``.
-
-    Args:
-        log_dir: the log directory.
-        histogram_freq: write weight histograms every this many epochs (0: never).
-        update_freq: ``'epoch'`` or a number of batches between batch-level scalars.
-        **kwargs: other Keras arguments (ignored).
-    """
-
-    def __init__(self, log_dir: str = "logs", histogram_freq: int = 0,
-                 update_freq="epoch", **kwargs) -> None:
-        super().__init__()
-        self.log_dir = os.fspath(log_dir)
-        self.histogram_freq = histogram_freq
-        self.update_freq = update_freq
-        self._train = None
-        self._val = None
-        self._step = 0
-
-    def on_train_begin(self, logs=None) -> None:
-        self._train = _summary.create_file_writer(os.path.join(self.log_dir, "train"))
-
-    def _val_writer(self):
-        # Created on first use, so runs without validation data get no empty log directory.
-        if self._val is None:
-            self._val = _summary.create_file_writer(os.path.join(self.log_dir, "validation"))
-        return self._val
-
-    def on_train_batch_end(self, batch, logs=None) -> None:
-        self._step += 1
-        if isinstance(self.update_freq, int) and self._step % self.update_freq == 0:
-            with self._train.as_default():
-                for k, v in (logs or {}).items():
-                    _summary.scalar(f"batch_{k}", float(v), step=self._step)
-
-    def on_epoch_end(self, epoch, logs=None) -> None:
-        for k, v in (logs or {}).items():
-            w, name = (self._val_writer(), k[4:]) if k.startswith("val_") else (self._train, k)
-            with w.as_default():
-                _summary.scalar(f"epoch_{name}", float(v), step=epoch)
-        if self.histogram_freq and epoch % self.histogram_freq == 0:
-            with self._train.as_default():
-                for v in self.model.weights:
-                    _summary.histogram(v.name.split(":")[0], v.numpy(), step=epoch)
-        for w in (self._train, self._val):
-            if w is not None:
-                w.flush()
-
-    def on_train_end(self, logs=None) -> None:
-        for w in (self._train, self._val):
-            if w is not None:
-                w.close()
-        self._train = self._val = None
 
 
 class ProgbarLogger(Callback):

@@ -23,9 +23,8 @@ import itertools
 
 import numpy as np
 
-from ...core import blas
+from ...core import blas, workers
 from ...core.parallel import intra_threads, run_parallel
-from ...core import workers
 
 # Convolutions of at least this many multiply-adds (~0.1 ms of one core) are cut into batch
 # pieces: a piece costs ~5-30 us of Python (the first layer of seed 004, 3.1M multiply-adds,

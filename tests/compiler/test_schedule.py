@@ -19,6 +19,7 @@ def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
     monkeypatch.setattr(schedule, "machine_busy", lambda: False)
+    monkeypatch.setattr(schedule, "GROUP_MIN_FLOPS", 2 << 20)   # (small products, fast tests)
 
 
 

@@ -51,11 +51,14 @@ class LoopsMixin:
             validation_steps: steps of validation.
             validation_batch_size: the validation batch size.
             validation_freq: validate every this many epochs.
-            **kwargs: ignored (``_epoch_header=False`` hides the "Epoch i/n" line).
+            **kwargs: only ``_epoch_header=False`` (twinflow's demo: hides the "Epoch i/n"
+                line); any other keyword raises TypeError, as Keras 3's ``fit`` has none.
 
         Returns:
             The History callback (``history.history`` maps names to per-epoch values).
         """
+        header = kwargs.pop("_epoch_header", True)
+        refuse_unknown("fit", kwargs)
         self._check_compiled()
         if class_weight is not None:
             if _is_dataset(x):
@@ -98,7 +101,7 @@ class LoopsMixin:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)
-            if verbose and kwargs.get("_epoch_header", True):
+            if verbose and header:
                 print_msg(f"Epoch {epoch + 1}/{epochs}")
             bar = Progbar(data.steps, verbose=verbose)
             step = 0
@@ -158,12 +161,14 @@ class LoopsMixin:
             steps: how many batches.
             callbacks: Callback objects.
             return_dict: return ``{name: value}`` instead of a list.
-            **kwargs: ignored.
+            **kwargs: none is recognised (raises ValueError, as Keras 3).
 
         Returns:
             The loss (a float) when there are no metrics, else ``[loss, metric...]``, or the
             dict.
         """
+        if kwargs:
+            raise ValueError(f"Arguments not recognized: {kwargs}")
         self._check_compiled()
         verbose = 1 if verbose == "auto" else int(verbose)
         data = DataHandler(x, y, sample_weight, batch_size, False, steps)
@@ -187,11 +192,12 @@ class LoopsMixin:
             verbose: 0 or 1.
             steps: how many batches.
             callbacks: Callback objects.
-            **kwargs: ignored.
+            **kwargs: none is recognised (raises TypeError, as Keras 3 has none).
 
         Returns:
             The predictions (arrays in the structure of the model's outputs).
         """
+        refuse_unknown("predict", kwargs)
         verbose = 0 if verbose == "auto" else int(verbose)
         data = DataHandler(x, None, None, batch_size, False, steps)
         predict_fn = self.make_predict_function()
@@ -275,3 +281,15 @@ class LoopsMixin:
             return logs
         values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
+
+
+def refuse_unknown(method: str, kwargs: dict) -> None:
+    """Raises TypeError naming the keywords ``method`` does not take (Keras 3's message).
+
+    Args:
+        method: the method's name.
+        kwargs: the keywords left over.
+    """
+    if kwargs:
+        raise TypeError(f"{method}() got an unexpected keyword argument "
+                        f"'{sorted(kwargs)[0]}'")

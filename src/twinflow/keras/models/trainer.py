@@ -70,8 +70,10 @@ class TrainerMixin:
             run_eagerly: True to run ``train_step`` eagerly instead of as a ``tw.function``.
             steps_per_execution: accepted for compatibility.
             jit_compile: accepted for compatibility.
-            **kwargs: ignored.
+            **kwargs: none is recognised (raises TypeError, as Keras 3 has none).
         """
+        if kwargs:
+            raise TypeError(f"compile() got an unexpected keyword argument '{sorted(kwargs)[0]}'")
         self._tw_optimizer = _optimizers.get(optimizer)
         # Compiled under strategy.scope(): fit/evaluate/predict split batches over its replicas.
         self._tw_strategy = _distribute.get_strategy() if _distribute.has_strategy() else None

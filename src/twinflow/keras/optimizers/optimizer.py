@@ -268,11 +268,17 @@ class Optimizer(Module, Configurable):
                 skipped.
             skip_gradients_aggregation: under a strategy, do not sum the gradients of the
                 replicas (they were already).
-            **kwargs: ignored.
+            **kwargs: ``experimental_aggregate_gradients`` (TF-Keras 2's name: False is
+                ``skip_gradients_aggregation=True``); any other keyword raises TypeError.
 
         Returns:
             The ``iterations`` variable.
         """
+        if "experimental_aggregate_gradients" in kwargs:
+            skip_gradients_aggregation = not kwargs.pop("experimental_aggregate_gradients")
+        if kwargs:
+            raise TypeError(f"apply_gradients() got an unexpected keyword argument "
+                            f"'{sorted(kwargs)[0]}'")
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:

@@ -1,0 +1,41 @@
+"""fit/evaluate/predict/compile/apply_gradients refuse keywords they do not take, as Keras 3."""
+import numpy as np
+import pytest
+
+import twinflow as tf
+
+
+def _model():
+    m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    m.compile(optimizer="sgd", loss="mse")
+    return m
+
+
+X, Y = np.ones((4, 3), np.float32), np.ones((4, 1), np.float32)
+
+
+def test_fit_refuses_keras2_keywords():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'workers'"):
+        _model().fit(X, Y, epochs=1, verbose=0, workers=4)
+
+
+def test_evaluate_refuses_unknown_keywords_with_keras3s_message():
+    with pytest.raises(ValueError, match="Arguments not recognized"):
+        _model().evaluate(X, Y, verbose=0, use_multiprocessing=True)
+
+
+def test_predict_and_compile_refuse_unknown_keywords():
+    m = _model()
+    with pytest.raises(TypeError, match="'max_queue_size'"):
+        m.predict(X, verbose=0, max_queue_size=3)
+    with pytest.raises(TypeError, match="'sample_weight_mode'"):
+        m.compile(optimizer="sgd", loss="mse", sample_weight_mode="temporal")
+
+
+def test_apply_gradients_takes_tf_keras2s_aggregate_flag_and_refuses_others():
+    v = tf.Variable([1.0, 2.0])
+    opt = tf.keras.optimizers.SGD(0.5)
+    opt.apply_gradients([(tf.constant([1.0, 1.0]), v)], experimental_aggregate_gradients=False)
+    np.testing.assert_allclose(v.numpy(), [0.5, 1.5])
+    with pytest.raises(TypeError, match="'colocate'"):
+        opt.apply_gradients([(tf.constant([1.0, 1.0]), v)], colocate=True)

@@ -39,3 +39,15 @@ def test_apply_gradients_takes_tf_keras2s_aggregate_flag_and_refuses_others():
     np.testing.assert_allclose(v.numpy(), [0.5, 1.5])
     with pytest.raises(TypeError, match="'colocate'"):
         opt.apply_gradients([(tf.constant([1.0, 1.0]), v)], colocate=True)
+
+
+def test_save_refuses_what_it_would_ignore(tmp_path):
+    m = _model()
+    with pytest.raises(ValueError, match="not supported: \\['signatures'\\]"):
+        m.save(str(tmp_path / "m.keras"), signatures=None)
+    with pytest.raises(ValueError, match="save_format"):
+        m.save(str(tmp_path / "dir"), save_format="tf")
+    with pytest.raises(NotImplementedError, match="include_optimizer"):
+        m.save(str(tmp_path / "m.keras"), include_optimizer=False)
+    m.save(str(tmp_path / "m.keras"), save_format="keras", include_optimizer=True)
+    assert (tmp_path / "m.keras").exists()

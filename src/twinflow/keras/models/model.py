@@ -258,9 +258,21 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         Args:
             filepath: the ``.keras`` file or the directory.
             overwrite: replace an existing file (False raises if it exists).
-            save_format: accepted for compatibility.
-            **kwargs: ignored.
+            save_format: deprecated in Keras 3: allowed (and unused) with a ``.keras`` or
+                ``.h5`` path; with any other path it raises ValueError, as Keras 3.
+            **kwargs: ``include_optimizer=True`` only (the optimizer state is always
+                saved; False raises NotImplementedError); anything else raises ValueError,
+                as Keras 3.
         """
+        if save_format and not str(filepath).endswith((".keras", ".h5", ".hdf5")):
+            raise ValueError("The `save_format` argument is deprecated in Keras 3. Please "
+                             "remove this argument and pass a file path with either `.keras` "
+                             f"or `.h5` extension. Received: save_format={save_format}")
+        if not kwargs.pop("include_optimizer", True):
+            raise NotImplementedError("Model.save(include_optimizer=False) is not supported: "
+                                      "the optimizer state is always saved")
+        if kwargs:
+            raise ValueError(f"The following argument(s) are not supported: {list(kwargs)}")
         _saving.save_model(self, filepath, overwrite=overwrite)
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,

@@ -143,3 +143,15 @@ def settable(field: str, doc: str, convert: Callable | None = None) -> property:
     def assign(self, value) -> None:
         setattr(self, field, value if convert is None else convert(value))
     return property(attrgetter(field), assign, doc=doc)
+
+
+def refuse_unknown(method: str, kwargs: dict) -> None:
+    """Raises TypeError naming the keywords ``method`` does not take (Keras 3's message).
+
+    Args:
+        method: the method's name.
+        kwargs: the keywords left over.
+    """
+    if kwargs:
+        raise TypeError(f"{method}() got an unexpected keyword argument "
+                        f"'{sorted(kwargs)[0]}'")

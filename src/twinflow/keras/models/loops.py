@@ -8,6 +8,7 @@ import numpy as np
 from ...core import nest
 from .. import callbacks as _callbacks
 from .. import config as _config
+from ..declare import refuse_unknown
 from ..py_dataset import is_py_dataset
 from ..settings import filter_traceback, print_msg
 from ..utils import Progbar
@@ -282,14 +283,3 @@ class LoopsMixin:
         values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
 
-
-def refuse_unknown(method: str, kwargs: dict) -> None:
-    """Raises TypeError naming the keywords ``method`` does not take (Keras 3's message).
-
-    Args:
-        method: the method's name.
-        kwargs: the keywords left over.
-    """
-    if kwargs:
-        raise TypeError(f"{method}() got an unexpected keyword argument "
-                        f"'{sorted(kwargs)[0]}'")

@@ -22,7 +22,7 @@ from .. import losses as _losses
 from .. import metrics as _metrics
 from .. import mixed_precision as _mixed
 from .. import optimizers as _optimizers
-from ..declare import settable, with_args
+from ..declare import refuse_unknown, settable, with_args
 from .data import _batch_size, unpack_x_y_sample_weight
 
 _STEP_ARGS = {"data": "``(x, y)`` or ``(x, y, sample_weight)``.", "x": "the inputs.",
@@ -72,8 +72,7 @@ class TrainerMixin:
             jit_compile: accepted for compatibility.
             **kwargs: none is recognised (raises TypeError, as Keras 3 has none).
         """
-        if kwargs:
-            raise TypeError(f"compile() got an unexpected keyword argument '{sorted(kwargs)[0]}'")
+        refuse_unknown("compile", kwargs)
         self._tw_optimizer = _optimizers.get(optimizer)
         # Compiled under strategy.scope(): fit/evaluate/predict split batches over its replicas.
         self._tw_strategy = _distribute.get_strategy() if _distribute.has_strategy() else None

@@ -19,6 +19,7 @@ from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module
 from ..configurable import Configurable
+from ..declare import refuse_unknown
 from . import schedules as _schedules
 from .schedules import LearningRateSchedule
 
@@ -276,9 +277,7 @@ class Optimizer(Module, Configurable):
         """
         if "experimental_aggregate_gradients" in kwargs:
             skip_gradients_aggregation = not kwargs.pop("experimental_aggregate_gradients")
-        if kwargs:
-            raise TypeError(f"apply_gradients() got an unexpected keyword argument "
-                            f"'{sorted(kwargs)[0]}'")
+        refuse_unknown("apply_gradients", kwargs)
         pairs = list(grads_and_vars)
         kept = [(g, v) for g, v in pairs if g is not None]
         if not kept:

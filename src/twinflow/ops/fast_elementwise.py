@@ -16,8 +16,10 @@ Both pay only on arrays large enough for the ufunc's inner loop to dominate; sma
 non-contiguous arrays keep NumPy's own call (the thresholds below are measured, see
 docs/performance.md).
 
-For generated code (the coordinator's fused blocks): ``cached_full(shape, dtype)`` gives the
-zeros of a block once, at code generation, and ``tiled_bias(b, L)`` the row of a bias.
+For generated code (fused blocks): ``cached_full(shape, dtype)`` gives the zeros of a block
+once, at code generation; ``row_length(outer, C)`` and ``tiled_bias(b, L)`` the rows of a bias.
+The relu family's kernels (``relu``, ``relu6``, ``leaky_relu`` and its gradient, ``masked``)
+live here too, beside the caches they use.
 """
 from __future__ import annotations
 
@@ -26,9 +28,8 @@ import threading
 
 import numpy as np
 
-# Each (dtype, value) has one flat read-only buffer of FLAT_BYTES; shaped views of it are cached
-# per (shape, dtype, value). Zeros come from calloc (pages the OS maps lazily, all to its one
-# zero page), so a zeros buffer costs almost no memory.
+# Each (dtype, value) has one flat read-only buffer, as large as the largest array asked for (a
+# power of two, at most FLAT_BYTES); shaped views of it are cached per (shape, dtype, value).
 FLAT_BYTES = 4 << 20
 CACHE_BYTES = 64 << 20   # buffers of all keys together; the cache is emptied when it would pass
 _MAX_VIEWS = 512
@@ -38,10 +39,10 @@ _flat: dict = {}     # (dtype, value bytes) -> read-only 1-D buffer
 _views: dict = {}    # (shape, dtype, value bytes) -> read-only view of a buffer
 _bytes = [0]
 
-# relu's array path: measured faster (2-2.7x for float32/int32, 1.2-1.8x for 8-byte types) from
-# 2K elements up to 4 MiB; float16 (not vectorised by NumPy) and larger arrays (memory-bound)
+# relu's array path: measured faster (2-2.6x for float32/int32, 1.2-1.8x for 8-byte types) from
+# 1K elements up to 4 MiB; float16 (not vectorised by NumPy) and larger arrays (memory-bound)
 # gain nothing.
-RELU_MIN_ELEMENTS = 2048
+RELU_MIN_ELEMENTS = 1024
 RELU_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 # short_axis_binary: trailing axes of at most SHORT_MAX elements, operands of at least
 # SHORT_MIN_ELEMENTS (tiling the short operand costs ~2 µs), rows of at most ROW_MAX elements
@@ -67,31 +68,42 @@ def cached_full(shape: tuple, dtype, value=0) -> np.ndarray | None:
         The array, or None when it would need more than ``FLAT_BYTES``.
     """
     dt = np.dtype(dtype)
-    v = np.array(value, dt)
-    key = (tuple(shape), dt, v.tobytes())
+    bits = np.array(value, dt).tobytes()
+    return _cached(tuple(shape), dt, None if not any(bits) else bits)
+
+
+def _cached(shape: tuple, dt: np.dtype, bits: bytes | None) -> np.ndarray | None:
+    """``cached_full`` of a value given by its bytes in ``dt`` (None: zeros, the fast path)."""
+    key = (shape, dt, bits)
     hit = _views.get(key)
     if hit is not None:
         return hit
     n = 1
-    for d in key[0]:
+    for d in shape:
         n *= int(d)
     if n * dt.itemsize > FLAT_BYTES:
         return None
     with _lock:
         flat = _flat.get(key[1:])
-        if flat is None:
-            if _bytes[0] + FLAT_BYTES > CACHE_BYTES:
+        if flat is None or flat.size < n:
+            # a buffer for the largest array asked so far (a power of two, at most FLAT_BYTES)
+            size = min(max(1 << (max(n, 1) - 1).bit_length(), 4096), FLAT_BYTES // dt.itemsize)
+            old_bytes = 0 if flat is None else flat.nbytes
+            if _bytes[0] - old_bytes + size * dt.itemsize > CACHE_BYTES:
                 _flat.clear()
                 _views.clear()
-                _bytes[0] = 0
-            size = FLAT_BYTES // dt.itemsize
-            flat = np.zeros(size, dt) if not v.any() else np.full(size, v, dt)
+                _bytes[0] = old_bytes = 0
+            else:  # views of the old buffer go with it
+                for k in [k for k in _views if k[1:] == key[1:]]:
+                    del _views[k]
+            flat = np.zeros(size, dt) if bits is None else \
+                np.full(size, np.frombuffer(bits, dt)[0], dt)
             flat.flags.writeable = False
             _flat[key[1:]] = flat
-            _bytes[0] += FLAT_BYTES
+            _bytes[0] += flat.nbytes - old_bytes
         if len(_views) >= _MAX_VIEWS:
             _views.clear()
-        view = _views[key] = flat[:n].reshape(key[0])
+        view = _views[key] = flat[:n].reshape(shape)
     return view
 
 
@@ -122,7 +134,7 @@ def relu(x: np.ndarray) -> np.ndarray:
         A new array (or a NumPy scalar for a 0-d ``x``, as ``np.maximum`` gives).
     """
     if x.size >= RELU_MIN_ELEMENTS and x.dtype in RELU_DTYPES and x.flags.c_contiguous:
-        zeros = cached_full(x.shape, x.dtype)
+        zeros = _cached(x.shape, x.dtype, None)
         if zeros is not None:
             return np.maximum(x, zeros)
     return np.maximum(x, x.dtype.type(0))
@@ -220,6 +232,9 @@ def _array_path(x: np.ndarray) -> bool:
     return x.size >= RELU_MIN_ELEMENTS and x.dtype in RELU_DTYPES and x.flags.c_contiguous
 
 
+_SIX = {dt: np.array(6, dt).tobytes() for dt in RELU_DTYPES}
+
+
 def relu6(x: np.ndarray) -> np.ndarray:
     """``np.minimum(np.maximum(x, 0), 6)`` bit for bit, against cached arrays where faster.
 
@@ -231,7 +246,7 @@ def relu6(x: np.ndarray) -> np.ndarray:
     """
     t = x.dtype.type
     if _array_path(x):
-        zeros, sixes = cached_full(x.shape, x.dtype), cached_full(x.shape, x.dtype, 6)
+        zeros, sixes = _cached(x.shape, x.dtype, None), _cached(x.shape, x.dtype, _SIX[x.dtype])
         if zeros is not None and sixes is not None:
             out = np.maximum(x, zeros)
             return np.minimum(out, sixes, out=out)

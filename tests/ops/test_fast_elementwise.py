@@ -87,6 +87,29 @@ def test_leaky_relu_and_gradients_bits(dtype, alpha, shape):
     _same_bits(fe.masked(dy, mask), np.where(mask, dy, t(0)))
 
 
+@pytest.mark.parametrize("dtype", FLOATS + (np.int32,))
+@pytest.mark.parametrize("shape", [(), (7,), (64, 128), (16, 13, 13, 16), (300, 256)])
+def test_select_and_the_elu_family_bits(dtype, shape):
+    from twinflow.ops.nn import activations as act
+    x = _specials(shape, dtype)
+    dy = _specials(shape, dtype, 1)
+    t = np.dtype(dtype).type
+    _same_bits(fe.select(x > 0, x, dy), np.where(x > 0, x, dy))
+    if x.ndim:
+        _same_bits(fe.select(x[:1] > 0, x, dy), np.where(x[:1] > 0, x, dy))   # broadcasts
+    if np.dtype(dtype).kind != "f":
+        return
+    sa, s = act._SELU_SCALE * act._SELU_ALPHA, act._SELU_SCALE
+    with np.errstate(all="ignore"):
+        elu = np.where(x > 0, x, np.expm1(np.minimum(x, t(0))))
+        _same_bits(act.Elu.kernel(x), elu)
+        _same_bits(act.EluGrad.kernel(dy, elu), np.where(elu > 0, dy, dy * (elu + t(1))))
+        selu = np.where(x > 0, t(s) * x, t(sa) * np.expm1(np.minimum(x, t(0))))
+        _same_bits(act.Selu.kernel(x), selu)
+        _same_bits(act.SeluGrad.kernel(dy, selu),
+                   np.where(selu > 0, dy * t(s), dy * (selu + t(sa))))
+
+
 BIAS_SHAPES = [((32, 26, 26, 16), (16,)), ((32, 26, 26, 16), (1, 1, 1, 16)),
                ((8, 24, 24, 3), (3,)), ((64, 13, 13, 64), (64,)), ((40, 26, 16), (26, 16)),
                ((7919, 16), (16,)),      # a prime count of rows: no row length divides

@@ -307,7 +307,8 @@ def fused_source(op) -> tuple:
             lines.append(f"    #   {s.source}".replace("\n", " "))
     lines.append(f"    out = empty({a['shape']!r}, {out_dt})")
     if tiles > 1:
-        lines[1] = lines[1][:-2] + f", rows of {tiles} copies of the last axis):"
+        lines.insert(2, f"    #   (a row is {tiles} copies of the last axis; vectors along it "
+                        "are tiled)")
     lines.append("    o = out.reshape(-1)" if flat else
                  f"    o = out.reshape({shape!r})" if tiles > 1 else "    o = out")
     sliced = []

@@ -50,12 +50,20 @@ def test_bias_relu_over_a_short_last_axis_is_tiled_bit_for_bit(dtype, bias_shape
     assert any("maximum(" in s and "zeros" in s for s in srcs)
 
 
+def test_size_one_inputs_of_any_rank_broadcast_in_a_tiled_block():
+    x = _data((4, 6, 16), np.float32)
+    b = _data((16,), np.float32, seed=1)
+    s = np.full((1, 1, 1), -0.5, np.float32)
+    srcs = _compare(lambda x, b, s: tw.nn.relu(x + b + s), [x, b, s])
+    assert any("copies of the last axis" in src for src in srcs)
+
+
 def test_the_default_options_tile_the_convnet_bias_relu():
     x = _data((32, 26, 26, 16), np.float32)
     b = _data((16,), np.float32, seed=1)
     passes = UNFUSED_PASSES + (("fusion", fusion.fuse_elementwise),)
     srcs = _compare(lambda x, b: tw.nn.relu(tw.nn.bias_add(x, b)), [x, b], passes)
-    assert len(srcs) == 1 and "rows of 64 copies of the last axis" in srcs[0]
+    assert len(srcs) == 1 and "a row is 64 copies of the last axis" in srcs[0]
 
 
 @pytest.mark.parametrize("shape,vec", [

@@ -225,7 +225,7 @@ def _view(op) -> tuple:
     row = shape[-1] * k
     view = (total // row, row)
     return view, tuple(view if int(np.prod(s)) == total else (row,) if int(np.prod(s)) > 1
-                       else s for s in in_shapes), k
+                       else () for s in in_shapes), k
 
 
 def block_geometry(op) -> tuple:
@@ -307,7 +307,8 @@ def fused_source(op) -> tuple:
             lines.append(f"    #   {s.source}".replace("\n", " "))
     lines.append(f"    out = empty({a['shape']!r}, {out_dt})")
     if tiles > 1:
-        lines[1] = lines[1][:-2] + f", rows of {tiles} copies of the last axis):"
+        lines.insert(2, f"    #   (a row is {tiles} copies of the last axis; vectors along it "
+                        "are tiled)")
     lines.append("    o = out.reshape(-1)" if flat else
                  f"    o = out.reshape({shape!r})" if tiles > 1 else "    o = out")
     sliced = []
@@ -315,9 +316,9 @@ def fused_source(op) -> tuple:
         if flat:
             lines.append(f"    v{i} = x{i}.reshape(-1)")
             sliced.append(sizes[i] == total)
-        elif tiles > 1 and sizes[i] > 1:
+        elif tiles > 1:
             full = int(np.prod(a["in_shapes"][i])) == total   # (else a vector, tiled)
-            lines.append(f"    v{i} = x{i}.reshape({s!r})" if full else
+            lines.append(f"    v{i} = x{i}.reshape({s!r})" if full or sizes[i] == 1 else
                          f"    v{i} = tile(x{i}.reshape(-1), {tiles})")
             sliced.append(full)
         else:

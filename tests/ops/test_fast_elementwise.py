@@ -87,7 +87,7 @@ def test_leaky_relu_and_gradients_bits(dtype, alpha, shape):
     _same_bits(fe.masked(dy, mask), np.where(mask, dy, t(0)))
 
 
-@pytest.mark.parametrize("dtype", FLOATS + (np.int32,))
+@pytest.mark.parametrize("dtype", FLOATS + (np.int32, np.int64, np.uint8, np.bool_))
 @pytest.mark.parametrize("shape", [(), (7,), (64, 128), (16, 13, 13, 16), (300, 256)])
 def test_select_and_the_elu_family_bits(dtype, shape):
     from twinflow.ops.nn import activations as act
@@ -277,3 +277,20 @@ def test_graph_binary_ops_with_a_short_trailing_operand(monkeypatch):
     with np.errstate(all="ignore"):
         got = tw.function(lambda u, v: tw.transpose(u, [3, 0, 1, 2]) + v)(tw.constant(xs), bt)
         _same_bits(got.numpy(), np.transpose(xs, [3, 0, 1, 2]) + b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+def test_where_op_and_its_gradient_eager_and_graph(dtype):
+    x, y = _specials((300, 256), dtype), _specials((300, 256), dtype, 1)
+    c = _specials((300, 256), np.float32, 2) > 0
+    ref = np.where(c, x, y)
+    for got in _both_modes(tw.where, tw.constant(c), tw.constant(x), tw.constant(y)):
+        _same_bits(got, ref)
+    _same_bits(tw.where(tw.constant(c[:1]), tw.constant(x), tw.constant(y)).numpy(),
+               np.where(c[:1], x, y))      # a broadcast condition: np.where
+    if dtype is np.int32:
+        return
+    xt = tw.Variable(x)
+    with tw.GradientTape() as tape:
+        out = tw.reduce_sum(tw.where(tw.constant(c), xt, tw.constant(y)))
+    _same_bits(tape.gradient(out, xt).numpy(), np.where(c, np.ones_like(x), np.zeros_like(x)))

@@ -46,7 +46,9 @@ RELU_MIN_ELEMENTS = 1024
 RELU_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 # select: from these sizes (by itemsize) np.where on a random mask is slower (measured: float32
 # 4096 elements 4.8 vs 4.3 µs, 64K 162 vs 27 µs; float64 64K 56 vs 60 µs, 96K 299 vs 87 µs)
-SELECT_MIN_ELEMENTS = {2: 4096, 4: 4096, 8: 65536}
+# (ints and bools alike: int32 64K 179 vs 28 µs)
+SELECT_MIN_ELEMENTS = {1: 4096, 2: 4096, 4: 4096, 8: 65536}
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # short_axis_binary: trailing axes of at most SHORT_MAX elements, operands of at least
 # SHORT_MIN_ELEMENTS (tiling the short operand costs ~2 µs), rows of at most ROW_MAX elements
 # (the tiled row stays in L1/L2).
@@ -341,7 +343,8 @@ def masked(dy: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.where(mask, a, b)`` bit for bit, without branches for float arrays of one shape.
+    """``np.where(mask, a, b)`` bit for bit, without branches for real or bool arrays of one
+    shape.
 
     ``b + (a - b) * mask`` on the bit patterns as unsigned integers (wrapping) is exactly a's or
     b's bits; np.where on a data-dependent mask mispredicts branches (~9x slower on 350K
@@ -355,8 +358,11 @@ def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Returns:
         A new array.
     """
-    uint = UINT_OF_FLOAT.get(a.dtype)
-    if uint is None or a.dtype != b.dtype or a.size < SELECT_MIN_ELEMENTS[a.dtype.itemsize] \
+    if a.size < 4096:   # (the smallest SELECT_MIN_ELEMENTS: one cheap test for small arrays)
+        return np.where(mask, a, b)
+    uint = _UINT_OF_SIZE.get(a.dtype.itemsize)
+    if uint is None or a.dtype != b.dtype or a.dtype.kind not in "biuf" \
+            or a.size < SELECT_MIN_ELEMENTS[a.dtype.itemsize] \
             or not a.shape == b.shape == mask.shape or mask.dtype != np.bool_:
         return np.where(mask, a, b)
     bits = b.view(uint)

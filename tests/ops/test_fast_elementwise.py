@@ -294,3 +294,22 @@ def test_where_op_and_its_gradient_eager_and_graph(dtype):
     with tw.GradientTape() as tape:
         out = tw.reduce_sum(tw.where(tw.constant(c), xt, tw.constant(y)))
     _same_bits(tape.gradient(out, xt).numpy(), np.where(c, np.ones_like(x), np.zeros_like(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+@pytest.mark.parametrize("shape", [(5,), (64, 128)])
+def test_maximum_and_minimum_against_a_zero_scalar(dtype, shape):
+    x = _specials(shape, dtype)
+    t = np.dtype(dtype).type
+    for op, ufunc in ((tw.maximum, np.maximum), (tw.minimum, np.minimum)):
+        for v in (0, -0.0, 1):
+            s = t(v)
+            for args, ref in (((x, s), ufunc(x, s)), ((s, x), ufunc(s, x))):
+                for got in _both_modes(op, *(tw.constant(a) for a in args)):
+                    _same_bits(got, ref)
+    if np.dtype(dtype).kind != "f":
+        return
+    xt = tw.Variable(x)
+    with tw.GradientTape() as tape:
+        out = tw.reduce_sum(tw.maximum(xt, t(0)))
+    _same_bits(tape.gradient(out, xt).numpy(), (x >= 0).astype(dtype))

@@ -18,7 +18,8 @@ def _data(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=shape).astype(dtype)
     flat = x.reshape(-1)
-    flat[:len(_SPECIAL)] = np.asarray(_SPECIAL, dtype)
+    k = min(len(_SPECIAL), flat.size)
+    flat[:k] = np.asarray(_SPECIAL[:k], dtype)
     return x
 
 

@@ -107,3 +107,17 @@ def test_tiling_needs_the_vector_and_a_short_axis():
     assert fused_codegen._tiling((8, 16), ((8, 16), (8, 1)), steps) == 1
     assert fused_codegen._tiling((8, 65), ((8, 65), (65,)), steps) == 1
     assert fused_codegen._tiling((4096, 16), ((4096, 16), (16,)), steps) == 64
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.int8])
+def test_fused_where_is_bitwise_on_unsigned_patterns(dtype):
+    x = _data((40, 33), np.float64).astype(dtype)
+    y = _data((40, 33), np.float64, seed=5).astype(dtype)
+    srcs = _compare(lambda x, y: tw.where(x > y, x * 2, y - 1) * 3, [x, y])
+    assert any("subtract(" in s and ".view(uint" in s for s in srcs)
+
+
+def test_fused_where_with_a_scalar_branch_keeps_masked_copies():
+    x = _data((40, 33), np.float32)
+    srcs = _compare(lambda x: tw.where(x > 0, x * 2, 0.5) + 1, [x])
+    assert any("where=" in s for s in srcs)

@@ -58,10 +58,12 @@ TILE_MAX_CHANNELS = 64
 TILE_ROW = 1024
 _UINT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
          np.dtype(np.float64): np.uint64}
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # names the generated code uses
 _HELPERS = {"empty": np.empty, "copyto": np.copyto, "maximum": np.maximum, "negative": np.negative,
             "exp": np.exp, "add": np.add, "reciprocal": np.reciprocal,
             "true_divide": np.true_divide, "multiply": np.multiply, "greater": np.greater,
+            "subtract": np.subtract,
             "tile": np.tile, "run_blocks": run_blocks}
 
 
@@ -166,7 +168,7 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
         return [f"negative({args[0]}, out={out})", f"exp({out}, out={out})",
                 f"add({out}, {one}, out={out})", f"reciprocal({out}, out={out})"]
     if k == "select":
-        return [f"copyto({out}, {args[2]})", f"copyto({out}, {args[1]}, where={args[0]})"]
+        return _select_lines(w, s, args, out)
     if k.startswith("reduce"):
         keepdims, count = s.extra
         dt = w.value(np.dtype(s.dtype), "dt")
@@ -176,6 +178,21 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
                          f"casting='unsafe')")
         return lines
     raise AssertionError(k)  # pragma: no cover
+
+
+def _select_lines(w: _Writer, s, args: list, out: str) -> list:
+    """``where(mask, a, b)`` into ``out``: on the bit patterns as unsigned integers,
+    ``b + (a - b) * mask`` (wrapping) is exactly a's or b's bits, without the mispredicted
+    branches of a masked copy on a data-dependent mask (0.14 ms instead of 1.2 ms on 350K
+    float32; ``ops/fast_elementwise.select``). Scalar operands keep the masked copies."""
+    m, a, b = args
+    uint = _UINT_OF_SIZE.get(np.dtype(s.dtype).itemsize)
+    if uint is None or np.dtype(s.dtype).kind not in "biuf" or a[0] == "c" or b[0] == "c":
+        return [f"copyto({out}, {b})", f"copyto({out}, {a}, where={m})"]
+    u = w.value(uint, "uint")
+    o = f"{out}.view({u})"
+    return [f"subtract({a}.view({u}), {b}.view({u}), out={o})",
+            f"multiply({o}, {m}, out={o}, dtype={u})", f"add({o}, {b}.view({u}), out={o})"]
 
 
 def _zeros_block(w: _Writer, dtype: np.dtype) -> str | None:

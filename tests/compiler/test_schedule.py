@@ -19,6 +19,7 @@ def fresh_backoff(monkeypatch):
     """Each test starts with concurrency on (earlier runs may have made it back off)."""
     monkeypatch.setattr(workers, "_backoff", workers._Backoff())
     monkeypatch.setattr(schedule, "machine_busy", lambda: False)
+    monkeypatch.setattr(schedule.blas, "threads_itself", lambda: False)  # (as one BLAS thread)
     monkeypatch.setattr(schedule, "GROUP_MIN_FLOPS", 2 << 20)   # (small products, fast tests)
 
 
@@ -149,4 +150,14 @@ def test_groups_run_in_order_on_a_busy_machine(threads, monkeypatch):
 
     threads(1, 2)
     monkeypatch.setattr(schedule, "machine_busy", lambda: True)
+    assert set(schedule.run_group(ident, (0,), ident, (1,))) == {threading.get_ident()}
+
+
+def test_groups_run_in_order_when_blas_threads_each_product(threads, monkeypatch):
+    def ident(_):
+        time.sleep(0.05)
+        return threading.get_ident()
+
+    threads(1, 2)
+    monkeypatch.setattr(schedule.blas, "threads_itself", lambda: True)
     assert set(schedule.run_group(ident, (0,), ident, (1,))) == {threading.get_ident()}

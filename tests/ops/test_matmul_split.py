@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import twinflow as tw
-from twinflow.core import workers
+from twinflow.core import blas, workers
 from twinflow.ops import matmul_split
 
 
@@ -41,6 +41,7 @@ def test_split_products_match_the_unsplit_product(intra, monkeypatch, ta, tb, m,
     real = workers.run_calls
     monkeypatch.setattr(matmul_split, "run_calls",
                         lambda calls, n: blocks.append(len(calls)) or real(calls, n))
+    monkeypatch.setattr(blas, "threads_itself", lambda: False)   # as OPENBLAS_NUM_THREADS=1
     intra(2)
     split = kernel(a, b)
     assert blocks == [2]
@@ -49,6 +50,27 @@ def test_split_products_match_the_unsplit_product(intra, monkeypatch, ta, tb, m,
     intra(1)
     np.testing.assert_array_equal(kernel(a, b), ref)   # one thread: the plain product
     assert blocks == [2]
+
+
+def test_a_blas_that_threads_itself_gets_the_whole_product(intra, monkeypatch):
+    # OpenBLAS's own threads beat twinflow's split (no hand-off): the kernel steps aside.
+    monkeypatch.setattr(matmul_split, "SPLIT_MIN_FLOPS", 1 << 20)
+    _, kernel = _kernel([256, 300], [300, 96])
+    calls = []
+    monkeypatch.setattr(matmul_split, "run_calls", lambda c, n: calls.append(c))
+    monkeypatch.setattr(blas, "threads_itself", lambda: True)
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(256, 300)).astype(np.float32)
+    b = rng.normal(size=(300, 96)).astype(np.float32)
+    intra(2)
+    np.testing.assert_array_equal(kernel(a, b), np.matmul(a, b))
+    assert calls == []
+
+
+def test_blas_threads_itself_unless_it_runs_on_one_thread(monkeypatch):
+    for count, itself in ((1, False), (2, True), (None, True)):
+        monkeypatch.setattr(blas, "get_threads", lambda c=count: c)
+        assert blas.threads_itself() is itself
 
 
 def test_large_graph_products_split_by_default_and_small_ones_do_not():

@@ -25,6 +25,21 @@ thread pool (``core.parallel``) when the result is large.
 Blocking: when every non-scalar input has the result's full shape, the arrays are flattened and
 cut into runs of elements; otherwise (a bias broadcast along the last axis...) the blocks are
 runs of rows of the leading axis, and inputs without that axis are used whole.
+
+A short last axis (a bias over 16 channels) makes every NumPy call loop over 16 elements at a
+time, 2-3x slower than over long rows. So when the only inputs that are neither full nor
+scalars are vectors along a last axis of at most ``TILE_MAX_CHANNELS``, the body is viewed as
+rows of ``C * k`` elements (``k`` copies of the last axis, about ``TILE_ROW`` long) and those
+vectors are tiled ``k`` times (``tile``): the same elementwise arithmetic, so the same bits.
+Measured on [32, 26, 26, 16] float32 (bias add + relu of the seed 004 convnet): the add took
+55-90 µs on rows of 416-1024 against 180 µs on rows of 16.
+
+A relu is ``maximum`` against a block of zeros (a read-only constant of the block's shape):
+NumPy's vectorised loop is the array-array one; against the scalar 0 the same call took
+128-160 µs instead of 46-51 µs on that array (same bits, NaN and -0.0 included). A relu
+gradient multiplies dy's bit pattern by the 0/1 mask as unsigned integers, as the ``ReluGrad``
+kernel does (the bits of ``where(y > 0, dy, 0)`` without its branches: 0.1 ms instead of
+1.3-1.6 ms on that array).
 """
 from __future__ import annotations
 
@@ -38,11 +53,16 @@ from ..core.parallel import run_blocks
 from . import fused_numba
 
 _counter = itertools.count()
+# Bias-like vectors along a last axis this short are tiled to rows of about TILE_ROW elements.
+TILE_MAX_CHANNELS = 64
+TILE_ROW = 1024
+_UINT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}
 # names the generated code uses
 _HELPERS = {"empty": np.empty, "copyto": np.copyto, "maximum": np.maximum, "negative": np.negative,
             "exp": np.exp, "add": np.add, "reciprocal": np.reciprocal,
-            "true_divide": np.true_divide,
-            "run_blocks": run_blocks}
+            "true_divide": np.true_divide, "multiply": np.multiply, "greater": np.greater,
+            "tile": np.tile, "run_blocks": run_blocks}
 
 
 def _ident(name: str) -> str:
@@ -54,6 +74,9 @@ class _Writer:
     def __init__(self) -> None:
         self.ns: dict = dict(_HELPERS)
         self.counts: dict = {}
+        self.block_shape: tuple | None = None   # (rows, *tail) once the block is written
+        self.zeros: dict = {}                    # dtype -> the block's slice of its zeros
+        self.zero_lines: list = []               # the lines making those slices
 
     def value(self, v, prefix: str) -> str:
         n = self.counts[prefix] = self.counts.get(prefix, -1) + 1
@@ -70,8 +93,9 @@ class _Writer:
 
 
 def _out_reusable(steps: tuple, flat: bool) -> bool:
-    """Whether the result's own block may hold intermediates: a flat loop (every value has the
-    block's shape, so a ufunc's output may be one of its inputs) ending in a ufunc step."""
+    """Whether the result's own block may hold intermediates: a flat or tiled loop (every value
+    has the block's shape, so a ufunc's output may be one of its inputs) ending in a ufunc
+    step."""
     return flat and steps[-1].kind in ("ufunc", "relu")
 
 
@@ -127,8 +151,15 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
     if k == "cast":
         return [f"copyto({out}, {args[0]}, casting='unsafe')"]
     if k == "relu":
-        return [f"maximum({args[0]}, {zero}, out={out})"]
+        zeros = _zeros_block(w, np.dtype(s.dtype))
+        return [f"maximum({args[0]}, {zeros}, out={out})" if zeros else
+                f"maximum({args[0]}, {zero}, out={out})"]
     if k == "relu_grad":
+        uint = _UINT.get(np.dtype(s.dtype))
+        if uint is not None and not args[0].startswith("c") and out != args[1]:
+            u = w.value(uint, "uint")
+            return [f"multiply({args[0]}.view({u}), greater({args[1]}, {zero}), dtype={u}, "
+                    f"out={out}.view({u}))"]
         return [f"copyto({out}, {zero})", f"copyto({out}, {args[0]}, where={args[1]} > {zero})"]
     if k == "sigmoid":
         one = w.value(s.dtype.type(1), "c")
@@ -147,6 +178,56 @@ def _step_lines(w: _Writer, s, args: list, out: str) -> list:
     raise AssertionError(k)  # pragma: no cover
 
 
+def _zeros_block(w: _Writer, dtype: np.dtype) -> str | None:
+    """The name of this block's zeros of ``dtype`` (sliced to the block in the block's code)."""
+    if w.block_shape is None:
+        return None
+    if dtype not in w.zeros:
+        z = np.zeros(w.block_shape, dtype)
+        z.setflags(write=False)
+        name = w.value(z, "zeros")
+        w.zeros[dtype] = f"{name}_b"
+        w.zero_lines.append(f"{name}_b = {name}[:n]")
+    return w.zeros[dtype]
+
+
+def _tiling(shape: tuple, in_shapes: tuple, steps: tuple) -> int:
+    """How many copies of a short last axis make one row (1: the body is not re-viewed)."""
+    if len(shape) < 2 or None in shape or steps[-1].kind.startswith("reduce"):
+        return 1
+    c, total = shape[-1], int(np.prod(shape))
+    vectors = 0
+    for s in in_shapes:
+        size = int(np.prod(s))
+        if size in (1, total):
+            continue
+        if not s or s[-1] != c or any(d != 1 for d in s[:-1]):
+            return 1
+        vectors += 1
+    if not vectors or not 0 < c <= TILE_MAX_CHANNELS:
+        return 1
+    rows = total // c
+    for k in range(max(1, TILE_ROW // c), 1, -1):
+        if rows % k == 0:
+            return k
+    return 1
+
+
+def _view(op) -> tuple:
+    """(body shape, input shapes, k) as the loop sees them: with ``k > 1`` (``_tiling``) the
+    body is ``[rows, C * k]``, full inputs are reshaped to it and vectors tiled to ``[C * k]``."""
+    a = op.attrs
+    shape, in_shapes = tuple(a["body_shape"]), tuple(a["in_shapes"])
+    k = _tiling(shape, in_shapes, a["steps"])
+    if k == 1:
+        return shape, in_shapes, 1
+    total = int(np.prod(shape))
+    row = shape[-1] * k
+    view = (total // row, row)
+    return view, tuple(view if int(np.prod(s)) == total else (row,) if int(np.prod(s)) > 1
+                       else s for s in in_shapes), k
+
+
 def block_geometry(op) -> tuple:
     """How a FusedElementwise op's loop is blocked.
 
@@ -158,11 +239,14 @@ def block_geometry(op) -> tuple:
         elements, others over rows of the leading axis.
     """
     a = op.attrs
-    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
+    steps, opts = a["steps"], a["options"]
+    shape, in_shapes, tiles = _view(op)
     total = int(np.prod(shape))
     sizes = [int(np.prod(s)) for s in in_shapes]
-    # a trailing reduction over the last axis needs whole rows in every block
-    flat = all(z in (1, total) for z in sizes) and not steps[-1].kind.startswith("reduce")
+    # a trailing reduction over the last axis needs whole rows in every block; a tiled vector
+    # is as long as a one-row body but is not sliced with it
+    flat = tiles == 1 and all(z in (1, total) for z in sizes) and \
+        not steps[-1].kind.startswith("reduce")
     itemsize = max(np.dtype(s.dtype).itemsize for s in steps)
     row = 1 if flat or not shape else int(np.prod(shape[1:]))
     rows = max(1, opts.block_bytes // (itemsize * max(row, 1)))
@@ -182,7 +266,7 @@ def scratch_bytes(op) -> int:
     total, _, flat, n, rows = block_geometry(op)
     row = total // max(n, 1)
     steps = op.attrs["steps"]
-    _, dts = _plan_buffers(steps, _out_reusable(steps, flat))
+    _, dts = _plan_buffers(steps, _out_reusable(steps, flat or _view(op)[2] > 1))
     return sum(rows * row * dt.itemsize for dt in dts)
 
 
@@ -202,12 +286,13 @@ def fused_source(op) -> tuple:
         (source text, namespace dict, function name).
     """
     a = op.attrs
-    steps, shape, in_shapes, opts = a["steps"], a["body_shape"], a["in_shapes"], a["options"]
+    steps, opts = a["steps"], a["options"]
+    shape, in_shapes, tiles = _view(op)
     total, sizes, flat, n, rows = block_geometry(op)
     w = _Writer()
     name = _ident(f"fused_{op.name}")
     params = [f"x{i}" for i in range(len(in_shapes))]
-    where, bufdt = _plan_buffers(steps, _out_reusable(steps, flat))
+    where, bufdt = _plan_buffers(steps, _out_reusable(steps, flat or tiles > 1))
     tail = () if flat or not shape else tuple(shape[1:])
     specs = w.value(tuple((tail, dt) for dt in bufdt), "scratch")
     out_dt = np.dtype(steps[-1].dtype).name
@@ -221,12 +306,21 @@ def fused_source(op) -> tuple:
             seen.append(s.source)
             lines.append(f"    #   {s.source}".replace("\n", " "))
     lines.append(f"    out = empty({a['shape']!r}, {out_dt})")
-    lines.append("    o = out.reshape(-1)" if flat else "    o = out")
+    if tiles > 1:
+        lines.insert(2, f"    #   (a row is {tiles} copies of the last axis; vectors along it "
+                        "are tiled)")
+    lines.append("    o = out.reshape(-1)" if flat else
+                 f"    o = out.reshape({shape!r})" if tiles > 1 else "    o = out")
     sliced = []
     for i, s in enumerate(in_shapes):
         if flat:
             lines.append(f"    v{i} = x{i}.reshape(-1)")
             sliced.append(sizes[i] == total)
+        elif tiles > 1 and sizes[i] > 1:
+            full = int(np.prod(a["in_shapes"][i])) == total   # (else a vector, tiled)
+            lines.append(f"    v{i} = x{i}.reshape({s!r})" if full else
+                         f"    v{i} = tile(x{i}.reshape(-1), {tiles})")
+            sliced.append(full)
         else:
             lines.append(f"    v{i} = x{i}")
             sliced.append(len(s) == len(shape) and s[0] == shape[0] and shape[0] != 1)
@@ -236,6 +330,7 @@ def fused_source(op) -> tuple:
     if compiled:
         lines[1] = lines[1][:-1] + "; its arithmetic runs compiled by numba:"
     lines.append("    def block(s, e, b):")
+    w.block_shape = (rows, *tail)
     body = ["n = e - s"]
     body += [f"t{b} = b[{b}][:n]" for b in range(len(bufdt))]
     last_out = "o[s:e]"
@@ -271,6 +366,7 @@ def fused_source(op) -> tuple:
         text[-1] += notes[j]
         body += text
         j += 1
+    body[1:1] = w.zero_lines
     lines += [f"        {b}" for b in body]
     lines.append(f"    run_blocks(block, {n}, {rows}, {specs}, {total >= opts.parallel_min})")
     lines.append("    return out")

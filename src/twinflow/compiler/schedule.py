@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import blas
 from ..core.workers import inter_threads, machine_busy, run_calls
 from .program import Program, Rewriter
 
@@ -154,4 +155,7 @@ def run_group(*kernels_and_args) -> list:
         The ops' results, in order.
     """
     calls = list(zip(kernels_and_args[::2], kernels_and_args[1::2]))
-    return run_calls(calls, 1 if machine_busy() else inter_threads())
+    # (products in order, each on all of BLAS's threads, when BLAS threads itself: see
+    # ``blas.threads_itself``)
+    alone = machine_busy() or blas.threads_itself()
+    return run_calls(calls, 1 if alone else inter_threads())

@@ -70,6 +70,22 @@ def get_threads() -> int | None:
     return int(st["get"]()) if st["lib"] is not None else None
 
 
+def threads_itself() -> bool:
+    """Whether the BLAS library runs a product on several threads of its own.
+
+    OpenBLAS's threads wait for work spinning, so one product on them (1.8x on two cores
+    for the bench MLP's 64x784x256) beats the same product cut in two on twinflow's workers
+    with BLAS single-threaded (1.0-1.4x, the hand-off and wake-up costing more than the
+    product's half): twinflow splits products itself only when BLAS runs on one thread
+    (``OPENBLAS_NUM_THREADS=1``). An unknown library (None) is assumed to thread itself, as
+    MKL and Accelerate do.
+
+    Returns:
+        False only when the library is known to run on one thread.
+    """
+    return get_threads() != 1
+
+
 def set_threads(n: int) -> bool:
     """Sets the BLAS thread count; 0 restores the count it had when twinflow first looked.
 

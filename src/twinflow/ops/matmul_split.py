@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import blas
 from ..core.parallel import intra_threads
 from ..core.workers import machine_busy, run_calls
 
@@ -53,7 +54,7 @@ def split_kernel(base, op):
 
     def split_matmul(a, b):
         parts = min(intra_threads(), size // ALIGN)
-        if parts <= 1:
+        if parts <= 1 or blas.threads_itself():
             return base(a, b)
         x = a.T if ta else a
         y = b.T if tb else b

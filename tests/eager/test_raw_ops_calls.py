@@ -87,6 +87,10 @@ CASES = [
     ("MaxPool", lambda x: tw.raw_ops.MaxPool(
         input=x, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID"),
      (X4,), pool_ref(X4, (2, 2), (1, 1), [(0, 0)] * 2, np.max)),
+    ("MaxPool EXPLICIT", lambda x: tw.raw_ops.MaxPool(
+        input=x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="EXPLICIT",
+        explicit_paddings=[0, 0, 1, 0, 0, 1, 0, 0]),
+     (X4,), pool_ref(X4, (2, 2), (2, 2), [(1, 0), (0, 1)], np.max)),
     ("AvgPool SAME", lambda x: tw.raw_ops.AvgPool(
         value=x, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME", data_format="NHWC"),
      (X4,), pool_ref(X4, (3, 3), (2, 2), SAME4, np.mean)),
@@ -200,3 +204,22 @@ def test_exported_graph_uses_tensorflows_names():
 def test_calls_tensorflows_keywords_do_not_describe(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("in_function", [False, True], ids=["eager", "function"])
+def test_conv_gradient_ops_are_the_adjoints_of_conv2d(in_function):
+    # <Conv2D(x, w), dy> == <x, Conv2DBackpropInput(dy)> == <w, Conv2DBackpropFilter(dy)>
+    w = W4[..., :3, :]
+    window = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    dy = RNG.standard_normal((2, 3, 3, 4)).astype(np.float32)
+
+    def grads(x, w, dy):
+        dx = tw.raw_ops.Conv2DBackpropInput(input_sizes=[2, 5, 6, 3], filter=w,
+                                            out_backprop=dy, **window)
+        dw = tw.raw_ops.Conv2DBackpropFilter(input=x, filter_sizes=[2, 3, 3, 4],
+                                             out_backprop=dy, use_cudnn_on_gpu=True, **window)
+        return dx, dw
+    dx, dw = _run(grads, (X4, w, dy), in_function)
+    forward = (conv_ref(X4, w, (2, 2), SAME_CONV) * dy).sum()
+    np.testing.assert_allclose((X4 * dx.numpy()).sum(), forward, rtol=1e-4)
+    np.testing.assert_allclose((w * dw.numpy()).sum(), forward, rtol=1e-4)

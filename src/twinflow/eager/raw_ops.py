@@ -39,7 +39,7 @@ from ..graph.graph_def import (
 from ..graph.registry import _SAME_DTYPE, REGISTRY, load_all_op_families
 from ..graph.schema import AttrSpec
 from ..graph.tensor import Tensor
-from ..graph.tf_defaults import TF_DEFAULTS, TF_ONLY_AT
+from ..graph.tf_defaults import TF_DEFAULTS, tf_only_attrs
 from .execute import bind, constant_value, convert_to_tensor
 
 _P = inspect.Parameter
@@ -64,15 +64,6 @@ _PY_NAMES = {
 }
 
 
-def _tf_only(op: str) -> dict:
-    """TensorFlow attrs of ``op`` that twinflow implements only at their default: name ->
-    default (a conv/pool op's ``data_format`` is channels-last)."""
-    out = {k: v for (o, k), v in TF_ONLY_AT.items() if o == op}
-    if op in TF_WINDOW_ATTRS:
-        out["data_format"] = "NDHWC" if "3D" in op else "NHWC"
-    return out
-
-
 class RawOp:
     """One op, called with keyword arguments only (as ``tf.raw_ops`` functions are)."""
 
@@ -93,7 +84,7 @@ class RawOp:
         self._derived: dict = {}  # a type attr read from an input: attr -> input name
         self._type_fill: dict = {}  # those of them ``infer`` requires: attr -> input name
         self._int_lists: set = set()  # list(int) attrs (given one int: a list of it)
-        self._tf_only = _tf_only(name)
+        self._tf_only = tf_only_attrs(name)
         moved = TF_INPUT_ATTRS.get(name)
         self._tensor_attr = moved[0] if moved else None  # an input in TensorFlow
         self._from_output = TF_TYPE_FROM_OUTPUT.get(name)  # (type attr, output index)

@@ -7,6 +7,7 @@ implements only at their default.
 """
 from ..core import dtypes
 from ..core.shapes import TensorShape
+from .graph_def import TF_WINDOW_ATTRS
 
 
 def _each(attr: str, value, *ops: str) -> dict:
@@ -114,3 +115,20 @@ TF_ONLY_AT = {
     ("SelfAdjointEigV2", "compute_v"): True,
     ("TopKV2", "index_type"): dtypes.int32,
 }
+
+
+def tf_only_attrs(op: str) -> dict:
+    """The TensorFlow attrs of ``op`` that twinflow's op implements only at TensorFlow's
+    default (``TF_ONLY_AT``; a conv/pool op's ``data_format`` is channels-last): GraphDef
+    import and ``tw.raw_ops`` accept them at that value.
+
+    Args:
+        op: the op type.
+
+    Returns:
+        attr name -> TensorFlow's default.
+    """
+    out = {k: v for (o, k), v in TF_ONLY_AT.items() if o == op}
+    if op in TF_WINDOW_ATTRS:
+        out["data_format"] = "NDHWC" if "3D" in op else "NHWC"
+    return out

@@ -223,3 +223,16 @@ def test_conv_gradient_ops_are_the_adjoints_of_conv2d(in_function):
     forward = (conv_ref(X4, w, (2, 2), SAME_CONV) * dy).sum()
     np.testing.assert_allclose((X4 * dx.numpy()).sum(), forward, rtol=1e-4)
     np.testing.assert_allclose((w * dw.numpy()).sum(), forward, rtol=1e-4)
+
+
+def test_read_variable_op_takes_tensorflows_keywords():
+    v = tw.Variable([[1.0, 2.0]])
+    np.testing.assert_array_equal(tw.raw_ops.ReadVariableOp(resource=v.handle,
+                                                            dtype=tw.float32), [[1.0, 2.0]])
+
+    @tw.function
+    def read():
+        return tw.raw_ops.ReadVariableOp(resource=v.handle, dtype=tw.float32)
+    assert read.get_concrete_function().structured_outputs.shape == (1, 2)  # the variable's
+    v.assign([[3.0, 4.0]])
+    np.testing.assert_array_equal(read(), [[3.0, 4.0]])

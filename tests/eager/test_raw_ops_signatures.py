@@ -103,6 +103,8 @@ TWINFLOW_EXTRAS = {
                                 "leaves out the default False",
     **{(op, "batch_dims"): "twinflow's op also does batched indices; the default 0 is "
                            "TensorFlow's op" for op in ("GatherNd", "ScatterNd")},
+    ("ReadVariableOp", "shape"): "the value's static shape (twinflow's bookkeeping, not "
+                                 "exported); left out, the variable's",
 }
 
 # Ops whose keywords differ from TensorFlow's and need more than a declaration fix (their
@@ -116,7 +118,7 @@ ALLOWED = {
         "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
         "StatefulPartitionedCall", "PyFunc", "EagerPyFunc")},
     **{op: _NO_SCHEMA for op in (
-        "Assert", "PrintV2", "ConcatOffset", "DecodeCSV", "DecodeCompressed",
+        "Assert", "PrintV2", "ConcatOffset", "DecodeCSV",
         "DecodeImage", "DecodeRaw", "DeserializeManySparse", "SerializeSparse",
         "DynamicStitch", "IteratorGetNext", "MakeIterator", "ParseExample",
         "ParseSequenceExample", "WriteSummary", "TensorListConcat", "TensorListGetItem",
@@ -128,8 +130,6 @@ ALLOWED = {
     "QuantizedConcat": "the N mins and maxes are two stacked vectors (one list input)",
     "RandomIndexShuffle": "rounds is not modelled (twinflow's permutation is not "
                           "TensorFlow's either)",
-    "ReadVariableOp": "records the variable's shape as an attr; TensorFlow reads it from "
-                      "the handle",
 }
 
 

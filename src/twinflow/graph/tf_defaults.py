@@ -95,6 +95,7 @@ TF_DEFAULTS.update({
     ("StringFormat", "summarize"): 3,
     ("RandomPoissonV2", "dtype"): dtypes.int64,
     ("Placeholder", "shape"): TensorShape(None),
+    ("DecodeCompressed", "compression_type"): "",
 })
 
 # TensorFlow attrs that twinflow's op implements only at TensorFlow's default (``tw.raw_ops``

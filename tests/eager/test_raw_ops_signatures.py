@@ -103,6 +103,8 @@ TWINFLOW_EXTRAS = {
                                 "leaves out the default False",
     **{(op, "batch_dims"): "twinflow's op also does batched indices; the default 0 is "
                            "TensorFlow's op" for op in ("GatherNd", "ScatterNd")},
+    ("Assert", "template"): "strings between the data items of the message (twinflow's "
+                            "tw.debugging.Assert; not exported); left out, data only",
     ("ReadVariableOp", "shape"): "the value's static shape (twinflow's bookkeeping, not "
                                  "exported); left out, the variable's",
 }
@@ -118,11 +120,11 @@ ALLOWED = {
         "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
         "StatefulPartitionedCall", "PyFunc", "EagerPyFunc")},
     **{op: _NO_SCHEMA for op in (
-        "Assert", "PrintV2", "ConcatOffset", "DecodeCSV",
+        "PrintV2", "ConcatOffset", "DecodeCSV",
         "DecodeImage", "DecodeRaw", "DeserializeManySparse", "SerializeSparse",
         "DynamicStitch", "IteratorGetNext", "MakeIterator", "ParseExample",
         "ParseSequenceExample", "WriteSummary", "TensorListConcat", "TensorListGetItem",
-        "TensorListLength", "TensorListSetItem", "TensorListStack")},
+        "TensorListSetItem", "TensorListStack")},
     **{op: "takes its many inputs as one list (*rest) after the first ones" for op in (
         "CTCLoss", "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox")},
     "Bincount": "twinflow's one op is TensorFlow's Bincount, DenseBincount and the axis/"

@@ -59,12 +59,12 @@ ALLOWED = {
     # control flow and function calls carry sub-graphs; the rest are I/O, parsing and
     # TensorList ops not yet declared
     **{op: "no schema yet: exported with a generic T attr" for op in (
-        "Assert", "Case", "ConcatOffset", "DecodeCSV", "DecodeImage",
+        "Case", "ConcatOffset", "DecodeCSV", "DecodeImage",
         "DecodeRaw", "DeserializeManySparse", "EagerPyFunc", "If", "ImageProjectiveTransformV3",
         "IteratorGetNext", "MakeIterator", "ParseExample", "ParseSequenceExample", "PrintV2",
         "PyFunc", "SerializeSparse", "StatefulPartitionedCall", "StatelessCase", "StatelessIf",
         "StatelessWhile", "StringFormat", "TensorListConcat", "TensorListFromTensor",
-        "TensorListGetItem", "TensorListLength", "TensorListReserve", "TensorListSetItem",
+        "TensorListGetItem", "TensorListReserve", "TensorListSetItem",
         "TensorListStack", "While", "WriteSummary")},
 }
 

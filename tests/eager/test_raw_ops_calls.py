@@ -200,6 +200,22 @@ def test_exported_graph_uses_tensorflows_names():
      "returns complex64"),
     (lambda: tw.raw_ops.ArgMax(input=M, dimension=0, Tidx=tw.int32), TypeError,
      "unexpected keyword argument 'Tidx'"),
+    # window lists as TensorFlow checks them (a stride over the batch was silently dropped)
+    (lambda: tw.raw_ops.Conv2D(input=X4, filter=W4[..., :3, :], strides=[2, 1, 1, 1],
+                               padding="VALID"),
+     tw.errors.UnimplementedError, "strides must be 1 in the batch and channel"),
+    (lambda: tw.raw_ops.MaxPool(input=X4, ksize=[1, 2, 2, 2], strides=[1, 1, 1, 1],
+                                padding="VALID"),
+     tw.errors.UnimplementedError, "ksize must be 1 in the batch and channel"),
+    (lambda: tw.raw_ops.Conv2D(input=X4, filter=W4[..., :3, :], strides=[1, 1],
+                               padding="VALID"),
+     tw.errors.InvalidArgumentError, "strides must list 4 values"),
+    (lambda: tw.raw_ops.Conv2D(input=X4, filter=W4[..., :3, :], strides=[1, 1, 1, 1],
+                               padding="EXPLICIT"),
+     tw.errors.InvalidArgumentError, "explicit_paddings must list 8 values"),
+    (lambda: tw.raw_ops.MaxPool(input=X4, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                                padding="VALID", explicit_paddings=[0, 0, 1, 1, 1, 1, 0, 0]),
+     tw.errors.InvalidArgumentError, "be empty otherwise"),
 ])
 def test_calls_tensorflows_keywords_do_not_describe(call, error, match):
     with pytest.raises(error, match=match):

@@ -28,7 +28,7 @@ import inspect
 import numpy as np
 
 from ..core import dtypes
-from ..core.errors import UnimplementedError
+from ..core.errors import InvalidArgumentError, UnimplementedError
 from ..graph.graph_def import (
     TF_EXPLICIT_PADDINGS,
     TF_INPUT_ATTRS,
@@ -253,11 +253,25 @@ class RawOp:
     def _tf_forms(self, attrs: dict) -> None:
         # TensorFlow's per-dimension window lists -> twinflow's per-spatial-dimension ones.
         op = self.opdef.name
-        if op in TF_WINDOW_ATTRS:
-            pads = attrs.get("explicit_paddings")
-            if op in TF_EXPLICIT_PADDINGS and pads is not None and not len(pads):
-                del attrs["explicit_paddings"]  # TensorFlow's default: none
-            window_attrs(op, attrs, to_tf=False)
+        if op not in TF_WINDOW_ATTRS:
+            return
+        dims = 5 if "3D" in op else 4
+        for k in TF_WINDOW_ATTRS[op]:
+            v = attrs.get(k)
+            if v is not None and (not isinstance(v, tuple) or len(v) != dims):
+                raise InvalidArgumentError(None, None, f"raw_ops.{op}: {k} must list {dims} "
+                                           f"values, one per dimension of the input, got {v!r}")
+        if op in TF_EXPLICIT_PADDINGS:
+            pads = attrs.pop("explicit_paddings", None) or ()  # TensorFlow's default: none
+            explicit = attrs.get("padding") in ("EXPLICIT", b"EXPLICIT")
+            if explicit != bool(pads) or pads and len(pads) != 2 * dims:
+                raise InvalidArgumentError(
+                    None, None, f"raw_ops.{op}: explicit_paddings must list {2 * dims} values "
+                    f"(before and after, per dimension) with padding='EXPLICIT' and be empty "
+                    f"otherwise, got {list(pads)} with padding={attrs.get('padding')!r}")
+            if pads:
+                attrs["explicit_paddings"] = pads
+        window_attrs(op, attrs, to_tf=False)
 
 
 def _attr_value(value):

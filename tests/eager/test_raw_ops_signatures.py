@@ -147,3 +147,10 @@ def test_allowlists_name_checked_ops():
 
 def test_most_registered_tensorflow_ops_are_checked():
     assert len(CHECKED) > 350
+
+
+def test_every_registered_op_has_a_raw_op_signature():
+    # (ops TensorFlow lacks too: their keywords are twinflow's declaration's)
+    for name in op_names():
+        params = inspect.signature(raw_op(name)).parameters
+        assert "name" in params and all(p.kind is p.KEYWORD_ONLY for p in params.values())

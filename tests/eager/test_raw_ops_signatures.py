@@ -120,7 +120,7 @@ ALLOWED = {
         "If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
         "StatefulPartitionedCall", "PyFunc", "EagerPyFunc")},
     **{op: _NO_SCHEMA for op in (
-        "PrintV2", "ConcatOffset", "DecodeCSV",
+        "PrintV2", "DecodeCSV",
         "DecodeImage", "DecodeRaw", "DeserializeManySparse", "SerializeSparse",
         "DynamicStitch", "IteratorGetNext", "MakeIterator", "ParseExample",
         "ParseSequenceExample", "WriteSummary", "TensorListConcat", "TensorListGetItem",

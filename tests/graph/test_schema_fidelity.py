@@ -59,7 +59,7 @@ ALLOWED = {
     # control flow and function calls carry sub-graphs; the rest are I/O, parsing and
     # TensorList ops not yet declared
     **{op: "no schema yet: exported with a generic T attr" for op in (
-        "Case", "ConcatOffset", "DecodeCSV", "DecodeImage",
+        "Case", "DecodeCSV", "DecodeImage",
         "DecodeRaw", "DeserializeManySparse", "EagerPyFunc", "If", "ImageProjectiveTransformV3",
         "IteratorGetNext", "MakeIterator", "ParseExample", "ParseSequenceExample", "PrintV2",
         "PyFunc", "SerializeSparse", "StatefulPartitionedCall", "StatelessCase", "StatelessIf",

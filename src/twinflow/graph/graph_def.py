@@ -32,6 +32,7 @@ TF_INPUT_ATTRS = {
     "ReduceJoin": ("axis", None, 1), "ConcatV2": ("axis", "Tidx", -1),
     "ExpandDims": ("axis", "Tdim", 1), "GatherV2": ("axis", "Taxis", 2),
     "Split": ("axis", None, 0), "SplitV": ("axis", None, 2), "Transpose": ("perm", "Tperm", 1),
+    "ConcatOffset": ("axis", None, 0),
 }
 
 

@@ -167,6 +167,14 @@ def test_a_tensor_axis_must_be_known_when_the_graph_is_built():
     np.testing.assert_array_equal(const_axis(tw.constant(M)), M.argmax(0))
 
     @tw.function
+    def const_block(x):  # BatchToSpaceND's block_shape and crops: attrs here, inputs in TF
+        return tw.raw_ops.BatchToSpaceND(input=x, block_shape=tw.constant([2, 2]),
+                                         crops=tw.constant([[0, 0], [0, 1]]))
+    x = np.arange(16, dtype=np.float32).reshape(4, 2, 2, 1)
+    expected = x.reshape(2, 2, 1, 2, 2, 1).transpose(2, 3, 0, 4, 1, 5).reshape(1, 4, 4, 1)
+    np.testing.assert_array_equal(const_block(tw.constant(x)), expected[:, :, :3])
+
+    @tw.function
     def fed_axis(x, axis):
         return tw.raw_ops.Sum(input=x, axis=axis)
     with pytest.raises(tw.errors.UnimplementedError, match="axis must be known"):

@@ -31,7 +31,6 @@ from ..core import dtypes
 from ..core.errors import InvalidArgumentError, UnimplementedError
 from ..graph.graph_def import (
     TF_EXPLICIT_PADDINGS,
-    TF_INPUT_ATTRS,
     TF_TYPE_FROM_OUTPUT,
     TF_WINDOW_ATTRS,
     window_attrs,
@@ -85,8 +84,6 @@ class RawOp:
         self._type_fill: dict = {}  # those of them ``infer`` requires: attr -> input name
         self._int_lists: set = set()  # list(int) attrs (given one int: a list of it)
         self._tf_only = tf_only_attrs(name)
-        moved = TF_INPUT_ATTRS.get(name)
-        self._tensor_attr = moved[0] if moved else None  # an input in TensorFlow
         self._from_output = TF_TYPE_FROM_OUTPUT.get(name)  # (type attr, output index)
         if name in TF_EXPLICIT_PADDINGS:
             self._attrs["explicit_paddings"] = []
@@ -227,7 +224,7 @@ class RawOp:
         return ", ".join(p for p in self.__signature__.parameters if p != "name")
 
     def _attr_value(self, attr: str, key: str, value):
-        if attr == self._tensor_attr and isinstance(value, Tensor):
+        if isinstance(value, Tensor):  # (an input in TensorFlow: an axis, a block shape)
             known = constant_value(value)
             if known is None:
                 raise UnimplementedError(

@@ -149,3 +149,32 @@ def test_attrs_that_are_tensorflow_inputs_become_const_nodes_and_come_back():
             m, sm, c, t = s.run(outs, {g2.get_tensor_by_name("x:0"): xv})
     assert m == 2.5 and sm.tolist() == [[3.0], [12.0]]
     assert c.tolist() == np.concatenate([xv, xv], 1).tolist() and t.tolist() == xv.T.tolist()
+
+
+def test_tensorflow_attrs_at_their_default_import():
+    # TensorFlow writes attrs that twinflow's ops implement only at their default
+    # (graph/tf_defaults.TF_ONLY_AT): accepted at that value, refused at another.
+    from twinflow.graph.graph_def import fill_attr
+    g = tw.Graph()
+    with g.as_default():
+        x = v1.placeholder(tw.float32, [4], name="x")
+        tw.cast(tw.equal(x, 1.0, name="eq"), tw.int32, name="c")
+        tw.gather_nd(x, [[2]], name="g")
+        tw.nn.max_pool3d(tw.reshape(x, [1, 1, 2, 2, 1]), 1, 1, "VALID", name="p")
+    tf_attrs = {"eq": ("incompatible_shape_error", True), "c": ("Truncate", False),
+                "g": ("bad_indices_policy", ""), "p": ("data_format", "NDHWC")}
+    gd = g.as_graph_def()
+    for node in gd.node:
+        if node.name in tf_attrs:
+            fill_attr(node.attr[tf_attrs[node.name][0]], tf_attrs[node.name][1])
+    g2 = tw.Graph()
+    with g2.as_default():
+        c, gathered = tw.graph_util.import_graph_def(gd, return_elements=["c:0", "g:0"])
+        with v1.Session(graph=g2) as s:
+            out = s.run([c, gathered], {g2.get_tensor_by_name("import/x:0"): [1, 2, 3, 1]})
+    np.testing.assert_array_equal(out[0], [1, 0, 0, 1])
+    np.testing.assert_array_equal(out[1], [3.0])
+    cast = next(n for n in gd.node if n.name == "c")
+    fill_attr(cast.attr["Truncate"], True)
+    with tw.Graph().as_default(), pytest.raises(tw.errors.UnimplementedError, match="Truncate"):
+        tw.graph_util.import_graph_def(gd)

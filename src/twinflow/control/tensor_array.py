@@ -231,7 +231,7 @@ class TensorListOneHot:
                                  {"element_dtype": v.dtype, "element_shape": v.shape})]
 
 
-@register_op("TensorListLength")
+@register_op("TensorListLength", schema="handle@input_handle:variant -> length:int32")
 class TensorListLength:
     """The number of elements (int32 scalar)."""
 

@@ -94,7 +94,7 @@ def _read_spec(phs: list, depth: int = 0):
             if not ks:
                 continue
             if op.type == "ReadVariableOp":
-                return op.attrs["dtype"], op.attrs["shape"]
+                return op.attrs["dtype"], op.outputs[0].shape
             for k in ks:
                 found = _read_spec(_inner_inputs(op, k), depth + 1)
                 if found is not None:

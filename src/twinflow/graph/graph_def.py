@@ -32,6 +32,7 @@ TF_INPUT_ATTRS = {
     "ReduceJoin": ("axis", None, 1), "ConcatV2": ("axis", "Tidx", -1),
     "ExpandDims": ("axis", "Tdim", 1), "GatherV2": ("axis", "Taxis", 2),
     "Split": ("axis", None, 0), "SplitV": ("axis", None, 2), "Transpose": ("perm", "Tperm", 1),
+    "ConcatOffset": ("axis", None, 0),
 }
 
 
@@ -72,17 +73,28 @@ def window_attrs(op_type: str, attrs: dict, to_tf: bool) -> dict:
         if to_tf and len(v) == spatial:
             attrs[k] = [1, *v, 1]
         elif not to_tf and len(v) == spatial + 2:
+            _only_spatial(op_type, k, v[:1] + v[-1:], 1)
             attrs[k] = tuple(v[1:-1])
     pads = attrs.get("explicit_paddings")
     if op_type in TF_EXPLICIT_PADDINGS and isinstance(pads, (list, tuple)):
         if to_tf and pads and isinstance(pads[0], (list, tuple)):
             attrs["explicit_paddings"] = [0, 0, *(int(i) for p in pads for i in p), 0, 0]
         elif not to_tf and len(pads) == 2 * (spatial + 2):
+            _only_spatial(op_type, "explicit_paddings", pads[:2] + pads[-2:], 0)
             attrs["explicit_paddings"] = tuple((int(pads[2 * d]), int(pads[2 * d + 1]))
                                                for d in range(1, spatial + 1))
         elif not to_tf and not pads:
             attrs["explicit_paddings"] = None
     return attrs
+
+
+def _only_spatial(op_type: str, attr: str, batch_and_channels, neutral: int) -> None:
+    # TensorFlow's CPU kernels refuse windows over the batch and channel dimensions too.
+    if any(int(v) != neutral for v in batch_and_channels):
+        raise UnimplementedError(
+            None, None, f"{op_type}: {attr} must be {neutral} in the batch and channel "
+            f"dimensions (windows move over the spatial ones only), got "
+            f"{list(batch_and_channels)} there")
 
 
 # Type attrs of TensorFlow's op that twinflow's schema leaves out: attr -> the input whose

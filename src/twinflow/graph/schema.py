@@ -165,6 +165,8 @@ def _parse_attr(item: str, input_names: list) -> AttrSpec:
             spec.default = ast.literal_eval(m.group(3))
         except (ValueError, SyntaxError):
             spec.default = m.group(3)
+        if spec.kind == "type" and isinstance(spec.default, str):
+            spec.default = _as_dtype_name(spec.default)
     rest = rest[m.end():]
     while rest.strip():
         c = _CONSTRAINT.match(rest)

@@ -415,7 +415,8 @@ def _each_string(one, x) -> np.ndarray:
     return np.asarray(flat + [None], dtype=object)[:-1].reshape(np.shape(x))
 
 
-@register_op("DecodeCompressed")
+@register_op("DecodeCompressed",
+             schema="x@bytes:string -> output:string | compression_type:string in [,ZLIB,GZIP]")
 class DecodeCompressed:
     """Decompresses each string (ZLIB or GZIP)."""
 

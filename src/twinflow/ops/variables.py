@@ -34,10 +34,14 @@ from .math_ops import cast
 class ReadVariableOp:
     """The current value of the variable behind ``resource``."""
 
-    def infer(resource, *, dtype, shape):
+    def infer(resource, *, dtype, shape=None):
+        # ``shape`` (twinflow's, not TensorFlow's attr) left out: the variable's, if known
+        if shape is None:
+            var = variable_of(resource)
+            shape = var.shape if var is not None else TensorShape(None)
         return dtype, shape
 
-    def kernel(resource, *, dtype, shape):
+    def kernel(resource, *, dtype, shape=None):
         return resource._value
 
     def lower(op):

@@ -22,11 +22,11 @@ from ..eager.execute import bind
 from ..graph.graph import get_default_graph
 from ..graph.graph_def import TF_INPUT_ATTRS, fill_attr, shape_of_proto, window_attrs
 from ..graph.registry import REGISTRY, load_all_op_families
+from ..graph.tf_defaults import TF_DEFAULTS
 from ..ops.core import ZerosLike
 from ..ops.scopes import get_static_value
 from .function_def import output_args
 from .graph_import import _attr_value, _op_attrs, _ordered, input_attr_value, tensor_of_proto
-from .tf_defaults import TF_DEFAULTS
 from .tf_lists import TF_LIST_OPS, import_list_op
 
 __all__ = ["FunctionImporter"]

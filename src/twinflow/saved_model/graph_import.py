@@ -19,14 +19,11 @@ from ..graph.graph_def import (
 from ..graph.protos import message_class
 from ..graph.registry import REGISTRY
 from ..graph.schema import AttrSpec
+from ..graph.tf_defaults import tf_only_attrs
 
 __all__ = ["import_graph_def", "convert_variables_to_constants", "as_graph_def_message",
            "tensor_of_proto", "extract_sub_graph"]
 
-# TensorFlow attrs twinflow's ops do not take, harmless at these values (hints for gradients
-# and GPU kernels); any other value is refused.
-_TF_ONLY_AT = {"grad_a": False, "grad_b": False, "use_cudnn_on_gpu": True,
-               "explicit_paddings": [], "validate_shape": False, "data_format": "NHWC"}
 # The window attrs of a conv/pool op (TF_WINDOW_ATTRS), by TensorFlow's names and twinflow's.
 _WINDOW_KEYS = ("strides", "dilations", "ksize", "padding", "explicit_paddings")
 # TensorProto's repeated field for each kind of dtype (when there is no tensor_content).
@@ -153,7 +150,10 @@ def _op_attrs(node, opdef) -> dict:
                 elif node.op == "Const" and key == "value":
                     attrs["value"] = _attr_value(node.attr[key])
                 continue  # derived again from the inputs' dtypes
-            if key in _TF_ONLY_AT and _attr_value(node.attr[key]) == _TF_ONLY_AT[key]:
+            # TensorFlow attrs twinflow's op implements only at their default (hints for
+            # gradients and GPU kernels, channels-last layouts); any other value is refused
+            only = tf_only_attrs(node.op)
+            if key in only and _attr_value(node.attr[key]) == only[key]:
                 continue
             if key in _WINDOW_KEYS and node.op in TF_WINDOW_ATTRS:
                 attrs[key] = _attr_value(node.attr[key])  # twinflow's form in window_attrs

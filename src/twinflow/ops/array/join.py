@@ -63,7 +63,9 @@ class ConcatV2:
         return [bind(Slice, [dy, off, s]) for off, s in zip(offsets, shapes)]
 
 
-@register_op("ConcatOffset", multi_output=True)
+@register_op("ConcatOffset", multi_output=True,
+             schema="shapes@shape:N*shape_type -> offset:N*shape_type | "
+                    "shape_type:type in [int32,int64]; axis@concat_dim:int")
 class ConcatOffset:
     """Where each of the shapes begins in their concatenation along ``axis`` (concat grad)."""
 

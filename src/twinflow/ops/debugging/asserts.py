@@ -22,25 +22,27 @@ from .numerics import _last_op
 from .printing import format_tensor
 
 
-@register_op("Assert", stateful=True, multi_output=True)
+@register_op("Assert", stateful=True, multi_output=True,
+             schema="condition:bool, data:T -> | T:list(type); summarize:int")
 class AssertOp:
     """Raises InvalidArgumentError unless ``condition`` is true; the message shows ``data``.
 
-    ``template`` holds one entry per data item: a string, or None where a data tensor goes.
+    ``template`` (twinflow's attr, not exported) holds one entry per data item: a string, or
+    None where a data tensor goes; left out, every item is a data tensor (TensorFlow's op).
     """
 
-    def infer(condition, *data, template, summarize):
+    def infer(condition, *data, template=None, summarize=3):
         if not condition.dtype.is_bool:
             raise InvalidArgumentError(None, None, f"Assert needs a bool condition, got "
                                                    f"{condition.dtype.name}")
         return []
 
-    def kernel(condition, *data, template, summarize):
+    def kernel(condition, *data, template=None, summarize=3):
         if np.all(condition):
             return ()
         items = iter(data)
         parts = [f"[{format_tensor(next(items), summarize) if t is None else t}]"
-                 for t in template]
+                 for t in (template or (None,) * len(data))]
         raise InvalidArgumentError(None, None, "assertion failed: " + " ".join(parts))
 
 

@@ -32,7 +32,8 @@ class Variable(_TwVariable):
         shape: the shape (needed with an initializer).
         dtype: the dtype (default: the value's, else ``floatx()``).
         trainable: whether training updates it.
-        autocast: accepted as in Keras (mixed precision casts on read in layers).
+        autocast: whether a mixed-precision layer's ``call`` reads it in the compute dtype
+            (False: always in its own dtype).
         aggregation: how replicas combine it (``'none'``, ``'mean'``, ``'sum'``,
             ``'only_first_replica'``).
         synchronization: accepted as in Keras (``'auto'``).
@@ -58,6 +59,7 @@ class Variable(_TwVariable):
                 arr = np.asarray(value)
                 dtype = floatx() if arr.dtype.kind == "f" else None
         self.autocast = autocast
+        self._tw_autocast = bool(autocast)  # read by Variable._read_autocast
         self._keras_aggregation = aggregation
         super().__init__(value, trainable=trainable, name=name, dtype=dtype)
 

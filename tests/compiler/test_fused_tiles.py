@@ -18,7 +18,8 @@ def _data(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=shape).astype(dtype)
     flat = x.reshape(-1)
-    flat[:len(_SPECIAL)] = np.asarray(_SPECIAL, dtype)
+    k = min(len(_SPECIAL), flat.size)
+    flat[:k] = np.asarray(_SPECIAL[:k], dtype)
     return x
 
 
@@ -63,13 +64,14 @@ def test_the_default_options_tile_the_convnet_bias_relu():
     b = _data((16,), np.float32, seed=1)
     passes = UNFUSED_PASSES + (("fusion", fusion.fuse_elementwise),)
     srcs = _compare(lambda x, b: tw.nn.relu(tw.nn.bias_add(x, b)), [x, b], passes)
-    assert len(srcs) == 1 and "a row is 64 copies of the last axis" in srcs[0]
+    assert len(srcs) == 1 and "a row is 676 copies of the last axis" in srcs[0]
 
 
 @pytest.mark.parametrize("shape,vec", [
-    ((7, 13), (13,)),          # 7 rows: one row of 7 copies
+    ((40, 13), (13,)),         # 40 rows: one row of 40 copies
+    ((7, 13), (13,)),          # rows of 91 elements at most: too short to gain
     ((16, 16), (16, 1)),       # broadcast along the first axis: not a last-axis vector
-    ((4, 100), (100,)),        # a last axis longer than TILE_MAX_CHANNELS
+    ((4, 100), (100,)),        # a last axis longer than fast_elementwise.SHORT_MAX
     ((3, 5, 8), (5, 8)),       # a matrix, not a vector: rows of the leading axis
 ])
 def test_other_broadcasts_stay_correct(shape, vec):
@@ -77,7 +79,7 @@ def test_other_broadcasts_stay_correct(shape, vec):
     v = _data(vec, np.float32, seed=2)
     srcs = _compare(lambda x, v: tw.exp(x - v) + v, [x, v])
     tiled = any("copies of the last axis" in s for s in srcs)
-    assert tiled == (vec == (13,))
+    assert tiled == (shape == (40, 13))
 
 
 def test_relu_gradient_is_a_mask_multiply_with_where_bits():
@@ -101,8 +103,23 @@ def test_relu_gradient_is_a_mask_multiply_with_where_bits():
 def test_tiling_needs_the_vector_and_a_short_axis():
     steps = (fusion.Step("ufunc", np.add, (("x", 0), ("x", 1)), np.dtype(np.float32),
                          "AddV2", "a", None, ()),)
-    assert fused_codegen._tiling((8, 16), ((8, 16), (16,)), steps) == 8
-    assert fused_codegen._tiling((8, 16), ((8, 16), ()), steps) == 1     # no vector
-    assert fused_codegen._tiling((8, 16), ((8, 16), (8, 1)), steps) == 1
-    assert fused_codegen._tiling((8, 65), ((8, 65), (65,)), steps) == 1
-    assert fused_codegen._tiling((4096, 16), ((4096, 16), (16,)), steps) == 64
+    assert fused_codegen._tiling((64, 16), ((64, 16), (16,)), steps) == 64
+    assert fused_codegen._tiling((64, 16), ((64, 16), ()), steps) == 1     # no vector
+    assert fused_codegen._tiling((64, 16), ((64, 16), (64, 1)), steps) == 1
+    assert fused_codegen._tiling((64, 65), ((64, 65), (65,)), steps) == 1
+    assert fused_codegen._tiling((8, 16), ((8, 16), (16,)), steps) == 1    # rows too short
+    assert fused_codegen._tiling((4096, 16), ((4096, 16), (16,)), steps) == 1024
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.int8])
+def test_fused_where_is_bitwise_on_unsigned_patterns(dtype):
+    x = _data((40, 33), np.float64).astype(dtype)
+    y = _data((40, 33), np.float64, seed=5).astype(dtype)
+    srcs = _compare(lambda x, y: tw.where(x > y, x * 2, y - 1) * 3, [x, y])
+    assert any("subtract(" in s and ".view(uint" in s for s in srcs)
+
+
+def test_fused_where_with_a_scalar_branch_keeps_masked_copies():
+    x = _data((40, 33), np.float32)
+    srcs = _compare(lambda x: tw.where(x > 0, x * 2, 0.5) + 1, [x])
+    assert any("where=" in s for s in srcs)

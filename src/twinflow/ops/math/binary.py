@@ -16,6 +16,7 @@ from ...eager.execute import bind
 from ...graph.graph import name_scoped
 from ...graph.registry import register_op
 from ...graph.tensor import ShapeLike, Tensor, TensorLike
+from .. import fast_elementwise as fe
 from ..array.create import ones_like, zeros_like
 from ..array.shape import sum_to
 from ..core import convert, convert_n, convert_pair, quietly
@@ -28,6 +29,7 @@ from .elementwise import (
     NUMERIC,
     REAL,
     Binary,
+    binary_kernel,
     check_int_divisor,
     declare,
     public_functions,
@@ -185,6 +187,27 @@ def _extremum_grad(takes_x):
 _maximum_grad, _minimum_grad = _extremum_grad(greater_equal), _extremum_grad(less_equal)
 
 
+def _against_zeros(ufunc):
+    """The kernel of Maximum/Minimum: ``ufunc(x, y)``, but a large array against a 0-d +0
+    (``tw.maximum(x, 0.0)``) is compared with cached zeros, as ``Relu`` is: NumPy vectorises
+    the array-array loop only (fast_elementwise), and gives the same bits. ``__wrapped__``
+    names the ufunc for the compiler (fusion, scalar constants)."""
+    plain = binary_kernel(ufunc, REAL)
+
+    def kernel(x, y):
+        # (cheapest tests first: small arrays pay ~0.1 µs; all bytes 0 is +0, not -0.0)
+        if y.ndim == 0:
+            if x.size >= fe.RELU_MIN_ELEMENTS and x.dtype == y.dtype \
+                    and x.dtype in fe.RELU_DTYPES and not any(y.tobytes()):
+                return ufunc(x, fe.zeros_for(x))
+        elif x.ndim == 0 and y.size >= fe.RELU_MIN_ELEMENTS and x.dtype == y.dtype \
+                and x.dtype in fe.RELU_DTYPES and not any(x.tobytes()):
+            return ufunc(fe.zeros_for(y), y)
+        return plain(x, y)
+    kernel.__wrapped__ = ufunc
+    return kernel
+
+
 def _squared_difference_grad(op, dy):
     x, y = op.inputs
     need_x, need_y = op.needs_grad
@@ -276,12 +299,12 @@ BINARY = [
           api=("x ** y elementwise (``tw.pow``, the ``**`` operator).", "a tensor or value.",
                "a tensor or value of the same dtype.", "The power."),
           grad=_pow_grad),
-    Binary("Maximum", "maximum", np.maximum, REAL,
+    Binary("Maximum", "maximum", _against_zeros(np.maximum), REAL, raw=True,
           doc="The larger of x and y, elementwise, with broadcasting.",
           api=("The elementwise maximum of x and y, broadcasting (``tw.maximum``).",
                "a real tensor or value.", "a tensor or value of the same dtype.", "max(x, y)."),
           grad=_maximum_grad),
-    Binary("Minimum", "minimum", np.minimum, REAL,
+    Binary("Minimum", "minimum", _against_zeros(np.minimum), REAL, raw=True,
           doc="The smaller of x and y, elementwise, with broadcasting.",
           api=("The elementwise minimum of x and y, broadcasting (``tw.minimum``).",
                "a real tensor or value.", "a tensor or value of the same dtype.", "min(x, y)."),

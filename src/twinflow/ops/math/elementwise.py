@@ -31,6 +31,7 @@ the table.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -43,6 +44,7 @@ from ...eager.execute import bind, bind_binary
 from ...eager.tensor import EagerTensor as _ET
 from ...graph.registry import register_op
 from ...graph.tensor import Tensor, TensorLike
+from .. import fast_elementwise as fe
 from ..core import binary_infer, convert, convert_pair, quietly
 from ..dispatch import NOT_FOUND, CompositeArgument, dispatch, user_dispatch
 
@@ -168,13 +170,51 @@ def check_int_divisor(op_name: str, y) -> None:
 
 # ----- codegen hint for scalars -------------------------------------------------------------------
 
-def lower_to(fn):
+def lower_to(fn, ufunc=None):
     """Codegen hint for scalar ops: in a compiled graph dtypes are already checked, so the
     Python operator runs the op on NumPy's scalar fast path (several times faster than a ufunc
-    call on 0-d arrays). Array ops keep the ufunc, which codegen can give an ``out=`` buffer."""
+    call on 0-d arrays). Array ops keep the ufunc, which codegen can give an ``out=`` buffer,
+    except (with ``ufunc``) a large operand plus a short trailing one (a bias of a few channels),
+    which ``short_axis_lowering`` runs over long rows."""
     def lower(op):
-        return fn if op.outputs[0].shape.rank == 0 else None
+        rank = op.outputs[0].shape.rank
+        if rank == 0:
+            return fn
+        if ufunc is not None and rank and short_axis_shapes(op):
+            return short_axis_lowering(ufunc)
+        return None
     return lower
+
+
+def short_axis_shapes(op) -> bool:
+    """Whether a binary op's static shapes make ``fast_elementwise.short_axis_binary`` apply:
+    one input of the full result shape, large, the other a short tail of it of the same dtype."""
+    x, y = (t.shape for t in op.inputs)
+    out = op.outputs[0].shape
+    if not (out.is_fully_defined() and x.is_fully_defined() and y.is_fully_defined()) \
+            or op.inputs[0].dtype != op.inputs[1].dtype:
+        return False
+    full, short = (x, y) if x.num_elements() >= y.num_elements() else (y, x)
+    if full.as_tuple() != out.as_tuple() or full.num_elements() < fe.SHORT_MIN_ELEMENTS \
+            or short.num_elements() > fe.SHORT_MAX or short.rank > full.rank:
+        return False
+    dims = short.as_tuple()
+    while dims and dims[0] == 1:
+        dims = dims[1:]
+    return bool(dims) and full.as_tuple()[full.rank - len(dims):] == dims
+
+
+@functools.cache
+def short_axis_lowering(ufunc):
+    """The codegen kernel of ``ufunc`` for a short trailing operand: over long rows when the
+    arrays allow it at run time (C-contiguous...), else the ufunc. Its result is always a fresh
+    array (``fresh_result``: codegen may overwrite it)."""
+    def kernel(x, y):
+        out = fe.short_axis_binary(ufunc, x, y)
+        return ufunc(x, y) if out is None else out
+    kernel.__name__ = f"{ufunc.__name__}_short_axis"
+    kernel.fresh_result = True
+    return kernel
 
 
 
@@ -252,7 +292,7 @@ def declare(rows: list) -> tuple:
         ns = {"__doc__": row.doc, "infer": infer, "kernel": kernel, "grad": row.grad}
         binary = isinstance(row, Binary)
         if binary and row.infix is not None:
-            ns["lower"] = lower_to(row.infix)
+            ns["lower"] = lower_to(row.infix, row.kernel if row.fast else None)
         decl = type(row.op, (), ns)
         out.append(register_op(row.op, same_dtype=binary and row.same_dtype)(decl))
     return tuple(out)

@@ -1,6 +1,8 @@
 """Convolutions (im2col-style) and bias_add: conv1d/2d, transposed, depthwise, separable, atrous."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...core import dtypes
 from ...core.errors import InvalidArgumentError
 from ...core.shapes import TensorShape
@@ -11,6 +13,7 @@ from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
 from ..core import ZerosLike, convert, convert_pair, quietly
+from ..fast_elementwise import short_axis_binary
 from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
@@ -66,6 +69,10 @@ class BiasAdd:
             raise ValueError("shape mismatch")  # bind re-runs infer for the message
         if _channel_axis(value.ndim, data_format) == 1:
             bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
+        else:  # a few channels: add over long rows of a tiled bias (fast_elementwise)
+            out = short_axis_binary(np.add, value, bias)
+            if out is not None:
+                return out
         return value + bias
 
     def grad(op, dy):

@@ -49,3 +49,10 @@ def test_load_weights_refuses_by_name(tmp_path):
     model, path = _saved(tmp_path)
     with pytest.raises(NotImplementedError, match="by_name"):
         model.load_weights(path, by_name=True)
+
+
+def test_keras_function_passes_the_mask_on():
+    inp = tf.keras.Input((3, 1))
+    lstm = tf.keras.layers.LSTM(2, kernel_initializer="ones", recurrent_initializer="ones")
+    fn = tf.keras.Function(inp, lstm(inp))
+    np.testing.assert_allclose(fn(X, mask=MASK).numpy(), lstm(X, mask=MASK).numpy(), rtol=1e-6)

@@ -130,7 +130,7 @@ class Function(Operation):
         return list(self._model.layers)
 
     def call(self, inputs, training=None, mask=None) -> Any:
-        return self._model(inputs, training=training)
+        return self._model(inputs, training=training, mask=mask)
 
 
 class name_scope:  # noqa: N801  (Keras' name)
@@ -138,9 +138,11 @@ class name_scope:  # noqa: N801  (Keras' name)
 
     Args:
         name: the scope's name.
-        caller: accepted as in Keras (the object opening the scope).
-        deduplicate: accepted as in Keras.
-        override_parent: accepted as in Keras.
+        caller: the object opening the scope (Keras records it; names only).
+        deduplicate: Keras' rule against ``a/a`` when a scope re-opens its own name; it
+            changes op names in a graph only, never values (twinflow's weight names come
+            from the layers, not from scopes).
+        override_parent: Keras' replacement of the parent scope: op names only, as above.
     """
 
     def __init__(self, name: str, caller=None, deduplicate: bool = True,

@@ -120,5 +120,17 @@ def test_add_weight_takes_keras3s_positional_form_and_refuses_unknown_keywords()
     with pytest.raises(ValueError, match="aggregation"):
         layer.add_weight(shape=(2,), aggregation="bogus")
     assert layer.add_weight(shape=(2,), aggregation="sum").aggregation == "sum"
-    with pytest.raises(NotImplementedError, match="overwrite_with_gradient"):
-        layer.add_weight(shape=(2,), overwrite_with_gradient=True)
+
+
+def test_overwrite_with_gradient_weights_take_their_gradient():
+    layer = layers.Layer()
+    scale = layer.add_weight(shape=(2,), initializer="ones", overwrite_with_gradient=True)
+    w = layer.add_weight(shape=(2,), initializer="ones")
+    opt = tf.keras.optimizers.SGD(0.5)
+    opt.apply_gradients([(tf.constant([3.0, 4.0]), scale), (tf.constant([2.0, 2.0]), w)])
+    np.testing.assert_allclose(scale.numpy(), [3.0, 4.0])   # Keras 3: assigned, not stepped
+    np.testing.assert_allclose(w.numpy(), [0.0, 0.0])
+    assert int(opt.iterations.numpy()) == 1
+    accumulating = tf.keras.optimizers.SGD(0.5, gradient_accumulation_steps=2)
+    with pytest.raises(NotImplementedError, match="accumulation"):
+        accumulating.apply_gradients([(tf.constant([3.0, 4.0]), scale)])

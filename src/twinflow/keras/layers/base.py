@@ -330,8 +330,9 @@ class Layer(Module, Configurable):
                 ``'only_first_replica'`` or a ``tw.VariableAggregation``.
             autocast: False: the weight reads in its own dtype even inside a mixed-precision
                 layer's ``call`` (Keras 3).
-            overwrite_with_gradient: Keras 3's float8 training flag; True raises
-                NotImplementedError (twinflow's optimizers do not do it yet).
+            overwrite_with_gradient: True: optimizers assign the weight its gradient
+                instead of updating it (Keras 3's float8 scales); not with gradient
+                accumulation.
 
         Returns:
             The new variable.
@@ -341,10 +342,6 @@ class Layer(Module, Configurable):
                 raise TypeError(f"add_weight: `initializer` given twice (positionally after "
                                 f"the shape {name!r} and as a keyword)")
             name, shape, initializer = None, name, shape
-        if overwrite_with_gradient:
-            raise NotImplementedError(
-                f"add_weight(overwrite_with_gradient=True) (layer {self.name!r}): twinflow's "
-                "optimizers do not overwrite variables with their gradients yet")
         if not (aggregation is None or isinstance(aggregation, VariableAggregation) or
                 aggregation in ("none", "mean", "sum", "only_first_replica")):
             raise ValueError("Invalid value for argument `aggregation`. Expected one of "
@@ -370,6 +367,7 @@ class Layer(Module, Configurable):
                            aggregation=aggregation)
         var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
         var._tw_autocast = bool(autocast)
+        var._tw_overwrite_with_gradient = bool(overwrite_with_gradient)
         self._tw_weights.append(var)
         reg = _regularizers.get(regularizer)
         if reg is not None:

@@ -71,7 +71,7 @@ def test_the_default_options_tile_the_convnet_bias_relu():
     ((40, 13), (13,)),         # 40 rows: one row of 40 copies
     ((7, 13), (13,)),          # rows of 91 elements at most: too short to gain
     ((16, 16), (16, 1)),       # broadcast along the first axis: not a last-axis vector
-    ((4, 100), (100,)),        # a last axis longer than fast_elementwise.SHORT_MAX
+    ((4, 100), (100,)),        # a last axis longer than core.short_axis.SHORT_MAX
     ((3, 5, 8), (5, 8)),       # a matrix, not a vector: rows of the leading axis
 ])
 def test_other_broadcasts_stay_correct(shape, vec):

@@ -28,9 +28,9 @@ runs of rows of the leading axis, and inputs without that axis are used whole.
 
 A short last axis (a bias over 16 channels) makes every NumPy call loop over 16 elements at a
 time, 2-3x slower than over long rows. So when the only inputs that are neither full nor
-scalars are vectors along a last axis of at most ``fast_elementwise.SHORT_MAX`` elements, the
+scalars are vectors along a last axis of at most ``core.short_axis.SHORT_MAX`` elements, the
 body is viewed as rows of ``C * k`` elements (``k`` copies of the last axis; the row length is
-``fast_elementwise.row_length``'s, as for the eager kernels) and those vectors are tiled ``k``
+``core.short_axis.row_length``'s, as for the eager kernels) and those vectors are tiled ``k``
 times (``tile``): the same elementwise arithmetic, so the same bits.
 Measured on [32, 26, 26, 16] float32 (bias add + relu of the seed 004 convnet): the add took
 55-90 µs on rows of 416-1024 against 180 µs on rows of 16.
@@ -50,8 +50,8 @@ import weakref
 
 import numpy as np
 
+from ..core import short_axis
 from ..core.parallel import run_blocks
-from ..ops import fast_elementwise
 from . import fused_numba
 
 _counter = itertools.count()
@@ -220,9 +220,9 @@ def _tiling(shape: tuple, in_shapes: tuple, steps: tuple) -> int:
         if not s or s[-1] != c or any(d != 1 for d in s[:-1]):
             return 1
         vectors += 1
-    if not vectors or not 0 < c <= fast_elementwise.SHORT_MAX:
+    if not vectors or not 0 < c <= short_axis.SHORT_MAX:
         return 1
-    length = fast_elementwise.row_length(shape[:-1], c)   # (the eager kernels' rule)
+    length = short_axis.row_length(shape[:-1], c)   # (the eager kernels' rule)
     return length // c if length else 1
 
 

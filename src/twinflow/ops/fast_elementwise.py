@@ -23,10 +23,11 @@ The relu family's kernels (``relu``, ``relu6``, ``leaky_relu`` and its gradient,
 """
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
+
+from ..core.short_axis import ROW_MAX, ROW_MIN, SHORT_MAX, row_length  # noqa: F401 (re-exported)
 
 # Each (dtype, value) has one flat read-only buffer, as large as the largest array asked for (a
 # power of two, at most FLAT_BYTES); shaped views of it are cached per (shape, dtype, value).
@@ -52,10 +53,7 @@ _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # short_axis_binary: trailing axes of at most SHORT_MAX elements, operands of at least
 # SHORT_MIN_ELEMENTS (tiling the short operand costs ~2 µs), rows of at most ROW_MAX elements
 # (the tiled row stays in L1/L2).
-SHORT_MAX = 64
 SHORT_MIN_ELEMENTS = 1 << 15
-ROW_MAX = 16384
-ROW_MIN = 256
 
 
 def cached_full(shape: tuple, dtype, value=0) -> np.ndarray | None:
@@ -156,34 +154,6 @@ def relu(x: np.ndarray) -> np.ndarray:
         A new array (or a NumPy scalar for a 0-d ``x``, as ``np.maximum`` gives).
     """
     return np.maximum(x, zeros_for(x))
-
-
-@functools.lru_cache(maxsize=1024)
-def row_length(outer: tuple, short: int) -> int:
-    """The row length for ``short_axis_binary``: the big operand is ``outer`` positions (its
-    leading axes) of ``short`` elements each, the short operand repeats at every position.
-
-    Args:
-        outer: the big operand's axes the short one broadcasts along.
-        short: the short operand's size.
-
-    Returns:
-        ``L = short * k``, with ``k`` whole positions (a divisor of their count), at most
-        ``ROW_MAX`` and at least ``ROW_MIN`` elements; 0 when there is none (the trick does
-        not apply).
-    """
-    count = 1
-    for d in outer:
-        count *= d
-    cap = ROW_MAX // short
-    k = 1
-    for d in reversed(outer):   # whole trailing axes first: the common case, no search
-        if k * d > cap:
-            break
-        k *= d
-    if short * k < ROW_MIN:     # else the largest divisor of the count that fits
-        k = next(j for j in range(min(cap, count), 0, -1) if count % j == 0)
-    return short * k if k > 1 and short * k >= ROW_MIN else 0
 
 
 def tiled_bias(b: np.ndarray, length: int) -> np.ndarray:

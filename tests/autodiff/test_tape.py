@@ -400,3 +400,16 @@ def test_op_with_none_gradient_stops_flow():
         y = bind(Stop, [x]) * x
     assert float(tape.gradient(y, x)) == 2.0
     del REGISTRY["TestStopGrad_tape"]
+
+
+def test_gradients_stop_gradients_hold_tensors_constant():
+    # TensorFlow's documented example: stopping a and b gives [1, 1] instead of [3, 1]
+    @tw.function
+    def grads():
+        a = tw.constant(0.0)
+        b = 2 * a
+        return (tw.gradients(a + b, [a, b], stop_gradients=[a, b]),
+                tw.gradients(a + b, [a, b]))
+    stopped, free = grads()
+    assert [float(g) for g in stopped] == [1.0, 1.0]
+    assert [float(g) for g in free] == [3.0, 1.0]

@@ -389,3 +389,24 @@ def test_set_loop_options_shape_invariants():
 def test_lambda_entry_point_is_converted():
     f = tw.function(lambda x: helper_abs(x) * 2.0)
     assert float(f(tw.constant(-3.0))) == 6.0
+
+
+def test_set_loop_options_refuses_maximum_iterations_in_a_loop_over_tensors():
+    @tw.function
+    def bounded(n):
+        i = tw.constant(0)
+        while i < n:
+            tw.autograph.experimental.set_loop_options(maximum_iterations=3)
+            i += 1
+        return i
+    with pytest.raises(NotImplementedError, match="maximum_iterations"):
+        bounded(tw.constant(10))
+
+    @tw.function
+    def python_loop():  # as TensorFlow: a Python loop takes no options
+        i = 0
+        for _ in range(10):
+            tw.autograph.experimental.set_loop_options(maximum_iterations=3)
+            i += 1
+        return i
+    assert int(python_loop()) == 10

@@ -110,3 +110,8 @@ def test_missing_feed_is_a_clear_error():
     with pytest.raises(tw.errors.InvalidArgumentError, match="must feed a value for "
                        "placeholder tensor 'x'"):
         v1.Session(graph=g).run(y)
+
+
+def test_a_remote_target_is_refused():
+    with pytest.raises(tw.errors.UnimplementedError, match="in process"):
+        v1.Session("grpc://localhost:2222")

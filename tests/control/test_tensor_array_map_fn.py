@@ -133,3 +133,27 @@ def test_map_fn_and_scan_second_order_both_modes():
     want = [1 + 2.0 + 0.5, 1 + 1.5 + 0.5, 1.5 + 2.0]
     np.testing.assert_allclose(s(tw.constant(b)).numpy(), want)
     np.testing.assert_allclose(in_graph(s, b)[0], want)
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_back_prop_false_holds_the_results_constant(traced):
+    x = tw.Variable(2.0)
+    rows = tw.constant([1.0, 2.0])
+
+    def grads():
+        with tw.GradientTape(persistent=True) as tape:
+            outs = [tw.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x),
+                                  (0, tw.constant(1.0)), back_prop=False)[1],
+                    tw.map_fn(lambda r: r * x, rows, back_prop=False),
+                    tw.scan(lambda a, r: a + r * x, rows, back_prop=False),
+                    tw.foldl(lambda a, r: a + r * x, rows, back_prop=False),
+                    tw.map_fn(lambda r: r * x, rows)]
+        return [tape.gradient(o, x) for o in outs]
+    got = tw.function(grads)() if traced else grads()
+    assert got[:4] == [None] * 4
+    assert float(got[4]) == 3.0
+
+
+def test_a_tf1_handle_is_refused():
+    with pytest.raises(NotImplementedError, match="handle"):
+        tw.TensorArray(tw.float32, size=2, handle=tw.constant(0))

@@ -51,3 +51,10 @@ def test_save_refuses_what_it_would_ignore(tmp_path):
         m.save(str(tmp_path / "m.keras"), include_optimizer=False)
     m.save(str(tmp_path / "m.keras"), save_format="keras", include_optimizer=True)
     assert (tmp_path / "m.keras").exists()
+
+
+def test_keras_initializers_refuse_keywords_keras3_does_not_take():
+    # Keras 3.15: Initializer.__call__(self, shape, dtype=None); TypeError for the rest
+    for init in (tf.keras.initializers.Zeros(), tf.keras.initializers.GlorotUniform()):
+        with pytest.raises(TypeError, match="partition_info"):
+            init((2, 2), partition_info=None)

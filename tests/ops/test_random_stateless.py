@@ -60,3 +60,14 @@ def test_bad_inputs():
             tape.watch(a)
             y = tw.random.stateless_gamma([3], [1, 2], a)
         tape.gradient(y, a)
+
+
+def test_rng_algorithm_names_are_checked_as_tensorflow_does():
+    # TensorFlow raises ValueError for an unknown `alg`; a known one changes nothing here
+    for call in (lambda a: tw.random.Generator.from_seed(1, alg=a),
+                 lambda a: tw.random.split([1, 2], alg=a),
+                 lambda a: tw.random.fold_in([1, 2], 3, alg=a),
+                 lambda a: tw.random.experimental.stateless_shuffle([1, 2], [1, 2], alg=a)):
+        with pytest.raises(ValueError):
+            call("bogus")
+        call("philox")

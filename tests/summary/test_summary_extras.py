@@ -4,6 +4,7 @@ import glob
 import struct
 
 import numpy as np
+import pytest
 
 import twinflow as tw
 from twinflow.summary import proto
@@ -54,3 +55,26 @@ def test_audio_write_and_raw(tmp_path):
     pcm = np.frombuffer(wav[44:], "<i2")
     assert pcm.size == 100 and pcm[0] == round(0.5 * 32767)
     assert proto.as_float(vals[2][2][2][0]) == 1.5
+
+
+def test_flush_millis_bounds_the_time_between_flushes(tmp_path):
+    import os
+    sizes = {}
+    for millis in (0, 10**9):
+        w = tw.summary.create_file_writer(str(tmp_path / str(millis)), max_queue=1000,
+                                          flush_millis=millis)
+        with w.as_default(step=0):
+            tw.summary.scalar("x", 1.0)
+            sizes[millis] = os.path.getsize(w.path)
+        w.close()
+    assert sizes[0] > sizes[10**9]  # the scalar reached the file at once only with 0
+
+
+def test_trackable_writers_are_refused(tmp_path):
+    with pytest.raises(NotImplementedError, match="experimental_trackable"):
+        tw.summary.create_file_writer(str(tmp_path), experimental_trackable=True)
+
+
+def test_profiler_traces_are_refused():
+    with pytest.raises(NotImplementedError, match="profiler"):
+        tw.summary.trace_on(graph=True, profiler=True)

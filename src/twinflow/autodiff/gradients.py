@@ -24,9 +24,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
         ys: a tensor or list of tensors of the graph being built.
         xs: a tensor/variable or list of them.
         grad_ys: optional initial gradients, one per ``ys``.
-        gate_gradients: unused.
-        aggregation_method: unused.
-        stop_gradients: unused.
+        gate_gradients: a hint that changes nothing: TensorFlow's ordering of the gradient
+            computations (twinflow's run in one order; the values are the same).
+        aggregation_method: a hint that changes nothing: how TensorFlow sums the gradients
+            reaching a tensor (twinflow adds them; the values are the same up to rounding).
+        stop_gradients: tensors held constant: no gradient passes through the ops that
+            produce them (as TensorFlow, op by op).
         unconnected_gradients: ``'none'`` (default) or ``'zero'``.
 
     Returns:
@@ -41,5 +44,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     seeds = [None] * len(flat_ys) if grad_ys is None else nest.flatten(grad_ys)
     if len(seeds) != len(flat_ys):
         raise ValueError(f"Passed {len(seeds)} grad_ys for {len(flat_ys)} ys")
+    stops = frozenset(id(t.op) for t in nest.flatten(stop_gradients or [])
+                      if getattr(t, "op", None) is not None)
     return backprop(g.get_operations(), flat_ys, flat_xs, seeds,
-                    _unconnected(unconnected_gradients))
+                    _unconnected(unconnected_gradients), stops)

@@ -221,16 +221,19 @@ class GradientTape:
                  parallel_iterations=None, experimental_use_pfor: bool = True) -> Any:
         """The full Jacobian of ``target`` with respect to each source.
 
-        One backward pass per element of ``target``, each seeded with a one-hot output gradient
-        (``experimental_use_pfor`` and ``parallel_iterations`` are accepted and ignored). Works
-        eagerly and while building a graph when ``target``'s shape is static.
+        One backward pass per element of ``target``, each seeded with a one-hot output gradient.
+        Works eagerly and while building a graph when ``target``'s shape is static.
 
         Args:
             target: a tensor (or variable) to differentiate.
             sources: a tensor/variable or nested structure of them.
             unconnected_gradients: ``'none'`` (default) or ``'zero'``.
-            parallel_iterations: ignored.
-            experimental_use_pfor: ignored.
+            parallel_iterations: a hint that changes nothing: TensorFlow's cap on the
+                backward passes run at once; twinflow runs them one after another (the
+                values are the same).
+            experimental_use_pfor: a hint that changes nothing: TensorFlow's choice between
+                vectorizing the passes and a while loop, which give the same values;
+                twinflow runs one pass per element either way.
 
         Returns:
             Per source, a tensor of shape ``target.shape + source.shape`` (or None).
@@ -268,8 +271,8 @@ class GradientTape:
             target: a tensor of shape ``[b, ...]``.
             source: a tensor of shape ``[b, ...]``.
             unconnected_gradients: ``'none'`` (default) or ``'zero'``.
-            parallel_iterations: ignored.
-            experimental_use_pfor: ignored.
+            parallel_iterations: a hint that changes nothing (as ``jacobian``'s).
+            experimental_use_pfor: a hint that changes nothing (as ``jacobian``'s).
 
         Returns:
             A tensor of shape ``[b] + target.shape[1:] + source.shape[1:]`` (or None).
@@ -376,7 +379,8 @@ def _source_ids(sources: list, ops: list) -> list:
 
 
 def backprop(ops: list, targets: list, sources: list, output_grads: list,
-             unconnected: UnconnectedGradients = UnconnectedGradients.NONE) -> list:
+             unconnected: UnconnectedGradients = UnconnectedGradients.NONE,
+             stop_ops: frozenset = frozenset()) -> list:
     """Runs the gradient rules of ``ops`` (in reverse) from ``targets`` down to ``sources``.
 
     Args:
@@ -385,6 +389,8 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
         sources: tensors or variables to differentiate with respect to.
         output_grads: one initial gradient per target, or None for ones.
         unconnected: what to return for sources that get no gradient.
+        stop_ops: ids of ops no gradient passes through (``tw.gradients``'
+            ``stop_gradients``: their outputs count as constants).
 
     Returns:
         One gradient (or None) per source.
@@ -417,6 +423,8 @@ def backprop(ops: list, targets: list, sources: list, output_grads: list,
     reachable = set().union(*per_source) if per_source else set()
     relevant = []
     for op in ops:
+        if stop_ops and id(op) in stop_ops:
+            continue
         for t in op.inputs:
             if id(t) in reachable:
                 relevant.append(op)

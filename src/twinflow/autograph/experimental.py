@@ -5,7 +5,7 @@ import enum
 
 from ..core import nest
 from .conversion import do_not_convert
-from .operators.control_flow import set_shape_invariants
+from .operators.control_flow import _LOOP_OPTIONS, set_shape_invariants
 
 
 class Feature(enum.Enum):
@@ -38,15 +38,22 @@ def is_strict(options) -> bool:
 
 def set_loop_options(parallel_iterations=None, swap_memory=None, maximum_iterations=None,
                      shape_invariants=None) -> None:
-    """Options for the loop whose body calls this (inside converted code).
+    """Options for the loop over tensors whose body calls this (inside converted code; as in
+    TensorFlow, a Python loop takes no options).
 
     Args:
-        parallel_iterations: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
-        maximum_iterations: accepted for TensorFlow compatibility.
+        parallel_iterations: a hint that changes nothing: TensorFlow's count of iterations
+            run at once; twinflow runs them in order (the same values).
+        swap_memory: a hint that changes nothing: TensorFlow's GPU-to-host swapping.
+        maximum_iterations: not supported in a traced loop (raises NotImplementedError): put
+            the bound in the loop condition, or use ``tw.while_loop(maximum_iterations=...)``.
         shape_invariants: (loop variable, shape) pairs: shapes that may change across
             iterations (None dims), as ``tw.while_loop(shape_invariants=...)``.
     """
+    if maximum_iterations is not None and _LOOP_OPTIONS:
+        raise NotImplementedError(
+            "set_loop_options(maximum_iterations=...) is not supported in a loop over tensors: "
+            "add the bound to the loop condition, or use tw.while_loop(maximum_iterations=...)")
     if shape_invariants:
         set_shape_invariants(shape_invariants)
 

@@ -20,6 +20,7 @@ import numpy as np
 from ..compiler.fetch import compile_fetches
 from ..core import dtypes, nest
 from ..core.context import ctx, process
+from ..core.errors import UnimplementedError
 from ..core.shapes import TensorShape
 from ..eager.execute import bind, constant
 from ..graph.core_ops import NoOp, Placeholder
@@ -132,12 +133,17 @@ class Session:
     """Runs parts of a graph (``tf.compat.v1.Session``).
 
     Args:
-        target: ignored (in-process execution).
+        target: ``''`` (in-process, the only kind): a remote target (``'grpc://...'``)
+            raises UnimplementedError.
         graph: the graph to run (default: the default graph).
-        config: ignored.
+        config: a ``ConfigProto``: a hint that changes nothing (its thread counts, device
+            placement and optimizer settings leave the values the same).
     """
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None) -> None:
+        if target not in ("", b"", None):
+            raise UnimplementedError(None, None, f"Session(target={target!r}): twinflow runs "
+                                                 "graphs in process only (target='')")
         self.graph = graph if graph is not None else get_default_graph()
         self._closed = False
         self._default = None
@@ -229,8 +235,10 @@ class Session:
         Args:
             fetches: what to compute.
             feed_dict: {placeholder (or any tensor, or its name): value}.
-            options: ignored.
-            run_metadata: ignored.
+            options: a ``RunOptions``: a hint that changes nothing (tracing and timeouts
+                are not done).
+            run_metadata: a ``RunMetadata`` left as given (no step statistics are
+                collected).
 
         Returns:
             ``fetches`` with tensors replaced by NumPy values (None for operations).

@@ -401,7 +401,9 @@ def case(pred_fn_pairs: list | dict, default: Callable | None = None, exclusive:
         default: callable run when no pred holds (default: the last pair's fn).
         exclusive: when True, more than one True pred raises InvalidArgumentError (in a
             graph, when it runs).
-        strict: accepted for TensorFlow compatibility.
+        strict: changes nothing: the result always keeps the structure the fns return
+            (TensorFlow's strict mode; its non-strict mode unpacks a one-element list eagerly
+            but not in a ``tf.function``).
         name: op name.
 
     Returns:

@@ -19,7 +19,7 @@ from ..graph.tensor import DTypeLike, Tensor
 from ..ops import array_ops, math_ops
 from ..ops.core import convert
 from .tensor_array import TensorArray
-from .while_loop import check_parallel_iterations, while_loop
+from .while_loop import check_parallel_iterations, while_loop, without_gradient
 
 
 def _rows(flat: list):
@@ -174,9 +174,10 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
         elems: a tensor or nested structure of tensors with a common first dimension.
         dtype: deprecated alias of ``fn_output_signature``.
         parallel_iterations: None or a positive integer (iterations run in order).
-        back_prop: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
-        infer_shape: accepted for TensorFlow compatibility.
+        back_prop: False holds the results constant (no gradient flows back; deprecated).
+        swap_memory: a hint that changes nothing (TensorFlow's GPU-to-host swapping).
+        infer_shape: a hint that changes nothing: TensorFlow's check that every step
+            gives one shape (twinflow's stacking checks it anyway).
         name: op name.
         fn_output_signature: dtype, TensorSpec, or structure of them describing fn's output
             (default: the structure and dtypes of ``elems``).
@@ -184,6 +185,9 @@ def map_fn(fn: Callable, elems: Any, dtype: DTypeLike | None = None, parallel_it
     Returns:
         The stacked outputs.
     """
+    if not back_prop:
+        return without_gradient(map_fn(fn, elems, dtype, parallel_iterations, True, swap_memory,
+                                       infer_shape, name, fn_output_signature))
     if parallel_iterations is not None:
         check_parallel_iterations(parallel_iterations)
     sig = fn_output_signature if fn_output_signature is not None else dtype
@@ -325,9 +329,10 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
         elems: a tensor or nested structure of tensors with a common first dimension.
         initializer: the first accumulator (default: the first row, which is then output).
         parallel_iterations: a positive integer (iterations run in order).
-        back_prop: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
-        infer_shape: accepted for TensorFlow compatibility.
+        back_prop: False holds the results constant (no gradient flows back; deprecated).
+        swap_memory: a hint that changes nothing (TensorFlow's GPU-to-host swapping).
+        infer_shape: a hint that changes nothing: TensorFlow's check that every step
+            gives one shape (twinflow's stacking checks it anyway).
         reverse: scan from the last row to the first.
         name: op name.
 
@@ -335,7 +340,8 @@ def scan(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations:
         The accumulators, stacked (in the structure of the accumulator).
     """
     check_parallel_iterations(parallel_iterations)
-    return _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
+    out = _scan_impl(fn, elems, initializer, reverse, True, name or "scan")
+    return out if back_prop else without_gradient(out)
 
 
 def _fold(fn_name: str, reverse: bool) -> Callable[..., Any]:
@@ -344,7 +350,8 @@ def _fold(fn_name: str, reverse: bool) -> Callable[..., Any]:
     def fold(fn: Callable, elems: Any, initializer: Any = None, parallel_iterations: int = 10,
              back_prop: bool = True, swap_memory: bool = False, name: str | None = None) -> Any:
         check_parallel_iterations(parallel_iterations)
-        return _scan_impl(fn, elems, initializer, reverse, False, name or fn_name)
+        out = _scan_impl(fn, elems, initializer, reverse, False, name or fn_name)
+        return out if back_prop else without_gradient(out)
     order, first = ("last to first", "last") if reverse else ("first to last", "first")
     fold.__name__ = fold.__qualname__ = fn_name
     fold.__doc__ = f"""``tw.{fn_name}``: ``a = fn(a, row)`` over rows {order}; returns the
@@ -355,8 +362,8 @@ def _fold(fn_name: str, reverse: bool) -> Callable[..., Any]:
         elems: a tensor or nested structure of tensors with a common first dimension.
         initializer: the first accumulator (default: the {first} row).
         parallel_iterations: a positive integer (iterations run in order).
-        back_prop: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
+        back_prop: False holds the results constant (no gradient flows back; deprecated).
+        swap_memory: a hint that changes nothing (TensorFlow's GPU-to-host swapping).
         name: op name.
 
     Returns:

@@ -288,13 +288,16 @@ class TensorArray:
         dtype: the elements' dtype.
         size: the initial number of elements.
         dynamic_size: allow writes past the end.
-        clear_after_read: accepted for TensorFlow compatibility.
-        tensor_array_name: accepted for TensorFlow compatibility.
-        handle: accepted for TensorFlow compatibility.
+        clear_after_read: a hint that changes nothing: TensorFlow 2's TensorArrays (lists
+            of tensors in a function, Python lists eagerly) ignore it too.
+        tensor_array_name: a name only (TF1's resource name).
+        handle: TF1's existing TensorArray resource: not supported (raises
+            NotImplementedError when given; pass ``flow`` instead).
         flow: a variant tensor to wrap (graph mode).
         infer_shape: merge the shapes of written elements into ``element_shape``.
         element_shape: the elements' shape, if known.
-        colocate_with_first_write_call: accepted for TensorFlow compatibility.
+        colocate_with_first_write_call: a hint that changes nothing (device placement;
+            twinflow has one device).
         name: op name.
     """
 
@@ -302,6 +305,9 @@ class TensorArray:
                  tensor_array_name=None, handle=None, flow=None, infer_shape: bool = True,
                  element_shape: ShapeLike | None = None,
                  colocate_with_first_write_call: bool = True, name: str | None = None) -> None:
+        if handle is not None:
+            raise NotImplementedError("TensorArray(handle=...): TF1 TensorArray resources are "
+                                      "not supported; pass `flow` (a list variant) instead")
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._infer_shape = infer_shape

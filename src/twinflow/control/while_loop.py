@@ -32,6 +32,7 @@ from ..graph.graph import user_source_location
 from ..graph.registry import register_op, register_stateful_pair
 from ..graph.tensor import Tensor
 from ..ops import math_ops
+from ..ops.array_ops import stop_gradient
 from .cond import unify_inputs
 from .subgraph import compiled, finish, raise_explained, replay, trace
 from .variant import carries_gradient, grad_spec, watch_variables, zeros_for
@@ -496,8 +497,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             the entry shapes; a dim that the body leaves unknown becomes None (TensorFlow
             raises there), a known dim that changes raises.
         parallel_iterations: a positive integer (iterations run one after another).
-        back_prop: accepted for TensorFlow compatibility.
-        swap_memory: accepted for TensorFlow compatibility.
+        back_prop: False (deprecated in TensorFlow) holds the results constant: no gradient
+            flows back through the loop (``tw.stop_gradient`` on each; eagerly too).
+        swap_memory: a hint that changes nothing: TensorFlow's GPU-to-host swapping.
         maximum_iterations: stop after this many iterations at most (an integer scalar; a
             negative one runs no iteration, as in TensorFlow).
         name: op name.
@@ -505,6 +507,10 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     Returns:
         The final loop variables, in the structure of ``loop_vars``.
     """
+    if not back_prop:
+        return without_gradient(while_loop(cond, body, loop_vars, shape_invariants,
+                                           parallel_iterations, True, swap_memory,
+                                           maximum_iterations, name, _names))
     max_iter = check_loop_args(cond, body, loop_vars, parallel_iterations, maximum_iterations)
     is_seq = isinstance(loop_vars, (list, tuple)) and not hasattr(loop_vars, "_fields")
     if ctx.graph is None:
@@ -557,3 +563,16 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
 
 
 __all__ = ["while_loop"]
+
+
+def without_gradient(results: Any) -> Any:
+    """``results`` with ``tw.stop_gradient`` on each tensor (``back_prop=False``).
+
+    Args:
+        results: a structure of tensors (and TensorArrays, kept).
+
+    Returns:
+        The same structure.
+    """
+    return nest.map_structure(lambda t: stop_gradient(t) if isinstance(t, Tensor) else t,
+                              results)

@@ -126,7 +126,8 @@ def set_visible_devices(devices, device_type: str | None = None) -> None:
 
     Args:
         devices: a PhysicalDevice or list of them.
-        device_type: ignored.
+        device_type: the kind of device the list is for; changes nothing (twinflow has one
+            device, the CPU, always visible).
     """
     devices = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
     for d in devices:

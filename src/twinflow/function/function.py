@@ -675,12 +675,13 @@ class Function:
             **kwargs: keyword arguments, likewise.
 
         Returns:
-            A function of ``stage``: the generated source, or the optimized GraphDef's text for
-            ``"graph"`` and ``"optimized_graph"``.
+            A function ``f(stage='hlo', device_name=None, platform_name=None)``: the generated
+            source, or the optimized GraphDef's text for ``"graph"`` and
+            ``"optimized_graph"``; the device and platform change nothing (one CPU).
         """
         cf = self.get_concrete_function(*args, **kwargs)
 
-        def ir(stage: str = "hlo", **_ignored) -> str:
+        def ir(stage: str = "hlo", device_name=None, platform_name=None) -> str:
             if stage in ("optimized_graph", "graph"):
                 return str(cf.optimized_graph.as_graph_def())
             return cf.generated_source

@@ -482,7 +482,8 @@ def parse_example(serialized, features: dict, example_names=None, name=None) -> 
     Args:
         serialized: a string vector.
         features: {key: FixedLenFeature or FixedLenSequenceFeature(allow_missing=True)}.
-        example_names: ignored.
+        example_names: a hint that changes nothing: TensorFlow puts the names in its error
+            messages only (twinflow's name the example's position).
         name: the op name.
 
     Returns:
@@ -540,7 +541,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
         serialized: a string vector (or scalar).
         context_features: {key: FixedLenFeature}.
         sequence_features: {key: FixedLenSequenceFeature}.
-        example_names: ignored.
+        example_names: a hint that changes nothing: TensorFlow puts the names in its error
+            messages only (twinflow's name the example's position).
         name: the op name.
 
     Returns:
@@ -599,7 +601,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
         serialized: a string scalar.
         context_features: {key: FixedLenFeature}.
         sequence_features: {key: FixedLenSequenceFeature}.
-        example_name: ignored.
+        example_name: a hint that changes nothing: TensorFlow puts the name in its error
+            messages only.
         name: the op name.
 
     Returns:

@@ -51,13 +51,12 @@ def _np_dtype(dtype) -> np.dtype:
 class Initializer(Configurable):
     """Base class: ``initializer(shape, dtype=None)`` returns a tensor of that shape."""
 
-    def __call__(self, shape, dtype=None, **kwargs) -> EagerTensor:
+    def __call__(self, shape, dtype=None) -> EagerTensor:
         """A new tensor of ``shape`` filled by this initializer.
 
         Args:
             shape: the shape.
             dtype: the dtype (float32 by default).
-            **kwargs: ignored Keras arguments.
 
         Returns:
             The tensor.

@@ -32,7 +32,8 @@ class Variable(_TwVariable):
         shape: the shape (needed with an initializer).
         dtype: the dtype (default: the value's, else ``floatx()``).
         trainable: whether training updates it.
-        autocast: accepted as in Keras (mixed precision casts on read in layers).
+        autocast: whether a mixed-precision layer's ``call`` reads it in the compute dtype
+            (False: always in its own dtype).
         aggregation: how replicas combine it (``'none'``, ``'mean'``, ``'sum'``,
             ``'only_first_replica'``).
         synchronization: accepted as in Keras (``'auto'``).
@@ -58,6 +59,7 @@ class Variable(_TwVariable):
                 arr = np.asarray(value)
                 dtype = floatx() if arr.dtype.kind == "f" else None
         self.autocast = autocast
+        self._tw_autocast = bool(autocast)  # read by Variable._read_autocast
         self._keras_aggregation = aggregation
         super().__init__(value, trainable=trainable, name=name, dtype=dtype)
 
@@ -128,7 +130,7 @@ class Function(Operation):
         return list(self._model.layers)
 
     def call(self, inputs, training=None, mask=None) -> Any:
-        return self._model(inputs, training=training)
+        return self._model(inputs, training=training, mask=mask)
 
 
 class name_scope:  # noqa: N801  (Keras' name)
@@ -136,9 +138,11 @@ class name_scope:  # noqa: N801  (Keras' name)
 
     Args:
         name: the scope's name.
-        caller: accepted as in Keras (the object opening the scope).
-        deduplicate: accepted as in Keras.
-        override_parent: accepted as in Keras.
+        caller: the object opening the scope (Keras records it; names only).
+        deduplicate: Keras' rule against ``a/a`` when a scope re-opens its own name; it
+            changes op names in a graph only, never values (twinflow's weight names come
+            from the layers, not from scopes).
+        override_parent: Keras' replacement of the parent scope: op names only, as above.
     """
 
     def __init__(self, name: str, caller=None, deduplicate: bool = True,

@@ -2,8 +2,6 @@
 inverse, determinant, solve, cholesky."""
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
 from ..core.context import ctx, process
@@ -14,9 +12,11 @@ from ..eager.tensor import EagerTensor
 from ..graph.checks import check_dtypes_match, normalize_axis
 from ..graph.registry import register_op
 from ..graph.tensor import DTypeLike, Tensor, TensorLike
+from . import einsum_path as _einsum_path
 from . import math_ops
 from .array_ops import sum_to
 from .core import OnesLike, convert, static_int
+from .einsum_path import _LETTERS, _split_equation, normalize_einsum_equation
 from .matmul_split import split_kernel
 
 _ET = EagerTensor
@@ -128,8 +128,9 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         transpose_b: transpose the last two dims of ``b`` first.
         adjoint_a: conjugate-transpose ``a`` first.
         adjoint_b: conjugate-transpose ``b`` first.
-        a_is_sparse: accepted for compatibility; ignored.
-        b_is_sparse: accepted for compatibility; ignored.
+        a_is_sparse: a hint that changes nothing: TensorFlow may then pick a kernel that skips
+            zeros of a dense ``a`` (same product); twinflow's BLAS product needs no hint.
+        b_is_sparse: the same hint for ``b``.
         output_type: accepted for compatibility; must be None or the input dtype.
         name: op name.
 
@@ -165,91 +166,6 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
 
 
 # ----- einsum -----------------------------------------------------------------------------------
-
-_LETTERS = string.ascii_letters
-
-
-def _split_equation(equation: str, n_inputs: int):
-    """Splits an einsum equation into (input subscripts, output subscript or None)."""
-    eq = equation.replace(" ", "")
-    if eq.count("->") > 1:
-        raise InvalidArgumentError(None, None, f"Invalid einsum equation '{equation}': "
-                                               "more than one '->'")
-    lhs, out = eq.split("->") if "->" in eq else (eq, None)
-    ins = lhs.split(",")
-    if len(ins) != n_inputs:
-        raise InvalidArgumentError(
-            None, None, f"Expected {len(ins)} input tensors for einsum equation "
-            f"'{equation}', got {n_inputs}")
-    for s in ins + ([out] if out is not None else []):
-        rest = s.replace("...", "", 1)
-        if any(c not in _LETTERS for c in rest):
-            raise InvalidArgumentError(None, None, f"Invalid einsum subscript '{s}' in "
-                                                   f"'{equation}': only letters and one '...'")
-    return ins, out
-
-
-def normalize_einsum_equation(equation: str, ranks) -> str:
-    """Rewrites ``equation`` in explicit form with every '...' spelt out as letters.
-
-    Args:
-        equation: an einsum equation, explicit (``'ij,jk->ik'``) or implicit (``'ij,jk'``),
-            possibly with broadcasting ellipses.
-        ranks: the rank of each input (None where unknown).
-
-    Returns:
-        An equivalent explicit equation without '...', or with it kept when a rank that an
-        ellipsis depends on is unknown.
-    """
-    ins, out = _split_equation(equation, len(ranks))
-    used = set("".join(ins) + (out or ""))
-    ell_ranks = []
-    for s, r in zip(ins, ranks):
-        n_named = len(s.replace("...", ""))
-        if "..." in s:
-            if r is None:
-                # Unknown rank behind an ellipsis: leave the equation to NumPy.
-                named = "".join(ins).replace(".", "")
-                implicit = "".join(sorted(c for c in set(named) if named.count(c) == 1))
-                return ",".join(ins) + "->" + (out if out is not None else "..." + implicit)
-            if r < n_named:
-                raise InvalidArgumentError(
-                    None, None, f"Einsum input subscript '{s}' needs rank >= {n_named}, "
-                    f"got rank {r}")
-            ell_ranks.append(r - n_named)
-        elif r is not None and r != n_named:
-            raise InvalidArgumentError(
-                None, None, f"Einsum input subscript '{s}' has {n_named} labels but the input "
-                f"has rank {r} (equation '{equation}')")
-        else:
-            ell_ranks.append(0)
-    n_ell = max(ell_ranks, default=0)
-    free = [c for c in _LETTERS if c not in used]
-    if n_ell > len(free):
-        raise InvalidArgumentError(None, None, f"einsum '{equation}': too many dimensions")
-    ell = "".join(free[:n_ell])
-    new_ins = [s.replace("...", ell[n_ell - k:] if k else "") for s, k in zip(ins, ell_ranks)]
-    if out is None:
-        joined = "".join(new_ins)
-        # NumPy's implicit mode sorts by code point (uppercase first): follow it.
-        once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
-        new_out = ell + "".join(once)
-    else:
-        if "..." not in out and n_ell and any(ell_ranks):
-            new_out = out  # ellipsis dims are summed away
-        else:
-            new_out = out.replace("...", ell)
-        if len(set(new_out)) != len(new_out):
-            raise InvalidArgumentError(None, None, f"einsum '{equation}': output subscript "
-                                                   "repeats a label")
-        joined = "".join(new_ins)
-        for c in new_out:
-            if c not in joined:
-                raise InvalidArgumentError(
-                    None, None, f"einsum '{equation}': output label '{c}' does not appear in "
-                    "any input")
-    return ",".join(new_ins) + "->" + new_out
-
 
 def _einsum_infer(*inputs, equation):
     ins, out = _split_equation(equation, len(inputs))
@@ -367,15 +283,18 @@ def einsum(equation, *inputs, **kwargs) -> Tensor:
         equation: e.g. ``'ij,jk->ik'``, ``'bij,bjk->bik'``, ``'...ij,...jk->...ik'``,
             ``'ii->'`` (trace), or implicit ``'ij,jk'``.
         *inputs: the tensors, one per comma-separated subscript, of one dtype.
-        **kwargs: ``name`` (op name); ``optimize`` is accepted and ignored.
+        **kwargs: ``name`` (op name); ``optimize``: the contraction order of three or more
+            inputs (``'greedy'``, the default, ``'optimal'``, opt_einsum's other names, True,
+            False or a path; see ``ops/einsum_path.py``): one two-input op per step.
 
     Returns:
         The result.
     """
     name = kwargs.pop("name", None)
-    kwargs.pop("optimize", None)
+    optimize = kwargs.pop("optimize", "greedy")
     if kwargs:
         raise TypeError(f"einsum got unexpected keyword arguments {sorted(kwargs)}")
+    _einsum_path.check_optimize(optimize)
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     xs = [convert(x) for x in inputs]
@@ -384,6 +303,10 @@ def einsum(equation, *inputs, **kwargs) -> Tensor:
         eq = normalize_einsum_equation(equation, [x.shape.rank for x in xs])
     except InvalidArgumentError as e:
         raise InvalidArgumentError(None, None, f"{e} [Op:Einsum]") from None
+    if len(xs) > 2 and "..." not in eq:  # else: one op (its kernel's greedy order)
+        path = _einsum_path.contraction_path(eq, [x.shape.as_list() for x in xs], optimize)
+        return _einsum_path.contract(eq, xs, path, lambda e, ops: bind(
+            Einsum, ops, {"equation": e}, name=name))
     return bind(Einsum, xs, {"equation": eq}, name=name)
 
 
@@ -455,8 +378,8 @@ def matvec(a: TensorLike, b: TensorLike, transpose_a: bool = False, adjoint_a: b
         b: a tensor of rank >= 1 (batch dims broadcast against ``a``'s).
         transpose_a: transpose ``a``'s last two dims first.
         adjoint_a: conjugate-transpose ``a`` first.
-        a_is_sparse: ignored.
-        b_is_sparse: ignored.
+        a_is_sparse: a hint that changes nothing (as ``tw.matmul``'s).
+        b_is_sparse: the same hint for ``b``.
         name: op name.
 
     Returns:
@@ -491,14 +414,18 @@ def diag_part(input: TensorLike, name: str = "diag_part", k=0, padding_value=0,
         input: a tensor of rank >= 2.
         name: op name.
         k: the diagonal offset; only 0 is supported.
-        padding_value: ignored for k=0.
-        align: ignored for k=0.
+        padding_value: changes nothing with k=0 (one full diagonal: nothing to pad).
+        align: ``'RIGHT_LEFT'``, ``'LEFT_RIGHT'``, ``'LEFT_LEFT'`` or ``'RIGHT_RIGHT'``;
+            changes nothing with k=0 (one diagonal: nothing to align).
 
     Returns:
         A tensor of shape ``input.shape[:-2] + [min(M, N)]``.
     """
     if k != 0:
         raise NotImplementedError("tw.linalg.diag_part supports only k=0")
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise InvalidArgumentError(None, None, f"diag_part: align must be one of RIGHT_LEFT, "
+                                               f"LEFT_RIGHT, LEFT_LEFT, RIGHT_RIGHT, got {align!r}")
     x = convert(input)
     shape = x.shape
     if shape.rank is not None and shape.rank < 2:  # as TensorFlow

@@ -391,10 +391,13 @@ class Variable(metaclass=_VariableMeta):
 
     value = read_value
 
+    _tw_autocast = True  # False: Keras' add_weight(autocast=False), never cast on read
+
     def _read_autocast(self) -> Tensor:
         t = self.read_value()
         target = _AUTOCAST.dtype
-        if target is not None and target is not self._dtype and self._dtype.is_floating:
+        if target is not None and target is not self._dtype and self._dtype.is_floating \
+                and self._tw_autocast:
             t = cast(t, target)
         return t
 

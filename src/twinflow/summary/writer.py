@@ -53,8 +53,9 @@ class SummaryWriter:
     Args:
         logdir: the directory (created if missing).
         max_queue: records buffered before a flush.
-        flush_millis: accepted for compatibility (flushes happen on ``flush``/``close``,
-            on leaving ``as_default`` and every ``max_queue`` records).
+        flush_millis: the longest time between flushes, checked at each write (flushes
+            also happen on ``flush``/``close``, on leaving ``as_default`` and every
+            ``max_queue`` records; there is no background thread).
         filename_suffix: appended to the file name.
     """
 
@@ -68,6 +69,8 @@ class SummaryWriter:
         self._file = open(self.path, "wb")  # noqa: SIM115  (kept open until close())
         self._max_queue = max(1, int(max_queue or 10))
         self._pending = 0
+        self._flush_secs = (120000 if flush_millis is None else flush_millis) / 1000.0
+        self._last_flush = time.monotonic()
         self._closed = False
         self._id = next(_IDS)
         _WRITERS[self._id] = self
@@ -85,7 +88,8 @@ class SummaryWriter:
             raise RuntimeError(f"SummaryWriter for {self.logdir!r} is closed")
         self._file.write(encode_record(event))
         self._pending += 1
-        if self._pending >= self._max_queue:
+        if self._pending >= self._max_queue or \
+                time.monotonic() - self._last_flush >= self._flush_secs:
             self.flush()
 
     def write_value(self, value: bytes, step: int) -> None:
@@ -140,6 +144,7 @@ class SummaryWriter:
         if not self._closed:
             self._file.flush()
             self._pending = 0
+            self._last_flush = time.monotonic()
 
     def close(self) -> None:
         """Flushes and closes the file; the writer can no longer be used."""
@@ -167,14 +172,20 @@ def create_file_writer(logdir: str, max_queue: int | None = None, flush_millis=N
     Args:
         logdir: the log directory.
         max_queue: records buffered before a flush.
-        flush_millis: accepted for compatibility.
+        flush_millis: the longest time between flushes (120000 by default; checked at
+            each write).
         filename_suffix: the event file's suffix (``.v2`` by default).
-        experimental_trackable: ignored.
+        experimental_trackable: True (a writer a SavedModel can track) raises
+            NotImplementedError.
 
     Returns:
         A SummaryWriter.
     """
-    return SummaryWriter(logdir, max_queue or 10, flush_millis or 120000,
+    if experimental_trackable:
+        raise NotImplementedError("create_file_writer(experimental_trackable=True): twinflow's "
+                                  "summary writers cannot be tracked by a SavedModel")
+    return SummaryWriter(logdir, max_queue or 10,
+                         120000 if flush_millis is None else flush_millis,
                          ".v2" if filename_suffix is None else filename_suffix)
 
 
@@ -555,9 +566,13 @@ def trace_on(graph: bool = True, profiler: bool = False, profiler_outdir=None) -
 
     Args:
         graph: record graphs (the only kind of trace twinflow records).
-        profiler: accepted; twinflow has no profiler trace.
-        profiler_outdir: accepted.
+        profiler: True raises NotImplementedError (twinflow has no profiler trace; see
+            ``tw.profiler``).
+        profiler_outdir: the profiler's folder: only with ``profiler=True``.
     """
+    if profiler:
+        raise NotImplementedError("trace_on(profiler=True): twinflow records graphs only, "
+                                  "no profiler trace")
     # Weak references, not ids: a graph collected after trace_on may leave its id to one
     # traced later, which would then be taken for an old one and not exported.
     _STATE.trace_known = weakref.WeakSet(_func_graphs()) if graph else None
@@ -575,7 +590,8 @@ def trace_export(name: str, step=None, profiler_outdir=None) -> bool:
     Args:
         name: the run tag (kept for TensorFlow compatibility).
         step: the step.
-        profiler_outdir: accepted.
+        profiler_outdir: TensorFlow's folder for the profiler trace, which twinflow does not
+            record (``trace_on(profiler=True)`` raises): nothing is written there.
 
     Returns:
         True if a graph was written.

@@ -11,6 +11,7 @@ restored when the variable is created (a Keras layer built later, an optimizer s
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 
@@ -391,51 +392,88 @@ class CheckpointManager:
         checkpoint: the Checkpoint to save.
         directory: where checkpoints go.
         max_to_keep: how many to keep, a positive integer (None keeps all).
+        keep_checkpoint_every_n_hours: a checkpoint leaving the kept set is not deleted when
+            it is at least this many hours newer than the last one so preserved (it is no
+            longer listed in ``checkpoints``); the times are kept in the state file.
         checkpoint_name: the prefix of the files.
-        keep_checkpoint_every_n_hours: ignored.
-        step_counter: ignored.
-        checkpoint_interval: ignored.
-        init_fn: ignored.
+        step_counter: a variable (or tensor) holding the training step; needed with
+            ``checkpoint_interval``.
+        checkpoint_interval: ``save`` writes only when ``step_counter`` advanced this many
+            steps since the last saved step (else returns None).
+        init_fn: called by ``restore_or_initialize`` when there is no checkpoint.
+        last_checkpoint_step: the step of the last checkpoint (with ``checkpoint_interval``).
     """
 
     def __init__(self, checkpoint: Checkpoint, directory: str, max_to_keep: int | None,
                  keep_checkpoint_every_n_hours=None, checkpoint_name: str = "ckpt",
-                 step_counter=None, checkpoint_interval=None, init_fn=None) -> None:
+                 step_counter=None, checkpoint_interval=None, init_fn=None,
+                 last_checkpoint_step=None) -> None:
         if max_to_keep is not None and (type(max_to_keep) is bool or
                                         not isinstance(max_to_keep, int) or max_to_keep < 1):
             raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got "
                              f"{max_to_keep!r}.")
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError("`step_counter` should be passed if `checkpoint_interval` is not "
+                             "None.")
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
         self._max_to_keep = max_to_keep
+        self._every_n_hours = keep_checkpoint_every_n_hours
+        self._step_counter = step_counter
+        self._interval = checkpoint_interval
+        self._last_step = last_checkpoint_step
+        self._init_fn = init_fn
         self._prefix = os.path.join(self._directory, checkpoint_name)
         state = _read_state(self._directory) or {}
         if state.get("model_checkpoint_path"):
             _inside(self._directory, state["model_checkpoint_path"])
         paths = [_inside(self._directory, p)
                  for p in state.get("all_model_checkpoint_paths", [])]
-        self._checkpoints = [p for p in paths if os.path.exists(p + ".index.json")]
+        now = time.time()
+        # As TensorFlow: the clock starts a second back; a time from the future is now.
+        self._preserved_at = min(_number(state.get("last_preserved_timestamp"), now - 1.0), now)
+        stamps = state.get("all_model_checkpoint_timestamps")
+        if not (isinstance(stamps, list) and len(stamps) == len(paths)):
+            stamps = [self._preserved_at] * len(paths)
+        self._stamps = {p: min(_number(t, self._preserved_at), now)
+                        for p, t in zip(paths, stamps) if os.path.exists(p + ".index.json")}
 
     directory = readonly("_directory", "The checkpoint directory.")
-    checkpoints = readonly("_checkpoints", "The kept checkpoints, oldest first.", copy=list)
+    checkpoint_interval = readonly("_interval", "The steps between saves (None: every save).")
+
+    @property
+    def checkpoints(self) -> list:
+        """The kept checkpoints, oldest first."""
+        return list(self._stamps)
 
     @property
     def latest_checkpoint(self) -> str | None:
         """The newest checkpoint, or None."""
-        return self._checkpoints[-1] if self._checkpoints else None
+        return next(reversed(self._stamps), None)
+
+    def _step(self) -> int:
+        value = self._step_counter
+        return int(value.numpy() if hasattr(value, "numpy") else value)
 
     def save(self, checkpoint_number: int | None = None, check_interval: bool = True,
-             options=None) -> str:
+             options=None) -> str | None:
         """Writes a new numbered checkpoint and deletes the oldest beyond ``max_to_keep``.
 
         Args:
             checkpoint_number: the number to use (default: the save counter).
-            check_interval: ignored.
+            check_interval: with ``checkpoint_interval``: False saves even before the interval
+                has passed (never twice at one step).
             options: a ``tw.train.CheckpointOptions``, or None.
 
         Returns:
-            The new checkpoint's prefix.
+            The new checkpoint's prefix, or None when ``checkpoint_interval`` skipped it.
         """
+        if self._interval is not None:
+            step = self._step()
+            if self._last_step is not None and (step == self._last_step or (
+                    check_interval and step < self._last_step + self._interval)):
+                return None
+            self._last_step = step
         counter = self._checkpoint.save_counter
         counter.assign_add(1)
         number = int(counter.numpy()) if checkpoint_number is None else int(checkpoint_number)
@@ -443,24 +481,46 @@ class CheckpointManager:
         # Order matters for a save that is killed: the new checkpoint is complete on disk
         # before the state file names it, and old ones go only once it does.
         self._checkpoint.write(path, options)
-        kept = [p for p in self._checkpoints if p != path] + [path]
+        self._stamps.pop(path, None)
+        self._stamps[path] = time.time()
         drop = []
-        if self._max_to_keep is not None and len(kept) > self._max_to_keep:
-            drop, kept = kept[:-self._max_to_keep], kept[-self._max_to_keep:]
-        _write_state(self._directory, os.path.relpath(path, self._directory),
-                     [os.path.relpath(p, self._directory) for p in kept])
-        self._checkpoints = kept
+        while self._max_to_keep is not None and len(self._stamps) > self._max_to_keep:
+            old = next(iter(self._stamps))
+            stamp = self._stamps.pop(old)
+            if self._every_n_hours and \
+                    stamp - self._every_n_hours * 3600.0 >= self._preserved_at:
+                self._preserved_at = stamp  # kept on disk, no longer managed
+            else:
+                drop.append(old)
+        self._record()
         for old in drop:
             _delete_checkpoint(old)
         return path
 
+    def _record(self) -> None:
+        rel = [os.path.relpath(p, self._directory) for p in self._stamps]
+        _write_state(self._directory, rel[-1], rel, {
+            "all_model_checkpoint_timestamps": list(self._stamps.values()),
+            "last_preserved_timestamp": self._preserved_at})
+
     def restore_or_initialize(self) -> str | None:
-        """Restores the latest checkpoint if there is one.
+        """Restores the latest checkpoint if there is one, else calls ``init_fn``.
 
         Returns:
             The restored path, or None.
         """
-        if self.latest_checkpoint:
-            self._checkpoint.restore(self.latest_checkpoint)
-            return self.latest_checkpoint
+        latest = self.latest_checkpoint
+        if latest:
+            self._checkpoint.restore(latest)
+            if self._interval is not None:
+                self._last_step = self._step()
+            return latest
+        if self._init_fn is not None:
+            self._init_fn()
         return None
+
+
+def _number(value, default: float) -> float:
+    """A timestamp read from the state file (``default`` when it is not a number)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else default

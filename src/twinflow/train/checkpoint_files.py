@@ -343,8 +343,10 @@ def _parse_tf_state(data: bytes, path: str) -> dict:
     return state
 
 
-def _write_state(directory: str, latest: str, all_paths: list) -> None:
-    state = {"model_checkpoint_path": latest, "all_model_checkpoint_paths": all_paths}
+def _write_state(directory: str, latest: str, all_paths: list, extra: dict | None = None) -> None:
+    # extra: CheckpointManager's timestamps (TensorFlow's CheckpointState fields)
+    state = {"model_checkpoint_path": latest, "all_model_checkpoint_paths": all_paths,
+             **(extra or {})}
     atomic_write(_state_path(directory), json.dumps(state, indent=1).encode())
 
 
@@ -375,7 +377,8 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
 
     Args:
         checkpoint_dir: a directory written by ``Checkpoint.save`` or ``CheckpointManager``.
-        latest_filename: ignored (TensorFlow's state file name).
+        latest_filename: the state file's name: only TensorFlow's default
+            ``'checkpoint'`` (or None); another raises NotImplementedError.
 
     Returns:
         The checkpoint prefix, or None when there is none.
@@ -384,6 +387,9 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
         PermissionDeniedError: the state file names a checkpoint outside the directory.
         DataLossError: the state file is corrupt.
     """
+    if latest_filename not in (None, _STATE_FILE):
+        raise NotImplementedError(f"latest_checkpoint(latest_filename={latest_filename!r}): "
+                                  f"twinflow's state file is always {_STATE_FILE!r}")
     directory = os.fspath(checkpoint_dir)
     state = _read_state(directory)
     if not state or not state.get("model_checkpoint_path"):

@@ -309,7 +309,7 @@ class MultiHeadAttention(Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  seed=None, **kwargs) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         for name, v in (("num_heads", num_heads), ("key_dim", key_dim)):
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
                 raise ValueError(f"MultiHeadAttention: `{name}` must be a positive integer. "

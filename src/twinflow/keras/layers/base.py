@@ -25,8 +25,8 @@ from ...eager.execute import convert_to_tensor
 from ...framework.type_spec import TypeSpec
 from ...graph.graph import name_scope as _name_scope
 from ...graph.tensor import Tensor
-from ...ops import math_ops
-from ...ops.variables import _AUTOCAST, Variable, autocast_variables
+from ...ops import array_ops, math_ops
+from ...ops.variables import _AUTOCAST, Variable, VariableAggregation, autocast_variables
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module, camel_to_snake
 from .. import constraints as _constraints
@@ -44,6 +44,14 @@ from .keras_tensor import (
     get_keras_mask,
     set_keras_mask,
     symbolic_call,
+)
+from .structures import (
+    _as_shape_tuples,
+    _is_shape,
+    _leaves,
+    _shape_structure,
+    _unique,
+    _walk,
 )
 
 _NAME_COUNTS: dict = {}
@@ -138,13 +146,6 @@ def _input_mask(inputs):
     return masks if any(m is not None for m in nest.flatten(masks)) else None
 
 
-def _shape_tuple(shape) -> tuple | None:
-    if shape is None:
-        return None
-    s = shape if isinstance(shape, TensorShape) else TensorShape(shape)
-    return None if s.rank is None else tuple(s.as_list())
-
-
 
 # ---------------------------------------------------------------------------------------------
 # Layer
@@ -169,18 +170,27 @@ class Layer(Module, Configurable):
         dtype: a dtype policy or its name: ``'float32'`` (the default, unless
             ``keras.mixed_precision.set_global_policy`` set another), ``'mixed_float16'``
             (compute in float16, float32 weights)...
+        dynamic: tf.keras 2's flag for a layer that only runs eagerly: a model holding one
+            trains and predicts eagerly (``Model.run_eagerly`` is True).
         input_shape: the shape of one sample (first layer of a Sequential model).
         batch_input_shape: the shape including the batch dimension.
         input_dim: shorthand for ``input_shape=(input_dim,)``.
-        **kwargs: ``batch_size``, ``dynamic`` and ``autocast`` are accepted.
+        activity_regularizer: a penalty on the layer's outputs (a regularizer, its name or
+            config): after each call, ``regularizer(output) / batch_size`` of each floating
+            output joins ``losses`` (Keras 3's scaling; a 0-d output is not divided).
+        autocast: False (Keras 3): floating inputs are not cast to the compute dtype, and
+            inside an outer layer's autocast the weights read in their own dtype.
+        **kwargs: ``batch_size`` (with ``input_shape``) and tf.keras 2's ``weights`` (the
+            initial weights, set once the layer is built).
     """
 
     input_spec = None  # an InputSpec (or a list): every call is checked against it
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype=None,
                  dynamic: bool = False, input_shape=None, batch_input_shape=None,
-                 input_dim: int | None = None, **kwargs) -> None:
-        unknown = set(kwargs) - {"batch_size", "autocast", "weights", "activity_regularizer"}
+                 input_dim: int | None = None, activity_regularizer=None,
+                 autocast: bool = True, **kwargs) -> None:
+        unknown = set(kwargs) - {"batch_size", "weights"}
         if unknown:
             raise TypeError(f"Keyword argument not understood: {sorted(unknown)}")
         base = name or unique_layer_name(camel_to_snake(type(self).__name__))
@@ -191,6 +201,10 @@ class Layer(Module, Configurable):
         self._tw_trainable = trainable
         self._tw_losses: list = []
         self._tw_regularizers: list = []
+        self.activity_regularizer = _regularizers.get(activity_regularizer)
+        self.autocast = bool(autocast)
+        self._tw_dynamic = bool(dynamic)
+        self._tw_initial_weights = kwargs.get("weights")
         self.built = False
         self._set_policy(dtype)
         if input_dim is not None and input_shape is None:
@@ -282,12 +296,23 @@ class Layer(Module, Configurable):
     def output(self, value) -> None:
         self.__dict__["_user_output"] = value
 
+    @property
+    def dynamic(self) -> bool:
+        """Whether this layer or one of its sub-layers was made with ``dynamic=True`` (only
+        runs eagerly; tf.keras 2)."""
+        return self._tw_dynamic or any(getattr(sub, "dynamic", False)
+                                       for sub in self._tracked_layers())
+
     # ----- weights -----
     def add_weight(self, name: str | None = None, shape=None, dtype=None, initializer=None,
                    regularizer=None, trainable: bool | None = None, constraint=None,
-                   use_resource=None, synchronization=None, aggregation=None,
-                   **kwargs) -> Variable:
+                   use_resource=None, synchronization=None, aggregation=None, *,
+                   autocast: bool = True, overwrite_with_gradient: bool = False) -> Variable:
         """Creates a weight variable owned by this layer.
+
+        The positional order is tf.keras 2's (``name, shape, dtype``); Keras 3's
+        ``add_weight(shape, initializer, dtype)`` is recognised by a first argument that is not
+        a string. Other keywords raise TypeError (as Keras 3).
 
         Args:
             name: the weight's name (``kernel``, ``bias``...).
@@ -298,14 +323,30 @@ class Layer(Module, Configurable):
             trainable: whether it is trained (default True).
             constraint: a projection applied after each optimizer update (a name such as
                 ``'non_neg'``, a ``tw.keras.constraints`` object or a callable).
-            use_resource: ignored.
-            synchronization: passed to the variable.
-            aggregation: passed to the variable.
-            **kwargs: ignored.
+            use_resource: a hint that changes nothing: every twinflow variable is a resource
+                variable (as every TensorFlow 2 variable).
+            synchronization: recorded on the variable (``tw.distribute``).
+            aggregation: recorded on the variable: None, ``'none'``, ``'mean'``, ``'sum'``,
+                ``'only_first_replica'`` or a ``tw.VariableAggregation``.
+            autocast: False: the weight reads in its own dtype even inside a mixed-precision
+                layer's ``call`` (Keras 3).
+            overwrite_with_gradient: True: optimizers assign the weight its gradient
+                instead of updating it (Keras 3's float8 scales); not with gradient
+                accumulation.
 
         Returns:
             The new variable.
         """
+        if name is not None and not isinstance(name, str):  # Keras 3: (shape, initializer,
+            if initializer is not None:                      # dtype) positionally
+                raise TypeError(f"add_weight: `initializer` given twice (positionally after "
+                                f"the shape {name!r} and as a keyword)")
+            name, shape, initializer = None, name, shape
+        if not (aggregation is None or isinstance(aggregation, VariableAggregation) or
+                aggregation in ("none", "mean", "sum", "only_first_replica")):
+            raise ValueError("Invalid value for argument `aggregation`. Expected one of "
+                             "`None`, `'none'`, `'mean'`, `'sum'`, `'only_first_replica'`. "
+                             f"Received: aggregation={aggregation}")
         shape = () if shape is None else tuple(shape)
         dt = dtypes.as_dtype(dtype or self._tw_dtype)
         limit = getattr(LOADING, "max_elements", None)
@@ -325,6 +366,8 @@ class Layer(Module, Configurable):
                            synchronization=synchronization,
                            aggregation=aggregation)
         var._tw_short_name = name or f"Variable{len(self._tw_weights)}"
+        var._tw_autocast = bool(autocast)
+        var._tw_overwrite_with_gradient = bool(overwrite_with_gradient)
         self._tw_weights.append(var)
         reg = _regularizers.get(regularizer)
         if reg is not None:
@@ -496,12 +539,17 @@ class Layer(Module, Configurable):
         with eager_mode():
             self.build(shapes)
         self.built = True
+        if self._tw_initial_weights is not None:  # tf.keras 2's Layer(weights=[...])
+            self.set_weights(self._tw_initial_weights)
+            self._tw_initial_weights = None
         apply_deferred(self)
 
     def _convert_inputs(self, inputs):
+        # Keras 3: a layer made with autocast=False keeps its floating inputs' dtype
         dt = self._tw_compute_dtype
+        cast = self.autocast and dt.is_floating
         if isinstance(inputs, Tensor):
-            if inputs.dtype is not dt and inputs.dtype.is_floating and dt.is_floating:
+            if cast and inputs.dtype is not dt and inputs.dtype.is_floating:
                 return math_ops.cast(inputs, dt)
             return inputs
 
@@ -512,7 +560,7 @@ class Layer(Module, Configurable):
                 return x.read_value()
             if isinstance(x, (np.ndarray, np.generic, float, int, list)):
                 arr = np.asarray(x)
-                if arr.dtype.kind == "f" and dt.is_floating:
+                if arr.dtype.kind == "f" and cast:
                     arr = arr.astype(dt.np, copy=False)
                 return convert_to_tensor(arr)
             return x
@@ -569,7 +617,10 @@ class Layer(Module, Configurable):
         try:
             mixed = self._tw_compute_dtype is not self._tw_dtype
             if mixed or _AUTOCAST.dtype is not None:  # a float32 layer inside a mixed one
-                with autocast_variables(self._tw_compute_dtype if mixed else None):
+                # (autocast=False inside an outer autocast reads weights as stored: Keras 3)
+                inner = None if _AUTOCAST.dtype is not None and not self.autocast else \
+                    self._tw_compute_dtype if mixed else None
+                with autocast_variables(inner):
                     outputs = self._call_in_scope(inputs, args, kwargs)
             else:
                 outputs = self._call_in_scope(inputs, args, kwargs)
@@ -580,7 +631,21 @@ class Layer(Module, Configurable):
         if first:
             self._tw_output_shape = _as_shape_tuples(nest.map_structure(
                 lambda t: t.shape if hasattr(t, "shape") else None, outputs))
+        if self.activity_regularizer is not None:
+            self._add_activity_losses(outputs)
         return outputs
+
+    def _add_activity_losses(self, outputs) -> None:
+        """Adds ``activity_regularizer(output)`` of each floating output to ``losses``, divided
+        by the batch size (the first dimension) unless the output is 0-d, as Keras 3 does."""
+        for out in nest.flatten(outputs):
+            if not isinstance(out, Tensor) or not out.dtype.is_floating:
+                continue  # integer outputs have no gradient to regularize
+            loss = self.activity_regularizer(out)
+            if out.shape.rank != 0:
+                batch = math_ops.cast(array_ops.shape(out)[0], loss.dtype)
+                loss = math_ops.div_no_nan(loss, batch)
+            self._tw_losses.append(loss)
 
     def _call_in_scope(self, inputs, args: tuple, kwargs: dict):
         if ctx.graph is None:
@@ -694,6 +759,10 @@ class Layer(Module, Configurable):
             A dict (subclasses add their own arguments).
         """
         cfg = {"name": self.name, "trainable": self.trainable, "dtype": self._tw_policy.name}
+        if self.activity_regularizer is not None:  # Keras 3 writes it only when set
+            cfg["activity_regularizer"] = _regularizers.serialize(self.activity_regularizer)
+        if not self.autocast:
+            cfg["autocast"] = False
         if self._tw_batch_input_shape is not None:
             cfg["batch_input_shape"] = self._tw_batch_input_shape
         cfg.update(Configurable.get_config(self))  # the subclass's _config_keys
@@ -701,65 +770,3 @@ class Layer(Module, Configurable):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
-
-
-def _unique(items) -> list:
-    """``items`` without repeats (by identity), in order."""
-    out, seen = [], set()
-    for x in items:
-        if id(x) not in seen:
-            seen.add(id(x))
-            out.append(x)
-    return out
-
-
-def _leaves(value):
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, dict):
-        for k in value:
-            yield from _leaves(value[k])
-    else:
-        yield value
-
-
-def _walk(prefix: str, value, out: dict) -> None:
-    if isinstance(value, Variable) or hasattr(value, "_trackable_children"):
-        out[prefix] = value
-    elif isinstance(value, dict):
-        for k in value:
-            _walk(f"{prefix}/{k}", value[k], out)
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _walk(f"{prefix}/{i}", v, out)
-
-
-def _is_shape(s) -> bool:
-    if isinstance(s, TensorShape):
-        return True
-    if isinstance(s, (list, tuple)):
-        return all(d is None or isinstance(d, (int, np.integer)) for d in s)
-    return False
-
-
-def _shape_structure(s):
-    if _is_shape(s):
-        return None
-    if isinstance(s, dict):
-        return {k: _shape_structure(v) for k, v in s.items()}
-    return [_shape_structure(v) for v in s]
-
-
-def _as_shape_tuples(shapes):
-    if shapes is None:
-        return None
-    if isinstance(shapes, TensorShape):
-        return _shape_tuple(shapes)
-    if isinstance(shapes, dict):
-        return {k: _as_shape_tuples(v) for k, v in shapes.items()}
-    if isinstance(shapes, (list, tuple)):
-        return [_as_shape_tuples(v) for v in shapes]
-    return shapes
-
-

@@ -58,7 +58,7 @@ def _weight_args(*weights: tuple[str, str]) -> str:
     lines = ["activation: an activation.", "use_bias: whether to add a bias."]
     lines += [f"{w}_initializer: initializer of {what}." for w, what in weights]
     lines += [f"{w}_regularizer: a penalty on {what}." for w, what in weights]
-    lines.append("activity_regularizer: accepted for compatibility.")
+    lines.append("activity_regularizer: a penalty on the output, added to ``losses``.")
     lines += [f"{w}_constraint: stored on {what}." for w, what in weights]
     return "\n".join(lines + ["**kwargs: Layer arguments."])
 
@@ -97,7 +97,7 @@ class _Conv(Ranked, Layer):
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  **kwargs) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         n = self._rank
         if filters is not None and (isinstance(filters, bool) or not isinstance(filters, int)
                                     or filters <= 0):
@@ -315,6 +315,7 @@ class _Depthwise(_Conv):
         super().__init__(None, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias,
+                         activity_regularizer=activity_regularizer,
                          **_depthwise_weight_args(depthwise_initializer, bias_initializer,
                                                   depthwise_regularizer, bias_regularizer,
                                                   depthwise_constraint, bias_constraint),
@@ -370,6 +371,7 @@ class _Separable(_Conv):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate,
                          activation=activation, use_bias=use_bias,
+                         activity_regularizer=activity_regularizer,
                          **_depthwise_weight_args(depthwise_initializer, bias_initializer,
                                                   depthwise_regularizer, bias_regularizer,
                                                   depthwise_constraint, bias_constraint),

@@ -14,6 +14,7 @@ from ...ops.ragged.tensor import RaggedTensor
 from ...ops.sparse import math as sparse_ops
 from ...ops.sparse.tensor import SparseTensor
 from .. import activations as _activations
+from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ..settings import image_data_format
@@ -46,7 +47,7 @@ class Dense(Layer):
         bias_initializer: initializer of the bias.
         kernel_regularizer: a penalty on the kernel (``tw.keras.regularizers.l2(1e-4)``).
         bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted and ignored.
+        activity_regularizer: a penalty on the output, added to ``losses``.
         kernel_constraint: stored on the kernel.
         bias_constraint: stored on the bias.
         **kwargs: Layer arguments (``input_shape``, ``name``...).
@@ -56,7 +57,7 @@ class Dense(Layer):
                  kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs) -> None:
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True
         if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive "
@@ -227,9 +228,12 @@ class Embedding(Layer):
         input_dim: the vocabulary size.
         output_dim: the vector size.
         embeddings_initializer: initializer of the table.
+        embeddings_regularizer: a penalty on the table.
+        activity_regularizer: a penalty on the output, added to ``losses``.
+        embeddings_constraint: a projection of the table after each optimizer update.
         mask_zero: treat id 0 as padding: the output carries a mask that is False there
             (RNN and attention layers skip those steps).
-        input_length: accepted for compatibility.
+        input_length: the sequence length: sets ``input_shape=(input_length,)`` (tf.keras 2).
         **kwargs: Layer arguments.
     """
 
@@ -239,18 +243,20 @@ class Embedding(Layer):
                  **kwargs) -> None:
         if input_length is not None and "input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
         self.embeddings_initializer = _initializers.get(
             "random_uniform" if embeddings_initializer == "uniform" else embeddings_initializer)
         self.mask_zero = mask_zero
         self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_constraint = _constraints.get(embeddings_constraint)
 
     def build(self, input_shape) -> None:
         self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer,
-                                          regularizer=self.embeddings_regularizer)
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint)
         self.built = True
         if self._tw_policy.quantization_mode:  # a saved quantized layer being rebuilt
             _quantized.build_quantized(self)
@@ -277,7 +283,8 @@ class Embedding(Layer):
                    mask_zero=self.mask_zero,
                    embeddings_initializer=_initializers.serialize(self.embeddings_initializer),
                    embeddings_regularizer=_regularizers.serialize(
-                       _regularizers.get(self.embeddings_regularizer)))
+                       _regularizers.get(self.embeddings_regularizer)),
+                   embeddings_constraint=_constraints.serialize(self.embeddings_constraint))
         return cfg
 
 

@@ -30,7 +30,7 @@ class Conv3D(_BaseConv):
         bias_initializer: initializer of the bias.
         kernel_regularizer: a penalty on the kernel.
         bias_regularizer: a penalty on the bias.
-        activity_regularizer: accepted for compatibility.
+        activity_regularizer: a penalty on the output, added to ``losses``.
         kernel_constraint: stored on the kernel.
         bias_constraint: stored on the bias.
         **kwargs: Layer arguments.

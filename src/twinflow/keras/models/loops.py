@@ -104,7 +104,7 @@ class LoopsMixin:
             cbs.on_epoch_begin(epoch)
             if verbose and header:
                 print_msg(f"Epoch {epoch + 1}/{epochs}")
-            bar = Progbar(data.steps, verbose=verbose)
+            bar = Progbar(data.steps, verbose=verbose, stateless_metrics=set())
             step = 0
             for step, batch in enumerate(data.epoch(), start=1):
                 cbs.on_train_batch_begin(step - 1)
@@ -134,7 +134,7 @@ class LoopsMixin:
     def _evaluate_handler(self, data: DataHandler, callbacks=None, verbose: int = 0) -> dict:
         test_fn = self.make_test_function()
         self.reset_metrics()
-        bar = Progbar(data.steps, verbose=verbose)
+        bar = Progbar(data.steps, verbose=verbose, stateless_metrics=set())
         logs: dict = {}
         step = 0
         for step, batch in enumerate(data.epoch(), start=1):
@@ -205,7 +205,7 @@ class LoopsMixin:
         cbs = _callbacks.CallbackList(callbacks, model=self, params={"steps": data.steps})
         cbs.on_predict_begin()
         outs: list = []
-        bar = Progbar(data.steps, verbose=verbose)
+        bar = Progbar(data.steps, verbose=verbose, stateless_metrics=set())
         step = 0
         for step, batch in enumerate(data.epoch(), start=1):
             cbs.on_predict_batch_begin(step - 1)

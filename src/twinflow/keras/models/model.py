@@ -7,13 +7,15 @@ from typing import Any
 
 from ...core import nest
 from ...core.shapes import TensorShape
+from ...graph.tensor import Tensor
 from ...saved_model import keras_export as _export
 from ...train import checkpoint as _ckpt
+from ...train.state import run_write_callbacks
 from .. import h5_weights as _h5_weights
 from .. import metrics as _metrics
 from .. import saving as _saving
 from ..layers.base import Layer
-from ..layers.keras_tensor import KerasTensor, symbolic_call
+from ..layers.keras_tensor import KerasTensor, set_keras_mask, symbolic_call
 from .functional import FunctionalMixin
 from .loops import LoopsMixin
 from .summary import SummaryMixin
@@ -74,12 +76,18 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         Args:
             inputs: the input tensor(s).
             training: whether the model is training (Dropout, BatchNormalization).
-            mask: ignored.
+            mask: masks of the inputs (same structure, None entries allowed): attached to
+                them, so the layers that take masks see them (Keras 3's functional call).
 
         Returns:
             The output tensor(s).
         """
         if self._tw_functional:
+            if mask is not None:
+                masks = nest.flatten(mask) if isinstance(mask, (list, tuple, dict)) else [mask]
+                for x, m in zip(nest.flatten(inputs), masks):
+                    if m is not None and isinstance(x, Tensor):
+                        set_keras_mask(x, m)
             return self._run_functional(inputs, training)
         raise NotImplementedError(f"Model {type(self).__name__} must implement call() (or be "
                                   "built as Model(inputs, outputs)).")
@@ -207,12 +215,20 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
 
         Args:
             filepath: the ``.weights.h5`` file or the checkpoint prefix.
-            overwrite: accepted (always overwrites).
-            save_format: accepted for compatibility.
-            options: ignored.
+            overwrite: False raises FileExistsError when the file (or checkpoint) exists
+                (Keras 3 asks on the terminal instead).
+            save_format: tf.keras 2's format name; the path decides (``.weights.h5``: HDF5).
+            options: a ``tw.train.CheckpointOptions`` (checkpoint format only): its write
+                callbacks run after the write.
         """
         path = os.fspath(filepath)
+        options = _ckpt.check_options(options)
+        if not overwrite and (os.path.exists(path) or os.path.exists(path + ".index.json")):
+            raise FileExistsError(f"save_weights(overwrite=False): {path} exists")
         if path.endswith(".h5"):
+            if options is not None:
+                raise ValueError("save_weights: `options` apply to checkpoints, not to "
+                                 f"`.weights.h5` files (got {options!r})")
             if not path.endswith(".weights.h5"):
                 raise ValueError("The filename must end in `.weights.h5`. Received: "
                                  f"filepath={path}")
@@ -222,6 +238,7 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         prefix = _ckpt.write_arrays(path, arrays)
         directory = os.path.dirname(prefix) or "."
         _ckpt.update_checkpoint_state(directory, prefix)
+        run_write_callbacks(options, prefix)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False,
                      options=None) -> _ckpt.LoadStatus | None:
@@ -231,13 +248,18 @@ class Model(FunctionalMixin, SummaryMixin, TrainerMixin, LoopsMixin, Layer):
         Args:
             filepath: the checkpoint prefix (or a directory with a ``checkpoint`` file), or
                 a ``.weights.h5`` file.
-            skip_mismatch: unsupported (mismatches raise).
-            by_name: unsupported.
-            options: ignored.
+            skip_mismatch: not supported: a mismatching weight raises either way.
+            by_name: tf.keras 2's HDF5 loading by layer name: True raises
+                NotImplementedError (weights are matched by their paths).
+            options: a ``tw.train.CheckpointOptions`` (checked as ``Checkpoint.read``).
 
         Returns:
             A load status (None for ``.weights.h5`` files).
         """
+        if by_name:
+            raise NotImplementedError("load_weights(by_name=True) is not supported: twinflow "
+                                      "matches weights by their paths")
+        _ckpt.check_options(options)
         path = os.fspath(filepath)
         if path.endswith(".weights.h5"):
             _h5_weights.load_weights(self, path)

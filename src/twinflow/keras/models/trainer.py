@@ -130,8 +130,9 @@ class TrainerMixin:
 
     @property
     def run_eagerly(self) -> bool:
-        """Whether ``fit`` runs its step eagerly (also when functions run eagerly globally)."""
-        return self._tw_run_eagerly or ctx.run_functions_eagerly
+        """Whether ``fit`` runs its step eagerly (also when functions run eagerly globally, or
+        when a layer was made with tf.keras 2's ``dynamic=True``)."""
+        return self._tw_run_eagerly or ctx.run_functions_eagerly or self.dynamic
 
     @run_eagerly.setter
     def run_eagerly(self, value: bool) -> None:

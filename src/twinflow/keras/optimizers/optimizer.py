@@ -294,6 +294,10 @@ class Optimizer(Module, Configurable):
                  for g, v in ((g, v) for g, v in kept)]
         if not skip_gradients_aggregation:  # several replicas: sum their gradients
             grads = _distributed_training.all_reduce_gradients(grads)
+        grads, var_list = self._overwrite_with_gradients(grads, var_list)
+        if not var_list:
+            self._tw_iterations.assign_add(np.int64(1))
+            return self._tw_iterations
         n = self.gradient_accumulation_steps
         if n:
             self._accumulated_update(grads, var_list, n)
@@ -303,6 +307,23 @@ class Optimizer(Module, Configurable):
             self._update_ema(var_list)
         self._tw_iterations.assign_add(np.int64(1))
         return self._tw_iterations
+
+    def _overwrite_with_gradients(self, grads: list, var_list: list) -> tuple:
+        """Assigns their gradient to the variables made with
+        ``add_weight(overwrite_with_gradient=True)`` (Keras 3's float8 scales); returns the
+        other pairs."""
+        if not any(getattr(v, "_tw_overwrite_with_gradient", False) for v in var_list):
+            return grads, var_list
+        if self.gradient_accumulation_steps:
+            raise NotImplementedError("overwrite_with_gradient variables with "
+                                      "gradient_accumulation_steps are not supported")
+        keep = []
+        for g, v in zip(grads, var_list):
+            if getattr(v, "_tw_overwrite_with_gradient", False):
+                v.assign(g)
+            else:
+                keep.append((g, v))
+        return [g for g, _ in keep], [v for _, v in keep]
 
     def apply(self, grads, trainable_variables=None) -> Variable:
         """Applies ``grads`` to ``trainable_variables`` (Keras 3's form of apply_gradients).

@@ -59,14 +59,23 @@ class Progbar:
         width: the bar's width in characters.
         verbose: 1 for the bar, 2 for one line at the end, 0 for nothing.
         interval: minimum seconds between redraws.
-        stateful_metrics: ignored (every value shown is already an average).
+        stateful_metrics: names of the values shown as given; the others are averaged over
+            the steps (weighted by the steps each update advanced), as Keras 3.
+        stateless_metrics: or else, the names of the values averaged (the others shown as
+            given); ``fit`` passes an empty set (its logs are averages already).
         unit_name: the unit in the speed display.
         stream: where to write (stdout by default).
     """
 
     def __init__(self, target: int | None, width: int = 30, verbose: int = 1,
-                 interval: float = 0.05, stateful_metrics=None, unit_name: str = "step",
-                 stream=None) -> None:
+                 interval: float = 0.05, stateful_metrics=None, stateless_metrics=None,
+                 unit_name: str = "step", stream=None) -> None:
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError("Only one of `stateful_metrics` or `stateless_metrics` can be "
+                             "provided.")
+        self._shown_as_given = None if stateful_metrics is None and \
+            stateless_metrics is not None else set(stateful_metrics or ())
+        self._averaged = set(stateless_metrics or ())
         self.target, self.width, self.verbose = target, width, verbose
         self.interval, self.unit_name = interval, unit_name
         self.stream = stream or sys.stdout
@@ -86,13 +95,20 @@ class Progbar:
             values: a list of ``(name, value)`` pairs or a dict.
             finalize: whether this is the last update (default: ``current >= target``).
         """
-        if values:
-            items = values.items() if isinstance(values, dict) else values
-            for k, v in items:
-                self._values[k] = v
-        self._seen = current
         if finalize is None:
             finalize = self.target is not None and current >= self.target
+        if values:
+            items = values.items() if isinstance(values, dict) else values
+            weight = max(current - self._seen, 1)
+            for k, v in items:
+                averaged = k not in self._shown_as_given if self._shown_as_given is not None \
+                    else k in self._averaged
+                if not averaged or finalize:
+                    self._values[k] = (v, 1)  # Keras: the final update is shown as given
+                else:
+                    total, count = self._values.get(k, (0.0, 0))
+                    self._values[k] = (total + v * weight, count + weight)
+        self._seen = current
         if self.verbose == 0:
             return
         now = time.perf_counter()
@@ -144,8 +160,8 @@ class Progbar:
             parts.append(f"{_fmt_time(elapsed)} {unit}")
         else:
             parts.append(f"ETA: {_fmt_time(per_step * (self.target - current))}")
-        for k, v in self._values.items():
-            parts.append(f"{k}: {_fmt_value(v)}")
+        for k, (total, count) in self._values.items():
+            parts.append(f"{k}: {_fmt_value(total / count if count != 1 else total)}")
         return " - ".join(parts)
 
 

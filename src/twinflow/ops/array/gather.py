@@ -119,7 +119,8 @@ def gather(params: TensorLike, indices: TensorLike, validate_indices=None,
         params: a tensor.
         indices: an int tensor of indices into ``params``'s dimension ``axis``; out-of-range
             indices raise InvalidArgumentError.
-        validate_indices: ignored (TensorFlow compatibility).
+        validate_indices: a hint that changes nothing: deprecated, and TensorFlow ignores it
+            too (indices are always checked).
         axis: the dimension to gather from (default ``batch_dims``).
         batch_dims: the number of leading dimensions shared by params and indices.
         name: op name.

@@ -434,8 +434,10 @@ def assert_shapes(shapes, data: TensorLike | None = None, summarize: int | None 
 
     Args:
         shapes: a dict or list of ``(tensor, shape)`` pairs.
-        data: accepted for compatibility.
-        summarize: accepted for compatibility.
+        data: a hint that changes nothing: TensorFlow prints these tensors in its error
+            message (twinflow's names the tensors and shapes).
+        summarize: a hint that changes nothing: how many entries of ``data`` TensorFlow
+            prints.
         message: text prepended to the error.
 
     Returns:

@@ -76,7 +76,7 @@ def moments(x: TensorLike, axes: TensorLike, shift: TensorLike | None = None,
     Args:
         x: a float tensor.
         axes: the axes to reduce.
-        shift: unused (kept for TensorFlow's signature).
+        shift: a hint that changes nothing (TensorFlow does not use it either).
         keepdims: keep the reduced axes with length 1.
 
     Returns:

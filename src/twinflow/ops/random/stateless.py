@@ -89,8 +89,11 @@ class Generator:
         Args:
             copy_from: a Generator whose current state is copied.
             state: an integer seed (the state itself is not exposed by twinflow).
-            alg: ignored (twinflow always uses PCG64).
+            alg: a ``tw.random.Algorithm``, its name or number (checked); the draws do not
+                depend on it (twinflow's generators are PCG64).
         """
+        if alg is not None:
+            _algorithm(alg)
         self._id = next(Generator._ids)
         if copy_from is not None:
             bitgen = np.random.PCG64()
@@ -109,24 +112,24 @@ class Generator:
 
         Args:
             seed: an int.
-            alg: ignored.
+            alg: as the constructor's.
 
         Returns:
             The generator.
         """
-        return cls(state=[int(seed), 0x7477])
+        return cls(state=[int(seed), 0x7477], alg=alg)
 
     @classmethod
     def from_non_deterministic_state(cls, alg=None) -> Generator:
         """A generator seeded from OS entropy.
 
         Args:
-            alg: ignored.
+            alg: as the constructor's.
 
         Returns:
             The generator.
         """
-        return cls()
+        return cls(alg=alg)
 
     @property
     def _attrs(self) -> dict:

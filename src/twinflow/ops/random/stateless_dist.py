@@ -72,11 +72,13 @@ def split(seed, num: int = 2, alg="auto_select") -> Tensor:
     Args:
         seed: a ``[2]`` integer seed.
         num: how many seeds.
-        alg: accepted as TensorFlow's; twinflow's stateless ops always use PCG64.
+        alg: a ``tw.random.Algorithm``, its name or number (checked); the values do not
+            depend on it (twinflow's stateless ops always use PCG64).
 
     Returns:
         ``[num, 2]`` seeds of ``seed``'s dtype.
     """
+    _algorithm(alg)
     s = _seed(seed)
     return bind(StatelessRandomUniformFullInt, [_shape_arg([int(num), 2]), s], {"dtype": s.dtype})
 
@@ -87,11 +89,13 @@ def fold_in(seed, data, alg="auto_select") -> Tensor:
     Args:
         seed: a ``[2]`` integer seed.
         data: an int32/int64 scalar (a step, a replica id...).
-        alg: accepted as TensorFlow's; twinflow's stateless ops always use PCG64.
+        alg: a ``tw.random.Algorithm``, its name or number (checked); the values do not
+            depend on it (twinflow's stateless ops always use PCG64).
 
     Returns:
         ``[2]``: a number drawn from ``seed``, then ``data`` (TensorFlow's layout).
     """
+    _algorithm(alg)
     d = convert(data, dtype_hint=dtypes.int32)
     first = bind(StatelessRandomUniformFullInt, [_shape_arg([]), _seed(seed)], {"dtype": d.dtype})
     return stack([first, d])
@@ -315,11 +319,13 @@ def stateless_shuffle(value: TensorLike, seed, alg="auto_select",
     Args:
         value: a tensor of rank >= 1.
         seed: a ``[2]`` integer seed.
-        alg: accepted as TensorFlow's; twinflow's stateless ops always use PCG64.
+        alg: a ``tw.random.Algorithm``, its name or number (checked); the values do not
+            depend on it (twinflow's stateless ops always use PCG64).
 
     Returns:
         ``value`` with its first axis permuted.
     """
+    _algorithm(alg)
     v = convert(value)
     if v.shape.rank == 0:
         raise InvalidArgumentError(None, None, "stateless_shuffle: value must have rank >= 1")

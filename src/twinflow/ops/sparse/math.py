@@ -301,7 +301,8 @@ def segment_sum(data: TensorLike, indices: TensorLike, segment_ids: TensorLike,
         indices: which rows to take.
         segment_ids: sorted segment of each taken row.
         num_segments: the number of output rows (default: last segment id + 1).
-        sparse_gradient: accepted (the gradient is the gather's).
+        sparse_gradient: a hint that changes nothing: TensorFlow then returns the gradient
+            as IndexedSlices, of the same value as twinflow's (the gather's).
 
     Returns:
         The segment sums.

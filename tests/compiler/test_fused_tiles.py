@@ -123,3 +123,15 @@ def test_fused_where_with_a_scalar_branch_keeps_masked_copies():
     x = _data((40, 33), np.float32)
     srcs = _compare(lambda x: tw.where(x > 0, x * 2, 0.5) + 1, [x])
     assert any("where=" in s for s in srcs)
+
+
+def test_fused_relus_with_the_same_block_share_one_zeros_array():
+    x = _data((1 << 16,), np.float32)
+    passes = UNFUSED_PASSES + (("fusion", fusion.fuse_elementwise),)
+    spaces = []
+    for fn in (lambda x: tw.nn.relu(x * 2.0 + 1.0), lambda x: tw.nn.relu(x * 3.0 - 1.0)):
+        opt = _run(_program(fn, tw.TensorSpec(x.shape, tw.float32)), passes, [x])[2]
+        op = next(o for o in opt.graph.get_operations() if o.type == "FusedElementwise")
+        spaces.append(fused_codegen.fused_source(op)[1])
+    z1, z2 = spaces[0]["zeros0"], spaces[1]["zeros0"]
+    assert z1 is z2 and not z1.flags.writeable and not z1.any()

@@ -35,7 +35,8 @@ times (``tile``): the same elementwise arithmetic, so the same bits.
 Measured on [32, 26, 26, 16] float32 (bias add + relu of the seed 004 convnet): the add took
 55-90 µs on rows of 416-1024 against 180 µs on rows of 16.
 
-A relu is ``maximum`` against a block of zeros (a read-only constant of the block's shape):
+A relu is ``maximum`` against a block of zeros (a read-only constant of the block's shape,
+shared by the fused functions with the same block):
 NumPy's vectorised loop is the array-array one; against the scalar 0 the same call took
 128-160 µs instead of 46-51 µs on that array (same bits, NaN and -0.0 included). A relu
 gradient multiplies dy's bit pattern by the 0/1 mask as unsigned integers, as the ``ReluGrad``
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import threading
 import weakref
 
 import numpy as np
@@ -55,6 +57,8 @@ from ..core.parallel import run_blocks
 from . import fused_numba
 
 _counter = itertools.count()
+_zeros: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # see _shared_zeros
+_zeros_lock = threading.Lock()
 _UINT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
          np.dtype(np.float64): np.uint64}
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -194,14 +198,26 @@ def _select_lines(w: _Writer, s, args: list, out: str) -> list:
             f"multiply({o}, {m}, out={o}, dtype={u})", f"add({o}, {b}.view({u}), out={o})"]
 
 
+def _shared_zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """A read-only zeros array, one per (shape, dtype) while some fused function holds it:
+    flat loops of one dtype all have the same block, so a program of many fused relus keeps
+    one block of zeros, not one each."""
+    key = (shape, dtype)
+    with _zeros_lock:
+        z = _zeros.get(key)
+        if z is None:
+            z = np.zeros(shape, dtype)
+            z.setflags(write=False)
+            _zeros[key] = z
+    return z
+
+
 def _zeros_block(w: _Writer, dtype: np.dtype) -> str | None:
     """The name of this block's zeros of ``dtype`` (sliced to the block in the block's code)."""
     if w.block_shape is None:
         return None
     if dtype not in w.zeros:
-        z = np.zeros(w.block_shape, dtype)
-        z.setflags(write=False)
-        name = w.value(z, "zeros")
+        name = w.value(_shared_zeros(w.block_shape, dtype), "zeros")
         w.zeros[dtype] = f"{name}_b"
         w.zero_lines.append(f"{name}_b = {name}[:n]")
     return w.zeros[dtype]

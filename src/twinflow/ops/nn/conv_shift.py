@@ -32,8 +32,13 @@ from ...core.parallel import intra_threads, run_parallel
 PARALLEL_MIN_FLOPS = 1 << 22
 # Pieces per cut convolution: a fixed number, at least one per thread, so that up to this many
 # threads the pieces, and with them the results, do not depend on the thread count (filter
-# gradients sum the pieces' products in piece order).
-PIECES = 4
+# gradients sum the pieces' products in piece order). Two, not four: each piece costs its own
+# wide copy of dy and shorter products, and each hand-off a thread wake-up; on the 2-core
+# machine the seed 004 step took 4.2-4.4 ms best, 4.5-5.2 ms median in two pieces against
+# 4.8-5.0 / 5.1-5.8 ms in four (and 5.4-5.6 / 5.6-5.8 ms in one, on one thread), interleaved
+# runs of /tmp/ab_pieces2.py; per convolution the second layer's forward, input and filter
+# gradients took 0.98 / 1.01 / 0.94 ms median in two pieces against 1.14 / 1.28 / 1.20 in four.
+PIECES = 2
 # Pieces stay on the calling thread while the load average exceeds the cores by this much.
 # The products go over groups of rows of about this many bytes of input and output rows, which
 # then stay in the core's cache (1 MB of L2 here) for all ``prod(k)`` products: 25-35% faster

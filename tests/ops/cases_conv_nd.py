@@ -157,7 +157,9 @@ CASES = [
          None, name="avg_pool3d_grad"),
 ]
 
-# FusedElementwise is made by the compiler, never by a public function.
+# FusedElementwise and _FusedConv2D are made by the compiler, never by a public function.
 COVERED_ELSEWHERE = {
     "FusedElementwise": "tests/compiler/test_fusion.py::test_every_case_fused_equals_unfused",
+    "_FusedConv2D": "tests/compiler/test_remap.py::test_the_chain_becomes_one_op_with_the_"
+                    "same_bits",
 }

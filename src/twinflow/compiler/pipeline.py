@@ -7,17 +7,19 @@ from .cse import eliminate_common_subexpressions
 from .fusion import AGGRESSIVE, fuse_elementwise
 from .program import Program
 from .prune import prune
+from .remap import remap_conv_bias_relu
 from .schedule import schedule_concurrent
 
 # Folding first exposes constants to simplification; simplification and CSE leave dead ops
-# behind, which the final prune removes. Fusion runs last: it sees the simplified graph and
-# its groups hide the ops the other passes would otherwise match.
+# behind, which the final prune removes. Remapping then fusion run last: they see the
+# simplified graph, and their ops hide the ops the other passes would otherwise match.
 DEFAULT_PASSES = (
     ("prune", prune),
     ("constant_folding", fold_constants),
     ("arithmetic", simplify_arithmetic),
     ("cse", eliminate_common_subexpressions),
     ("prune_final", prune),
+    ("remap", remap_conv_bias_relu),     # Conv2D -> BiasAdd -> Relu as one _FusedConv2D
     ("fusion", fuse_elementwise),
     ("prune_final", prune),   # again: constants folded into fused groups (counts add up)
     ("schedule", schedule_concurrent),   # independent heavy ops side by side
@@ -31,8 +33,8 @@ JIT_PASSES = DEFAULT_PASSES[:-3] + (
     ("schedule", schedule_concurrent),
 )
 
-# Without fusion (the tests compare fused programs with these).
-UNFUSED_PASSES = DEFAULT_PASSES[:-3]
+# Without remapping and fusion (the tests compare fused programs with these).
+UNFUSED_PASSES = DEFAULT_PASSES[:-4]
 
 
 def passes_for(jit_compile) -> tuple:

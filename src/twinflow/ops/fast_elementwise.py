@@ -340,3 +340,22 @@ def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     np.multiply(out, mask, out=out, dtype=uint)
     np.add(out, bits, out=out)
     return out.view(a.dtype)
+
+
+def bias_relu_in_place(out: np.ndarray, bias: np.ndarray) -> None:
+    """``out = max(out + bias, 0)`` in place, ``bias`` along the last axis: the bits of
+    ``BiasAdd`` then ``Relu``, computed on long rows when the last axis is short.
+
+    Args:
+        out: a writable array whose last axis is ``bias``'s length.
+        bias: the 1-D bias.
+    """
+    c = out.shape[-1] if out.ndim else 0
+    length = row_length(out.shape[:-1], c) if 0 < c <= SHORT_MAX and out.ndim > 1 else 0
+    if length and out.flags.c_contiguous:
+        view, b = out.reshape(-1, length), tiled_bias(bias, length)
+    else:
+        view, b = out, bias
+    np.add(view, b, out=view)
+    zeros = cached_full(view.shape, view.dtype) if view.dtype in RELU_DTYPES else None
+    np.maximum(view, view.dtype.type(0) if zeros is None else zeros, out=view)

@@ -13,7 +13,7 @@ from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
 from ..core import ZerosLike, convert, convert_pair, quietly
-from ..fast_elementwise import short_axis_binary
+from ..fast_elementwise import bias_relu_in_place, short_axis_binary
 from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
@@ -141,6 +141,27 @@ class Conv2D:
 
     def grad(op, dy):
         return _forward_grad(op, dy, Conv2DBackpropInput, Conv2DBackpropFilter)
+
+
+@register_op("_FusedConv2D", same_dtype=True)
+class FusedConv2D:
+    """``Relu(BiasAdd(Conv2D(x, w), bias))`` as one op, made by the compiler's remapping pass
+    (``compiler/remap.py``) as TensorFlow's remapper makes its ``_FusedConv2D``: the bias and
+    the relu are applied in place to the convolution's fresh result (short last axes as long
+    rows, relu against cached zeros: ``ops/fast_elementwise``) instead of a fused block
+    reading it and writing a new array. The same arithmetic, so the bits of the three ops."""
+
+    def infer(x, w, bias, *, fused_ops, **attrs):
+        return _conv_infer(x, w, **attrs)
+
+    def kernel(x, w, bias, *, fused_ops, **attrs):
+        if tuple(fused_ops) != ("BiasAdd", "Relu"):
+            raise ValueError(f"_FusedConv2D: fused_ops {fused_ops} are not supported")
+        out = Conv2D.kernel(x, w, **attrs)
+        if np.shares_memory(out, x) or np.shares_memory(out, w) or not out.flags.writeable:
+            out = out.copy()
+        bias_relu_in_place(out, bias)
+        return out
 
 
 @register_op("Conv2DBackpropInput")

@@ -45,6 +45,20 @@ def test_convnet_conv_pool_batchnorm():
                [[(2, 9, 9, 3)], [(6, 9, 9, 3)]], rtol=1e-4, atol=1e-5)
 
 
+def test_conv_bias_relu_remapped_by_the_compiler_exports_as_conv_with_bias_then_relu():
+    tf.keras.utils.set_random_seed(3)
+    model = k.Sequential([k.Input((7, 7, 2)),
+                          k.layers.Conv2D(16, 3, activation="relu"), k.layers.Flatten()])
+    spec = [tf.TensorSpec([None, 7, 7, 2], tf.float32)]
+    cf = tf.function(lambda x: model(x)).get_concrete_function(*spec)
+    assert cf.pass_stats["remap"] == 1    # (the program ONNX export reads)
+    proto = tf.onnx.export(model, spec)
+    conv = [n for n in proto.graph.node if n.op_type == "Conv"]
+    assert len(conv) == 1 and len(conv[0].input) == 3      # x, w, bias
+    assert any(n.op_type == "Relu" for n in proto.graph.node)
+    check_same(model, spec, [[(3, 7, 7, 2)]], rtol=1e-4, atol=1e-5)
+
+
 def test_depthwise_and_dilated_conv_with_odd_same_padding():
     rng = np.random.default_rng(3)
     w = tf.constant(rng.normal(size=(3, 3, 2, 3)).astype(np.float32))

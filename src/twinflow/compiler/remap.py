@@ -41,7 +41,7 @@ def _match(relu, uses) -> tuple | None:
     if conv.type != "Conv2D" or conv.attrs.get("data_format", "NHWC") not in ("NHWC", b"NHWC"):
         return None
     out = relu.outputs[0]
-    if out.dtype.np not in _FLOATS or not out.shape.is_fully_defined():
+    if out.dtype.np not in _FLOATS:
         return None
     for op in (conv, bias_add):
         if uses[id(op.outputs[0])] != 1 or uses[id(op)] or op.control_inputs:

@@ -47,9 +47,11 @@ def _back(cx, op, y: str, rank: int) -> list:
     return [cx.node("Transpose", [y], op.name, perm=_to_last(rank))]
 
 
-@converts("Conv2D", "Conv3D", "DepthwiseConv2dNative")
+@converts("Conv2D", "Conv3D", "DepthwiseConv2dNative", "_FusedConv2D")
 def _conv(cx, op):
-    x, w = op.inputs
+    """A convolution; the compiler's ``_FusedConv2D`` (with its bias and relu) is ONNX's Conv
+    with a bias input, then Relu."""
+    x, w = op.inputs[:2]
     rank = 5 if op.type == "Conv3D" else 4
     strides = [int(s) for s in op.attrs["strides"]]
     dil = [int(d) for d in op.attrs.get("dilations") or (1,) * (rank - 2)]
@@ -70,7 +72,11 @@ def _conv(cx, op):
     # [spatial..., in, out] -> [out, in, spatial...]
     wn = cx.node("Transpose", [wn], f"{op.name}/filter_oihw",
                  perm=[rank - 1, rank - 2] + list(range(rank - 2)))
-    y = cx.node("Conv", [_nchw(cx, op, x, rank), wn], f"{op.name}/nchw", **attrs)
+    fused = op.type == "_FusedConv2D"
+    bias = [cx.name(op.inputs[2])] if fused else []
+    y = cx.node("Conv", [_nchw(cx, op, x, rank), wn, *bias], f"{op.name}/nchw", **attrs)
+    if fused:
+        y = cx.node("Relu", [y], f"{op.name}/relu")
     return _back(cx, op, y, rank)
 
 

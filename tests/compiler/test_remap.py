@@ -104,3 +104,12 @@ def test_fused_conv_refuses_other_fused_ops():
         REGISTRY["_FusedConv2D"].kernel(x, w, b, fused_ops=("BiasAdd", "Elu"),
                                         strides=(1, 1), padding="SAME",
                                         explicit_paddings=None, dilations=(1, 1))
+
+
+def test_an_empty_batch_runs():
+    x, w, b = _data(np.float32, 16)
+    f = tw.function(_conv_bias_relu)
+    cf = f.get_concrete_function(tw.TensorSpec([None, 9, 8, 16], tw.float32), w, b)
+    assert cf.pass_stats["remap"] == 1
+    out = f(tw.constant(x[:0]), tw.constant(w), tw.constant(b))
+    assert out.shape == (0, 9, 8, 16)

@@ -153,6 +153,7 @@ def test_row_length():
         assert fe.ROW_MIN <= n <= fe.ROW_MAX
     assert fe.row_length((7919,), 16) == 0
     assert fe.row_length((10,), 16) == 0
+    assert fe.row_length((0, 26, 26), 16) == 0 and fe.row_length((5, 0), 16) == 0
 
 
 def test_cached_full_is_read_only_shared_and_bounded(monkeypatch):

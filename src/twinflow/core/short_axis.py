@@ -32,6 +32,8 @@ def row_length(outer: tuple, short: int) -> int:
     count = 1
     for d in outer:
         count *= d
+    if count <= 0 or short <= 0:   # (an empty array: nothing to tile)
+        return 0
     cap = ROW_MAX // short
     k = 1
     for d in reversed(outer):   # whole trailing axes first: the common case, no search

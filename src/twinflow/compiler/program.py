@@ -58,13 +58,14 @@ class Rewriter:
         """Makes every later use of ``old`` use ``new`` (already in the new graph)."""
         self._map[id(old)] = new
 
-    def copy(self, op: Operation, inputs: list | None = None,
-             attrs: dict | None = None) -> Operation:
-        """Copies ``op`` (optionally with new inputs/attrs) into the new graph."""
+    def copy(self, op: Operation, inputs: list | None = None, attrs: dict | None = None,
+             opdef=None) -> Operation:
+        """Copies ``op`` (optionally with new inputs/attrs, or as another op ``opdef`` with the
+        same outputs) into the new graph."""
         new_inputs = [self._map[id(t)] for t in op.inputs] if inputs is None else inputs
         specs = [(t.dtype, t.shape) for t in op.outputs]
-        new = self.graph.create_op(op.opdef, new_inputs, op.attrs if attrs is None else attrs,
-                                   specs, name=op.name)
+        new = self.graph.create_op(opdef or op.opdef, new_inputs,
+                                   op.attrs if attrs is None else attrs, specs, name=op.name)
         new.source = op.source
         new.device = op.device
         new.control_inputs = [self._op_map[id(c)] for c in op.control_inputs

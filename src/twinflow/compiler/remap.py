@@ -32,16 +32,18 @@ def _uses(prog: Program) -> collections.Counter:
 
 
 def _match(relu, uses) -> tuple | None:
-    """(conv, bias_add) when ``relu`` ends a Conv2D -> BiasAdd -> Relu chain it may replace."""
+    """(conv, bias_add) when ``relu`` ends a Conv2D -> BiasAdd -> Relu chain it may replace.
+
+    (Conv2D is channels-last: ``data_format="NCHW"`` convolutions are traced as transposes
+    around it; a channels-first bias add is refused here.)"""
     bias_add = relu.inputs[0].op
-    if bias_add.type != "BiasAdd" or bias_add.attrs.get("data_format", "NHWC") not in (
-            "NHWC", b"NHWC", "N...C"):
+    if bias_add.type != "BiasAdd":
+        return None
+    fmt = bias_add.attrs.get("data_format") or ""
+    if (fmt.decode() if isinstance(fmt, bytes) else fmt).startswith("NC"):
         return None
     conv = bias_add.inputs[0].op
-    if conv.type != "Conv2D" or conv.attrs.get("data_format", "NHWC") not in ("NHWC", b"NHWC"):
-        return None
-    out = relu.outputs[0]
-    if out.dtype.np not in _FLOATS:
+    if conv.type != "Conv2D" or relu.outputs[0].dtype.np not in _FLOATS:
         return None
     for op in (conv, bias_add):
         if uses[id(op.outputs[0])] != 1 or uses[id(op)] or op.control_inputs:
@@ -80,12 +82,7 @@ def remap_conv_bias_relu(prog: Program) -> tuple:
             continue
         conv, bias_add = matches[id(op)]
         x, w = conv.inputs
-        out = op.outputs[0]
-        new = rw.new_op(fused, [rw.get(x), rw.get(w), rw.get(bias_add.inputs[1])],
-                        {**conv.attrs, "fused_ops": ("BiasAdd", "Relu")},
-                        [(out.dtype, out.shape)], op)
-        new.control_inputs = [rw._op_map[id(c)] for c in op.control_inputs
-                              if id(c) in rw._op_map]
-        rw._op_map[id(op)] = new
-        rw.alias(out, new.outputs[0])
+        # (the relu's name, source line, device and control inputs; its output)
+        rw.copy(op, [rw.get(x), rw.get(w), rw.get(bias_add.inputs[1])],
+                {**conv.attrs, "fused_ops": ("BiasAdd", "Relu")}, opdef=fused)
     return rw.finish(), len(matches)

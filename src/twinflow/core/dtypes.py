@@ -324,3 +324,19 @@ def as_dtype(type_value) -> DType:
         return from_numpy(np.dtype(type_value))
     except TypeError as e:
         raise TypeError(f"Cannot convert {type_value!r} to a twinflow dtype") from e
+
+
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def bits_uint(dtype) -> type | None:
+    """The unsigned integer NumPy type as wide as ``dtype``: its values' bit patterns, for the
+    branch-free kernels that select or mask them (``ops/fast_elementwise``, fused blocks).
+
+    Args:
+        dtype: a NumPy dtype (or anything ``np.dtype`` takes).
+
+    Returns:
+        ``np.uint8``/``16``/``32``/``64``, or None for other widths.
+    """
+    return _UINT_OF_SIZE.get(np.dtype(dtype).itemsize)

@@ -27,6 +27,7 @@ import threading
 
 import numpy as np
 
+from ..core.dtypes import bits_uint
 from ..core.short_axis import ROW_MAX, ROW_MIN, SHORT_MAX, row_length  # noqa: F401 (re-exported)
 
 # Each (dtype, value) has one flat read-only buffer, as large as the largest array asked for (a
@@ -49,7 +50,6 @@ RELU_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, 
 # 4096 elements 4.8 vs 4.3 µs, 64K 162 vs 27 µs; float64 64K 56 vs 60 µs, 96K 299 vs 87 µs)
 # (ints and bools alike: int32 64K 179 vs 28 µs)
 SELECT_MIN_ELEMENTS = {1: 4096, 2: 4096, 4: 4096, 8: 65536}
-_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 # short_axis_binary: trailing axes of at most SHORT_MAX elements, operands of at least
 # SHORT_MIN_ELEMENTS (tiling the short operand costs ~2 µs), rows of at most ROW_MAX elements
 # (the tiled row stays in L1/L2).
@@ -289,8 +289,7 @@ def leaky_relu_grad(dy: np.ndarray, x: np.ndarray, alpha: float) -> np.ndarray:
     return select(x > 0, dy, dy * a)
 
 
-UINT_OF_FLOAT = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
-                 np.dtype(np.float64): np.uint64}
+UINT_OF_FLOAT = {np.dtype(t): bits_uint(t) for t in (np.float16, np.float32, np.float64)}
 
 
 def masked(dy: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -330,7 +329,7 @@ def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     if a.size < 4096:   # (the smallest SELECT_MIN_ELEMENTS: one cheap test for small arrays)
         return np.where(mask, a, b)
-    uint = _UINT_OF_SIZE.get(a.dtype.itemsize)
+    uint = bits_uint(a.dtype)
     if uint is None or a.dtype != b.dtype or a.dtype.kind not in "biuf" \
             or a.size < SELECT_MIN_ELEMENTS[a.dtype.itemsize] \
             or not a.shape == b.shape == mask.shape or mask.dtype != np.bool_:

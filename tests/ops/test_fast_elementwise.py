@@ -314,3 +314,45 @@ def test_maximum_and_minimum_against_a_zero_scalar(dtype, shape):
     with tw.GradientTape() as tape:
         out = tw.reduce_sum(tw.maximum(xt, t(0)))
     _same_bits(tape.gradient(out, xt).numpy(), (x >= 0).astype(dtype))
+
+
+# a broadcast dy along middle axes (a global pooling's gradient), lead axes or not, short and
+# too-long trailing blocks, and a broadcast that is not a middle run (falls back)
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape,block", [
+    ((32, 24, 24, 16), (32, 1, 1, 16)), ((4, 50, 50, 3), (4, 1, 1, 3)),
+    ((64, 512, 8), (1, 1, 8)), ((2, 3, 100, 100, 2), (2, 3, 1, 1, 2)),
+    ((8, 64, 100), (8, 1, 100)), ((8, 64, 64, 2), (1, 64, 1, 2))])
+def test_relu_grad_of_a_broadcast_dy_bits(dtype, shape, block):
+    y = np.maximum(_specials(shape, dtype), np.dtype(dtype).type(0))
+    y.reshape(-1)[1::11] = np.nan            # (maximum hides some NaN: put them back)
+    y.reshape(-1)[::37] = -0.0
+    dy = np.broadcast_to(_specials(block, dtype, 1), shape)
+    _same_bits(fe.relu_grad(dy, y), np.where(y > 0, dy, np.dtype(dtype).type(0)))
+    uint = fe.UINT_OF_FLOAT[np.dtype(dtype)]
+    rows = fe._relu_grad_broadcast(dy, y, uint)
+    assert (rows is None) == (block[-1] == 100 or block == (1, 64, 1, 2))
+
+
+def test_relu_grad_of_a_pooling_gradient_eager_and_graph(monkeypatch):
+    x = _specials((16, 12, 12, 16), np.float32)
+    g = _specials((16, 16), np.float32, 2)
+    rows = []
+    broadcast = fe._relu_grad_broadcast
+    monkeypatch.setattr(fe, "_relu_grad_broadcast", lambda *a: rows.append(1) or broadcast(*a))
+
+    def f(x, g):
+        with tw.GradientTape() as tape:
+            tape.watch(x)
+            r = tw.nn.relu(x)
+            y = tw.reduce_mean(r, axis=[1, 2])
+        # (r is also a result: the relu stays out of the gradient's fused block, as in seed 004)
+        return tape.gradient(y, x, output_gradients=g), r
+    y = np.maximum(x, np.float32(0))
+    ref = np.where(y > 0, np.broadcast_to((g / np.float32(144))[:, None, None, :], x.shape),
+                   np.float32(0))
+    eager = f(tw.constant(x), tw.constant(g))[0].numpy()
+    graph = tw.function(f)(tw.constant(x), tw.constant(g))[0].numpy()
+    assert len(rows) == 2      # both modes took the broadcast's rows
+    _same_bits(eager, graph)
+    np.testing.assert_allclose(eager, ref, rtol=1e-6)

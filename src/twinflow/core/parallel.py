@@ -8,7 +8,6 @@ core), read on every call, so a change takes effect on the next kernel.
 """
 from __future__ import annotations
 
-import os
 import threading
 
 import numpy as np
@@ -28,7 +27,7 @@ def intra_threads() -> int:
         At least 1.
     """
     n = config.threading.get_intra_op_parallelism_threads()
-    return max(1, n if n > 0 else (os.cpu_count() or 1))
+    return max(1, n if n > 0 else config.cpu_count)
 
 
 def scratch(rows: int, specs: tuple) -> list:

@@ -45,7 +45,7 @@ def cpu_threads(setting: int) -> int:
     Returns:
         At least 1.
     """
-    return max(1, setting if setting > 0 else (os.cpu_count() or 1))
+    return max(1, setting if setting > 0 else config.cpu_count)
 
 
 def inter_threads() -> int:
@@ -197,7 +197,7 @@ def machine_busy() -> bool:
             avg = os.getloadavg()[0]
         except OSError:   # (no load average on this system: never busy)
             avg = 0.0
-        _load[:] = [now, avg > (os.cpu_count() or 1) + BUSY_MARGIN]
+        _load[:] = [now, avg > config.cpu_count + BUSY_MARGIN]
     return _load[1]
 
 

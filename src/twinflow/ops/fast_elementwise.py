@@ -311,6 +311,64 @@ def masked(dy: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.where(mask, dy, dy.dtype.type(0))
 
 
+def relu_grad(dy: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``np.where(y > 0, dy, 0)`` bit for bit (``ReluGrad``; dy or +0.0), dy and y of one
+    shape.
+
+    Like ``masked``; and when dy is a broadcast along middle axes of a short trailing block
+    (the gradient of a global pooling: ``[N, 1, 1, C]`` over ``[N, H, W, C]``), the block is
+    repeated into one short row per leading position and multiplied against the mask's rows,
+    instead of NumPy walking the broadcast C elements at a time (seed 004, 32x24x24x16
+    float32: 187 against ~100 µs).
+
+    Args:
+        dy: the incoming gradient (float arrays take the fast paths).
+        y: the Relu's output (or input), dy's shape.
+
+    Returns:
+        A new array.
+    """
+    uint = UINT_OF_FLOAT.get(dy.dtype)
+    if uint is not None and dy.ndim and not dy.flags.c_contiguous and dy.shape == y.shape \
+            and dy.size >= SHORT_MIN_ELEMENTS:
+        out = _relu_grad_broadcast(dy, y, uint)
+        if out is not None:
+            return out
+    return masked(dy, y > 0)
+
+
+# the repeated block of a broadcast dy is made into rows of about this many elements: long
+# enough for NumPy's inner loop, short enough that repeating it costs little (256-512 were
+# fastest, /tmp/rg.py)
+TILE_ROW = 512
+
+
+def _relu_grad_broadcast(dy: np.ndarray, y: np.ndarray, uint) -> np.ndarray | None:
+    strides, shape = dy.strides, dy.shape
+    wide = [i for i, (st, n) in enumerate(zip(strides, shape)) if st == 0 and n > 1]
+    if not wide:
+        return None
+    lo, hi = wide[0], wide[-1] + 1
+    if any(strides[i] and shape[i] > 1 for i in range(lo, hi)):
+        return None
+    lead, reps, short = (int(np.prod(shape[a:b], dtype=np.int64))
+                         for a, b in ((0, lo), (lo, hi), (hi, dy.ndim)))
+    if short > SHORT_MAX:
+        return None
+    k = max(j for j in range(1, max(1, TILE_ROW // short) + 1) if reps % j == 0)
+    if short * k < 64:
+        return None
+    block = np.ascontiguousarray(dy[tuple(slice(0, 1) if lo <= i < hi else slice(None)
+                                          for i in range(dy.ndim))]).reshape(lead, 1, short)
+    row = np.empty((lead, k, short), dy.dtype)
+    row[...] = block
+    out = np.empty(shape, uint)
+    np.greater(y, 0, out=out, casting="unsafe")     # the 0/1 mask, as dy's unsigned ints
+    rows = out.reshape(lead, -1, short * k)
+    np.multiply(row.view(uint).reshape(lead, 1, short * k), rows, out=rows)
+    return out.view(dy.dtype)
+
+
 def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.where(mask, a, b)`` bit for bit, without branches for real or bool arrays of one
     shape.

@@ -132,12 +132,13 @@ class Conv2D:
 
     infer = _conv_infer
 
-    def kernel(x, w, **attrs):
+    def kernel(x, w, epilogue=None, **attrs):
         kh, kw, c, o = w.shape
         _, pads = _geometry("Conv2D", x.shape, kh, kw, attrs)
         if x.shape[3] != c:
             raise ValueError("channel mismatch")  # bind re-runs infer for the message
-        return ck.conv(x, w, attrs["strides"], attrs.get("dilations", (1, 1)), pads)
+        return ck.conv(x, w, attrs["strides"], attrs.get("dilations", (1, 1)), pads,
+                       epilogue=epilogue)
 
     def grad(op, dy):
         return _forward_grad(op, dy, Conv2DBackpropInput, Conv2DBackpropFilter)
@@ -157,7 +158,11 @@ class FusedConv2D:
     def kernel(x, w, bias, *, fused_ops, **attrs):
         if tuple(fused_ops) != ("BiasAdd", "Relu"):
             raise ValueError(f"_FusedConv2D: fused_ops {fused_ops} are not supported")
-        out = Conv2D.kernel(x, w, **attrs)
+        if x.dtype.kind == "f" and w.dtype == x.dtype:
+            # on each batch piece as the convolution makes it, while it is in cache
+            return Conv2D.kernel(x, w, epilogue=lambda piece: bias_relu_in_place(piece, bias),
+                                 **attrs)
+        out = Conv2D.kernel(x, w, **attrs)   # (bfloat16: the bias added to rounded values)
         if np.shares_memory(out, x) or np.shares_memory(out, w) or not out.flags.writeable:
             out = out.copy()
         bias_relu_in_place(out, bias)

@@ -128,11 +128,17 @@ def _columns(win):
 
 def _columns_t(xp, ksize, strides, dilations, out_sp):
     """The transposed column matrix ``[prod(k) * C, N * prod(out)]`` of the padded input."""
-    n, c = xp.shape[0], xp.shape[-1]
-    cols = np.empty((int(np.prod(ksize)), c, n, *out_sp), xp.dtype)
-    for k, sl in enumerate(_offset_slices(ksize, strides, dilations, out_sp)):
-        np.copyto(cols[k], np.moveaxis(xp[sl], -1, 0))
-    return cols.reshape(cols.shape[0] * c, -1)
+    n, c, r = xp.shape[0], xp.shape[-1], len(ksize)
+    # channels first once (no copy for C = 1), so that the copy reads rows along the width
+    # instead of every C-th element (C = 3: 190 against 275 us for 32 28x28 images), and one
+    # copy of the whole strided view: a NumPy call per filter offset would hand the GIL back
+    # and forth with the other threads' pieces (each wake-up costs tens of us)
+    xt = np.ascontiguousarray(np.moveaxis(xp, -1, 0)).reshape(c * n, *xp.shape[1:-1], 1)
+    win = _windows(xt, ksize, strides, dilations, out_sp)     # [C * N, *out, 1, *k]
+    win = win.reshape(c, n, *out_sp, *ksize)
+    cols = np.empty((*ksize, c, n, *out_sp), xp.dtype)
+    np.copyto(cols, win.transpose(*range(r + 2, 2 * r + 2), *range(r + 2)))
+    return cols.reshape(int(np.prod(ksize)) * c, -1)
 
 
 def _column_source(x, ksize, strides, dilations, pads, out_sp):
@@ -151,7 +157,7 @@ def _batch_blocks(n: int, per_item_bytes: int):
 
 
 @via_float32  # bfloat16 computes in float32
-def conv(x, w, strides, dilations, pads):
+def conv(x, w, strides, dilations, pads, epilogue=None):
     """N-d convolution (cross-correlation, as TensorFlow's ``Conv2D``/``Conv3D``).
 
     Args:
@@ -160,6 +166,9 @@ def conv(x, w, strides, dilations, pads):
         strides: per spatial dim.
         dilations: per spatial dim.
         pads: ``(before, after)`` per spatial dim.
+        epilogue: None, or a function applied in place to each batch piece of the result
+            (``[b, *out, O]``) as soon as it is computed, while it is in cache (the bias and
+            relu of ``_FusedConv2D``); elementwise, so the pieces do not change its bits.
 
     Returns:
         ``[N, *out, O]`` of ``x``'s dtype.
@@ -170,9 +179,12 @@ def conv(x, w, strides, dilations, pads):
     w2 = w.reshape(-1, o)
     if all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
             b or a for b, a in pads):
-        return (x.reshape(-1, c) @ w2).reshape(n, *out_sp, o)
+        out = (x.reshape(-1, c) @ w2).reshape(n, *out_sp, o)
+        if epilogue is not None:
+            epilogue(out)
+        return out
     if all(s == 1 for s in strides) and c >= SHIFT_MIN_CHANNELS:
-        return conv_shift.conv(_pad(x, pads), w, dilations)
+        return conv_shift.conv(_pad(x, pads), w, dilations, epilogue)
     cols = _column_source(x, ksize, strides, dilations, pads, out_sp)
     out = np.empty((n, *out_sp, o), dtype=np.result_type(x.dtype, w.dtype))
     per_item = int(np.prod(out_sp)) * w2.shape[0]
@@ -180,6 +192,8 @@ def conv(x, w, strides, dilations, pads):
     def block(ab):
         a, b = ab
         np.matmul(cols(a, b), w2, out=out[a:b].reshape(-1, o))
+        if epilogue is not None:
+            epilogue(out[a:b])
 
     _blocks(block, n, per_item * x.itemsize, per_item * o)
     return out

@@ -19,7 +19,9 @@ threads take in turn; the products run with BLAS on one thread (``core.blas.sing
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -51,11 +53,16 @@ def _chunk(c: int, o: int, itemsize: int) -> int:
 
 
 def _plan(padded_sp, ksize, dilations) -> tuple:
+    return _plan_of(tuple(padded_sp), tuple(ksize), tuple(dilations))
+
+
+@functools.lru_cache(maxsize=256)   # (~10 us of Python per convolution otherwise)
+def _plan_of(padded_sp: tuple, ksize: tuple, dilations: tuple) -> tuple:
     el = [1] * len(padded_sp)
     for d in range(len(padded_sp) - 2, -1, -1):
         el[d] = el[d + 1] * padded_sp[d + 1]
-    offs = [sum(o * dl * e for o, dl, e in zip(offs, dilations, el))
-            for offs in itertools.product(*(range(k) for k in ksize))]
+    offs = tuple(sum(o * dl * e for o, dl, e in zip(offs, dilations, el))
+                 for offs in itertools.product(*(range(k) for k in ksize)))
     out_sp = tuple(p - (k - 1) * dl for p, k, dl in zip(padded_sp, ksize, dilations))
     valid = tuple(slice(0, o) for o in out_sp)
     return offs, out_sp, valid
@@ -111,13 +118,15 @@ def run(fn, parts: list) -> list:
         return run_parallel(fn, parts)
 
 
-def conv(xp, w, dilations):
+def conv(xp, w, dilations, epilogue=None):
     """Stride-1 convolution of the padded input.
 
     Args:
         xp: padded input ``[N, *P, C]``.
         w: ``[*k, C, O]``.
         dilations: per spatial dim.
+        epilogue: None, or a function applied in place to each piece of the result while it
+            is in cache (``conv_kernels.conv``).
 
     Returns:
         ``[N, *out, O]``.
@@ -128,7 +137,7 @@ def conv(xp, w, dilations):
     xp = np.ascontiguousarray(xp)
     wk = np.ascontiguousarray(w.reshape(-1, c, o))
     out = np.empty((n, *out_sp, o), np.result_type(xp.dtype, w.dtype))
-    size = int(np.prod(padded))
+    size = math.prod(padded)
 
     def share(ab):
         a, b = ab
@@ -146,6 +155,8 @@ def conv(xp, w, dilations):
         # the valid part, copied while the piece is in cache (a strided view would be cheaper
         # here and cost three times the copy in the next op, e.g. a bias add)
         out[a:b] = y.reshape(b - a, *padded, o)[(slice(None), *valid)]
+        if epilogue is not None:
+            epilogue(out[a:b])
 
     run(share, pieces(n, n * size * c * o * len(offs)))
     return out
@@ -156,7 +167,7 @@ def _wide(dy, padded, valid, lead: int = 0):
     ``lead`` rows of zeros (only the border is zeroed: ``valid`` is a leading corner of every
     axis)."""
     o = dy.shape[-1]
-    rows = np.empty((lead + dy.shape[0] * int(np.prod(padded)), o), dy.dtype)
+    rows = np.empty((lead + dy.shape[0] * math.prod(padded), o), dy.dtype)
     rows[:lead] = 0
     dyw = rows[lead:].reshape(dy.shape[0], *padded, o)
     dyw[(slice(None), *valid)] = dy
@@ -194,7 +205,7 @@ def backprop_filter(xp, w_shape, dy, dilations):
                 np.matmul(xa[off:off + m].T, dya[:m], out=dw[k])
         return dw
 
-    parts = run(share, pieces(n, n * int(np.prod(padded)) * c * o * len(offs)))
+    parts = run(share, pieces(n, n * math.prod(padded) * c * o * len(offs)))
     total = parts[0] if parts else np.zeros((len(offs), c, o), dt)   # (an empty batch)
     for p in parts[1:]:
         total += p
@@ -238,5 +249,5 @@ def backprop_input(padded_shape, w, dy, dilations):
                 np.matmul(dya[off:off + m], wt[k], out=tmp)
                 np.add(dxa, tmp, out=dxa)
 
-    run(share, pieces(n, n * int(np.prod(padded)) * c * o * len(offs)))
+    run(share, pieces(n, n * math.prod(padded) * c * o * len(offs)))
     return dx

@@ -27,7 +27,8 @@ modules listed last.
   ``asserts.py`` (``Assert``, assert_*).
 * One file each: ``linalg_ops.py`` (matmul, einsum, tensordot, inv, det, solve, cholesky...),
   ``segment_ops.py``, ``scatter_ops.py`` (IndexedSlices, tensor_scatter_nd_sub/max/min),
-  ``string_ops.py``, ``variables.py``, ``overloads.py`` (Tensor operators), ``quantization.py``
+  ``string_ops.py``, ``variables.py``, ``optimizer_ops.py`` (Keras Adam's fused update),
+  ``overloads.py`` (Tensor operators), ``quantization.py``
   (fake_quant_*), ``quantize_ops.py`` (quantize, dequantize, quantize_and_dequantize,
   quantized_concat), ``init_ops.py (TensorFlow 2's top-level initializers).
 * Re-export modules, the former one-file modules kept so existing imports work: ``math_ops``,

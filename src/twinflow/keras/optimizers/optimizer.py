@@ -15,11 +15,13 @@ from ...distribute import training as _distributed_training
 from ...graph.graph import name_scoped
 from ...graph.tensor import Tensor
 from ...ops import math_ops
+from ...ops.optimizer_ops import keras_adam_update
 from ...ops.variables import Variable
 from ...train.checkpoint import apply_deferred
 from ...train.module import Module
 from ..configurable import Configurable
 from ..declare import refuse_unknown
+from . import fused_adam as _fused_adam
 from . import schedules as _schedules
 from .schedules import LearningRateSchedule
 
@@ -573,13 +575,17 @@ class Adam(AdamFamily):
     def update_step(self, gradient, variable, learning_rate) -> None:
         m = self.get_slot(variable, "m")
         v = self.get_slot(variable, "v")
+        vhat = self.get_slot(variable, "vhat") if self.amsgrad else None
         alpha = self._tw_alpha
         if alpha.dtype is not variable.dtype:
             alpha = math_ops.cast(alpha, variable.dtype)
+        if _fused_adam.applies(gradient, variable, m, v, vhat):
+            keras_adam_update(variable, m, v, vhat, alpha, gradient, self.beta_1,
+                              self.beta_2, self.epsilon)
+            return
         self._update_moments(gradient, m, v)
         v_used = v
         if self.amsgrad:
-            vhat = self.get_slot(variable, "vhat")
             vhat.assign(math_ops.maximum(vhat, v))
             v_used = vhat
         variable.assign_sub((m * alpha) / (math_ops.sqrt(v_used) + self.epsilon))

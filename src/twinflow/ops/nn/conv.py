@@ -209,6 +209,25 @@ class Conv2DBackpropFilter:
         return _filter_grad_grad(op, ddw, Conv2D, Conv2DBackpropInput)
 
 
+@register_op("_FusedConv2DBackprop", multi_output=True)
+class FusedConv2DBackprop:
+    """``Conv2DBackpropInput(Shape(x), w, dy)`` and ``Conv2DBackpropFilter(x, Shape(w), dy)``
+    of one convolution as one op with both gradients, made by the compiler's remapping pass
+    (``compiler/remap.py``): with the shifted products, one wide copy of dy and one hand-off
+    to the threads serve both (``conv_kernels.conv_backprop_both``). The bits of the two ops."""
+
+    def infer(x, w, dy, **attrs):
+        return [(w.dtype, x.shape), (x.dtype, w.shape)]
+
+    def kernel(x, w, dy, **attrs):
+        kh, kw, c, o = w.shape
+        out_hw, pads = _geometry("Conv2DBackpropInput", x.shape, kh, kw, attrs)
+        _check_dy("Conv2DBackpropInput", dy, (x.shape[0], *out_hw, o))
+        dx, dw = ck.conv_backprop_both(x, w, dy, attrs["strides"],
+                                       attrs.get("dilations", (1, 1)), pads)
+        return dx.astype(w.dtype, copy=False), dw.astype(x.dtype, copy=False)
+
+
 def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",
            dilations=None, name: str | None = None) -> Tensor:
     """2-D convolution (``tw.nn.conv2d``).

@@ -145,3 +145,74 @@ def test_the_fused_op_checks_dy():
         REGISTRY["_FusedConv2DBackprop"].kernel(x, w, np.zeros((5, 3, 3, 16), np.float32),
                                                strides=(1, 1), padding="VALID",
                                                explicit_paddings=None, dilations=(1, 1))
+
+
+def _relu_then_conv(padding="VALID", extra=False):
+    def grads(x, w):
+        with tw.GradientTape() as tape:
+            tape.watch([x, w])
+            h = tw.nn.relu(x)
+            y = tw.nn.conv2d(h, w, 1, padding)
+            loss = tw.reduce_sum(y * y)
+        dx, dw = tape.gradient(loss, [x, w])
+        return dx, dw
+    return grads
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("c,o,padding", [(16, 16, "VALID"), (16, 16, "SAME"), (3, 16, "SAME"),
+                                         (8, 48, "VALID")])
+def test_the_relu_gradient_below_joins_with_the_same_bits(dtype, c, o, padding):
+    x, w = _data(dtype, c, o, seed=3)
+    x.reshape(-1)[::13] = -0.0
+    x.reshape(-1)[::17] = 0.0
+    prog = _program(_relu_then_conv(padding), x, w)
+    plain, _, _ = _run(prog, UNFUSED_PASSES, [x, w])
+    fused, stats, opt = _run(prog, DEFAULT_PASSES, [x, w])
+    assert stats["remap"] == 1
+    fops = [op for op in opt.graph.get_operations() if op.type == "_FusedConv2DBackprop"]
+    assert len(fops) == 1 and tuple(fops[0].attrs["fused_ops"]) == ("ReluGrad",)
+    assert "ReluGrad" not in _types(opt)
+    for a, b in zip(plain, fused):
+        _same_bits(a, b)
+
+
+def test_a_gradient_read_twice_keeps_its_relu_gradient_apart():
+    def grads(x, w):
+        with tw.GradientTape(persistent=True) as tape:
+            tape.watch([x, w])
+            h = tw.nn.relu(x)
+            loss = tw.reduce_sum(tw.nn.conv2d(h, w, 1, "VALID") ** 2)
+        dh, dw = tape.gradient(loss, [h, w])
+        return tape.gradient(loss, x), dh, dw
+    x, w = _data(np.float32, 16, 16)
+    prog = _program(grads, x, w)
+    plain, _, _ = _run(prog, UNFUSED_PASSES, [x, w])
+    fused, stats, opt = _run(prog, DEFAULT_PASSES, [x, w])
+    fops = [op for op in opt.graph.get_operations() if op.type == "_FusedConv2DBackprop"]
+    assert fops and all(not op.attrs.get("fused_ops") for op in fops)
+    for a, b in zip(plain, fused):
+        _same_bits(a, b)
+
+
+def test_the_fused_op_refuses_other_fused_ops():
+    x, w = _data(np.float32, 16, 16)
+    dy = np.zeros((5, 9, 7, 16), np.float32)
+    with pytest.raises(ValueError, match="not supported"):
+        REGISTRY["_FusedConv2DBackprop"].kernel(x, w, dy, x, fused_ops=("Relu6Grad",),
+                                               strides=(1, 1), padding="VALID",
+                                               explicit_paddings=None, dilations=(1, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, "bfloat16"])
+def test_the_kernel_with_its_relu_gradient_equals_the_ops(dtype):
+    dt = tw.bfloat16.as_numpy_dtype if dtype == "bfloat16" else np.dtype(dtype)
+    x, w = (a.astype(dt) for a in _data(np.float32, 16, 16, seed=4))
+    y = np.maximum(x, dt.type(0)) if dtype != "bfloat16" else x
+    dy = np.random.default_rng(5).normal(size=(5, 9, 7, 16)).astype(dt)
+    attrs = dict(strides=(1, 1), padding="VALID", explicit_paddings=None, dilations=(1, 1))
+    dx, dw = REGISTRY["_FusedConv2DBackprop"].kernel(x, w, dy, y, fused_ops=("ReluGrad",),
+                                                    **attrs)
+    ref = REGISTRY["Conv2DBackpropInput"].kernel(np.array(x.shape), w, dy, **attrs)
+    _same_bits(dx, REGISTRY["ReluGrad"].kernel(ref, y))
+    _same_bits(dw, REGISTRY["Conv2DBackpropFilter"].kernel(x, np.array(w.shape), dy, **attrs))

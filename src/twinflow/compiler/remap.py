@@ -15,7 +15,9 @@ TensorFlow's Grappler has the same pass (its "remapper"). Two rules, both declar
   kernel makes the wide copy of dy and hands the batch pieces to the threads once for both.
   Taken when both read the same dy with the same attributes and device, no control edge
   touches them, and the sizes are ``x``'s and ``w``'s shapes (constants equal to the static
-  shapes, or ``Shape`` ops of them).
+  shapes, or ``Shape`` ops of them). A ``ReluGrad(dx, y)`` that alone reads the input
+  gradient (the layer below ends in a relu) joins: the op applies it to each batch piece of
+  dx as it is made, while it is in cache.
 """
 from __future__ import annotations
 
@@ -106,11 +108,27 @@ def _shape_of(sizes, t) -> bool:
         [int(v) for v in np.ravel(value)] == t.shape.as_list()
 
 
+def _relu_grad_of(a, uses, readers) -> object | None:
+    """The ``ReluGrad(dx, y)`` that alone reads the input gradient ``a`` makes, if any."""
+    dx = a.outputs[0]
+    ops = readers.get(id(dx), ())
+    if uses[id(dx)] != 1 or len(ops) != 1:
+        return None
+    r = ops[0]
+    if r.type != "ReluGrad" or r.inputs[0] is not dx or uses[id(r)] or r.control_inputs \
+            or r.device != a.device or r.inputs[1].dtype != dx.dtype:
+        return None
+    return r
+
+
 def _backprop_pairs(prog: Program, uses) -> dict:
-    """{id(input-gradient op): filter-gradient op} for the pairs ``remap_conv_backprops``
-    replaces."""
+    """{id(input-gradient op): (filter-gradient op, the ReluGrad taken along or None)} for the
+    pairs ``remap_conv_backprops`` replaces."""
     by_dy: dict = {}
+    readers: dict = {}
     for op in prog.graph.get_operations():
+        for t in op.inputs:
+            readers.setdefault(id(t), []).append(op)
         if op.type in ("Conv2DBackpropInput", "Conv2DBackpropFilter") and not uses[id(op)] \
                 and not op.control_inputs and op.outputs[0].dtype.np in _FLOATS:
             by_dy.setdefault(id(op.inputs[2]), []).append(op)
@@ -128,7 +146,7 @@ def _backprop_pairs(prog: Program, uses) -> dict:
                 or x.dtype != w.dtype or not _shape_of(a.inputs[0], x) \
                 or not _shape_of(b.inputs[1], w):
             continue
-        pairs[id(a)] = b
+        pairs[id(a)] = (b, _relu_grad_of(a, uses, readers))
     return pairs
 
 
@@ -147,31 +165,34 @@ def remap_conv_backprops(prog: Program) -> tuple:
     ops = prog.graph.get_operations()
     by_id = {id(op): op for op in ops}
     partner = {}
-    for a_id, b in pairs.items():
-        partner[a_id], partner[id(b)] = b, by_id[a_id]
+    for a_id, (b, relu_grad) in pairs.items():
+        partner[a_id] = partner[id(b)] = (by_id[a_id], b, relu_grad)
     fused = REGISTRY["_FusedConv2DBackprop"]
     rw = Rewriter(prog)
     done, count = set(), 0
     for op in ops:
         if id(op) in done:
             continue
-        other = partner.get(id(op))
-        if other is None:
+        found = partner.get(id(op))
+        if found is None:
             rw.copy(op)
             continue
-        a, b = (op, other) if op.type == "Conv2DBackpropInput" else (other, op)
+        a, b, relu_grad = found
         x, w, dy = b.inputs[0], a.inputs[1], a.inputs[2]
-        if not all(rw.has(t) for t in (x, w, dy)):   # (an input made between the two ops)
+        inputs = [x, w, dy] + ([relu_grad.inputs[1]] if relu_grad is not None else [])
+        if not all(rw.has(t) for t in inputs):   # (an input made between the two ops)
             rw.copy(op)
-            partner.pop(id(other))
+            partner.pop(id(b if op is a else a))
             continue
-        new = rw.new_op(fused, [rw.get(x), rw.get(w), rw.get(dy)],
-                        {k: a.attrs[k] for k in a.attrs}, [
-                            (a.outputs[0].dtype, a.outputs[0].shape),
-                            (b.outputs[0].dtype, b.outputs[0].shape)], like=a)
-        rw.alias(a.outputs[0], new.outputs[0])
+        attrs = dict(a.attrs)
+        if relu_grad is not None:
+            attrs["fused_ops"] = ("ReluGrad",)
+        new = rw.new_op(fused, [rw.get(t) for t in inputs], attrs, [
+            (a.outputs[0].dtype, a.outputs[0].shape),
+            (b.outputs[0].dtype, b.outputs[0].shape)], like=a)
+        rw.alias((relu_grad or a).outputs[0], new.outputs[0])
         rw.alias(b.outputs[0], new.outputs[1])
-        done.add(id(other))
+        done.update((id(a), id(b)) + ((id(relu_grad),) if relu_grad is not None else ()))
         count += 1
     return rw.finish(), count
 

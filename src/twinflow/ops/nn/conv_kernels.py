@@ -301,7 +301,7 @@ def _full_pads(in_sp, ksize, strides, dilations, out_sp, pads) -> tuple:
 
 
 @via_float32  # bfloat16 computes in float32
-def conv_backprop_both(x, w, dy, strides, dilations, pads) -> tuple:
+def conv_backprop_both(x, w, dy, strides, dilations, pads, epilogue=None) -> tuple:
     """``(conv_backprop_input(x.shape, w, ...), conv_backprop_filter(x, w.shape, ...))``, bit
     for bit; when both take the shifted products (stride 1, enough channels), one wide copy of
     dy and one hand-off to the threads serve both (``conv_shift.backprop_both``).
@@ -313,6 +313,8 @@ def conv_backprop_both(x, w, dy, strides, dilations, pads) -> tuple:
         strides: per spatial dim.
         dilations: per spatial dim.
         pads: ``(before, after)`` per spatial dim.
+        epilogue: None, or ``epilogue(a, b, piece)``, elementwise and in place, applied to the
+            input gradient: to each batch piece ``[a:b]`` as it is made, or to the whole.
 
     Returns:
         (input gradient, filter gradient).
@@ -320,12 +322,18 @@ def conv_backprop_both(x, w, dy, strides, dilations, pads) -> tuple:
     ksize, (c, o) = w.shape[:-2], w.shape[-2:]
     in_sp = x.shape[1:-1]
     lp, rp = _full_pads(in_sp, ksize, strides, dilations, dy.shape[1:-1], pads)
+    crop = _crop(in_sp, pads)
     if all(s == 1 for s in strides) and c > COLUMNS_T_MAX_CHANNELS and c >= SHIFT_MIN_CHANNELS \
             and 4 * c >= o and min(lp + rp) >= 0:
-        dxp, dw = conv_shift.backprop_both(_pad(x, pads), w, dy, dilations)
-        return dxp[_crop(in_sp, pads)], dw
-    return (conv_backprop_input.__wrapped__(x.shape, w, dy, strides, dilations, pads),
-            conv_backprop_filter.__wrapped__(x, w.shape, dy, strides, dilations, pads))
+        dxp, dw = conv_shift.backprop_both(
+            _pad(x, pads), w, dy, dilations,
+            None if epilogue is None else lambda a, b, piece: epilogue(a, b, piece[crop]))
+        return dxp[crop], dw
+    dx = conv_backprop_input.__wrapped__(x.shape, w, dy, strides, dilations, pads)
+    if epilogue is not None:
+        dx = dx if dx.flags.writeable else dx.copy()   # (a fresh array: changed in place)
+        epilogue(0, x.shape[0], dx)
+    return dx, conv_backprop_filter.__wrapped__(x, w.shape, dy, strides, dilations, pads)
 
 
 def _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads):

@@ -266,7 +266,7 @@ def _input_products(dya, dxa, offs, wt, c: int, o: int, dt) -> None:
             np.add(dxa, tmp, out=dxa)
 
 
-def backprop_both(xp, w, dy, dilations) -> tuple:
+def backprop_both(xp, w, dy, dilations, epilogue=None) -> tuple:
     """``backprop_input`` and ``backprop_filter`` of one convolution at once, bit for bit: one
     wide copy of dy per piece serves both gradients (the input gradient reads it after its
     ``last`` rows of zeros, the filter gradient from there), and the pieces go to the threads
@@ -277,6 +277,8 @@ def backprop_both(xp, w, dy, dilations) -> tuple:
         w: ``[*k, C, O]``.
         dy: ``[N, *out, O]``.
         dilations: per spatial dim.
+        epilogue: None, or ``epilogue(a, b, piece)`` called on each piece ``dx[a:b]`` of the
+            input gradient (padded coordinates) once it is made, while it is in cache.
 
     Returns:
         (input gradient in padded coordinates ``[N, *P, C]``, filter gradient ``[*k, C, O]``).
@@ -296,6 +298,8 @@ def backprop_both(xp, w, dy, dilations) -> tuple:
         dya = _wide(dy[a:b], padded, valid, last)
         dxa = dx[a:b].reshape(-1, c)
         _input_products(dya, dxa, offs, wt, c, o, dt)
+        if epilogue is not None:
+            epilogue(a, b, dx[a:b])
         xa = xp[a:b].reshape(-1, c)
         return _filter_products(xa, dya[last:], offs, c, o, dtw)
 

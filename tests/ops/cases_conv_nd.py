@@ -157,9 +157,11 @@ CASES = [
          None, name="avg_pool3d_grad"),
 ]
 
-# FusedElementwise and _FusedConv2D are made by the compiler, never by a public function.
+# FusedElementwise and the _Fused ops are made by the compiler, never by a public function.
 COVERED_ELSEWHERE = {
     "FusedElementwise": "tests/compiler/test_fusion.py::test_every_case_fused_equals_unfused",
     "_FusedConv2D": "tests/compiler/test_remap.py::test_the_chain_becomes_one_op_with_the_"
                     "same_bits",
+    "_FusedConv2DBackprop": "tests/compiler/test_remap_backprop.py::test_the_pair_becomes_one_"
+                            "op_with_the_same_bits",
 }

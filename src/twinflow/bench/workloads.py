@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 import twinflow as tw
+from twinflow.core.workers import run_calls
 
 from .graph_workloads import chain_setup, chain_tw, while_np, while_setup, while_tw
 from .nn_workloads import (
@@ -243,6 +244,33 @@ def _gelu_np(inp: dict) -> Step:
     return step
 
 
+def _gelu_halves(inp: dict, mode: str) -> Step:
+    """The machine's ceiling for threaded NumPy: the in-place chain of ``_gelu_np`` on each half
+    of x, the halves run at once on twinflow's worker threads (no ops, no dispatch). A fused
+    block shared over threads cannot beat this ratio."""
+    x = inp["x"]
+    c, k = np.float32(_C), np.float32(0.044715)
+    half, one = np.float32(0.5), np.float32(1.0)
+
+    def chain(x, t):
+        np.multiply(x, x, out=t)
+        np.multiply(t, x, out=t)
+        np.multiply(t, k, out=t)
+        np.add(t, x, out=t)
+        np.multiply(t, c, out=t)
+        np.tanh(t, out=t)
+        np.add(t, one, out=t)
+        np.multiply(t, x, out=t)
+        np.multiply(t, half, out=t)
+
+    def step():
+        t = np.empty_like(x)
+        h = x.size // 2
+        run_calls([(chain, (x[:h], t[:h])), (chain, (x[h:], t[h:]))], 2)
+        return t
+    return step
+
+
 def _gelu(x):
     return 0.5 * x * (1.0 + tw.tanh(_C * (x + 0.044715 * x * x * x)))
 
@@ -420,6 +448,7 @@ WORKLOADS: list = [
     Workload("power100", "seed 001: power(x, 100) as a tw.function", _power_setup, _power_np, _power_tw, mode="function", target=1.1),  # noqa: E501
     Workload("add2", "tw.function of one add, two tensor args (call overhead)", _add_setup, _add_np, _add_tw, mode="function", target_us=5.0),  # noqa: E501
     Workload("gelu1m", "issue 10: GELU on 1M float32 as a tw.function (fused)", _gelu_setup, _gelu_np, _gelu_tw, mode="function", target=0.5, others={"tensorflow": _gelu_tf, "jax": _gelu_jax, "torch": _gelu_torch}),  # noqa: E501
+    Workload("gelu1m_2thr", "machine ceiling: the NumPy GELU chain in two halves on two threads (no twinflow ops)", _gelu_setup, _gelu_np, _gelu_halves, mode="function"),  # noqa: E501
     Workload("gelu1m_jit", "GELU on 1M float32, tw.function(jit_compile=True) (TF: XLA)", _gelu_setup, _gelu_np, _gelu_tw_jit, mode="function", others={"tensorflow": _gelu_tf, "jax": _gelu_jax}),  # noqa: E501
     Workload("mlp_step", "issue 10: MLP training step as a tw.function", _mlp_setup, _mlp_np, _mlp_tw, mode="function", target=0.85),  # noqa: E501
     Workload("convnet_step", "issue 10: seed 004 convnet training step (batch 32, 28x28) as a tw.function", convnet_setup, convnet_np, convnet_tw, mode="function", others={"tensorflow": convnet_tf, "torch": convnet_torch}),  # noqa: E501

@@ -7,7 +7,7 @@ from .cse import eliminate_common_subexpressions
 from .fusion import AGGRESSIVE, fuse_elementwise
 from .program import Program
 from .prune import prune
-from .remap import remap_conv_bias_relu
+from .remap import remap
 from .schedule import schedule_concurrent
 
 # Folding first exposes constants to simplification; simplification and CSE leave dead ops
@@ -19,7 +19,7 @@ DEFAULT_PASSES = (
     ("arithmetic", simplify_arithmetic),
     ("cse", eliminate_common_subexpressions),
     ("prune_final", prune),
-    ("remap", remap_conv_bias_relu),     # Conv2D -> BiasAdd -> Relu as one _FusedConv2D
+    ("remap", remap),     # Conv2D -> BiasAdd -> Relu, the two conv gradients: one op each
     ("fusion", fuse_elementwise),
     ("prune_final", prune),   # again: constants folded into fused groups (counts add up)
     ("schedule", schedule_concurrent),   # independent heavy ops side by side

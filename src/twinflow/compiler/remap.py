@@ -1,15 +1,23 @@
 """Remapping: an op pattern becomes one op that does the same work with fewer passes over memory.
 
-TensorFlow's Grappler has the same pass (its "remapper"); twinflow's one rule so far is
-theirs too: ``Relu(BiasAdd(Conv2D(x, w), b))`` becomes ``_FusedConv2D(x, w, b)`` (declared in
-``ops/nn/conv.py``), which applies the bias and the relu in place to the convolution's result
-instead of a fused block reading that result and writing a new array (the seed 004 convnet:
-two such layers per step). The arithmetic is the same, so the bits are too.
+TensorFlow's Grappler has the same pass (its "remapper"). Two rules, both declared in
+``ops/nn/conv.py``; the arithmetic is the same, so the bits are too:
 
-A pattern is taken only when nothing else reads the convolution's or the bias add's result
-(a gradient reads the relu's output, which the fused op produces), no op waits on them by a
-control edge, the three ops share a device, the layout is channels-last and the dtype is a
-float NumPy computes natively.
+* ``Relu(BiasAdd(Conv2D(x, w), b))`` becomes ``_FusedConv2D(x, w, b)`` (TensorFlow's rule),
+  which applies the bias and the relu in place to each piece of the convolution's result as it
+  is made, instead of a fused block reading that result and writing a new array (the seed 004
+  convnet: two such layers per step). Taken only when nothing else reads the convolution's or
+  the bias add's result (a gradient reads the relu's output, which the fused op produces), no
+  op waits on them by a control edge, the three ops share a device, the layout is
+  channels-last and the dtype is a float NumPy computes natively.
+* ``Conv2DBackpropInput(Shape(x), w, dy)`` and ``Conv2DBackpropFilter(x, Shape(w), dy)``,
+  the two gradients of one convolution, become one ``_FusedConv2DBackprop(x, w, dy)``: its
+  kernel makes the wide copy of dy and hands the batch pieces to the threads once for both.
+  Taken when both read the same dy with the same attributes and device, no control edge
+  touches them, and the sizes are ``x``'s and ``w``'s shapes (constants equal to the static
+  shapes, or ``Shape`` ops of them). A ``ReluGrad(dx, y)`` that alone reads the input
+  gradient (the layer below ends in a relu) joins: the op applies it to each batch piece of
+  dx as it is made, while it is in cache.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ import collections
 import numpy as np
 
 from ..graph.registry import REGISTRY
-from .program import Program, Rewriter
+from .program import Program, Rewriter, const_value
 
 _FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
@@ -86,3 +94,118 @@ def remap_conv_bias_relu(prog: Program) -> tuple:
         rw.copy(op, [rw.get(x), rw.get(w), rw.get(bias_add.inputs[1])],
                 {**conv.attrs, "fused_ops": ("BiasAdd", "Relu")}, opdef=fused)
     return rw.finish(), len(matches)
+
+
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format")
+
+
+def _shape_of(sizes, t) -> bool:
+    """Whether the tensor ``sizes`` always holds ``t``'s shape."""
+    if sizes.op.type == "Shape":
+        return sizes.op.inputs[0] is t
+    value = const_value(sizes)
+    return value is not None and t.shape.is_fully_defined() and \
+        [int(v) for v in np.ravel(value)] == t.shape.as_list()
+
+
+def _relu_grad_of(a, uses, readers) -> object | None:
+    """The ``ReluGrad(dx, y)`` that alone reads the input gradient ``a`` makes, if any."""
+    dx = a.outputs[0]
+    ops = readers.get(id(dx), ())
+    if uses[id(dx)] != 1 or len(ops) != 1:
+        return None
+    r = ops[0]
+    if r.type != "ReluGrad" or r.inputs[0] is not dx or uses[id(r)] or r.control_inputs \
+            or r.device != a.device or r.inputs[1].dtype != dx.dtype:
+        return None
+    return r
+
+
+def _backprop_pairs(prog: Program, uses) -> dict:
+    """{id(input-gradient op): (filter-gradient op, the ReluGrad taken along or None)} for the
+    pairs ``remap_conv_backprops`` replaces."""
+    by_dy: dict = {}
+    readers: dict = {}
+    for op in prog.graph.get_operations():
+        for t in op.inputs:
+            readers.setdefault(id(t), []).append(op)
+        if op.type in ("Conv2DBackpropInput", "Conv2DBackpropFilter") and not uses[id(op)] \
+                and not op.control_inputs and op.outputs[0].dtype.np in _FLOATS:
+            by_dy.setdefault(id(op.inputs[2]), []).append(op)
+    pairs = {}
+    for ops in by_dy.values():
+        inputs = [op for op in ops if op.type == "Conv2DBackpropInput"]
+        filters = [op for op in ops if op.type == "Conv2DBackpropFilter"]
+        if len(inputs) != 1 or len(filters) != 1:
+            continue
+        a, b = inputs[0], filters[0]
+        x, w = b.inputs[0], a.inputs[1]
+        fmt = a.attrs.get("data_format") or "NHWC"
+        if any(a.attrs.get(k) != b.attrs.get(k) for k in _CONV_ATTRS) or a.device != b.device \
+                or (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC" \
+                or x.dtype != w.dtype or not _shape_of(a.inputs[0], x) \
+                or not _shape_of(b.inputs[1], w):
+            continue
+        pairs[id(a)] = (b, _relu_grad_of(a, uses, readers))
+    return pairs
+
+
+def remap_conv_backprops(prog: Program) -> tuple:
+    """Replaces each pair of gradients of one convolution by one ``_FusedConv2DBackprop``.
+
+    Args:
+        prog: the Program.
+
+    Returns:
+        (new Program, number of pairs replaced).
+    """
+    pairs = _backprop_pairs(prog, _uses(prog))
+    if not pairs:
+        return prog, 0
+    ops = prog.graph.get_operations()
+    by_id = {id(op): op for op in ops}
+    partner = {}
+    for a_id, (b, relu_grad) in pairs.items():
+        partner[a_id] = partner[id(b)] = (by_id[a_id], b, relu_grad)
+    fused = REGISTRY["_FusedConv2DBackprop"]
+    rw = Rewriter(prog)
+    done, count = set(), 0
+    for op in ops:
+        if id(op) in done:
+            continue
+        found = partner.get(id(op))
+        if found is None:
+            rw.copy(op)
+            continue
+        a, b, relu_grad = found
+        x, w, dy = b.inputs[0], a.inputs[1], a.inputs[2]
+        inputs = [x, w, dy] + ([relu_grad.inputs[1]] if relu_grad is not None else [])
+        if not all(rw.has(t) for t in inputs):   # (an input made between the two ops)
+            rw.copy(op)
+            partner.pop(id(b if op is a else a))
+            continue
+        attrs = dict(a.attrs)
+        if relu_grad is not None:
+            attrs["fused_ops"] = ("ReluGrad",)
+        new = rw.new_op(fused, [rw.get(t) for t in inputs], attrs, [
+            (a.outputs[0].dtype, a.outputs[0].shape),
+            (b.outputs[0].dtype, b.outputs[0].shape)], like=a)
+        rw.alias((relu_grad or a).outputs[0], new.outputs[0])
+        rw.alias(b.outputs[0], new.outputs[1])
+        done.update((id(a), id(b)) + ((id(relu_grad),) if relu_grad is not None else ()))
+        count += 1
+    return rw.finish(), count
+
+
+def remap(prog: Program) -> tuple:
+    """Both rules: ``remap_conv_bias_relu``, then ``remap_conv_backprops``.
+
+    Args:
+        prog: the Program.
+
+    Returns:
+        (new Program, number of patterns replaced).
+    """
+    prog, n = remap_conv_bias_relu(prog)
+    prog, m = remap_conv_backprops(prog)
+    return prog, n + m

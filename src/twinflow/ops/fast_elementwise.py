@@ -337,6 +337,22 @@ def relu_grad(dy: np.ndarray, y: np.ndarray) -> np.ndarray:
     return masked(dy, y > 0)
 
 
+def relu_grad_in_place(dy: np.ndarray, y: np.ndarray) -> None:
+    """``dy = ReluGrad(dy, y)`` in place, the bits of ``relu_grad`` (a float dy's bit patterns
+    times the 0/1 mask as unsigned integers; ``np.where`` otherwise).
+
+    Args:
+        dy: a writable array (a view is fine).
+        y: the Relu's output (or input), dy's shape.
+    """
+    uint = UINT_OF_FLOAT.get(dy.dtype)
+    if uint is not None and dy.ndim and dy.shape == y.shape:
+        bits = dy.view(uint)
+        np.multiply(bits, y > 0, out=bits, dtype=uint)
+    else:
+        dy[...] = np.where(y > 0, dy, dy.dtype.type(0))
+
+
 # the repeated block of a broadcast dy is made into rows of about this many elements: long
 # enough for NumPy's inner loop, short enough that repeating it costs little (256-512 were
 # fastest, /tmp/rg.py)

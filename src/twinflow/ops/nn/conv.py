@@ -13,7 +13,12 @@ from ...graph.tensor import ShapeLike, Tensor, TensorLike
 from ..array.gather import gather
 from ..array.layout import expand_dims, squeeze, transpose
 from ..core import ZerosLike, convert, convert_pair, quietly
-from ..fast_elementwise import bias_relu_in_place, short_axis_binary
+from ..fast_elementwise import (
+    bias_relu_in_place,
+    relu_grad,
+    relu_grad_in_place,
+    short_axis_binary,
+)
 from ..math.fast_reduce import add_reduce
 from . import conv_kernels as ck
 from .conv_nd import (
@@ -207,6 +212,36 @@ class Conv2DBackpropFilter:
 
     def grad(op, ddw):
         return _filter_grad_grad(op, ddw, Conv2D, Conv2DBackpropInput)
+
+
+@register_op("_FusedConv2DBackprop", multi_output=True)
+class FusedConv2DBackprop:
+    """``Conv2DBackpropInput(Shape(x), w, dy)`` and ``Conv2DBackpropFilter(x, Shape(w), dy)``
+    of one convolution as one op with both gradients, made by the compiler's remapping pass
+    (``compiler/remap.py``): with the shifted products, one wide copy of dy and one hand-off
+    to the threads serve both (``conv_kernels.conv_backprop_both``). With
+    ``fused_ops=("ReluGrad",)`` and a fourth input ``y``, the input gradient comes out as
+    ``ReluGrad(dx, y)``, applied to each batch piece as it is made. The bits of the ops."""
+
+    def infer(x, w, dy, *y, fused_ops=(), **attrs):
+        return [(w.dtype, x.shape), (x.dtype, w.shape)]
+
+    def kernel(x, w, dy, *y, fused_ops=(), **attrs):
+        if tuple(fused_ops) not in ((), ("ReluGrad",)) or len(y) != len(fused_ops):
+            raise ValueError(f"_FusedConv2DBackprop: fused_ops {fused_ops} are not supported")
+        kh, kw, c, o = w.shape
+        out_hw, pads = _geometry("Conv2DBackpropInput", x.shape, kh, kw, attrs)
+        _check_dy("Conv2DBackpropInput", dy, (x.shape[0], *out_hw, o))
+        epilogue = None
+        if y and x.dtype.kind == "f" and w.dtype == x.dtype == y[0].dtype:
+            def epilogue(a, b, piece):
+                relu_grad_in_place(piece, y[0][a:b])
+        dx, dw = ck.conv_backprop_both(x, w, dy, attrs["strides"],
+                                       attrs.get("dilations", (1, 1)), pads, epilogue)
+        dx = dx.astype(w.dtype, copy=False)
+        if y and epilogue is None:   # (bfloat16: the mask on the rounded gradient)
+            dx = relu_grad(dx, y[0])
+        return dx, dw.astype(x.dtype, copy=False)
 
 
 def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",

@@ -272,12 +272,7 @@ def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
     in_sp = tuple(in_shape[1:-1])
     # The input gradient is a "full" correlation of dy (zeros inserted between its elements
     # for strides > 1) with the flipped filter, its channel axes swapped: one im2col product.
-    lp, rp = [], []
-    for n, k, s, d, m, (b, a) in zip(in_sp, ksize, strides, dilations, out_sp, pads):
-        eff = (k - 1) * d + 1
-        rem = n + b + a - ((m - 1) * s + eff)
-        lp.append(eff - 1 - b)
-        rp.append(eff - 1 - a + rem)
+    lp, rp = _full_pads(in_sp, ksize, strides, dilations, out_sp, pads)
     # With few input channels the scatter is cheaper (its product is [positions, O] @ [O, k*C]).
     if min(lp + rp) < 0 or 4 * w.shape[-2] < w.shape[-1] or w.shape[-2] < SHIFT_MIN_CHANNELS:
         return _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads)
@@ -292,6 +287,53 @@ def conv_backprop_input(in_shape, w, dy, strides, dilations, pads):
         dy = dil
     wf = w[tuple(slice(None, None, -1) for _ in ksize)].swapaxes(-1, -2)
     return conv(dy, wf, (1,) * len(ksize), dilations, tuple(zip(lp, rp)))
+
+
+def _full_pads(in_sp, ksize, strides, dilations, out_sp, pads) -> tuple:
+    """The pads (before, after) of dy's "full" correlation that gives the input gradient."""
+    lp, rp = [], []
+    for n, k, s, d, m, (b, a) in zip(in_sp, ksize, strides, dilations, out_sp, pads):
+        eff = (k - 1) * d + 1
+        rem = n + b + a - ((m - 1) * s + eff)
+        lp.append(eff - 1 - b)
+        rp.append(eff - 1 - a + rem)
+    return lp, rp
+
+
+@via_float32  # bfloat16 computes in float32
+def conv_backprop_both(x, w, dy, strides, dilations, pads, epilogue=None) -> tuple:
+    """``(conv_backprop_input(x.shape, w, ...), conv_backprop_filter(x, w.shape, ...))``, bit
+    for bit; when both take the shifted products (stride 1, enough channels), one wide copy of
+    dy and one hand-off to the threads serve both (``conv_shift.backprop_both``).
+
+    Args:
+        x: the convolution's input ``[N, *spatial, C]``.
+        w: the filter ``[*k, C, O]``.
+        dy: ``[N, *out, O]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+        epilogue: None, or ``epilogue(a, b, piece)``, elementwise and in place, applied to the
+            input gradient: to each batch piece ``[a:b]`` as it is made, or to the whole.
+
+    Returns:
+        (input gradient, filter gradient).
+    """
+    ksize, (c, o) = w.shape[:-2], w.shape[-2:]
+    in_sp = x.shape[1:-1]
+    lp, rp = _full_pads(in_sp, ksize, strides, dilations, dy.shape[1:-1], pads)
+    crop = _crop(in_sp, pads)
+    if all(s == 1 for s in strides) and c > COLUMNS_T_MAX_CHANNELS and c >= SHIFT_MIN_CHANNELS \
+            and 4 * c >= o and min(lp + rp) >= 0:
+        dxp, dw = conv_shift.backprop_both(
+            _pad(x, pads), w, dy, dilations,
+            None if epilogue is None else lambda a, b, piece: epilogue(a, b, piece[crop]))
+        return dxp[crop], dw
+    dx = conv_backprop_input.__wrapped__(x.shape, w, dy, strides, dilations, pads)
+    if epilogue is not None:
+        dx = dx if dx.flags.writeable else dx.copy()   # (a fresh array: changed in place)
+        epilogue(0, x.shape[0], dx)
+    return dx, conv_backprop_filter.__wrapped__(x, w.shape, dy, strides, dilations, pads)
 
 
 def _backprop_input_scatter(in_shape, w, dy, strides, dilations, pads):

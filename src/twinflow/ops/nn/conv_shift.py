@@ -196,20 +196,29 @@ def backprop_filter(xp, w_shape, dy, dilations):
 
     def share(ab):
         a, b = ab
-        xa = xp[a:b].reshape(-1, c)
-        dya = _wide(dy[a:b], padded, valid)
-        m = xa.shape[0] - offs[-1]
-        dw = np.empty((len(offs), c, o), dt)
-        if not blas.shifted_gemms_t(xa, offs, dya, dw, m, _chunk(c, o, dt.itemsize)):
-            for k, off in enumerate(offs):
-                np.matmul(xa[off:off + m].T, dya[:m], out=dw[k])
-        return dw
+        return _filter_products(xp[a:b].reshape(-1, c), _wide(dy[a:b], padded, valid), offs,
+                                c, o, dt)
 
     parts = run(share, pieces(n, n * math.prod(padded) * c * o * len(offs)))
-    total = parts[0] if parts else np.zeros((len(offs), c, o), dt)   # (an empty batch)
+    return _sum_parts(parts, (len(offs), c, o), dt).reshape(w_shape)
+
+
+def _filter_products(xa, dya, offs, c: int, o: int, dt) -> np.ndarray:
+    """One piece's filter gradient ``[k, C, O]``: ``X[off_k:][:m].T @ dYwide[:m]`` per offset."""
+    m = xa.shape[0] - offs[-1]
+    dw = np.empty((len(offs), c, o), dt)
+    if not blas.shifted_gemms_t(xa, offs, dya, dw, m, _chunk(c, o, dt.itemsize)):
+        for k, off in enumerate(offs):
+            np.matmul(xa[off:off + m].T, dya[:m], out=dw[k])
+    return dw
+
+
+def _sum_parts(parts: list, shape: tuple, dt) -> np.ndarray:
+    """The pieces' filter gradients summed in piece order (zeros for an empty batch)."""
+    total = parts[0] if parts else np.zeros(shape, dt)
     for p in parts[1:]:
         total += p
-    return total.reshape(w_shape)
+    return total
 
 
 def backprop_input(padded_shape, w, dy, dilations):
@@ -234,20 +243,65 @@ def backprop_input(padded_shape, w, dy, dilations):
 
     def share(ab):
         a, b = ab
-        # dX[q] = sum_k dY[q - off_k] @ W[k].T: dy's wide rows after ``last`` rows of zeros
-        # (the trailing ``last`` rows of every image are zeros too), so every row of dX is one
-        # sum of products in filter order, computed as the forward pass computes its rows
-        dya = _wide(dy[a:b], padded, valid, last)
-        dxa = dx[a:b].reshape(-1, c)
-        m = dxa.shape[0]
-        if not blas.shifted_gemms(dya, [last - off for off in offs], wt, dxa, [0] * len(offs),
-                                  m, 0, _chunk(c, o, dt.itemsize)):
-            np.matmul(dya[last:last + m], wt[0], out=dxa)
-            tmp = np.empty((m, c), dt)
-            for k in range(1, len(offs)):
-                off = last - offs[k]
-                np.matmul(dya[off:off + m], wt[k], out=tmp)
-                np.add(dxa, tmp, out=dxa)
+        _input_products(_wide(dy[a:b], padded, valid, last), dx[a:b].reshape(-1, c), offs, wt,
+                        c, o, dt)
 
     run(share, pieces(n, n * math.prod(padded) * c * o * len(offs)))
     return dx
+
+
+def _input_products(dya, dxa, offs, wt, c: int, o: int, dt) -> None:
+    """One piece's input gradient rows ``dxa``.
+
+    dX[q] = sum_k dY[q - off_k] @ W[k].T: dy's wide rows after ``last`` rows of zeros (the
+    trailing ``last`` rows of every image are zeros too), so every row of dX is one sum of
+    products in filter order, computed as the forward pass computes its rows."""
+    last, m = offs[-1], dxa.shape[0]
+    if not blas.shifted_gemms(dya, [last - off for off in offs], wt, dxa, [0] * len(offs),
+                              m, 0, _chunk(c, o, dt.itemsize)):
+        np.matmul(dya[last:last + m], wt[0], out=dxa)
+        tmp = np.empty((m, c), dt)
+        for k in range(1, len(offs)):
+            np.matmul(dya[last - offs[k]:last - offs[k] + m], wt[k], out=tmp)
+            np.add(dxa, tmp, out=dxa)
+
+
+def backprop_both(xp, w, dy, dilations, epilogue=None) -> tuple:
+    """``backprop_input`` and ``backprop_filter`` of one convolution at once, bit for bit: one
+    wide copy of dy per piece serves both gradients (the input gradient reads it after its
+    ``last`` rows of zeros, the filter gradient from there), and the pieces go to the threads
+    once instead of twice.
+
+    Args:
+        xp: the padded input ``[N, *P, C]``.
+        w: ``[*k, C, O]``.
+        dy: ``[N, *out, O]``.
+        dilations: per spatial dim.
+        epilogue: None, or ``epilogue(a, b, piece)`` called on each piece ``dx[a:b]`` of the
+            input gradient (padded coordinates) once it is made, while it is in cache.
+
+    Returns:
+        (input gradient in padded coordinates ``[N, *P, C]``, filter gradient ``[*k, C, O]``).
+    """
+    ksize, (c, o) = w.shape[:-2], w.shape[-2:]
+    n, padded = xp.shape[0], xp.shape[1:-1]
+    offs, _, valid = _plan(padded, ksize, dilations)
+    xp = np.ascontiguousarray(xp)
+    wt = np.ascontiguousarray(w.reshape(-1, c, o).transpose(0, 2, 1))   # [k, O, C]
+    dt = np.result_type(w.dtype, dy.dtype)
+    dtw = np.result_type(xp.dtype, dy.dtype)
+    dx = np.empty(xp.shape, dt)
+    last = offs[-1]
+
+    def share(ab):
+        a, b = ab
+        dya = _wide(dy[a:b], padded, valid, last)
+        dxa = dx[a:b].reshape(-1, c)
+        _input_products(dya, dxa, offs, wt, c, o, dt)
+        if epilogue is not None:
+            epilogue(a, b, dx[a:b])
+        xa = xp[a:b].reshape(-1, c)
+        return _filter_products(xa, dya[last:], offs, c, o, dtw)
+
+    parts = run(share, pieces(n, n * math.prod(padded) * c * o * len(offs)))
+    return dx, _sum_parts(parts, (len(offs), c, o), dtw).reshape(*ksize, c, o)

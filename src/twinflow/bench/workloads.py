@@ -224,49 +224,44 @@ def _gelu_setup() -> dict:
     return {"x": np.random.default_rng(2).normal(size=1_000_000).astype(np.float32)}
 
 
+_GELU_CONSTANTS = tuple(np.float32(v) for v in (_C, 0.044715, 0.5, 1.0))
+
+
+def _gelu_chain(x: np.ndarray, t: np.ndarray) -> None:
+    """The best plain NumPy GELU of x into t: every op in place (``out=``)."""
+    c, k, half, one = _GELU_CONSTANTS
+    np.multiply(x, x, out=t)
+    np.multiply(t, x, out=t)
+    np.multiply(t, k, out=t)
+    np.add(t, x, out=t)
+    np.multiply(t, c, out=t)
+    np.tanh(t, out=t)
+    np.add(t, one, out=t)
+    np.multiply(t, x, out=t)
+    np.multiply(t, half, out=t)
+
+
 def _gelu_np(inp: dict) -> Step:
-    """The best plain NumPy: one temporary, every op in place (``out=``)."""
+    """The best plain NumPy: one temporary, every op in place."""
     x = inp["x"]
-    c, k = np.float32(_C), np.float32(0.044715)
-    half, one = np.float32(0.5), np.float32(1.0)
 
     def step():
-        t = np.multiply(x, x)
-        np.multiply(t, x, out=t)
-        np.multiply(t, k, out=t)
-        np.add(t, x, out=t)
-        np.multiply(t, c, out=t)
-        np.tanh(t, out=t)
-        np.add(t, one, out=t)
-        np.multiply(t, x, out=t)
-        np.multiply(t, half, out=t)
+        t = np.empty_like(x)
+        _gelu_chain(x, t)
         return t
     return step
 
 
 def _gelu_halves(inp: dict, mode: str) -> Step:
-    """The machine's ceiling for threaded NumPy: the in-place chain of ``_gelu_np`` on each half
-    of x, the halves run at once on twinflow's worker threads (no ops, no dispatch). A fused
-    block shared over threads cannot beat this ratio."""
+    """The machine's ceiling for threaded NumPy: ``_gelu_chain`` on each half of x, the halves
+    run at once on twinflow's worker threads (no ops, no dispatch). A fused block shared over
+    threads cannot beat this ratio."""
     x = inp["x"]
-    c, k = np.float32(_C), np.float32(0.044715)
-    half, one = np.float32(0.5), np.float32(1.0)
-
-    def chain(x, t):
-        np.multiply(x, x, out=t)
-        np.multiply(t, x, out=t)
-        np.multiply(t, k, out=t)
-        np.add(t, x, out=t)
-        np.multiply(t, c, out=t)
-        np.tanh(t, out=t)
-        np.add(t, one, out=t)
-        np.multiply(t, x, out=t)
-        np.multiply(t, half, out=t)
 
     def step():
         t = np.empty_like(x)
         h = x.size // 2
-        run_calls([(chain, (x[:h], t[:h])), (chain, (x[h:], t[h:]))], 2)
+        run_calls([(_gelu_chain, (x[:h], t[:h])), (_gelu_chain, (x[h:], t[h:]))], 2)
         return t
     return step
 

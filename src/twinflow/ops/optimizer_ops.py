@@ -11,9 +11,10 @@ in the same order as the op-by-op program (``keras/optimizers/optimizer.py``)::
     vhat  = maximum(vhat, v)                           (amsgrad only)
     var  -= (m * alpha) / (sqrt(v or vhat) + epsilon)
 
-so the bits are the same. The constants are made as ``tensor * python_float`` makes them (a
-tensor of the variable's dtype); bfloat16 runs the registered kernels of those ops one after
-the other (they compute in float32 and round after each op).
+so the bits are the same. The constants ``1 - beta_1``, ``1 - beta_2`` and ``epsilon`` are
+scalar tensor inputs made as ``tensor * python_float`` makes them (float attrs would be
+float32 in an exported GraphDef or SavedModel). bfloat16 runs the registered kernels of those
+ops one after the other (they compute in float32 and round after each op).
 
 As every assignment, the op never mutates a variable's array: it writes each new value into
 a fresh buffer (in place through ``out=``, one buffer per updated variable plus one scratch)
@@ -30,7 +31,8 @@ import numpy as np
 from ..core import dtypes
 from ..core.context import ctx
 from ..core.errors import InvalidArgumentError
-from ..eager.execute import bind, constant_array
+from ..eager.execute import bind, constant
+from ..eager.tensor import EagerTensor
 from ..graph.graph import Operation
 from ..graph.registry import register_op
 from ..graph.tensor import Tensor
@@ -47,30 +49,36 @@ _OUT_MIN_ELEMENTS = 1 << 12
 
 
 @functools.lru_cache(maxsize=256)
-def _scalar(value: float, dtype: np.dtype) -> np.ndarray:
-    """``value`` as a 0-d array of ``dtype``, converted as ``tensor * value`` converts it."""
-    return constant_array(value, dtypes.from_numpy(dtype))
+def _eager_scalar(value: float, dtype) -> EagerTensor:
+    """``value`` as an eager scalar of ``dtype`` (shared, read-only)."""
+    t = constant(value, dtype)
+    t._value.flags.writeable = False
+    return t
 
 
-def _constants(dtype: np.dtype, beta_1: float, beta_2: float, epsilon: float) -> tuple:
-    return (_scalar(1.0 - beta_1, dtype), _scalar(1.0 - beta_2, dtype),
-            _scalar(epsilon, dtype))
+def _scalar(value: float, dtype) -> Tensor:
+    """``value`` as a scalar tensor of ``dtype``, converted as ``tensor * value`` converts it
+    (an input, not a float attr: GraphDef and SavedModel keep attrs as float32)."""
+    return _eager_scalar(value, dtype) if ctx.graph is None else constant(value, dtype)
 
 
-def _check(var, m, v, vhat, alpha, g) -> None:
+def _check(var, m, v, vhat, alpha, consts, g) -> None:
     """Refuses arrays the op-by-op program would broadcast or promote."""
     w = var._value
     shape, dtype = w.shape, w.dtype
-    ok = g.shape == shape and g.dtype == dtype and alpha.shape == () and alpha.dtype == dtype
+    ok = g.shape == shape and g.dtype == dtype
     for s in (m, v) if vhat is None else (m, v, vhat):
         ok = ok and s._value.shape == shape and s._value.dtype == dtype
+    for c in (alpha, *consts):
+        ok = ok and c.shape == () and c.dtype == dtype
     if not ok:
         slots = (m, v) if vhat is None else (m, v, vhat)
-        arrays = [w] + [s._value for s in slots] + [alpha, g]
+        arrays = [w] + [s._value for s in slots] + [alpha, *consts, g]
         described = ", ".join(f"{a.dtype}{list(a.shape)}" for a in arrays)
         raise InvalidArgumentError(
             None, None, f"{_OP}: the variable, its slots and the gradient must have one shape "
-            f"and dtype, and alpha must be a scalar of that dtype; got {described} for "
+            f"and dtype, and alpha and the constants must be scalars of that dtype; got "
+            f"{described} for "
             f"{var.name!r}")
 
 
@@ -128,8 +136,8 @@ def _kernel_update(var, m, v, vhat, alpha, g, consts) -> None:
     var._set(w1)
 
 
-def _run(var, m, v, vhat, alpha, g, consts, scratch=None) -> tuple:
-    _check(var, m, v, vhat, alpha, g)
+def _run(var, m, v, vhat, alpha, consts, g, scratch=None) -> tuple:
+    _check(var, m, v, vhat, alpha, consts, g)
     if g.dtype not in _FAST or not g.ndim:
         quietly(_kernel_update, var, m, v, vhat, alpha, g, consts)
     elif g.size < _OUT_MIN_ELEMENTS and scratch is None:
@@ -140,34 +148,37 @@ def _run(var, m, v, vhat, alpha, g, consts, scratch=None) -> tuple:
 
 
 def _split(inputs: tuple, amsgrad: bool) -> tuple:
-    """(var, m, v, vhat or None, alpha, gradient) from the op's inputs."""
+    """(var, m, v, vhat or None, alpha, (1 - beta_1, 1 - beta_2, epsilon), gradient) from the
+    op's inputs."""
     if amsgrad:
-        return inputs
-    var, m, v, alpha, g = inputs
-    return var, m, v, None, alpha, g
+        var, m, v, vhat, alpha, c1, c2, eps, g = inputs
+    else:
+        (var, m, v, alpha, c1, c2, eps, g), vhat = inputs, None
+    return var, m, v, vhat, alpha, (c1, c2, eps), g
 
 
 @register_op(_OP, stateful=True, multi_output=True)
 class KerasAdamUpdate:
     """One Keras 3 Adam step: updates the variable and its ``m``, ``v`` (and, with
-    ``amsgrad``, ``vhat``) slots behind the resource inputs from ``gradient`` and the
-    bias-corrected step size ``alpha``; no outputs. Inputs: ``var, m, v, [vhat,] alpha,
-    gradient``."""
+    ``amsgrad``, ``vhat``) slots behind the resource inputs from ``gradient``, the
+    bias-corrected step size ``alpha`` and the constants; no outputs. Inputs: ``var, m, v,
+    [vhat,] alpha, one_minus_beta_1, one_minus_beta_2, epsilon, gradient``."""
 
-    def infer(*inputs, beta_1, beta_2, epsilon, amsgrad):
-        if len(inputs) != (6 if amsgrad else 5):
-            raise InvalidArgumentError(None, None, f"{_OP} takes {6 if amsgrad else 5} inputs "
-                                       f"with amsgrad={amsgrad}, got {len(inputs)}")
-        *resources, alpha, g = inputs
+    def infer(*inputs, amsgrad):
+        n = 9 if amsgrad else 8
+        if len(inputs) != n:
+            raise InvalidArgumentError(None, None, f"{_OP} takes {n} inputs with "
+                                       f"amsgrad={amsgrad}, got {len(inputs)}")
+        resources, scalars, g = inputs[:n - 5], inputs[n - 5:-1], inputs[-1]
         if any(r.dtype is not dtypes.resource for r in resources):
             raise InvalidArgumentError(None, None, f"{_OP}: var, m, v (and vhat) must be "
                                        "resource handles of variables")
-        if not g.dtype.is_floating or alpha.dtype is not g.dtype or alpha.shape.rank not in (
-                0, None):
+        if not g.dtype.is_floating or any(c.dtype is not g.dtype or c.shape.rank not in (0, None)
+                                          for c in scalars):
             raise InvalidArgumentError(
-                None, None, f"{_OP}: the gradient must be floating-point and alpha a scalar "
-                f"of its dtype; got gradient {g.dtype.name}{g.shape}, alpha "
-                f"{alpha.dtype.name}{alpha.shape}")
+                None, None, f"{_OP}: the gradient must be floating-point, alpha and the "
+                f"constants scalars of its dtype; got gradient {g.dtype.name}{g.shape}, "
+                + ", ".join(f"{c.dtype.name}{c.shape}" for c in scalars))
         for r in resources:
             var = variable_of(r)
             if var is not None and (var.dtype is not g.dtype or
@@ -177,32 +188,24 @@ class KerasAdamUpdate:
                     f"variable {var.name!r} ({var.dtype.name}{var.shape})")
         return []
 
-    def kernel(*inputs, beta_1, beta_2, epsilon, amsgrad):
-        var, m, v, vhat, alpha, g = _split(inputs, amsgrad)
-        return _run(var, m, v, vhat, alpha, g, _constants(g.dtype, beta_1, beta_2, epsilon))
+    def kernel(*inputs, amsgrad):
+        return _run(*_split(inputs, amsgrad))
 
     def lower(op):
-        """Codegen hint: the attrs bound (the constants are made at the first call)."""
-        return _lowered(op.attrs, consume=False)
+        """Codegen hint: the attr bound."""
+        return _lowered(op.attrs["amsgrad"], consume=False)
 
     def lower_consume(op):
         """Codegen hint: the gradient (last input) is a private dead buffer: the new second
         moment is computed in it (float16/32/64)."""
-        return _lowered(op.attrs, consume=True)
+        return _lowered(op.attrs["amsgrad"], consume=True)
 
 
-def _lowered(attrs: dict, consume: bool):
-    b1, b2, eps, amsgrad = (attrs["beta_1"], attrs["beta_2"], attrs["epsilon"],
-                            attrs["amsgrad"])
-    constants: dict = {}  # dtype -> the three constants
-
+def _lowered(amsgrad: bool, consume: bool):
     def update(*inputs):
-        var, m, v, vhat, alpha, g = _split(inputs, amsgrad)
-        consts = constants.get(g.dtype)
-        if consts is None:
-            consts = constants[g.dtype] = _constants(g.dtype, b1, b2, eps)
+        var, m, v, vhat, alpha, consts, g = _split(inputs, amsgrad)
         scratch = g if consume and g.dtype in _FAST and g.flags.writeable else None
-        return _run(var, m, v, vhat, alpha, g, consts, scratch)
+        return _run(var, m, v, vhat, alpha, consts, g, scratch)
     return update
 
 
@@ -227,8 +230,9 @@ def keras_adam_update(var: Variable, m: Variable, v: Variable, vhat: Variable | 
         update take a control dependency on it).
     """
     handles = [var.handle, m.handle, v.handle] + ([] if vhat is None else [vhat.handle])
-    bind(KerasAdamUpdate, handles + [alpha, gradient],
-         {"beta_1": float(beta_1), "beta_2": float(beta_2), "epsilon": float(epsilon),
-          "amsgrad": vhat is not None})
+    dt = gradient.dtype
+    consts = [_scalar(1.0 - float(beta_1), dt), _scalar(1.0 - float(beta_2), dt),
+              _scalar(float(epsilon), dt)]
+    bind(KerasAdamUpdate, handles + [alpha] + consts + [gradient], {"amsgrad": vhat is not None})
     g = ctx.graph
     return None if g is None else g.get_operations()[-1]

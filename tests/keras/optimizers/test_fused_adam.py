@@ -11,6 +11,7 @@ import pytest
 
 import twinflow as tw
 from twinflow.core.errors import InvalidArgumentError
+from twinflow.eager.execute import bind
 from twinflow.keras.optimizers import fused_adam
 from twinflow.ops import optimizer_ops
 
@@ -139,12 +140,12 @@ def test_the_consuming_lowering_keeps_the_dead_gradient_as_the_second_moment():
     rng = np.random.default_rng(1)
     start = [rng.random((64, 70)).astype(np.float32) for _ in range(3)]
     g = rng.normal(size=(64, 70)).astype(np.float32)
-    attrs = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7, "amsgrad": False}
+    scalars = [np.float32(0.01)] + [tw.constant(c).numpy() for c in (1 - 0.9, 1 - 0.999, 1e-7)]
     w, m, v = (tw.Variable(a) for a in start)
     ref = [tw.Variable(a) for a in start]
-    optimizer_ops._lowered(attrs, consume=False)(*ref, np.float32(0.01), g.copy())
+    optimizer_ops._lowered(False, consume=False)(*ref, *scalars, g.copy())
     old_w = w._value
-    optimizer_ops._lowered(attrs, consume=True)(w, m, v, np.float32(0.01), g)
+    optimizer_ops._lowered(False, consume=True)(w, m, v, *scalars, g)
     assert v._value is g and w._value is not old_w
     np.testing.assert_array_equal(old_w, start[0])  # (never mutated: earlier reads hold it)
     _assert_same_bits([x.numpy() for x in (w, m, v)], [x.numpy() for x in ref])
@@ -186,6 +187,27 @@ def test_checkpoint_of_fused_steps_restores_into_op_by_op_training(tmp_path):
                 opt2.apply_gradients([(g, w2)])
         return _state(opt2, [w2])
     _assert_same_bits(run(True, False), run(False, True))
+
+
+def test_a_saved_train_step_keeps_the_constants_exactly(tmp_path):
+    """The constants are tensor inputs: a GraphDef's float attrs would round them to float32
+    (1 - 0.9 in float32 is not 1 - float32(0.9))."""
+    class Trainer(tw.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tw.Variable(np.ones((2,), np.float32))
+            self.opt = K.optimizers.Adam(0.1)
+
+        @tw.function(input_signature=[tw.TensorSpec([2], tw.float32)])
+        def train(self, g):
+            self.opt.apply_gradients([(g, self.w)])
+            return self.w.read_value()
+    g = tw.constant([1.0, 2.0])
+    t = Trainer()
+    t.train(g)
+    tw.saved_model.save(t, str(tmp_path))
+    loaded = tw.saved_model.load(str(tmp_path))
+    np.testing.assert_array_equal(loaded.train(g).numpy(), t.train(g).numpy())
 
 
 def _fallback(make_grads, mode="eager"):
@@ -270,6 +292,8 @@ def test_the_op_refuses_mismatched_arrays(mode):
 
     def call(g, a=alpha):
         return optimizer_ops.keras_adam_update(w, m, v, None, a, g, 0.9, 0.999, 1e-7)
+    with pytest.raises(InvalidArgumentError, match="takes 8 inputs"):
+        bind(optimizer_ops.KerasAdamUpdate, [w.handle, alpha], {"amsgrad": False})
     bad = [tw.zeros((3, 2)), tw.zeros((2, 3), tw.float64)]
     for g in bad:
         with pytest.raises(InvalidArgumentError, match="_KerasAdamUpdate"):

@@ -41,6 +41,9 @@ from .math.binary import AddV2, Maximum, Mul, RealDiv, Sub
 from .math.unary import Sqrt, Square
 from .variables import Variable, variable_of
 
+# (module names: a global lookup is cheaper than ``np.`` + attribute on these small arrays)
+_add, _subtract, _multiply, _true_divide = np.add, np.subtract, np.multiply, np.true_divide
+_square, _sqrt, _maximum = np.square, np.sqrt, np.maximum
 _FAST = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 _OP = "_KerasAdamUpdate"
 # Below this many elements a fresh result is cheaper than passing ``out=`` (as codegen's
@@ -62,15 +65,17 @@ def _scalar(value: float, dtype) -> Tensor:
     return _eager_scalar(value, dtype) if ctx.graph is None else constant(value, dtype)
 
 
-def _check(var, m, v, vhat, alpha, consts, g) -> None:
-    """Refuses arrays the op-by-op program would broadcast or promote."""
+def _check(var, m, v, vhat, alpha, consts, g, scalars: bool = True) -> None:
+    """Refuses arrays the op-by-op program would broadcast or promote (``scalars``: also
+    check that alpha and the constants are scalars of the variable's dtype)."""
     w = var._value
     shape, dtype = w.shape, w.dtype
     ok = g.shape == shape and g.dtype == dtype
     for s in (m, v) if vhat is None else (m, v, vhat):
         ok = ok and s._value.shape == shape and s._value.dtype == dtype
-    for c in (alpha, *consts):
-        ok = ok and c.shape == () and c.dtype == dtype
+    if scalars:
+        for c in (alpha, *consts):
+            ok = ok and c.shape == () and c.dtype == dtype
     if not ok:
         slots = (m, v) if vhat is None else (m, v, vhat)
         arrays = [w] + [s._value for s in slots] + [alpha, *consts, g]
@@ -87,19 +92,19 @@ def _fast_update(var, m, v, vhat, alpha, g, consts, scratch=None) -> None:
     the buffer of the one before (``out=``)."""
     c1, c2, eps = consts
     m0, v0, w0 = m._value, v._value, var._value
-    m1 = np.subtract(g, m0)
-    np.multiply(m1, c1, out=m1)
-    np.add(m0, m1, out=m1)
-    v1 = np.square(g, out=scratch)  # (scratch: the dead gradient itself, g is no longer read)
-    np.subtract(v1, v0, out=v1)
-    np.multiply(v1, c2, out=v1)
-    np.add(v0, v1, out=v1)
-    used = v1 if vhat is None else np.maximum(vhat._value, v1)
-    den = np.sqrt(used)
-    np.add(den, eps, out=den)
-    w1 = np.multiply(m1, alpha)
-    np.true_divide(w1, den, out=w1)
-    np.subtract(w0, w1, out=w1)
+    m1 = _subtract(g, m0)
+    _multiply(m1, c1, out=m1)
+    _add(m0, m1, out=m1)
+    v1 = _square(g, out=scratch)  # (scratch: the dead gradient itself, g is no longer read)
+    _subtract(v1, v0, out=v1)
+    _multiply(v1, c2, out=v1)
+    _add(v0, v1, out=v1)
+    used = v1 if vhat is None else _maximum(vhat._value, v1)
+    den = _sqrt(used)
+    _add(den, eps, out=den)
+    w1 = _multiply(m1, alpha)
+    _true_divide(w1, den, out=w1)
+    _subtract(w0, w1, out=w1)
     m._value, v._value, var._value = m1, v1, w1
     if vhat is not None:
         vhat._value = used
@@ -110,11 +115,10 @@ def _small_update(var, m, v, vhat, alpha, g, consts) -> None:
     than allocating a small result)."""
     c1, c2, eps = consts
     m0, v0 = m._value, v._value
-    m1 = np.add(m0, np.multiply(np.subtract(g, m0), c1))
-    v1 = np.add(v0, np.multiply(np.subtract(np.square(g), v0), c2))
-    used = v1 if vhat is None else np.maximum(vhat._value, v1)
-    w1 = np.subtract(var._value, np.true_divide(np.multiply(m1, alpha),
-                                                np.add(np.sqrt(used), eps)))
+    m1 = _add(m0, _multiply(_subtract(g, m0), c1))
+    v1 = _add(v0, _multiply(_subtract(_square(g), v0), c2))
+    used = v1 if vhat is None else _maximum(vhat._value, v1)
+    w1 = _subtract(var._value, _true_divide(_multiply(m1, alpha), _add(_sqrt(used), eps)))
     m._value, v._value, var._value = m1, v1, w1
     if vhat is not None:
         vhat._value = used
@@ -136,8 +140,8 @@ def _kernel_update(var, m, v, vhat, alpha, g, consts) -> None:
     var._set(w1)
 
 
-def _run(var, m, v, vhat, alpha, consts, g, scratch=None) -> tuple:
-    _check(var, m, v, vhat, alpha, consts, g)
+def _run(var, m, v, vhat, alpha, consts, g, scratch=None, scalars: bool = True) -> tuple:
+    _check(var, m, v, vhat, alpha, consts, g, scalars)
     if g.dtype not in _FAST or not g.ndim:
         quietly(_kernel_update, var, m, v, vhat, alpha, g, consts)
     elif g.size < _OUT_MIN_ELEMENTS and scratch is None:
@@ -193,19 +197,23 @@ class KerasAdamUpdate:
 
     def lower(op):
         """Codegen hint: the attr bound."""
-        return _lowered(op.attrs["amsgrad"], consume=False)
+        return _lowered(op, consume=False)
 
     def lower_consume(op):
         """Codegen hint: the gradient (last input) is a private dead buffer: the new second
         moment is computed in it (float16/32/64)."""
-        return _lowered(op.attrs["amsgrad"], consume=True)
+        return _lowered(op, consume=True)
 
 
-def _lowered(amsgrad: bool, consume: bool):
+def _lowered(op, consume: bool):
+    amsgrad = op.attrs["amsgrad"]
+    # infer checked the scalars' dtypes; known to be scalars, they need no check at run time
+    scalars = not all(t.shape.rank == 0 for t in op.inputs[-5:-1])
+
     def update(*inputs):
         var, m, v, vhat, alpha, consts, g = _split(inputs, amsgrad)
         scratch = g if consume and g.dtype in _FAST and g.flags.writeable else None
-        return _run(var, m, v, vhat, alpha, consts, g, scratch)
+        return _run(var, m, v, vhat, alpha, consts, g, scratch, scalars)
     return update
 
 

@@ -143,9 +143,12 @@ def test_the_consuming_lowering_keeps_the_dead_gradient_as_the_second_moment():
     scalars = [np.float32(0.01)] + [tw.constant(c).numpy() for c in (1 - 0.9, 1 - 0.999, 1e-7)]
     w, m, v = (tw.Variable(a) for a in start)
     ref = [tw.Variable(a) for a in start]
-    optimizer_ops._lowered(False, consume=False)(*ref, *scalars, g.copy())
+    with tw.Graph().as_default():  # an op to lower
+        op = optimizer_ops.keras_adam_update(w, m, v, None, tw.constant(scalars[0]),
+                                             tw.constant(g), 0.9, 0.999, 1e-7)
+    optimizer_ops._lowered(op, consume=False)(*ref, *scalars, g.copy())
     old_w = w._value
-    optimizer_ops._lowered(False, consume=True)(w, m, v, *scalars, g)
+    optimizer_ops._lowered(op, consume=True)(w, m, v, *scalars, g)
     assert v._value is g and w._value is not old_w
     np.testing.assert_array_equal(old_w, start[0])  # (never mutated: earlier reads hold it)
     _assert_same_bits([x.numpy() for x in (w, m, v)], [x.numpy() for x in ref])

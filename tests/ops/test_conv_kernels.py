@@ -248,3 +248,28 @@ def test_pieces_stay_on_the_caller_while_the_machine_is_busy(monkeypatch):
                 assert set(ran) == {me}
     finally:
         tw.config.threading.set_intra_op_parallelism_threads(old)
+
+
+@pytest.mark.parametrize("c,o,dtype", [(1, 16, np.float32), (3, 16, np.float64),
+                                       (1, 64, np.float32)])
+def test_thin_products_go_by_groups_of_rows(c, o, dtype, monkeypatch):
+    x = rng.normal(size=(12, 30, 30, c)).astype(dtype)
+    w = rng.normal(size=(3, 3, c, o)).astype(dtype)
+    args = ((1, 1), (1, 1), ((0, 0), (0, 0)))
+    assert 0 < ck._thin_rows(9 * c, o, x.itemsize) < 12 * 28 * 28     # (several groups)
+    y = ck.conv(x, w, *args)
+    dy = rng.normal(size=y.shape).astype(dtype)
+    dw = ck.conv_backprop_filter(x, w.shape, dy, *args)
+    monkeypatch.setattr(ck, "_thin_rows", lambda *a: 0)                  # one product each
+    whole_y = ck.conv(x, w, *args)
+    # the rows of the forward product are computed alike in groups: the same bits
+    np.testing.assert_array_equal(y.view(f"u{y.itemsize}"), whole_y.view(f"u{y.itemsize}"))
+    # the filter gradient sums the groups in order: the same values up to rounding
+    tol = (1e-5 if dtype == np.float32 else 1e-12) * np.abs(dw).max()
+    np.testing.assert_allclose(dw, ck.conv_backprop_filter(x, w.shape, dy, *args), atol=tol)
+    np.testing.assert_allclose(y, np_conv(x, w, (1, 1), "VALID"),
+                               rtol=1e-4 if dtype == np.float32 else 1e-10, atol=1e-4)
+
+
+def test_wide_products_stay_whole():
+    assert ck._thin_rows(27, 64, 4) == 0 and ck._thin_rows(144, 32, 4) == 0

@@ -151,6 +151,43 @@ def _column_source(x, ksize, strides, dilations, pads, out_sp):
     return lambda a, b: _columns(win[a:b])
 
 
+def _thin_rows(k: int, o: int, itemsize: int) -> int:
+    """Rows per group for a thin product (``k + o <= THIN_MAX``) of a column matrix, else 0.
+
+    OpenBLAS packs a tall thin operand slowly when it does not stay in cache: by groups of
+    rows of ``conv_shift.CHUNK_BYTES``, the seed 004 first layer's ``[21632, 9] @ [9, 16]``
+    took 74 instead of 119 µs and its filter gradient ``[9, 21632] @ [21632, 16]`` 94 instead
+    of 127; with ``k + o`` of 91 or more, groups were 5-13% slower (``/tmp/chunkshapes.py``).
+    """
+    return conv_shift.CHUNK_BYTES // ((k + o) * itemsize) if k + o <= THIN_MAX else 0
+
+
+THIN_MAX = 80
+
+
+def _rows_product(x, w, out) -> None:
+    """``out = x @ w`` (``x`` ``[M, K]``), by groups of rows when the product is thin (each
+    row computed the same way)."""
+    rows = _thin_rows(*w.shape, out.itemsize)
+    if not rows or x.shape[0] <= rows:
+        np.matmul(x, w, out=out)
+        return
+    for s in range(0, x.shape[0], rows):
+        np.matmul(x[s:s + rows], w, out=out[s:s + rows])
+
+
+def _summed_product(xt, dy):
+    """``xt @ dy`` (``xt`` ``[K, M]``, ``dy`` ``[M, O]``): a filter gradient, summed over groups
+    of rows of ``dy`` in order when the product is thin."""
+    rows = _thin_rows(xt.shape[0], dy.shape[1], dy.itemsize)
+    if not rows or dy.shape[0] <= rows:
+        return xt @ dy
+    acc = xt[:, :rows] @ dy[:rows]
+    for s in range(rows, dy.shape[0], rows):
+        acc += xt[:, s:s + rows] @ dy[s:s + rows]
+    return acc
+
+
 def _batch_blocks(n: int, per_item_bytes: int):
     step = max(1, BLOCK_BYTES // max(per_item_bytes, 1))
     return [(i, min(i + step, n)) for i in range(0, n, step)]
@@ -191,7 +228,7 @@ def conv(x, w, strides, dilations, pads, epilogue=None):
 
     def block(ab):
         a, b = ab
-        np.matmul(cols(a, b), w2, out=out[a:b].reshape(-1, o))
+        _rows_product(cols(a, b), w2, out[a:b].reshape(-1, o))
         if epilogue is not None:
             epilogue(out[a:b])
 
@@ -241,7 +278,7 @@ def conv_backprop_filter(x, w_shape, dy, strides, dilations, pads):
 
     def block(ab):
         a, b = ab
-        return cols(a, b).T @ dy[a:b].reshape(-1, o)
+        return _summed_product(cols(a, b).T, dy[a:b].reshape(-1, o))
 
     parts = _blocks(block, n, per_item * x.itemsize, per_item * o)
     if not parts:   # an empty batch

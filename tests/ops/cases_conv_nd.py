@@ -164,4 +164,7 @@ COVERED_ELSEWHERE = {
                     "same_bits",
     "_FusedConv2DBackprop": "tests/compiler/test_remap_backprop.py::test_the_pair_becomes_one_"
                             "op_with_the_same_bits",
+    **{op: "tests/compiler/test_remap_columns.py::test_the_matrix_is_made_once_with_the_same_"
+           "bits" for op in ("_Conv2DColumns", "_Conv2DFromColumns",
+                             "_Conv2DBackpropFilterFromColumns")},
 }

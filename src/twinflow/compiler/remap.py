@@ -1,6 +1,6 @@
 """Remapping: an op pattern becomes one op that does the same work with fewer passes over memory.
 
-TensorFlow's Grappler has the same pass (its "remapper"). Two rules, both declared in
+TensorFlow's Grappler has the same pass (its "remapper"). Three rules, their ops declared in
 ``ops/nn/conv.py``; the arithmetic is the same, so the bits are too:
 
 * ``Relu(BiasAdd(Conv2D(x, w), b))`` becomes ``_FusedConv2D(x, w, b)`` (TensorFlow's rule),
@@ -18,6 +18,11 @@ TensorFlow's Grappler has the same pass (its "remapper"). Two rules, both declar
   shapes, or ``Shape`` ops of them). A ``ReluGrad(dx, y)`` that alone reads the input
   gradient (the layer below ends in a relu) joins: the op applies it to each batch piece of
   dx as it is made, while it is in cache.
+* A convolution with few input channels (an image model's first layer) and its filter
+  gradient build the same column matrix from the same input: ``_Conv2DColumns`` makes it once
+  for both (``_Conv2DFromColumns``, ``_Conv2DBackpropFilterFromColumns``). Taken for static
+  shapes whose matrix is one block of one piece (``conv_kernels.shares_columns``): then the
+  products are the ones the two ops would make.
 """
 from __future__ import annotations
 
@@ -197,8 +202,93 @@ def remap_conv_backprops(prog: Program) -> tuple:
     return rw.finish(), count
 
 
+_FORWARD = ("Conv2D", "_FusedConv2D")
+
+
+def _column_key(op, uses) -> tuple | None:
+    """What the column matrix of a convolution or filter gradient depends on (its input and
+    geometry), when ``conv_kernels.shares_columns`` holds for it; else None."""
+    if op.type not in _FORWARD + ("Conv2DBackpropFilter",) or op.control_inputs \
+            or uses[id(op)] or op.outputs[0].dtype.np not in _FLOATS:
+        return None
+    if op.type == "_FusedConv2D" and tuple(op.attrs.get("fused_ops", ())) != ("BiasAdd", "Relu"):
+        return None
+    x = op.inputs[0]
+    if op.type == "Conv2DBackpropFilter":
+        sizes = const_value(op.inputs[1])
+        w_shape = None if sizes is None else tuple(int(v) for v in np.ravel(sizes))
+    else:
+        w = op.inputs[1]
+        w_shape = tuple(w.shape.as_list()) if w.shape.is_fully_defined() else None
+        if w.dtype != x.dtype:
+            return None
+    fmt = op.attrs.get("data_format") or "NHWC"
+    if w_shape is None or len(w_shape) != 4 or not x.shape.is_fully_defined() \
+            or (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC":
+        return None
+    attrs = {k: op.attrs.get(k) for k in _CONV_ATTRS}
+    if not REGISTRY["_Conv2DColumns"].shares(tuple(x.shape.as_list()), w_shape, attrs,
+                                             x.dtype.np.itemsize):
+        return None
+    return (id(x), w_shape[:3], tuple(attrs["strides"]), attrs["padding"],
+            repr(attrs["explicit_paddings"]), tuple(attrs["dilations"] or (1, 1)), op.device)
+
+
+def remap_shared_columns(prog: Program) -> tuple:
+    """Gives a convolution with few input channels and its filter gradient one column matrix
+    (``_Conv2DColumns``, then ``_Conv2DFromColumns`` and ``_Conv2DBackpropFilterFromColumns``)
+    instead of one each.
+
+    Args:
+        prog: the Program.
+
+    Returns:
+        (new Program, number of matrices shared).
+    """
+    uses = _uses(prog)
+    groups: dict = {}
+    for op in prog.graph.get_operations():
+        key = _column_key(op, uses)
+        if key is not None:
+            groups.setdefault(key, []).append(op)
+    groups = {k: g for k, g in groups.items() if any(op.type in _FORWARD for op in g)
+              and any(op.type == "Conv2DBackpropFilter" for op in g)}
+    if not groups:
+        return prog, 0
+    member = {id(op): k for k, g in groups.items() for op in g}
+    made: dict = {}
+    rw = Rewriter(prog)
+    for op in prog.graph.get_operations():
+        key = member.get(id(op))
+        if key is None:
+            rw.copy(op)
+            continue
+        x = op.inputs[0]
+        if key not in made:
+            first = groups[key][0]
+            w_shape = first.outputs[0].shape.as_list() if first.type not in _FORWARD else \
+                first.inputs[1].shape.as_list()
+            attrs = {k: first.attrs.get(k) for k in _CONV_ATTRS if k != "data_format"}
+            spec = REGISTRY["_Conv2DColumns"].infer(x, ksize=tuple(w_shape[:2]), **attrs)
+            made[key] = rw.new_op(REGISTRY["_Conv2DColumns"], [rw.get(x)],
+                                  {"ksize": tuple(w_shape[:2]), **attrs}, [spec],
+                                  like=first).outputs[0]
+        cols = made[key]
+        if op.type in _FORWARD:
+            rw.copy(op, [cols] + [rw.get(t) for t in op.inputs[1:]],
+                    {"out_shape": tuple(op.outputs[0].shape.as_list()),
+                     "fused_ops": tuple(op.attrs.get("fused_ops", ()))},
+                    opdef=REGISTRY["_Conv2DFromColumns"])
+        else:
+            rw.copy(op, [cols, rw.get(op.inputs[2])],
+                    {"filter_sizes": tuple(op.outputs[0].shape.as_list())},
+                    opdef=REGISTRY["_Conv2DBackpropFilterFromColumns"])
+    return rw.finish(), len(groups)
+
+
 def remap(prog: Program) -> tuple:
-    """Both rules: ``remap_conv_bias_relu``, then ``remap_conv_backprops``.
+    """The rules in turn: ``remap_conv_bias_relu``, ``remap_conv_backprops``,
+    ``remap_shared_columns``.
 
     Args:
         prog: the Program.
@@ -206,6 +296,8 @@ def remap(prog: Program) -> tuple:
     Returns:
         (new Program, number of patterns replaced).
     """
-    prog, n = remap_conv_bias_relu(prog)
-    prog, m = remap_conv_backprops(prog)
-    return prog, n + m
+    count = 0
+    for rule in (remap_conv_bias_relu, remap_conv_backprops, remap_shared_columns):
+        prog, n = rule(prog)
+        count += n
+    return prog, count

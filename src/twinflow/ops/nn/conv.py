@@ -244,6 +244,62 @@ class FusedConv2DBackprop:
         return dx, dw.astype(x.dtype, copy=False)
 
 
+# ----- a column matrix made once for a convolution and its filter gradient (compiler/remap.py) -
+
+@register_op("_Conv2DColumns")
+class Conv2DColumns:
+    """The transposed column matrix ``[kh * kw * C, N * OH * OW]`` of a convolution's input
+    with few channels, made once for the convolution (``_Conv2DFromColumns``) and its filter
+    gradient (``_Conv2DBackpropFilterFromColumns``) when the compiler's remapping pass finds
+    both (``conv_kernels.shares_columns``); the bits of ``Conv2D`` and ``Conv2DBackpropFilter``.
+    """
+
+    def infer(x, *, ksize, **attrs):
+        (oh, ow), _ = _geometry("Conv2D", x.shape.as_list(), *ksize, attrs)
+        n, c = x.shape.as_list()[0], x.shape.as_list()[3]
+        return x.dtype, TensorShape([ksize[0] * ksize[1] * c, n * oh * ow])
+
+    def kernel(x, *, ksize, **attrs):
+        _, pads = _geometry("Conv2D", x.shape, *ksize, attrs)
+        return ck.columns(x, ksize, attrs["strides"], attrs.get("dilations", (1, 1)), pads)
+
+    def shares(x_shape: tuple, w_shape: tuple, attrs: dict, itemsize: int) -> bool:
+        """For the remapping pass: whether a ``Conv2D`` or ``Conv2DBackpropFilter`` of these
+        static shapes and attrs may take its column matrix from this op."""
+        try:
+            _, pads = _geometry("Conv2D", x_shape, w_shape[0], w_shape[1], attrs)
+        except (ValueError, InvalidArgumentError):   # (the kernel reports it at run time)
+            return False
+        return ck.shares_columns(x_shape, w_shape, tuple(attrs["strides"]),
+                                 tuple(attrs.get("dilations") or (1, 1)), pads, itemsize)
+
+
+@register_op("_Conv2DFromColumns", same_dtype=True)
+class Conv2DFromColumns:
+    """``Conv2D`` (or ``_FusedConv2D``, with ``fused_ops`` and a bias) from ``_Conv2DColumns``."""
+
+    def infer(cols, w, *bias, out_shape, fused_ops=()):
+        return cols.dtype, TensorShape(list(out_shape))
+
+    def kernel(cols, w, *bias, out_shape, fused_ops=()):
+        if tuple(fused_ops) not in ((), ("BiasAdd", "Relu")) or len(bias) != len(fused_ops) // 2:
+            raise ValueError(f"_Conv2DFromColumns: fused_ops {fused_ops} are not supported")
+        return ck.conv_from_columns(cols, w, tuple(out_shape), (
+            lambda out: bias_relu_in_place(out, bias[0])) if bias else None)
+
+
+@register_op("_Conv2DBackpropFilterFromColumns", same_dtype=True)
+class Conv2DBackpropFilterFromColumns:
+    """``Conv2DBackpropFilter`` from ``_Conv2DColumns``."""
+
+    def infer(cols, dy, *, filter_sizes):
+        return cols.dtype, TensorShape(list(filter_sizes))
+
+    def kernel(cols, dy, *, filter_sizes):
+        return ck.filter_from_columns(cols, tuple(filter_sizes), dy).astype(cols.dtype,
+                                                                            copy=False)
+
+
 def conv2d(input: TensorLike, filters: TensorLike, strides, padding: str, data_format: str = "NHWC",
            dilations=None, name: str | None = None) -> Tensor:
     """2-D convolution (``tw.nn.conv2d``).

@@ -30,6 +30,7 @@ How they are fast without a Python loop over output positions or windows:
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -186,6 +187,78 @@ def _summed_product(xt, dy):
     for s in range(rows, dy.shape[0], rows):
         acc += xt[:, s:s + rows] @ dy[s:s + rows]
     return acc
+
+
+def shares_columns(x_shape, w_shape, strides, dilations, pads, itemsize: int) -> bool:
+    """Whether a convolution of these static shapes builds its transposed column matrix once,
+    in one block and one piece, in ``conv`` and again in ``conv_backprop_filter``: then
+    ``columns``, ``conv_from_columns`` and ``filter_from_columns`` give both the same bits
+    with the matrix made once (``_Conv2DColumns``, made by ``compiler/remap.py``).
+
+    Args:
+        x_shape: the input's shape ``[N, *spatial, C]``.
+        w_shape: the filter's shape ``[*k, C, O]``.
+        strides: per spatial dim.
+        dilations: per spatial dim.
+        pads: ``(before, after)`` per spatial dim.
+        itemsize: the bytes of one element.
+
+    Returns:
+        True when the three functions apply.
+    """
+    ksize, c, o = tuple(w_shape[:-2]), w_shape[-2], w_shape[-1]
+    n = x_shape[0]
+    if c > COLUMNS_T_MAX_CHANNELS or not n or all(k == 1 for k in ksize) and all(
+            s == 1 for s in strides) and not any(b or a for b, a in pads):
+        return False
+    out_sp, _ = _out_from_pads(tuple(x_shape[1:-1]), ksize, strides, dilations, pads)
+    if min(out_sp) <= 0:
+        return False
+    per_item = math.prod(out_sp) * math.prod(ksize) * c
+    return len(_batch_blocks(n, per_item * itemsize)) == 1 and \
+        n * per_item * o < conv_shift.PARALLEL_MIN_FLOPS
+
+
+def columns(x, ksize, strides, dilations, pads) -> np.ndarray:
+    """The transposed column matrix ``[prod(k) * C, N * prod(out)]`` of ``x`` (see
+    ``shares_columns``)."""
+    out_sp, _ = _out_from_pads(x.shape[1:-1], tuple(ksize), strides, dilations, pads)
+    return _columns_t(_pad(x, pads), tuple(ksize), strides, dilations, out_sp)
+
+
+def conv_from_columns(cols, w, out_shape, epilogue=None) -> np.ndarray:
+    """``conv`` from the matrix of ``columns`` (one block: the same products, the same bits).
+
+    Args:
+        cols: ``columns(x, ...)``.
+        w: ``[*k, C, O]``.
+        out_shape: the result's shape ``[N, *out, O]``.
+        epilogue: as in ``conv``.
+
+    Returns:
+        The convolution.
+    """
+    out = np.empty(out_shape, np.result_type(cols.dtype, w.dtype))
+    with blas.single_threaded():   # (as ``conv``'s products: no spinning BLAS threads after)
+        _rows_product(cols.T, w.reshape(-1, w.shape[-1]), out.reshape(-1, w.shape[-1]))
+    if epilogue is not None:
+        epilogue(out)
+    return out
+
+
+def filter_from_columns(cols, w_shape, dy) -> np.ndarray:
+    """``conv_backprop_filter`` from the matrix of ``columns`` (the same bits).
+
+    Args:
+        cols: ``columns(x, ...)``.
+        w_shape: ``[*k, C, O]``.
+        dy: ``[N, *out, O]``.
+
+    Returns:
+        ``[*k, C, O]``.
+    """
+    with blas.single_threaded():
+        return _summed_product(cols, dy.reshape(-1, w_shape[-1])).reshape(w_shape)
 
 
 def _batch_blocks(n: int, per_item_bytes: int):

@@ -2,6 +2,7 @@
 averaging."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -250,9 +251,9 @@ def _sparse_xent_2d(logits, labels):
     in one piece.
     """
     n = logits.shape[-1]
-    # Negative labels wrap to huge unsigned values: one comparison checks both bounds.
-    if labels.shape != logits.shape[:-1] or (labels.view(_UNSIGNED[labels.dtype.itemsize])
-                                             >= n).any():
+    # Negative labels wrap to huge unsigned values: one maximum checks both bounds.
+    if labels.shape != logits.shape[:-1] or labels.size and labels.view(
+            _UNSIGNED[labels.dtype.itemsize]).max() >= n:
         return _sparse_xent_nd(logits, labels)  # raises
     loss = np.empty(labels.shape, logits.dtype)
     # one [batch, classes] array becomes z, exp(z), then the softmax, then the gradient: fresh
@@ -262,19 +263,30 @@ def _sparse_xent_2d(logits, labels):
     def rows(s: int, e: int, _scratch) -> None:
         x, y, g = logits[s:e], labels[s:e], grad[s:e]
         z = quietly(np.subtract, x, np.maximum.reduce(x, axis=-1, keepdims=True), g)
-        r = np.arange(e - s)
-        picked = z[r, y]
+        # each row's label as an index into z's flat view (fancy indexing of one axis costs
+        # about half that of two)
+        flat = z.reshape(-1)
+        at = _row_starts(e - s, n) + y
+        picked = flat[at]
         np.exp(z, out=z)
         total = np.add.reduce(z, axis=-1, keepdims=True)
         np.negative(picked - np.log(total)[:, 0], out=loss[s:e])
         np.divide(z, total, out=z)
-        z[r, y] -= 1
+        flat[at] -= 1
 
     batch = logits.shape[0]
     shared = logits.size >= XENT_PARALLEL_MIN and intra_threads() > 1
     per = max(1, XENT_BLOCK_ELEMENTS // max(n, 1)) if shared else max(batch, 1)
     run_blocks(rows, batch, per, (), shared and batch > per)
     return loss, grad
+
+
+@functools.lru_cache(maxsize=64)
+def _row_starts(rows: int, n: int) -> np.ndarray:
+    """``arange(rows) * n``, read-only and shared."""
+    starts = np.arange(rows, dtype=np.intp) * n
+    starts.flags.writeable = False
+    return starts
 
 
 # Rows of the [batch, classes] kernel per block, and the size from which the blocks are shared

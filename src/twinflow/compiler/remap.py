@@ -44,6 +44,12 @@ def _uses(prog: Program) -> collections.Counter:
     return uses
 
 
+def _data_format(op) -> str:
+    """An op's ``data_format`` attr as text (``"NHWC"`` when it has none)."""
+    fmt = op.attrs.get("data_format") or "NHWC"
+    return fmt.decode() if isinstance(fmt, bytes) else fmt
+
+
 def _match(relu, uses) -> tuple | None:
     """(conv, bias_add) when ``relu`` ends a Conv2D -> BiasAdd -> Relu chain it may replace.
 
@@ -52,8 +58,7 @@ def _match(relu, uses) -> tuple | None:
     bias_add = relu.inputs[0].op
     if bias_add.type != "BiasAdd":
         return None
-    fmt = bias_add.attrs.get("data_format") or ""
-    if (fmt.decode() if isinstance(fmt, bytes) else fmt).startswith("NC"):
+    if _data_format(bias_add).startswith("NC"):
         return None
     conv = bias_add.inputs[0].op
     if conv.type != "Conv2D" or relu.outputs[0].dtype.np not in _FLOATS:
@@ -145,9 +150,8 @@ def _backprop_pairs(prog: Program, uses) -> dict:
             continue
         a, b = inputs[0], filters[0]
         x, w = b.inputs[0], a.inputs[1]
-        fmt = a.attrs.get("data_format") or "NHWC"
         if any(a.attrs.get(k) != b.attrs.get(k) for k in _CONV_ATTRS) or a.device != b.device \
-                or (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC" \
+                or _data_format(a) != "NHWC" \
                 or x.dtype != w.dtype or not _shape_of(a.inputs[0], x) \
                 or not _shape_of(b.inputs[1], w):
             continue
@@ -222,9 +226,8 @@ def _column_key(op, uses) -> tuple | None:
         w_shape = tuple(w.shape.as_list()) if w.shape.is_fully_defined() else None
         if w.dtype != x.dtype:
             return None
-    fmt = op.attrs.get("data_format") or "NHWC"
     if w_shape is None or len(w_shape) != 4 or not x.shape.is_fully_defined() \
-            or (fmt.decode() if isinstance(fmt, bytes) else fmt) != "NHWC":
+            or _data_format(op) != "NHWC":
         return None
     attrs = {k: op.attrs.get(k) for k in _CONV_ATTRS}
     if not REGISTRY["_Conv2DColumns"].shares(tuple(x.shape.as_list()), w_shape, attrs,
@@ -265,14 +268,11 @@ def remap_shared_columns(prog: Program) -> tuple:
             continue
         x = op.inputs[0]
         if key not in made:
-            first = groups[key][0]
-            w_shape = first.outputs[0].shape.as_list() if first.type not in _FORWARD else \
-                first.inputs[1].shape.as_list()
+            first, ksize = groups[key][0], key[1][:2]     # (key: x, (kh, kw, C), ...)
             attrs = {k: first.attrs.get(k) for k in _CONV_ATTRS if k != "data_format"}
-            spec = REGISTRY["_Conv2DColumns"].infer(x, ksize=tuple(w_shape[:2]), **attrs)
+            spec = REGISTRY["_Conv2DColumns"].infer(x, ksize=ksize, **attrs)
             made[key] = rw.new_op(REGISTRY["_Conv2DColumns"], [rw.get(x)],
-                                  {"ksize": tuple(w_shape[:2]), **attrs}, [spec],
-                                  like=first).outputs[0]
+                                  {"ksize": ksize, **attrs}, [spec], like=first).outputs[0]
         cols = made[key]
         if op.type in _FORWARD:
             rw.copy(op, [cols] + [rw.get(t) for t in op.inputs[1:]],

@@ -216,7 +216,7 @@ def shares_columns(x_shape, w_shape, strides, dilations, pads, itemsize: int) ->
         return False
     per_item = math.prod(out_sp) * math.prod(ksize) * c
     return len(_batch_blocks(n, per_item * itemsize)) == 1 and \
-        n * per_item * o < conv_shift.PARALLEL_MIN_FLOPS
+        len(conv_shift.pieces(n, n * per_item * o)) == 1
 
 
 def columns(x, ksize, strides, dilations, pads) -> np.ndarray:
